@@ -1,0 +1,182 @@
+package fiji.cuda.gaussian;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpLog;
+import fiji.cuda.ops.OpReport;
+import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
+import fiji.cuda.runtime.GpuUnavailableException;
+
+/**
+ * Gaussian blur with the semantics of ImageJ's "Gaussian Blur..." and "Gaussian Blur 3D...":
+ * ImageJ's kernel radius from the accuracy, its edge-corrected and normalized kernel, edge
+ * pixels replicated, and integer results rounded (+0.5) and clamped. Where ImageJ
+ * downsamples (sigma above 8.5) this class convolves with the full kernel instead, which is
+ * closer to a true Gaussian.
+ * <p>
+ * The same call runs on the GPU or on the CPU (the fallback and the test oracle). Planes
+ * are modified in place. A call that fails leaves every plane it did not finish unchanged:
+ * the GPU path writes a plane back only once it is complete, and a GPU failure midway
+ * hands the remaining planes to the CPU path.
+ */
+public final class GaussianBlur {
+
+	/** The operation's name in messages, menus and logs. */
+	public static final String NAME = "Gaussian Blur";
+	/** The 3D operation's name in messages, menus and logs. */
+	public static final String NAME_3D = "Gaussian Blur 3D";
+
+	private GaussianBlur() {}
+
+	/**
+	 * Blurs every plane in x and y, writing only inside {@code roi}.
+	 *
+	 * @param image  the planes, modified in place
+	 * @param sigmaX standard deviation along x in pixels; 0 skips x (at least one axis must be positive)
+	 * @param sigmaY standard deviation along y in pixels; 0 skips y
+	 * @param roi    the part written, or null for the whole plane; a mask restores the pixels outside it
+	 * @param opts   backend, threads and progress
+	 * @return which backend ran, and why the GPU did not if it did not
+	 * @throws IllegalArgumentException for bad input, with the image unchanged
+	 * @throws GpuException only when the GPU was forced and failed
+	 */
+	public static OpReport blur2D(Planes image, double sigmaX, double sigmaY, Region roi, ExecutionOptions opts) {
+		long t0 = System.nanoTime();
+		checkSigmas(NAME, image, sigmaX, sigmaY, 0);
+		Region rect = roi == null ? Region.all(image.width(), image.height()) : roi.clipTo(image.width(), image.height());
+		double acc = GaussianKernel.defaultAccuracy(image.type());
+		GaussianKernel kx = sigmaX > 0 ? GaussianKernel.imagej(sigmaX, acc, image.width()) : null;
+		GaussianKernel ky = sigmaY > 0 ? GaussianKernel.imagej(sigmaY, acc, image.height()) : null;
+		Planes rectCopy = rect.mask != null ? copyRect(image, rect) : null;
+
+		int n = image.depth();
+		int done = 0;
+		Backend ran = Backend.CPU;
+		String why = null;
+		if (opts.backend() != Backend.CPU) {
+			try {
+				Gpu gpu = Gpu.get();
+				done = GaussianBlurGpu.blur2D(gpu, image, 0, n, kx, ky, rect, opts.progress());
+				ran = Backend.GPU;
+			} catch (PartialGpuFailure e) {
+				done = e.planesDone;
+				why = fallBack(opts, e.getCause());
+			} catch (GpuException e) {
+				why = fallBack(opts, e);
+			}
+		}
+		if (done < n && !opts.progress().isCanceled())
+			done = GaussianBlurCpu.blur2D(image, done, n, kx, ky, rect, opts);
+		if (rectCopy != null) restoreOutsideMask(image, rectCopy, rect, done);
+		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
+	}
+
+	/**
+	 * Blurs a volume in x, y and z: each plane in x and y first (rounded to the pixel type,
+	 * as ImageJ does), then along z. Every plane is written only when the whole volume is done.
+	 *
+	 * @param volume the z-series, modified in place
+	 * @param sigmaX x standard deviation in pixels, 0 skips x
+	 * @param sigmaY y standard deviation in pixels, 0 skips y
+	 * @param sigmaZ z standard deviation in slices, 0 skips z
+	 * @param opts   backend, threads and progress
+	 * @return which backend ran
+	 * @throws IllegalArgumentException for bad input, with the volume unchanged
+	 */
+	public static OpReport blur3D(Planes volume, double sigmaX, double sigmaY, double sigmaZ, ExecutionOptions opts) {
+		long t0 = System.nanoTime();
+		checkSigmas(NAME_3D, volume, sigmaX, sigmaY, sigmaZ);
+		double acc = GaussianKernel.defaultAccuracy(volume.type());
+		GaussianKernel kx = sigmaX > 0 ? GaussianKernel.imagej(sigmaX, acc, volume.width()) : null;
+		GaussianKernel ky = sigmaY > 0 ? GaussianKernel.imagej(sigmaY, acc, volume.height()) : null;
+		GaussianKernel kz = sigmaZ > 0 ? GaussianKernel.imagej(sigmaZ, acc, volume.depth()) : null;
+		if (opts.backend() != Backend.CPU) {
+			try {
+				GaussianBlurGpu.blur3D(Gpu.get(), volume, kx, ky, kz);
+				return new OpReport(Backend.GPU, null, false, System.nanoTime() - t0);
+			} catch (PartialGpuFailure e) {
+				throw new IllegalStateException("unreachable: 3D writes all planes at once", e);
+			} catch (GpuException e) {
+				String why = fallBack(opts, e);
+				GaussianBlurCpu.blur3D(volume, kx, ky, kz, opts);
+				return new OpReport(Backend.CPU, why, false, System.nanoTime() - t0);
+			}
+		}
+		GaussianBlurCpu.blur3D(volume, kx, ky, kz, opts);
+		return new OpReport(Backend.CPU, null, false, System.nanoTime() - t0);
+	}
+
+	/** Rethrows when the GPU was forced; otherwise logs the reason once and returns it. */
+	private static String fallBack(ExecutionOptions opts, Throwable e) {
+		if (opts.backend() == Backend.GPU) {
+			if (e instanceof GpuException) throw (GpuException) e;
+			throw new GpuException(NAME + ": " + e.getMessage(), e);
+		}
+		String why = e.getMessage();
+		if (!(e instanceof GpuUnavailableException) || Gpu.shouldLogFallback(why))
+			OpLog.log(NAME + " ran on the CPU: " + why);
+		return why;
+	}
+
+	static void checkSigmas(String op, Planes image, double sx, double sy, double sz) {
+		if (image == null) throw new IllegalArgumentException(op + ": there is no image.");
+		check(op, "X sigma", sx);
+		check(op, "Y sigma", sy);
+		check(op, "Z sigma", sz);
+		if (!(sx > 0 || sy > 0 || sz > 0))
+			throw new IllegalArgumentException(op + ": sigma must be greater than 0.");
+	}
+
+	private static void check(String op, String what, double s) {
+		if (Double.isNaN(s) || Double.isInfinite(s))
+			throw new IllegalArgumentException(op + ": " + what + " must be a finite number, not " + s + ".");
+		if (s < 0)
+			throw new IllegalArgumentException(op + ": " + what + " must be greater than 0, not " + s + ".");
+	}
+
+	/** Copies the rectangle of every plane, so that pixels outside the mask can be put back. */
+	private static Planes copyRect(Planes image, Region r) {
+		Object[] c = new Object[image.depth()];
+		for (int z = 0; z < c.length; z++) {
+			Object p = image.type().newPlane(r.width * r.height);
+			for (int y = 0; y < r.height; y++)
+				System.arraycopy(image.plane(z), (r.y + y) * image.width() + r.x, p, y * r.width, r.width);
+			c[z] = p;
+		}
+		return Planes.wrap(r.width, r.height, c);
+	}
+
+	private static void restoreOutsideMask(Planes image, Planes rectCopy, Region r, int planes) {
+		PixelType t = image.type();
+		for (int z = 0; z < planes; z++) {
+			Object dst = image.plane(z), src = rectCopy.plane(z);
+			for (int y = 0, m = 0; y < r.height; y++)
+				for (int x = 0; x < r.width; x++, m++)
+					if (r.mask[m] == 0) copyPixel(t, src, m, dst, (r.y + y) * image.width() + r.x + x);
+		}
+	}
+
+	private static void copyPixel(PixelType t, Object src, int i, Object dst, int j) {
+		switch (t) {
+			case UINT8: ((byte[]) dst)[j] = ((byte[]) src)[i]; break;
+			case UINT16: ((short[]) dst)[j] = ((short[]) src)[i]; break;
+			case FLOAT32: ((float[]) dst)[j] = ((float[]) src)[i]; break;
+			default: ((int[]) dst)[j] = ((int[]) src)[i];
+		}
+	}
+
+	/** Thrown by the GPU path after some planes are already written; they must not be redone. */
+	static final class PartialGpuFailure extends RuntimeException {
+		private static final long serialVersionUID = 1L;
+		final int planesDone;
+
+		PartialGpuFailure(int planesDone, GpuException cause) {
+			super(cause.getMessage(), cause);
+			this.planesDone = planesDone;
+		}
+	}
+}

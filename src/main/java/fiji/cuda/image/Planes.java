@@ -1,0 +1,114 @@
+package fiji.cuda.image;
+
+import java.lang.reflect.Array;
+import java.util.Arrays;
+
+/**
+ * A sequence of 2D planes of one size and pixel type: a single image, a z-series, or
+ * any list of slices. The planes are the caller's own arrays (ImageJ's stack arrays,
+ * or the storage of an ImgLib2 {@code PlanarImg}); operations work on them in place
+ * and never copy the whole sequence on the host.
+ * <p>
+ * This type is the operation layer's image model. It imports neither ImageJ nor
+ * SciJava, so that both the IJ1 bridge and the ImgLib2 adapter can feed it without
+ * copies.
+ */
+public final class Planes {
+
+	private final int width;
+	private final int height;
+	private final PixelType type;
+	private final Object[] planes;
+
+	private Planes(int width, int height, PixelType type, Object[] planes) {
+		this.width = width;
+		this.height = height;
+		this.type = type;
+		this.planes = planes;
+	}
+
+	/**
+	 * Wraps existing plane arrays without copying them.
+	 *
+	 * @param width  plane width in pixels
+	 * @param height plane height in pixels
+	 * @param planes one array per plane, all of the same class and of length width*height
+	 * @return the wrapper
+	 * @throws IllegalArgumentException with a message naming the problem when the planes are
+	 *         empty, of mixed types, or of the wrong length
+	 */
+	public static Planes wrap(int width, int height, Object... planes) {
+		if (width < 1 || height < 1)
+			throw new IllegalArgumentException("The image is empty (" + width + "x" + height + " pixels).");
+		if (planes == null || planes.length == 0)
+			throw new IllegalArgumentException("The image has no slices.");
+		PixelType type = PixelType.of(planes[0]);
+		long n = (long) width * height;
+		if (n > Integer.MAX_VALUE)
+			throw new IllegalArgumentException("A plane of " + width + "x" + height + " pixels is larger than Java arrays allow.");
+		for (int i = 0; i < planes.length; i++) {
+			if (PixelType.of(planes[i]) != type)
+				throw new IllegalArgumentException("Slice " + (i + 1) + " is not of type " + type + ".");
+			if (Array.getLength(planes[i]) != n)
+				throw new IllegalArgumentException("Slice " + (i + 1) + " has " + Array.getLength(planes[i])
+					+ " pixels, expected " + n + ".");
+		}
+		return new Planes(width, height, type, planes.clone());
+	}
+
+	/** @return plane width in pixels */
+	public int width() {
+		return width;
+	}
+
+	/** @return plane height in pixels */
+	public int height() {
+		return height;
+	}
+
+	/** @return the number of planes */
+	public int depth() {
+		return planes.length;
+	}
+
+	/** @return pixels per plane */
+	public int planeSize() {
+		return width * height;
+	}
+
+	/** @return the pixel type shared by all planes */
+	public PixelType type() {
+		return type;
+	}
+
+	/** @return the array of plane {@code z} (0-based), not a copy */
+	public Object plane(int z) {
+		return planes[z];
+	}
+
+	/** @return the planes {@code from} (inclusive) to {@code to} (exclusive), sharing the arrays */
+	public Planes range(int from, int to) {
+		return new Planes(width, height, type, Arrays.copyOfRange(planes, from, to));
+	}
+
+	/** @return a deep copy, for keeping an original while an operation runs */
+	public Planes copy() {
+		Object[] c = new Object[planes.length];
+		for (int i = 0; i < c.length; i++) {
+			Object p = type.newPlane(planeSize());
+			System.arraycopy(planes[i], 0, p, 0, planeSize());
+			c[i] = p;
+		}
+		return new Planes(width, height, type, c);
+	}
+
+	/** @return bytes held by all planes */
+	public long sizeInBytes() {
+		return (long) planeSize() * depth() * type.bytesPerPixel();
+	}
+
+	@Override
+	public String toString() {
+		return width + "x" + height + "x" + depth() + " " + type;
+	}
+}

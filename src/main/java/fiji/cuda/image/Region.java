@@ -1,0 +1,75 @@
+package fiji.cuda.image;
+
+/**
+ * The part of a plane an operation writes: a rectangle, and optionally a mask over
+ * it. As in ImageJ, pixels outside the rectangle are read (as neighbours) but never
+ * written, and where a mask is given the pixels of the rectangle outside the mask are
+ * restored after the operation.
+ */
+public final class Region {
+
+	/** Left edge, inclusive. */
+	public final int x;
+	/** Top edge, inclusive. */
+	public final int y;
+	/** Width in pixels. */
+	public final int width;
+	/** Height in pixels. */
+	public final int height;
+	/** Mask over the rectangle, row-major, non-zero = inside; or null for the whole rectangle. */
+	public final byte[] mask;
+
+	/**
+	 * @param x      left edge
+	 * @param y      top edge
+	 * @param width  width, at least 1
+	 * @param height height, at least 1
+	 * @param mask   width*height mask bytes (non-zero = inside), or null
+	 */
+	public Region(int x, int y, int width, int height, byte[] mask) {
+		if (width < 1 || height < 1)
+			throw new IllegalArgumentException("The selection has zero area (" + width + "x" + height + ").");
+		if (mask != null && mask.length != (long) width * height)
+			throw new IllegalArgumentException("The selection mask has " + mask.length + " pixels, expected "
+				+ ((long) width * height) + ".");
+		this.x = x;
+		this.y = y;
+		this.width = width;
+		this.height = height;
+		this.mask = mask;
+	}
+
+	/** @return the whole plane of the given size, unmasked */
+	public static Region all(int width, int height) {
+		return new Region(0, 0, width, height, null);
+	}
+
+	/** @return true when this region is the whole width x height plane without a mask */
+	public boolean isAll(int planeWidth, int planeHeight) {
+		return x == 0 && y == 0 && width == planeWidth && height == planeHeight && mask == null;
+	}
+
+	/**
+	 * @return this region clipped to a plane
+	 * @throws IllegalArgumentException when it lies wholly outside the plane
+	 */
+	public Region clipTo(int planeWidth, int planeHeight) {
+		int x0 = Math.max(0, x), y0 = Math.max(0, y);
+		int x1 = Math.min(planeWidth, x + width), y1 = Math.min(planeHeight, y + height);
+		if (x1 <= x0 || y1 <= y0)
+			throw new IllegalArgumentException("The selection lies outside the image.");
+		if (x0 == x && y0 == y && x1 - x0 == width && y1 - y0 == height) return this;
+		byte[] m = null;
+		if (mask != null) {
+			m = new byte[(x1 - x0) * (y1 - y0)];
+			for (int r = y0; r < y1; r++)
+				System.arraycopy(mask, (r - y) * width + (x0 - x), m, (r - y0) * (x1 - x0), x1 - x0);
+		}
+		return new Region(x0, y0, x1 - x0, y1 - y0, m);
+	}
+
+	@Override
+	public String toString() {
+		return "[" + x + "," + y + " " + width + "x" + height + (mask != null ? " masked" : "") + "]";
+	}
+}

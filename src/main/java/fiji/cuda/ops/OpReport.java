@@ -1,0 +1,52 @@
+package fiji.cuda.ops;
+
+/**
+ * What happened when an operation ran: the backend that did the work, why the GPU was
+ * not used if it was not, whether the user canceled, and the wall time.
+ */
+public final class OpReport {
+
+	private final Backend ranOn;
+	private final String fallbackReason;
+	private final boolean canceled;
+	private final long nanos;
+
+	/**
+	 * @param ranOn          GPU or CPU (never AUTO)
+	 * @param fallbackReason why the CPU ran although AUTO was asked, or null
+	 * @param canceled       true when the operation stopped early at the user's request
+	 * @param nanos          wall time of the whole operation
+	 */
+	public OpReport(Backend ranOn, String fallbackReason, boolean canceled, long nanos) {
+		this.ranOn = ranOn;
+		this.fallbackReason = fallbackReason;
+		this.canceled = canceled;
+		this.nanos = nanos;
+	}
+
+	/** @return GPU or CPU */
+	public Backend ranOn() {
+		return ranOn;
+	}
+
+	/** @return why the GPU was not used, or null */
+	public String fallbackReason() {
+		return fallbackReason;
+	}
+
+	/** @return true when canceled before all planes were done (the done planes are complete) */
+	public boolean canceled() {
+		return canceled;
+	}
+
+	/** @return wall time in milliseconds */
+	public double millis() {
+		return nanos / 1e6;
+	}
+
+	@Override
+	public String toString() {
+		return String.format("%s, %.3f ms%s%s", ranOn, millis(),
+			fallbackReason != null ? " (CPU fallback: " + fallbackReason + ")" : "", canceled ? ", canceled" : "");
+	}
+}
