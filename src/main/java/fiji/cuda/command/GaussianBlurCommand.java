@@ -1,0 +1,46 @@
+package fiji.cuda.command;
+
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.GpuException;
+import ij.ImagePlus;
+import org.scijava.ItemIO;
+import org.scijava.command.Command;
+import org.scijava.command.ContextCommand;
+import org.scijava.plugin.Parameter;
+import org.scijava.plugin.Plugin;
+
+/**
+ * Gaussian blur as a SciJava command, for scripts, headless runs and other SciJava tools.
+ * It has no menu path: the menu entry is ImageJ 1's "GPU Gaussian Blur...". Bad input
+ * cancels the command with the reason instead of throwing.
+ */
+@Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur")
+public class GaussianBlurCommand extends ContextCommand {
+
+	@Parameter(type = ItemIO.BOTH)
+	private ImagePlus image;
+
+	@Parameter(label = "Sigma (Radius)", min = "0")
+	private double sigma = 2;
+
+	@Parameter(label = "Scaled units", description = "sigma in calibrated units", required = false)
+	private boolean scaled;
+
+	@Parameter(label = "Whole stack", description = "all slices, else the current one", required = false)
+	private boolean stack = true;
+
+	@Override
+	public void run() {
+		try {
+			double sx = scaled ? sigma / image.getCalibration().pixelWidth : sigma;
+			double sy = scaled ? sigma / image.getCalibration().pixelHeight : sigma;
+			GaussianBlur.blur2D(stack ? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()),
+				sx, sy, ImagePlusPlanes.region(image.getRoi()), ExecutionOptions.defaults());
+			image.updateAndDraw();
+		} catch (IllegalArgumentException | GpuException e) {
+			cancel(e.getMessage());
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.Progress;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.Undo;
+import ij.WindowManager;
+import ij.gui.GenericDialog;
+import ij.plugin.PlugIn;
+import ij.process.ImageProcessor;
+
+import java.util.List;
+
+/**
+ * "GPU Gaussian Blur 3D...": ImageJ's "Gaussian Blur 3D..." (macro keys {@code x},
+ * {@code y}, {@code z}) computed by {@link GaussianBlur#blur3D}, one volume per channel and
+ * frame of a hyperstack (see {@link ImagePlusPlanes#volumes}). Like ImageJ it refuses
+ * composite images whose channels are the whole stack, removes the selection, and has no
+ * Undo for stacks; a single plane can be undone.
+ */
+public class GaussianBlur3DPlugin implements PlugIn {
+
+	static {
+		IjBridge.init();
+	}
+
+	/** The command's name in the menu (without the dots) and in messages. */
+	public static final String COMMAND = "GPU Gaussian Blur 3D";
+
+	/* remembered between uses, as ImageJ does */
+	private static double lastX = 2, lastY = 2, lastZ = 2;
+
+	@Override
+	public void run(String arg) {
+		ImagePlus imp = WindowManager.getCurrentImage();
+		if (imp == null) {
+			IjErrors.report(COMMAND, "There is no image open.");
+			return;
+		}
+		if (imp.isComposite() && imp.getNChannels() == imp.getStackSize()) {
+			IjErrors.report(COMMAND, "Composite color images are not supported (their channels would be "
+				+ "blurred into each other). Use Image>Color>Split Channels first.");
+			return;
+		}
+		GenericDialog gd = new GenericDialog(COMMAND);
+		gd.addNumericField("X sigma:", lastX, 1);
+		gd.addNumericField("Y sigma:", lastY, 1);
+		gd.addNumericField("Z sigma:", lastZ, 1);
+		gd.showDialog();
+		if (gd.wasCanceled()) return;
+		double x = gd.getNextNumber(), y = gd.getNextNumber(), z = gd.getNextNumber();
+		if (gd.invalidNumber()) {
+			IjErrors.report(COMMAND, "The sigmas must be numbers of at least 0.");
+			return;
+		}
+		for (double s : new double[] { x, y, z })
+			if (Double.isNaN(s) || Double.isInfinite(s) || s < 0) {
+				IjErrors.report(COMMAND, "The sigmas must be numbers of at least 0, not " + s + ".");
+				return;
+			}
+		lastX = x;
+		lastY = y;
+		lastZ = z;
+		if (!imp.lock()) return; // another command is working on it; ImageJ said so in the status bar
+		try {
+			blur(imp, x, y, z);
+		} catch (RuntimeException e) {
+			IjErrors.report(COMMAND, e);
+		} finally {
+			imp.unlock();
+		}
+	}
+
+	/**
+	 * Blurs every volume of an image in place, with progress on ImageJ's bar and Esc checked
+	 * between volumes (a canceled run leaves whole volumes blurred and the rest unchanged).
+	 *
+	 * @param imp the image
+	 * @param x   x sigma in pixels
+	 * @param y   y sigma in pixels
+	 * @param z   z sigma in slices
+	 * @return the number of volumes blurred
+	 */
+	static int blur(ImagePlus imp, double x, double y, double z) {
+		imp.deleteRoi();
+		if (x == 0 && y == 0 && z == 0) return 0; // ImageJ changes nothing either
+		List<Planes> volumes = ImagePlusPlanes.volumes(imp);
+		boolean single = imp.getStackSize() == 1;
+		ImageProcessor ip = imp.getProcessor();
+		if (single)
+			ip.snapshot();
+		else
+			Undo.reset();
+		long t0 = System.currentTimeMillis();
+		int m = volumes.size(), done = 0;
+		IJ.resetEscape();
+		for (int i = 0; i < m; i++) {
+			if (IJ.escapePressed()) break;
+			final int k = i;
+			Progress p = new Progress() {
+				@Override
+				public void update(double fraction) {
+					IJ.showProgress((k + Math.max(0, Math.min(1, fraction))) / m);
+				}
+
+				@Override
+				public boolean isCanceled() {
+					return IJ.escapePressed();
+				}
+			};
+			OpReport r = GaussianBlur.blur3D(volumes.get(i), x, y, z, ExecutionOptions.defaults().withProgress(p));
+			if (r.canceled()) break;
+			done++;
+			IJ.showProgress((double) done / m);
+		}
+		IJ.showProgress(1.0);
+		if (done < m) IJ.log(COMMAND + ": canceled after " + done + " of " + m + " volumes");
+		if (done > 0) {
+			if (single) Undo.setup(Undo.FILTER, imp);
+			imp.changes = true;
+			imp.updateAndDraw();
+		}
+		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");
+		return done;
+	}
+}

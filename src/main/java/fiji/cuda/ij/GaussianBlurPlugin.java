@@ -1,0 +1,137 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.ops.ExecutionOptions;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.Macro;
+import ij.Prefs;
+import ij.gui.DialogListener;
+import ij.gui.GenericDialog;
+import ij.measure.Calibration;
+import ij.plugin.filter.ExtendedPlugInFilter;
+import ij.plugin.filter.PlugInFilterRunner;
+import ij.process.ImageProcessor;
+
+import java.awt.AWTEvent;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * "GPU Gaussian Blur...": ImageJ's "Gaussian Blur..." with the same dialog, macro keys
+ * ({@code sigma}, {@code scaled}, {@code stack}, and the old {@code radius}), selection and
+ * Undo behaviour, computed by {@link GaussianBlur#blur2D} on the GPU when one is usable.
+ * <p>
+ * ImageJ's plug-in filter runner does the per-slice work around it: the stack question,
+ * progress and Esc between slices, the snapshot for Undo of a single image, and restoring
+ * the pixels outside a non-rectangular selection.
+ */
+public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener {
+
+	static {
+		IjBridge.init();
+	}
+
+	/** The command's name in the menu (without the dots) and in messages. */
+	public static final String COMMAND = "GPU Gaussian Blur";
+
+	// FINAL_PROCESSING gives one call on the runner's thread after all slices, where a
+	// failure seen on any slice thread is reported once
+	private static final int FLAGS = DOES_ALL | SUPPORTS_MASKING | PARALLELIZE_STACKS | FINAL_PROCESSING;
+
+	/* remembered for the next interactive use, as ImageJ does */
+	private static double lastSigma = 2.0;
+	private static boolean lastScaled;
+
+	private double sigma = lastSigma;
+	private boolean scaled = lastScaled;
+	private boolean hasScale;
+	private ImagePlus imp;
+	private int flags = FLAGS;
+	private ExecutionOptions options = ExecutionOptions.defaults();
+	private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+
+	@Override
+	public int setup(String arg, ImagePlus imp) {
+		if ("final".equals(arg)) {
+			RuntimeException e = failure.get();
+			if (e != null) IjErrors.report(COMMAND, e);
+			return DONE;
+		}
+		if (imp == null) {
+			// the runner's own "no image" message is a dialog, which would hang a batch run
+			IjErrors.report(COMMAND, "There is no image open.");
+			return DONE;
+		}
+		this.imp = imp;
+		return flags;
+	}
+
+	@Override
+	public int showDialog(ImagePlus imp, String command, PlugInFilterRunner pfr) {
+		String macroOptions = Macro.getOptions();
+		boolean oldMacro = macroOptions != null && macroOptions.contains("radius=");
+		if (oldMacro) Macro.setOptions(macroOptions.replaceAll("radius=", "sigma="));
+		GenericDialog gd = new GenericDialog(command);
+		gd.addNumericField("Sigma (Radius):", Math.abs(sigma), 2);
+		Calibration cal = imp.getCalibration();
+		hasScale = cal != null && !cal.getUnits().equals("pixels");
+		if (hasScale)
+			gd.addCheckbox("Scaled Units (" + cal.getUnits() + ")", scaled);
+		else
+			scaled = false;
+		gd.addPreviewCheckbox(pfr);
+		gd.addDialogListener(this);
+		gd.showDialog();
+		if (gd.wasCanceled()) return DONE;
+		failure.set(null); // a preview's failure is reported by the real run, if it recurs
+		if (gd.invalidNumber() || Double.isNaN(sigma) || Double.isInfinite(sigma) || sigma < 0) {
+			IjErrors.report(COMMAND, "Sigma must be a number of at least 0"
+				+ (gd.invalidNumber() ? "." : ", not " + sigma + "."));
+			return DONE;
+		}
+		if (macroOptions == null) {
+			lastSigma = sigma;
+			lastScaled = scaled;
+		}
+		if (oldMacro) sigma /= 2.5; // before ImageJ 1.38r, "radius" meant 2.5 sigma
+		IJ.register(getClass()); // keeps the remembered values when ImageJ unloads classes
+		flags = IJ.setupDialog(imp, FLAGS);
+		if ((flags & DOES_STACKS) != 0) {
+			// the runner blurs this many slices at once; share the CPU path's threads among them
+			int sliceThreads = Math.max(1, Math.min(Prefs.getThreads(), imp.getStackSize()));
+			options = options.withThreads(Runtime.getRuntime().availableProcessors() / sliceThreads);
+		}
+		return flags;
+	}
+
+	@Override
+	public boolean dialogItemChanged(GenericDialog gd, AWTEvent e) {
+		sigma = gd.getNextNumber();
+		if (hasScale) scaled = gd.getNextBoolean();
+		return !gd.invalidNumber() && sigma >= 0;
+	}
+
+	@Override
+	public void setNPasses(int nPasses) {
+		// progress comes from the runner, one step per slice
+	}
+
+	@Override
+	public void run(ImageProcessor ip) {
+		if (failure.get() != null) return; // the remaining slices stay as they are
+		Calibration cal = imp.getCalibration();
+		double sx = scaled ? sigma / cal.pixelWidth : sigma;
+		double sy = scaled ? sigma / cal.pixelHeight : sigma;
+		if (sx == 0 && sy == 0) return; // ImageJ leaves the image unchanged
+		try {
+			GaussianBlur.blur2D(ImagePlusPlanes.wrap(ip), sx, sy, ImagePlusPlanes.rectangle(ip), options);
+		} catch (RuntimeException e) {
+			failure.compareAndSet(null, e);
+		}
+	}
+
+	/** @return the sigma in the units of the dialog (for tests) */
+	double sigma() {
+		return sigma;
+	}
+}

@@ -1,0 +1,110 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.runtime.Gpu;
+import ij.IJ;
+import ij.Macro;
+import ij.gui.GenericDialog;
+import ij.plugin.PlugIn;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * "GPU Info...": lists the CUDA devices and the driver, runs the self-check, and lets the
+ * user choose where operations run ("Use:", macro key {@code use}). The choice is kept in
+ * ImageJ's preferences and restored by {@link IjBridge#init()}; the system property
+ * {@code fiji.cuda.device} still overrides it. In batch mode or from a macro the lines go to
+ * the Log instead of a dialog.
+ */
+public class GpuInfoPlugin implements PlugIn {
+
+	static {
+		IjBridge.init();
+	}
+
+	/** The command's name in the menu (without the dots) and in messages. */
+	public static final String COMMAND = "GPU Info";
+
+	static final String AUTOMATIC = "Automatic";
+	static final String CPU_ONLY = "CPU only";
+	static final String GPU_PREFIX = "GPU ";
+
+	/* how describe() lines may name a device, e.g. "GPU 0: NVIDIA H200, ..." */
+	private static final Pattern DEVICE_LINE = Pattern.compile("^\\s*(?:GPU|Device|CUDA device)\\s*#?(\\d+)\\b");
+
+	@Override
+	public void run(String arg) {
+		List<String> lines = new ArrayList<>(Gpu.describe());
+		lines.add(Gpu.selfCheck());
+		String[] choices = choices(lines, IjBridge.storedDeviceChoice());
+		String current = label(IjBridge.storedDeviceChoice());
+		if (IjErrors.mustNotBlock()) {
+			for (String line : lines)
+				IJ.log(line);
+			// read the key ourselves: GenericDialog answers an unknown choice with a
+			// macro error dialog, which would hang a batch run
+			String options = Macro.getOptions();
+			if (options == null) return;
+			String picked = Macro.getValue(options, "use", current);
+			if (apply(picked)) IJ.log(COMMAND + ": operations will use: " + picked);
+			return;
+		}
+		GenericDialog gd = new GenericDialog(COMMAND);
+		gd.addMessage(String.join("\n", lines));
+		gd.addChoice("Use:", choices, current);
+		gd.showDialog();
+		if (!gd.wasCanceled()) apply(gd.getNextChoice());
+	}
+
+	private static boolean apply(String picked) {
+		try {
+			IjBridge.storeDeviceChoice(setting(picked));
+			return true;
+		} catch (IllegalArgumentException e) {
+			IjErrors.report(COMMAND, e);
+			return false;
+		}
+	}
+
+	/**
+	 * @param lines  the lines of {@link Gpu#describe()}
+	 * @param stored the stored setting, whose device is offered even when not seen now
+	 * @return Automatic, CPU only, then GPU n for each device found (at least GPU 0)
+	 */
+	static String[] choices(List<String> lines, String stored) {
+		int max = 0;
+		for (String line : lines) {
+			Matcher m = DEVICE_LINE.matcher(line);
+			if (m.find()) max = Math.max(max, Integer.parseInt(m.group(1)));
+		}
+		try {
+			max = Math.max(max, Integer.parseInt(stored));
+		} catch (NumberFormatException e) {
+			// "auto" or "cpu"
+		}
+		String[] c = new String[max + 3];
+		c[0] = AUTOMATIC;
+		c[1] = CPU_ONLY;
+		for (int i = 0; i <= max; i++)
+			c[i + 2] = GPU_PREFIX + i;
+		return c;
+	}
+
+	/** @return the dialog's label for a setting ("auto", "cpu", "0"...) */
+	static String label(String setting) {
+		String s = setting == null ? "auto" : setting.trim().toLowerCase();
+		if (s.equals("cpu")) return CPU_ONLY;
+		if (s.matches("\\d+")) return GPU_PREFIX + s;
+		return AUTOMATIC;
+	}
+
+	/** @return the setting for a dialog label (the reverse of {@link #label}) */
+	static String setting(String label) {
+		if (CPU_ONLY.equals(label)) return "cpu";
+		if (label != null && label.startsWith(GPU_PREFIX)) return label.substring(GPU_PREFIX.length()).trim();
+		if (AUTOMATIC.equals(label)) return "auto";
+		throw new IllegalArgumentException("Unknown choice '" + label + "': use Automatic, CPU only or GPU n.");
+	}
+}

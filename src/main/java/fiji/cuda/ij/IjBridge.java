@@ -1,0 +1,52 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.ops.OpLog;
+import fiji.cuda.runtime.GpuSettings;
+import ij.IJ;
+import ij.Prefs;
+
+/**
+ * One-time wiring of the operation layer into ImageJ 1: operation log lines (such as why
+ * the CPU path ran) go to ImageJ's Log window, and the device chosen in "GPU Info..." is
+ * restored from ImageJ's preferences. Every plug-in class of this package calls
+ * {@link #init()} when it is loaded.
+ */
+public final class IjBridge {
+
+	/** The ImageJ preference key (saved in IJ_Prefs.txt) holding the device choice. */
+	public static final String PREF_DEVICE = "fiji.cuda.device";
+
+	private static boolean done;
+
+	private IjBridge() {}
+
+	/** Installs the log sink and applies the stored device choice; later calls do nothing. */
+	public static synchronized void init() {
+		if (done) return;
+		done = true;
+		OpLog.setSink(IJ::log);
+		String stored = Prefs.get(PREF_DEVICE, "auto");
+		try {
+			GpuSettings.setDeviceChoice(stored);
+		} catch (IllegalArgumentException e) {
+			// a hand-edited preference must not stop the plug-ins from loading
+			IJ.log("Fiji CUDA: ignoring the stored device choice '" + stored + "'; using automatic.");
+		}
+	}
+
+	/**
+	 * Stores a device choice for this and later sessions and applies it now.
+	 *
+	 * @param choice "auto", "cpu" or a GPU index
+	 * @throws IllegalArgumentException for anything else
+	 */
+	public static void storeDeviceChoice(String choice) {
+		GpuSettings.setDeviceChoice(choice);
+		Prefs.set(PREF_DEVICE, choice);
+	}
+
+	/** @return the stored device choice, "auto" when none */
+	public static String storedDeviceChoice() {
+		return Prefs.get(PREF_DEVICE, "auto");
+	}
+}

@@ -1,0 +1,82 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.runtime.GpuException;
+import ij.IJ;
+import ij.Macro;
+import ij.macro.Interpreter;
+
+import java.awt.GraphicsEnvironment;
+
+/**
+ * Reports a failure to the user without ever blocking a batch run.
+ * <p>
+ * Interactively the message goes to an ImageJ error dialog. While a macro runs, or in batch
+ * or headless mode, a modal dialog would wait forever for a click nobody can give (under
+ * Xvfb the process just hangs), and {@code IJ.error} then opens the macro interpreter's
+ * error dialog too. So there the message goes to the Log (standard output in {@code -batch}
+ * mode) and the running macro is stopped quietly, so that it does not go on with an
+ * unprocessed image.
+ */
+public final class IjErrors {
+
+	private IjErrors() {}
+
+	/**
+	 * @param command the menu command, e.g. "GPU Gaussian Blur"
+	 * @param e       what went wrong: bad input ({@link IllegalArgumentException}) and GPU
+	 *                failures ({@link GpuException}) show their message only; anything else
+	 *                also names its class, as it is a bug
+	 */
+	public static void report(String command, Throwable e) {
+		String msg = e.getMessage();
+		if (!(e instanceof IllegalArgumentException || e instanceof GpuException) || msg == null) {
+			msg = e.getClass().getSimpleName() + (msg != null ? ": " + msg : "");
+			e.printStackTrace(); // a bug: its trace goes to the console, not to the user
+		}
+		report(command, msg);
+	}
+
+	/**
+	 * @param command the menu command, e.g. "GPU Gaussian Blur"
+	 * @param message one or two sentences for the user
+	 */
+	public static void report(String command, String message) {
+		String msg = stripPrefix(command, message);
+		if (!mustNotBlock()) {
+			IJ.error(command, msg);
+			return;
+		}
+		String line = command + ": " + msg;
+		IJ.log(line);
+		abortMacro(line);
+	}
+
+	/** @return true when a dialog could not be answered: a macro, batch mode or no display */
+	static boolean mustNotBlock() {
+		return IJ.isMacro() || Interpreter.isBatchMode() || IJ.getInstance() == null
+			|| GraphicsEnvironment.isHeadless();
+	}
+
+	/**
+	 * Stops the running macro without its error dialog. Interpreter.abort(String) opens that
+	 * dialog unless the interpreter ignores errors, so errors are ignored first; the macro ends
+	 * before its next statement (checked under Xvfb with ImageJ 1.54p in -batch mode). Macro.abort() covers commands run by IJ.run from Java.
+	 */
+	private static void abortMacro(String line) {
+		Interpreter interp = Interpreter.getInstance();
+		if (interp != null) {
+			interp.setIgnoreErrors(true);
+			interp.abort(line); // becomes what IJ.runMacro and eval() return
+		}
+		Macro.abort();
+	}
+
+	/** The operations already name themselves ("Gaussian Blur: ..."); don't say it twice. */
+	static String stripPrefix(String command, String message) {
+		if (message == null) return "unknown error";
+		int colon = message.indexOf(": ");
+		if (colon > 0 && command.endsWith(message.substring(0, colon)))
+			return message.substring(colon + 2);
+		return message;
+	}
+}

@@ -1,0 +1,128 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.gui.Roi;
+import ij.process.ImageProcessor;
+
+import java.awt.Rectangle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Views of ImageJ 1 images as {@link Planes} and selections as {@link Region}s. The planes
+ * are ImageJ's own pixel arrays, so an operation on them changes the image in place and no
+ * pixel data is copied.
+ */
+public final class ImagePlusPlanes {
+
+	private ImagePlusPlanes() {}
+
+	/**
+	 * @param ip a processor
+	 * @return its pixels as one plane
+	 */
+	public static Planes wrap(ImageProcessor ip) {
+		if (ip == null) throw new IllegalArgumentException("There is no image.");
+		return Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+	}
+
+	/**
+	 * @param stack an in-memory stack
+	 * @return all its slices, in order
+	 * @throws IllegalArgumentException for a virtual stack, whose slices are read from disk
+	 *         and whose changes would be lost
+	 */
+	public static Planes wrap(ImageStack stack) {
+		if (stack == null) throw new IllegalArgumentException("There is no image.");
+		checkNotVirtual(stack);
+		Object[] planes = new Object[stack.getSize()];
+		for (int i = 0; i < planes.length; i++)
+			planes[i] = stack.getPixels(i + 1);
+		return Planes.wrap(stack.getWidth(), stack.getHeight(), planes);
+	}
+
+	/**
+	 * @param imp an image
+	 * @return every slice of its stack (all channels, slices and frames), in stack order
+	 */
+	public static Planes wrap(ImagePlus imp) {
+		if (imp == null) throw new IllegalArgumentException("There is no image.");
+		return wrap(imp.getStack());
+	}
+
+	/**
+	 * The z-series that ImageJ's "Gaussian Blur 3D..." blurs along its third axis: for a
+	 * hyperstack one per channel and frame (stack indices of one (c, t), z ascending); for a
+	 * hyperstack with a single z slice one per channel, running along time (ImageJ's quirk);
+	 * and for a plain stack the whole stack. Together they hold every slice exactly once.
+	 *
+	 * @param imp an image
+	 * @return the volumes, channel-major then frame, sharing the image's arrays
+	 */
+	public static List<Planes> volumes(ImagePlus imp) {
+		if (imp == null) throw new IllegalArgumentException("There is no image.");
+		ImageStack stack = imp.getStack();
+		checkNotVirtual(stack);
+		List<Planes> out = new ArrayList<>();
+		if (!imp.isHyperStack()) {
+			out.add(wrap(stack));
+			return out;
+		}
+		int nc = imp.getNChannels(), nz = imp.getNSlices(), nt = imp.getNFrames();
+		int w = stack.getWidth(), h = stack.getHeight();
+		for (int c = 1; c <= nc; c++) {
+			if (nz == 1) {
+				Object[] p = new Object[nt];
+				for (int t = 1; t <= nt; t++)
+					p[t - 1] = stack.getPixels(imp.getStackIndex(c, 1, t));
+				out.add(Planes.wrap(w, h, p));
+			} else {
+				for (int t = 1; t <= nt; t++) {
+					Object[] p = new Object[nz];
+					for (int z = 1; z <= nz; z++)
+						p[z - 1] = stack.getPixels(imp.getStackIndex(c, z, t));
+					out.add(Planes.wrap(w, h, p));
+				}
+			}
+		}
+		return out;
+	}
+
+	/**
+	 * @param roi a selection, or null
+	 * @return its bounding rectangle with its mask (none for a plain rectangle), or null
+	 *         (the whole image) when there is no area selection
+	 */
+	public static Region region(Roi roi) {
+		if (roi == null || !roi.isArea()) return null;
+		Rectangle r = roi.getBounds();
+		ImageProcessor mask = roi.getMask();
+		byte[] m = null;
+		if (mask != null) {
+			// ImageJ may share and later reuse the mask's array, so the region keeps its own
+			m = ((byte[]) mask.convertToByteProcessor(false).getPixels()).clone();
+			if (mask.getWidth() != r.width || mask.getHeight() != r.height)
+				throw new IllegalArgumentException("The selection's mask does not match its bounds.");
+		}
+		return new Region(r.x, r.y, r.width, r.height, m);
+	}
+
+	/**
+	 * @param ip a processor
+	 * @return its roi rectangle, without a mask (the plug-in filter runner restores the pixels
+	 *         outside a non-rectangular selection itself)
+	 */
+	public static Region rectangle(ImageProcessor ip) {
+		Rectangle r = ip.getRoi();
+		return new Region(r.x, r.y, r.width, r.height, null);
+	}
+
+	private static void checkNotVirtual(ImageStack stack) {
+		if (stack.isVirtual())
+			throw new IllegalArgumentException("This is a virtual stack, whose changes would be lost. "
+				+ "Convert it to a normal stack with Image>Duplicate first.");
+	}
+}
