@@ -14,6 +14,7 @@ import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuModuleUnload;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 
 import java.io.ByteArrayOutputStream;
@@ -336,6 +337,24 @@ public final class Gpu {
 				+ e.getMessage() + ")", e);
 		}
 		return m;
+	}
+
+	/**
+	 * Loads a kernel module afresh (bypassing the cache) and unloads it again, for benchmarks:
+	 * a fatbin with SASS for the device loads in well under a millisecond, a PTX-only one must
+	 * be compiled by the driver first.
+	 *
+	 * @param module kernel family name
+	 * @return milliseconds the load took
+	 */
+	public double moduleLoadMillis(String module) {
+		return run("Module load", s -> {
+			long t0 = System.nanoTime();
+			CUmodule m = loadModule(module);
+			double ms = (System.nanoTime() - t0) / 1e6;
+			cuModuleUnload(m);
+			return ms;
+		});
 	}
 
 	private CUstream borrowStream() {

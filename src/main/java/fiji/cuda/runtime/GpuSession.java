@@ -1,5 +1,8 @@
 package fiji.cuda.runtime;
 
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
@@ -10,6 +13,7 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 
@@ -154,6 +158,30 @@ public final class GpuSession {
 	/** Device-to-device copy on this session's stream. */
 	public void copy(CUdeviceptr src, CUdeviceptr dst, long bytes) {
 		cuMemcpyDtoDAsync(dst, src, bytes, stream);
+	}
+
+	/**
+	 * Times work queued on this session's stream with CUDA events, for benchmarks.
+	 *
+	 * @param work enqueues the work (launches or copies on {@link #stream()})
+	 * @return elapsed device time in milliseconds
+	 */
+	public float timeMillis(Runnable work) {
+		CUevent start = new CUevent(), end = new CUevent();
+		cuEventCreate(start, 0);
+		cuEventCreate(end, 0);
+		try {
+			cuEventRecord(start, stream);
+			work.run();
+			cuEventRecord(end, stream);
+			cuEventSynchronize(end);
+			float[] ms = new float[1];
+			cuEventElapsedTime(ms, start, end);
+			return ms[0];
+		} finally {
+			cuEventDestroy(start);
+			cuEventDestroy(end);
+		}
 	}
 
 	/** Waits until everything queued on this session's stream has finished. */
