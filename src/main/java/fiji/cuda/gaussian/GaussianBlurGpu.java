@@ -1,22 +1,108 @@
 package fiji.cuda.gaussian;
 
+import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
 import fiji.cuda.ops.Progress;
+import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
+import fiji.cuda.runtime.GpuSession;
+import fiji.cuda.runtime.GpuUnavailableException;
 
-/** The GPU path. TODO(lead): implement. */
+/**
+ * The GPU path of {@link GaussianBlur}, on the kernels of {@code kernels/gaussian_blur.cu}.
+ * <p>
+ * Planes travel in their own pixel type (a quarter of the float traffic for 8-bit) and are
+ * converted on the device. Radii up to {@link GaussianBlurKernels#MAX_FUSED_RADIUS} take the
+ * fused XY kernel, which reads and writes each plane once; larger radii take the separable
+ * row and column kernels through a float intermediate. The z pass of 3D blurs is its own
+ * kernel. A plane is written back to its Java array only after all of its kernels have run.
+ */
 final class GaussianBlurGpu {
 
 	private GaussianBlurGpu() {}
 
+	/**
+	 * Blurs planes [from, to) in place.
+	 *
+	 * @return the first plane not done: {@code to}, or earlier when canceled
+	 * @throws GaussianBlur.PartialGpuFailure when a GPU error strikes after some planes were written
+	 * @throws GpuException                   when it strikes before any plane was written
+	 */
 	static int blur2D(Gpu gpu, Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
 		Progress progress)
 	{
-		throw new fiji.cuda.runtime.GpuUnavailableException("GPU path not written yet");
+		final int[] done = { from };
+		try {
+			return gpu.run(GaussianBlur.NAME, s -> {
+				PixelType t = image.type();
+				long planeBytes = (long) image.planeSize() * t.bytesPerPixel();
+				try (GaussianBlurKernels k = new GaussianBlurKernels(s, t, image.width(), image.height(), kx, ky);
+					DeviceBuffer src = s.alloc(planeBytes); DeviceBuffer dst = s.alloc(planeBytes);
+					DeviceBuffer tmp = k.needsTemp() ? s.alloc(4L * image.planeSize()) : null)
+				{
+					boolean copyFirst = t == PixelType.RGB || !rect.isAll(image.width(), image.height())
+						|| (rect.mask != null);
+					long first = (long) rect.y * image.width();
+					long count = (long) rect.height * image.width();
+					for (int z = from; z < to; z++) {
+						if (progress.isCanceled()) return z;
+						Object plane = image.plane(z);
+						s.upload(plane, 0, image.planeSize(), src.ptr());
+						if (copyFirst) s.copy(src.ptr(), dst.ptr(), planeBytes);
+						k.blurXY(src.ptr(), dst.ptr(), tmp, rect);
+						s.download(dst.at(first * t.bytesPerPixel()), plane, first, count);
+						done[0] = z + 1;
+						progress.update((z + 1 - from) / (double) (to - from));
+					}
+					return to;
+				}
+			});
+		} catch (GpuException e) {
+			if (done[0] > from) throw new GaussianBlur.PartialGpuFailure(done[0], e);
+			throw e;
+		}
 	}
 
+	/**
+	 * Blurs a volume in x, y (rounded to the pixel type, as ImageJ) and then z. The planes are
+	 * written back only when the whole volume is done.
+	 *
+	 * @throws GpuUnavailableException when the volume does not fit in free device memory
+	 */
 	static void blur3D(Gpu gpu, Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz) {
-		throw new fiji.cuda.runtime.GpuUnavailableException("GPU path not written yet");
+		gpu.run(GaussianBlur.NAME_3D, s -> {
+			PixelType t = volume.type();
+			int w = volume.width(), h = volume.height(), d = volume.depth();
+			long planeBytes = (long) volume.planeSize() * t.bytesPerPixel();
+			boolean xy = kx != null || ky != null;
+			try (GaussianBlurKernels k = new GaussianBlurKernels(s, t, w, h, kx, ky);
+				DeviceBuffer a = s.alloc(planeBytes * d); DeviceBuffer b = s.alloc(planeBytes * d);
+				DeviceBuffer tmp = xy && k.needsTemp() ? s.alloc(4L * volume.planeSize()) : null)
+			{
+				for (int z = 0; z < d; z++)
+					s.upload(volume.plane(z), 0, volume.planeSize(), a.at(z * planeBytes));
+				DeviceBuffer cur = a, other = b;
+				if (xy) {
+					if (t == PixelType.RGB) s.copy(a.ptr(), b.ptr(), planeBytes * d);
+					Region all = Region.all(w, h);
+					for (int z = 0; z < d; z++)
+						k.blurXY(a.at(z * planeBytes), b.at(z * planeBytes), tmp, all);
+					cur = b;
+					other = a;
+				}
+				if (kz != null) {
+					if (t == PixelType.RGB) s.copy(cur.ptr(), other.ptr(), planeBytes * d);
+					k.blurZ(cur.ptr(), other.ptr(), d, kz);
+					DeviceBuffer x = cur;
+					cur = other;
+					other = x;
+				}
+				for (int z = 0; z < d; z++)
+					s.download(cur.at(z * planeBytes), volume.plane(z), 0, volume.planeSize());
+				return null;
+			}
+		});
 	}
 }

@@ -1,34 +1,460 @@
 package fiji.cuda.runtime;
 
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDeviceGetAttribute;
+import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
+import static jcuda.driver.JCudaDriver.cuDeviceGetName;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxReset;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuDeviceTotalMem;
+import static jcuda.driver.JCudaDriver.cuDriverGetVersion;
+import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
+import static jcuda.driver.JCudaDriver.cuInit;
+import static jcuda.driver.JCudaDriver.cuMemGetInfo;
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuModuleUnload;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-/** The GPU runtime entry point. TODO(lead): implement. */
+import jcuda.CudaException;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdevice_attribute;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUfunction_attribute;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The CUDA device that operations run on, and the only way into it.
+ * <p>
+ * {@link #get()} discovers the device the user chose ({@link GpuSettings}) and retains its
+ * primary context once; {@link #run} makes that context current on the calling thread
+ * (Fiji calls plugins from many threads), hands the task a {@link GpuSession} with its own
+ * stream and pinned staging, and turns every CUDA error into a {@link GpuException} that
+ * names the operation. Kernel modules are loaded lazily from the classpath and cached.
+ * <p>
+ * A kernel fault (illegal address and the like) poisons a CUDA context for good, so after
+ * one the primary context is reset and rebuilt on the next call: one bad launch never leaves
+ * Fiji with a dead GPU. Anything that makes the GPU unusable (no driver, no device, a driver
+ * too old for the shipped kernels, the CPU chosen by the user) is a
+ * {@link GpuUnavailableException}, the signal for operations to take their CPU path.
+ */
 public final class Gpu {
-	private Gpu() {}
 
-	/** @return the usable GPU @throws GpuUnavailableException when none can be used */
-	public static Gpu get() {
-		throw new GpuUnavailableException("no CUDA runtime yet");
-	}
+	/** Driver API version (CUDA 13.0, driver R580) that the nvcc 13.0 kernels need. */
+	static final int REQUIRED_DRIVER = 13000;
+	/** The oldest architecture the fatbins carry machine code for (sm_75). */
+	static final int MIN_COMPUTE_CAPABILITY = 75;
+	private static final long STAGING_BYTES = 8L << 20;
+	private static final int MAX_CACHED_STAGING = 8;
 
-	/** @return true the first time a reason is seen, so each fallback reason is logged once */
-	public static boolean shouldLogFallback(String reason) {
-		return true;
+	private static final Object LOCK = new Object();
+	private static volatile Gpu current;
+	private static String driverFailure;
+	private static boolean driverTried;
+	private static volatile int requiredDriver = REQUIRED_DRIVER;
+	private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
+
+	private final String choice;
+	private final DeviceInfo info;
+	private final CUdevice device;
+	private final CUcontext context;
+	private final BufferPool pool;
+	private final ReentrantReadWriteLock resetLock = new ReentrantReadWriteLock();
+	private final Map<String, CUmodule> modules = new ConcurrentHashMap<>();
+	private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
+	private final ConcurrentLinkedQueue<CUstream> streams = new ConcurrentLinkedQueue<>();
+	private final ConcurrentLinkedQueue<PinnedBuffer[]> stagings = new ConcurrentLinkedQueue<>();
+	private volatile boolean poisoned;
+
+	private Gpu(String choice, DeviceInfo info, CUdevice device, CUcontext context) {
+		this.choice = choice;
+		this.info = info;
+		this.device = device;
+		this.context = context;
+		// idle cached blocks may use up to a quarter of the device: enough for repeated stacks
+		this.pool = new BufferPool(info.totalMemory / 4);
 	}
 
 	/**
-	 * @return human-readable lines: every CUDA device (index, name, compute capability, memory),
-	 *         the driver version, the current setting, and which path operations will take
+	 * @return the usable GPU for the current setting
+	 * @throws GpuUnavailableException with a one-sentence reason when the GPU cannot be used
+	 */
+	public static Gpu get() {
+		String choice = GpuSettings.deviceChoice();
+		Gpu g = current;
+		if (g != null && !g.poisoned && g.choice.equals(choice)) return g;
+		synchronized (LOCK) {
+			g = current;
+			if (g != null && !g.poisoned && g.choice.equals(choice)) return g;
+			if (choice.equals("cpu"))
+				throw new GpuUnavailableException("the CPU was chosen in GPU Info (" + GpuSettings.PROPERTY + "=cpu)");
+			initDriver();
+			current = open(choice);
+			return current;
+		}
+	}
+
+	/** @return true when {@link #get()} would succeed now; never throws */
+	public static boolean isAvailable() {
+		try {
+			get();
+			return true;
+		} catch (GpuException e) {
+			return false;
+		}
+	}
+
+	/**
+	 * @param reason a fallback reason
+	 * @return true the first time this reason is seen, so each reason is logged once per session
+	 */
+	public static boolean shouldLogFallback(String reason) {
+		return LOGGED.add(String.valueOf(reason));
+	}
+
+	private static void initDriver() {
+		if (driverTried) {
+			if (driverFailure != null) throw new GpuUnavailableException(driverFailure);
+			return;
+		}
+		driverTried = true;
+		try {
+			JCudaDriver.setExceptionsEnabled(true);
+			cuInit(0);
+		} catch (CudaException e) {
+			String m = String.valueOf(e.getMessage());
+			driverFailure = m.contains("NO_DEVICE") ? "no CUDA device found"
+				: m.contains("INSUFFICIENT_DRIVER") ? "the NVIDIA driver is too old for CUDA " + versionText(requiredDriver)
+				: "CUDA could not start (" + m + ")";
+		} catch (Throwable e) {
+			// UnsatisfiedLinkError and friends: no libcuda on this machine, or no JCuda natives for it
+			driverFailure = "no CUDA driver found (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
+		}
+		if (driverFailure != null) throw new GpuUnavailableException(driverFailure);
+	}
+
+	private static Gpu open(String choice) {
+		try {
+			int[] v = new int[1];
+			cuDriverGetVersion(v);
+			if (v[0] < requiredDriver)
+				throw new GpuUnavailableException("the NVIDIA driver supports CUDA " + versionText(v[0])
+					+ "; the GPU path needs CUDA " + versionText(requiredDriver) + " (driver R580 or newer)");
+			int[] count = new int[1];
+			cuDeviceGetCount(count);
+			if (count[0] == 0) throw new GpuUnavailableException("no CUDA device found");
+			int index = 0;
+			if (!choice.equals("auto")) {
+				index = Integer.parseInt(choice);
+				if (index >= count[0])
+					throw new GpuUnavailableException("GPU " + index + " was chosen but this machine has " + count[0]
+						+ " CUDA device" + (count[0] == 1 ? "" : "s"));
+			}
+			DeviceInfo info = query(index);
+			if (choice.equals("auto")) {
+				for (int i = 0; i < count[0] && info.computeCapability() < MIN_COMPUTE_CAPABILITY; i++)
+					info = query(i);
+			}
+			if (info.computeCapability() < MIN_COMPUTE_CAPABILITY)
+				throw new GpuUnavailableException(info.name + " has compute capability " + info.ccMajor + "."
+					+ info.ccMinor + "; the GPU path needs 7.5 or newer");
+			CUdevice dev = new CUdevice();
+			cuDeviceGet(dev, info.index);
+			CUcontext ctx = new CUcontext();
+			cuDevicePrimaryCtxRetain(ctx, dev);
+			return new Gpu(choice, info, dev, ctx);
+		} catch (CudaException e) {
+			throw new GpuUnavailableException("CUDA device discovery failed (" + e.getMessage() + ")", e);
+		}
+	}
+
+	private static DeviceInfo query(int index) {
+		CUdevice dev = new CUdevice();
+		cuDeviceGet(dev, index);
+		byte[] name = new byte[256];
+		cuDeviceGetName(name, name.length, dev);
+		String n = new String(name).trim();
+		int nul = n.indexOf('\0');
+		if (nul >= 0) n = n.substring(0, nul);
+		long[] mem = new long[1];
+		cuDeviceTotalMem(mem, dev);
+		return new DeviceInfo(index, n, attr(dev, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+			attr(dev, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR), mem[0],
+			attr(dev, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+			attr(dev, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+	}
+
+	private static int attr(CUdevice dev, int a) {
+		int[] v = new int[1];
+		cuDeviceGetAttribute(v, a, dev);
+		return v[0];
+	}
+
+	static String versionText(int v) {
+		return (v / 1000) + "." + (v % 1000) / 10;
+	}
+
+	/** @return what the driver reported about this device */
+	public DeviceInfo info() {
+		return info;
+	}
+
+	/**
+	 * Runs GPU work for one operation on the calling thread.
+	 *
+	 * @param op   the operation's name, used in every error message
+	 * @param task the work; it allocates through the session and closes its buffers itself
+	 * @param <T>  the task's result
+	 * @return the task's result, after the session's stream has drained
+	 * @throws GpuUnavailableException when memory runs out (the caller may fall back to the CPU)
+	 * @throws GpuException            for any other CUDA error, naming {@code op} and the CUDA error
+	 */
+	public <T> T run(String op, Task<T> task) {
+		resetLock.readLock().lock();
+		boolean reset = false;
+		GpuSession s = null;
+		try {
+			if (poisoned) throw new GpuException(op + ": the GPU context was reset; try again");
+			cuCtxSetCurrent(context);
+			s = new GpuSession(this, op, borrowStream(), borrowStaging());
+			T r = task.run(s);
+			s.finish();
+			return r;
+		} catch (CudaException e) {
+			String code = String.valueOf(e.getMessage());
+			if (BufferPool.isOutOfMemory(e))
+				throw new GpuUnavailableException(op + " ran out of GPU memory", e);
+			reset = isSticky(code);
+			throw new GpuException(op + ": " + code + (reset ? " (the GPU context was reset)" : ""), e);
+		} finally {
+			if (s != null && !reset) {
+				try {
+					s.finish();
+					streams.add(s.stream());
+					returnStaging(s);
+				} catch (CudaException e) {
+					reset = reset || isSticky(String.valueOf(e.getMessage()));
+				}
+			}
+			resetLock.readLock().unlock();
+			if (reset) reset();
+		}
+	}
+
+	/** Work run by {@link Gpu#run}. */
+	@FunctionalInterface
+	public interface Task<T> {
+		/**
+		 * @param s the session: stream, staging, allocation and launches
+		 * @return the result
+		 */
+		T run(GpuSession s);
+	}
+
+	/** Errors after which the CUDA context can no longer be used. */
+	static boolean isSticky(String code) {
+		return code.contains("ILLEGAL_ADDRESS") || code.contains("LAUNCH_FAILED") || code.contains("ILLEGAL_INSTRUCTION")
+			|| code.contains("MISALIGNED_ADDRESS") || code.contains("INVALID_ADDRESS_SPACE")
+			|| code.contains("INVALID_PC") || code.contains("HARDWARE_STACK_ERROR") || code.contains("ASSERT")
+			|| code.contains("CONTEXT_IS_DESTROYED") || code.contains("LAUNCH_TIMEOUT");
+	}
+
+	private void reset() {
+		resetLock.writeLock().lock();
+		try {
+			if (poisoned) return;
+			poisoned = true;
+			pool.abandon();
+			modules.clear();
+			functions.clear();
+			streams.clear();
+			stagings.clear();
+			try {
+				cuDevicePrimaryCtxReset(device);
+			} catch (CudaException e) {
+				// the next get() retains the context afresh; nothing else can be done here
+			}
+		} finally {
+			resetLock.writeLock().unlock();
+		}
+	}
+
+	BufferPool pool() {
+		return pool;
+	}
+
+	CUfunction function(String module, String name) {
+		String key = module + "/" + name;
+		CUfunction f = functions.get(key);
+		if (f != null) return f;
+		CUmodule m = modules.computeIfAbsent(module, this::loadModule);
+		f = new CUfunction();
+		try {
+			cuModuleGetFunction(f, m, name);
+		} catch (CudaException e) {
+			throw new GpuException("kernel " + name + " is missing from " + module + ".fatbin (" + e.getMessage() + ")",
+				e);
+		}
+		// kernels size their tiles from the opt-in maximum, which must be granted per function
+		cuFuncSetAttribute(f, CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+			info.maxSharedPerBlockOptin);
+		functions.put(key, f);
+		return f;
+	}
+
+	private CUmodule loadModule(String module) {
+		String res = "/fiji/cuda/kernels/" + module + ".fatbin";
+		byte[] image;
+		try (InputStream in = Gpu.class.getResourceAsStream(res)) {
+			if (in == null) throw new GpuUnavailableException("the kernel binary " + res + " is missing from the jar");
+			ByteArrayOutputStream out = new ByteArrayOutputStream();
+			in.transferTo(out);
+			image = out.toByteArray();
+		} catch (IOException e) {
+			throw new GpuUnavailableException("the kernel binary " + res + " could not be read", e);
+		}
+		CUmodule m = new CUmodule();
+		try {
+			cuModuleLoadData(m, image);
+		} catch (CudaException e) {
+			throw new GpuUnavailableException("the shipped kernels do not load on " + info.name + " with this driver ("
+				+ e.getMessage() + ")", e);
+		}
+		return m;
+	}
+
+	/**
+	 * Loads a kernel module afresh (bypassing the cache) and unloads it again, for benchmarks:
+	 * a fatbin with SASS for the device loads in well under a millisecond, a PTX-only one must
+	 * be compiled by the driver first.
+	 *
+	 * @param module kernel family name
+	 * @return milliseconds the load took
+	 */
+	public double moduleLoadMillis(String module) {
+		return run("Module load", s -> {
+			long t0 = System.nanoTime();
+			CUmodule m = loadModule(module);
+			double ms = (System.nanoTime() - t0) / 1e6;
+			cuModuleUnload(m);
+			return ms;
+		});
+	}
+
+	private CUstream borrowStream() {
+		CUstream s = streams.poll();
+		if (s != null) return s;
+		s = new CUstream();
+		cuStreamCreate(s, CUstream_flags.CU_STREAM_NON_BLOCKING);
+		return s;
+	}
+
+	private PinnedBuffer[] borrowStaging() {
+		PinnedBuffer[] p = stagings.poll();
+		if (p != null) return p;
+		return new PinnedBuffer[] { new PinnedBuffer(STAGING_BYTES), new PinnedBuffer(STAGING_BYTES) };
+	}
+
+	private void returnStaging(GpuSession s) {
+		PinnedBuffer[] p = s.staging();
+		if (stagings.size() < MAX_CACHED_STAGING) stagings.add(p);
+		else for (PinnedBuffer b : p)
+			b.free();
+	}
+
+	/**
+	 * @return {free, total} device memory in bytes, as the driver sees it now
+	 */
+	public long[] memoryInfo() {
+		return run("Memory info", s -> {
+			long[] free = new long[1], total = new long[1];
+			cuMemGetInfo(free, total);
+			return new long[] { free[0], total[0] };
+		});
+	}
+
+	/** @return device bytes handed out by the pool and not yet closed */
+	public long bytesInUse() {
+		return pool.inUseBytes();
+	}
+
+	/** Frees the pool's idle device memory (for leak checks and before large allocations elsewhere). */
+	public void trimPool() {
+		run("Trim", s -> {
+			pool.trim();
+			return null;
+		});
+	}
+
+	/**
+	 * @return human-readable lines: the driver, every CUDA device, the setting, and the path
+	 *         operations take now; never throws
 	 */
 	public static List<String> describe() {
-		return List.of("CUDA runtime not written yet");
+		List<String> lines = new ArrayList<>();
+		String choice = GpuSettings.deviceChoice();
+		lines.add("Setting: " + choice + " (" + GpuSettings.PROPERTY + ")");
+		try {
+			synchronized (LOCK) {
+				initDriver();
+			}
+			int[] v = new int[1];
+			cuDriverGetVersion(v);
+			lines.add("Driver: CUDA " + versionText(v[0]) + (v[0] < requiredDriver ? " (too old: needs "
+				+ versionText(requiredDriver) + ", driver R580+)" : ""));
+			int[] count = new int[1];
+			cuDeviceGetCount(count);
+			for (int i = 0; i < count[0]; i++)
+				lines.add(query(i).toString());
+		} catch (GpuException | CudaException e) {
+			lines.add("CUDA: " + e.getMessage());
+		}
+		try {
+			Gpu g = get();
+			long[] m = g.memoryInfo();
+			lines.add(String.format("Operations run on: GPU %d (%s), %.1f of %.1f GiB free", g.info.index, g.info.name,
+				m[0] / (double) (1L << 30), m[1] / (double) (1L << 30)));
+		} catch (GpuException e) {
+			lines.add("Operations run on: the CPU, because " + e.getMessage());
+		}
+		return lines;
 	}
 
 	/**
-	 * Runs a small blur on the GPU and compares it with the CPU path.
-	 * @return one line: "Self-check passed: ..." or "Self-check failed: ..." (never throws)
+	 * Runs the runtime's test kernel on a few thousand values and checks every result.
+	 *
+	 * @return one line starting "Self-check passed" or "Self-check failed"; never throws
 	 */
 	public static String selfCheck() {
-		return "Self-check not available";
+		try {
+			Gpu g = get();
+			return SelfCheck.run(g);
+		} catch (GpuException | CudaException e) {
+			return "Self-check failed: " + e.getMessage();
+		}
+	}
+
+	/** For tests: pretend the driver must be at least this version (CUDA version times 1000). */
+	static void requireDriverForTest(int version) {
+		synchronized (LOCK) {
+			requiredDriver = version;
+			current = null;
+		}
 	}
 }

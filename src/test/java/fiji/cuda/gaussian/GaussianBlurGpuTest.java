@@ -1,0 +1,163 @@
+package fiji.cuda.gaussian;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import fiji.cuda.runtime.Gpu;
+
+/**
+ * The GPU path against the CPU path (itself checked against ImageJ), on seeded random data
+ * and awkward sizes. Integer types must agree within 1 (float sums in another order may
+ * round a .5 the other way); floats within 1e-5 of the data range.
+ */
+@Tag("gpu")
+class GaussianBlurGpuTest {
+
+	static final ExecutionOptions GPU = ExecutionOptions.defaults().withBackend(Backend.GPU);
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+
+	@BeforeAll
+	static void needsGpu() {
+		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
+	}
+
+	static final int[][] SIZES = { { 1, 1 }, { 1, 29 }, { 29, 1 }, { 2, 3 }, { 37, 53 }, { 101, 7 }, { 7, 101 },
+		{ 257, 131 }, { 1021, 769 } };
+	static final double[] SIGMAS = { 0.3, 0.8, 1, 2, 3.7, 5, 8.5, 12, 30 };
+
+	static List<Arguments> cases2D() {
+		List<Arguments> a = new ArrayList<>();
+		int seed = 1;
+		for (PixelType t : PixelType.values())
+			for (int[] s : SIZES)
+				for (double sigma : SIGMAS) {
+					// the largest image only at a few sigmas, to keep the run short
+					if (s[0] > 500 && sigma != 2 && sigma != 12) continue;
+					a.add(Arguments.of(t, s[0], s[1], sigma, sigma * 0.7 + 0.1, seed++));
+				}
+		return a;
+	}
+
+	@ParameterizedTest(name = "{0} {1}x{2} sx={3} sy={4}")
+	@MethodSource("cases2D")
+	void blur2DMatchesCpu(PixelType t, int w, int h, double sx, double sy, int seed) {
+		Planes gpu = TestImages.random(t, w, h, 2, seed);
+		Planes cpu = gpu.copy();
+		OpReport r = GaussianBlur.blur2D(gpu, sx, sy, null, GPU);
+		assertEquals(Backend.GPU, r.ranOn());
+		GaussianBlur.blur2D(cpu, sx, sy, null, CPU);
+		assertClose(cpu, gpu, t + " " + w + "x" + h + " sx=" + sx + " sy=" + sy);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("types")
+	void roiAndMaskMatchCpu(PixelType t) {
+		int w = 211, h = 97;
+		byte[] mask = new byte[50 * 40];
+		for (int y = 0; y < 40; y++)
+			for (int x = 0; x < 50; x++)
+				mask[y * 50 + x] = (byte) ((x - 25) * (x - 25) + (y - 20) * (y - 20) < 400 ? 255 : 0);
+		for (Region roi : new Region[] { new Region(13, 17, 50, 40, null), new Region(13, 17, 50, 40, mask),
+			new Region(0, 60, 211, 37, null), new Region(190, 0, 21, 97, null) })
+		{
+			for (double sigma : new double[] { 1.5, 20 }) {
+				Planes gpu = TestImages.random(t, w, h, 1, 7);
+				Planes orig = gpu.copy();
+				Planes cpu = gpu.copy();
+				GaussianBlur.blur2D(gpu, sigma, sigma, roi, GPU);
+				GaussianBlur.blur2D(cpu, sigma, sigma, roi, CPU);
+				assertClose(cpu, gpu, t + " roi " + roi + " sigma " + sigma);
+				assertOutsideUnchanged(orig, gpu, roi);
+			}
+		}
+	}
+
+	static PixelType[] types() {
+		return PixelType.values();
+	}
+
+	static List<Arguments> cases3D() {
+		List<Arguments> a = new ArrayList<>();
+		int seed = 100;
+		int[][] sizes = { { 1, 1, 1 }, { 1, 1, 17 }, { 5, 3, 2 }, { 37, 23, 19 }, { 64, 64, 64 }, { 129, 65, 7 } };
+		double[][] sig = { { 2, 2, 2 }, { 0.5, 1, 3 }, { 0, 0, 2 }, { 3, 3, 0 }, { 1, 1, 30 } };
+		for (PixelType t : PixelType.values())
+			for (int[] s : sizes)
+				for (double[] g : sig)
+					a.add(Arguments.of(t, s[0], s[1], s[2], g[0], g[1], g[2], seed++));
+		return a;
+	}
+
+	@ParameterizedTest(name = "{0} {1}x{2}x{3} sigma {4},{5},{6}")
+	@MethodSource("cases3D")
+	void blur3DMatchesCpu(PixelType t, int w, int h, int d, double sx, double sy, double sz, int seed) {
+		Planes gpu = TestImages.random(t, w, h, d, seed);
+		Planes cpu = gpu.copy();
+		OpReport r = GaussianBlur.blur3D(gpu, sx, sy, sz, GPU);
+		assertEquals(Backend.GPU, r.ranOn());
+		GaussianBlur.blur3D(cpu, sx, sy, sz, CPU);
+		assertClose(cpu, gpu, t + " " + w + "x" + h + "x" + d);
+	}
+
+	@Test
+	void largePlaneSpansSeveralStagingChunks() {
+		// 3000x2000 floats = 24 MB: three 8 MiB staging chunks each way, the last one partial
+		Planes gpu = TestImages.random(PixelType.FLOAT32, 3000, 2000, 1, 3);
+		Planes cpu = gpu.copy();
+		GaussianBlur.blur2D(gpu, 2, 2, null, GPU);
+		GaussianBlur.blur2D(cpu, 2, 2, null, CPU);
+		assertClose(cpu, gpu, "3000x2000 float");
+	}
+
+	/** Integer types within 1 (and most pixels equal); floats within 1e-5 of the data range. */
+	static void assertClose(Planes want, Planes got, String what) {
+		PixelType t = want.type();
+		double tol = t == PixelType.FLOAT32 ? 1e-5 * TestImages.FLOAT_RANGE : 1;
+		long off = 0, n = 0;
+		double worst = 0;
+		for (int z = 0; z < want.depth(); z++)
+			for (int i = 0; i < want.planeSize(); i++)
+				for (int v = 0; v < TestImages.values(t); v++) {
+					double a = TestImages.value(want.plane(z), t, i, v), b = TestImages.value(got.plane(z), t, i, v);
+					double d = Math.abs(a - b);
+					assertTrue(d <= tol && !Double.isNaN(b), what + ": plane " + z + " pixel " + i + " value " + v
+						+ " is " + b + ", CPU gives " + a);
+					worst = Math.max(worst, d);
+					if (d > 0) off++;
+					n++;
+				}
+		if (t.isInteger()) // off-by-one must stay rare: a systematic bias would show here
+			assertTrue(off <= Math.max(2, n / 100), what + ": " + off + " of " + n + " values differ by 1");
+	}
+
+	static void assertOutsideUnchanged(Planes orig, Planes got, Region r) {
+		int w = orig.width();
+		for (int i = 0; i < orig.planeSize(); i++) {
+			int x = i % w, y = i / w;
+			boolean inRect = x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height;
+			boolean inside = inRect && (r.mask == null || r.mask[(y - r.y) * r.width + (x - r.x)] != 0);
+			if (inside) continue;
+			for (int v = 0; v < TestImages.values(orig.type()); v++)
+				assertEquals(TestImages.value(orig.plane(0), orig.type(), i, v),
+					TestImages.value(got.plane(0), got.type(), i, v), "pixel " + x + "," + y + " outside " + r);
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package fiji.cuda.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import jcuda.driver.CUdeviceptr;
+
+/** The device runtime on a real GPU: threads, leaks, faults, the driver check, the self-check. */
+@Tag("gpu")
+class GpuRuntimeTest {
+
+	static final ExecutionOptions GPU = ExecutionOptions.defaults().withBackend(Backend.GPU);
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+
+	@BeforeAll
+	static void needsGpu() {
+		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
+	}
+
+	@Test
+	void selfCheckPasses() {
+		String r = Gpu.selfCheck();
+		assertTrue(r.startsWith("Self-check passed"), r);
+	}
+
+	@Test
+	void sixteenThreadsAtOnce() throws Exception {
+		ExecutorService ex = Executors.newFixedThreadPool(16);
+		try {
+			List<Future<String>> fs = new ArrayList<>();
+			for (int t = 0; t < 16; t++) {
+				final int seed = t;
+				fs.add(ex.submit((Callable<String>) () -> {
+					for (int rep = 0; rep < 5; rep++) {
+						PixelType type = PixelType.values()[(seed + rep) % 4];
+						Planes gpu = TestImages.random(type, 300 + seed, 200 + rep, 3, seed * 31 + rep);
+						Planes cpu = gpu.copy();
+						double sigma = 0.5 + seed + rep;
+						OpReport r = GaussianBlur.blur2D(gpu, sigma, sigma, null, GPU);
+						if (r.ranOn() != Backend.GPU) return "thread " + seed + " ran on " + r.ranOn();
+						GaussianBlur.blur2D(cpu, sigma, sigma, null, CPU);
+						String d = firstDifference(cpu, gpu);
+						if (d != null) return "thread " + seed + " rep " + rep + ": " + d;
+					}
+					return null;
+				}));
+			}
+			for (Future<String> f : fs) {
+				String err = f.get(120, TimeUnit.SECONDS);
+				assertEquals(null, err);
+			}
+		} finally {
+			ex.shutdownNow();
+		}
+	}
+
+	@Test
+	void thousandOperationsLeaveDeviceMemoryWhereItWas() {
+		Gpu g = Gpu.get();
+		Planes img = TestImages.random(PixelType.UINT16, 512, 384, 1, 5);
+		GaussianBlur.blur2D(img, 2, 2, null, GPU); // warm up: modules, streams, staging
+		g.trimPool();
+		long before = g.memoryInfo()[0];
+		for (int i = 0; i < 1000; i++) {
+			PixelType t = PixelType.values()[i % 4];
+			Planes p = TestImages.random(t, 64 + i % 37, 48 + i % 23, 1 + i % 3, i);
+			if (i % 10 == 0) GaussianBlur.blur3D(p, 1, 1, 1, GPU);
+			else GaussianBlur.blur2D(p, 1 + i % 5, 1 + i % 3, null, GPU);
+		}
+		assertEquals(0, g.bytesInUse(), "pooled buffers still handed out");
+		g.trimPool();
+		long after = g.memoryInfo()[0];
+		// the driver's own bookkeeping may move a little; a leak of one buffer per call would be > 1000 x 4 KB
+		assertTrue(Math.abs(before - after) < (4L << 20), "free memory before " + before + ", after " + after);
+	}
+
+	@Test
+	void kernelFaultResetsTheContextAndTheNextOperationWorks() {
+		Gpu g = Gpu.get();
+		GpuException e = assertThrows(GpuException.class, () -> g.run("Fault test", s -> {
+			s.launch(s.function(SelfCheck.MODULE, "runtime_fault"), new int[] { 1 }, new int[] { 1 }, 0,
+				(CUdeviceptr) new CUdeviceptr().withByteOffset(0x10)); // unmapped address
+			s.sync();
+			return null;
+		}));
+		assertTrue(e.getMessage().contains("Fault test"), e.getMessage());
+		assertTrue(e.getMessage().contains("CUDA_ERROR"), e.getMessage());
+		Planes gpu = TestImages.random(PixelType.FLOAT32, 97, 89, 1, 11);
+		Planes cpu = gpu.copy();
+		OpReport r = GaussianBlur.blur2D(gpu, 2, 2, null, GPU);
+		assertEquals(Backend.GPU, r.ranOn());
+		GaussianBlur.blur2D(cpu, 2, 2, null, CPU);
+		assertEquals(null, firstDifference(cpu, gpu));
+	}
+
+	@Test
+	void tooOldDriverFallsBackToTheCpuWithAReason() {
+		try {
+			Gpu.requireDriverForTest(99000);
+			Planes img = TestImages.random(PixelType.UINT8, 50, 40, 1, 9);
+			Planes cpu = img.copy();
+			OpReport r = GaussianBlur.blur2D(img, 2, 2, null, ExecutionOptions.defaults());
+			assertEquals(Backend.CPU, r.ranOn());
+			assertTrue(r.fallbackReason().contains("driver"), r.fallbackReason());
+			GaussianBlur.blur2D(cpu, 2, 2, null, CPU);
+			assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0));
+		} finally {
+			Gpu.requireDriverForTest(Gpu.REQUIRED_DRIVER);
+		}
+		assertTrue(Gpu.isAvailable());
+	}
+
+	@Test
+	void volumeLargerThanFreeMemoryFallsBackToTheCpu() {
+		// the pool refuses rather than the driver: ask the device for more than it has
+		Gpu g = Gpu.get();
+		long total = g.info().totalMemory;
+		GpuUnavailableException e = assertThrows(GpuUnavailableException.class,
+			() -> g.run("Huge", s -> {
+				try (DeviceBuffer b = s.alloc(total + (1L << 30))) {
+					return null;
+				}
+			}));
+		assertTrue(e.getMessage().contains("Huge"), e.getMessage());
+		assertTrue(Gpu.isAvailable(), "an out-of-memory must not poison the GPU");
+	}
+
+	@Test
+	void describeNamesTheDevice() {
+		String all = String.join("\n", Gpu.describe());
+		assertTrue(all.contains(Gpu.get().info().name), all);
+		assertTrue(all.contains("Operations run on: GPU"), all);
+	}
+
+	static String firstDifference(Planes want, Planes got) {
+		PixelType t = want.type();
+		double tol = t == PixelType.FLOAT32 ? 1e-5 * TestImages.FLOAT_RANGE : 1;
+		for (int z = 0; z < want.depth(); z++)
+			for (int i = 0; i < want.planeSize(); i++)
+				for (int v = 0; v < TestImages.values(t); v++) {
+					double a = TestImages.value(want.plane(z), t, i, v), b = TestImages.value(got.plane(z), t, i, v);
+					if (!(Math.abs(a - b) <= tol)) return "plane " + z + " pixel " + i + ": " + b + " vs CPU " + a;
+				}
+		return null;
+	}
+}

@@ -1,0 +1,77 @@
+package fiji.cuda.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpLog;
+import fiji.cuda.ops.OpReport;
+
+/** Where no GPU can be used (CI, laptops): the CPU path runs, and says why, once. */
+class NoGpuFallbackTest {
+
+	@Test
+	void forcedCpuSettingIsHonoured() {
+		String old = System.getProperty(GpuSettings.PROPERTY);
+		System.setProperty(GpuSettings.PROPERTY, "cpu");
+		try {
+			assertFalse(Gpu.isAvailable());
+			GpuUnavailableException e = assertThrows(GpuUnavailableException.class, Gpu::get);
+			assertTrue(e.getMessage().contains("CPU was chosen"), e.getMessage());
+			OpReport r = GaussianBlur.blur2D(Planes.wrap(3, 3, new float[9]), 1, 1, null,
+				ExecutionOptions.defaults());
+			assertEquals(Backend.CPU, r.ranOn());
+		} finally {
+			if (old == null) System.clearProperty(GpuSettings.PROPERTY);
+			else System.setProperty(GpuSettings.PROPERTY, old);
+		}
+	}
+
+	@Test
+	void withoutAGpuAutoRunsOnTheCpuAndLogsOneLine() {
+		assumeFalse(Gpu.isAvailable(), "a GPU is present");
+		List<String> lines = new ArrayList<>();
+		OpLog.setSink(lines::add);
+		try {
+			for (int i = 0; i < 3; i++) {
+				OpReport r = GaussianBlur.blur2D(Planes.wrap(5, 4, new short[20]), 1, 1, null,
+					ExecutionOptions.defaults());
+				assertEquals(Backend.CPU, r.ranOn());
+				assertNotNull(r.fallbackReason());
+			}
+		} finally {
+			OpLog.setSink(null);
+		}
+		assertTrue(lines.size() <= 1, "logged " + lines);
+	}
+
+	@Test
+	void withoutAGpuForcingItIsAClearError() {
+		assumeFalse(Gpu.isAvailable(), "a GPU is present");
+		float[] px = { 1, 2, 3, 4 };
+		GpuException e = assertThrows(GpuException.class, () -> GaussianBlur.blur2D(Planes.wrap(2, 2, px), 1, 1, null,
+			ExecutionOptions.defaults().withBackend(Backend.GPU)));
+		assertFalse(e.getMessage().isEmpty());
+		assertEquals(1f, px[0]); // unchanged
+		assertEquals(4f, px[3]);
+	}
+
+	@Test
+	void settingRejectsNonsense() {
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> GpuSettings.setDeviceChoice("fastest"));
+		assertTrue(e.getMessage().contains("fastest"));
+	}
+}
