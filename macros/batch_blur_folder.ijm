@@ -1,0 +1,30 @@
+// Headless batch job: blurs every .tif/.tiff file of a folder with GPU Gaussian Blur
+// (all slices) and saves the results under the same names in another folder.
+//   xvfb-run -a ImageJ -batch batch_blur_folder.ijm "input=[/data/in] output=[/data/out] sigma=2"
+arg = getArgument();
+inDir = call("ij.Macro.getValue", arg, "input", "");
+outDir = call("ij.Macro.getValue", arg, "output", "");
+sigma = parseFloat(call("ij.Macro.getValue", arg, "sigma", "2"));
+if (inDir == "" || outDir == "")
+	exit("Usage: input=[folder] output=[folder] sigma=2");
+if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
+if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
+if (!File.isDirectory(outDir)) File.makeDirectory(outDir);
+setBatchMode(true);
+start = getTime();
+files = getFileList(inDir);
+n = 0;
+for (i = 0; i < files.length; i++) {
+	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
+	name = files[i];
+	lower = toLowerCase(name);
+	if (endsWith(lower, ".tif") || endsWith(lower, ".tiff")) {
+		open(inDir + name);
+		run("GPU Gaussian Blur...", "sigma=" + sigma + " stack");
+		saveAs("Tiff", outDir + name);
+		close();
+		n++;
+	}
+}
+seconds = (getTime() - start) / 1000;
+print("Blurred " + n + " images (sigma=" + sigma + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s");

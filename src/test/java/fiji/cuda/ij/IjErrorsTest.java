@@ -1,0 +1,21 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+class IjErrorsTest {
+
+	@Test
+	void dropsTheOperationsOwnPrefixOnce() {
+		assertEquals("X sigma must be greater than 0, not -1.0.",
+			IjErrors.stripPrefix("GPU Gaussian Blur", "Gaussian Blur: X sigma must be greater than 0, not -1.0."));
+		assertEquals("sigma must be greater than 0.",
+			IjErrors.stripPrefix("GPU Gaussian Blur 3D", "Gaussian Blur 3D: sigma must be greater than 0."));
+		// another operation's name, or a sentence with a colon, stays
+		assertEquals("Median: oops", IjErrors.stripPrefix("GPU Gaussian Blur", "Median: oops"));
+		assertEquals("The image is empty (0x0 pixels).",
+			IjErrors.stripPrefix("GPU Gaussian Blur", "The image is empty (0x0 pixels)."));
+		assertEquals("unknown error", IjErrors.stripPrefix("GPU Info", null));
+	}
+}

@@ -1,0 +1,134 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.VirtualStack;
+import ij.gui.OvalRoi;
+import ij.gui.Roi;
+import ij.process.ByteProcessor;
+import ij.process.ColorProcessor;
+import ij.process.FloatProcessor;
+import ij.process.ShortProcessor;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+class ImagePlusPlanesTest {
+
+	@Test
+	void wrapsProcessorsWithoutCopying() {
+		ShortProcessor ip = new ShortProcessor(5, 4);
+		Planes p = ImagePlusPlanes.wrap(ip);
+		assertSame(ip.getPixels(), p.plane(0));
+		assertEquals(PixelType.UINT16, p.type());
+		assertEquals(5, p.width());
+		assertEquals(4, p.height());
+		((short[]) p.plane(0))[7] = 1234;
+		assertEquals(1234, ip.get(2, 1));
+		assertEquals(PixelType.UINT8, ImagePlusPlanes.wrap(new ByteProcessor(2, 2)).type());
+		assertEquals(PixelType.FLOAT32, ImagePlusPlanes.wrap(new FloatProcessor(2, 2)).type());
+		assertEquals(PixelType.RGB, ImagePlusPlanes.wrap(new ColorProcessor(2, 2)).type());
+	}
+
+	@Test
+	void wrapsTheStacksArraysInOrder() {
+		ImagePlus imp = IJ.createImage("s", "32-bit black", 6, 3, 4);
+		Planes p = ImagePlusPlanes.wrap(imp);
+		assertEquals(4, p.depth());
+		for (int i = 0; i < 4; i++)
+			assertSame(imp.getStack().getPixels(i + 1), p.plane(i));
+	}
+
+	@Test
+	void hyperstackVolumesArePerChannelAndFrame() {
+		ImagePlus imp = IJ.createHyperStack("h", 4, 4, 2, 3, 5, 8); // c=2, z=3, t=5
+		List<Planes> v = ImagePlusPlanes.volumes(imp);
+		assertEquals(2 * 5, v.size());
+		Set<Object> seen = new HashSet<>();
+		int k = 0;
+		for (int c = 1; c <= 2; c++)
+			for (int t = 1; t <= 5; t++, k++) {
+				assertEquals(3, v.get(k).depth());
+				for (int z = 1; z <= 3; z++) {
+					assertSame(imp.getStack().getPixels(imp.getStackIndex(c, z, t)), v.get(k).plane(z - 1));
+					assertTrue(seen.add(v.get(k).plane(z - 1)));
+				}
+			}
+		assertEquals(imp.getStackSize(), seen.size());
+	}
+
+	@Test
+	void hyperstackWithOneSliceIsBlurredAlongTimeLikeImageJ() {
+		ImagePlus imp = IJ.createHyperStack("h", 4, 4, 2, 1, 6, 16); // c=2, z=1, t=6
+		List<Planes> v = ImagePlusPlanes.volumes(imp);
+		assertEquals(2, v.size());
+		for (int c = 1; c <= 2; c++) {
+			assertEquals(6, v.get(c - 1).depth());
+			for (int t = 1; t <= 6; t++)
+				assertSame(imp.getStack().getPixels(imp.getStackIndex(c, 1, t)), v.get(c - 1).plane(t - 1));
+		}
+	}
+
+	@Test
+	void plainStackIsOneVolume() {
+		ImagePlus imp = IJ.createImage("s", "8-bit black", 4, 4, 7);
+		List<Planes> v = ImagePlusPlanes.volumes(imp);
+		assertEquals(1, v.size());
+		assertEquals(7, v.get(0).depth());
+		ImagePlus single = IJ.createImage("s", "8-bit black", 4, 4, 1);
+		assertEquals(1, ImagePlusPlanes.volumes(single).get(0).depth());
+	}
+
+	@Test
+	void regionsFromSelections() {
+		assertNull(ImagePlusPlanes.region(null));
+		Region r = ImagePlusPlanes.region(new Roi(2, 3, 10, 5));
+		assertEquals(2, r.x);
+		assertEquals(3, r.y);
+		assertEquals(10, r.width);
+		assertEquals(5, r.height);
+		assertNull(r.mask);
+		OvalRoi oval = new OvalRoi(1, 1, 9, 7);
+		Region o = ImagePlusPlanes.region(oval);
+		assertEquals(9 * 7, o.mask.length);
+		byte[] expected = (byte[]) oval.getMask().getPixels();
+		assertArrayEquals(expected, o.mask);
+		assertEquals(0, o.mask[0]); // a corner is outside the oval
+		assertTrue(o.mask[3 * 9 + 4] != 0); // the centre is inside
+		assertNull(ImagePlusPlanes.region(new ij.gui.Line(0, 0, 5, 5)), "a line selects no area");
+	}
+
+	@Test
+	void rectangleOfAProcessorIgnoresItsMask() {
+		ByteProcessor ip = new ByteProcessor(20, 20);
+		ip.setRoi(new OvalRoi(3, 4, 8, 6));
+		Region r = ImagePlusPlanes.rectangle(ip);
+		assertEquals(3, r.x);
+		assertEquals(4, r.y);
+		assertEquals(8, r.width);
+		assertEquals(6, r.height);
+		assertNull(r.mask);
+	}
+
+	@Test
+	void virtualStacksAreRefusedWithAMessage() {
+		VirtualStack vs = new VirtualStack(4, 4, null, System.getProperty("java.io.tmpdir"));
+		vs.addSlice("none.tif");
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ImagePlusPlanes.wrap((ImageStack) vs));
+		assertTrue(e.getMessage().contains("virtual stack"), e.getMessage());
+	}
+}

@@ -1,0 +1,179 @@
+package fiji.cuda.ij;
+
+import static fiji.cuda.ij.ImageJReference.assertClose;
+import static fiji.cuda.ij.ImageJReference.noise;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.runtime.Gpu;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.gui.OvalRoi;
+import ij.io.FileSaver;
+import ij.plugin.GaussianBlur3D;
+import ij.process.ImageProcessor;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every macro in macros/ run by real ImageJ 1.54p in {@code -batch} mode under Xvfb, with the
+ * plug-in jar installed in a fresh ImageJ home, and its product checked against ImageJ's own
+ * blur computed in this JVM. Each ImageJ start takes about a second.
+ */
+class MacroTest {
+
+	@TempDir
+	static Path dir;
+	static ImageJProcess imagej;
+
+	@BeforeAll
+	static void installPlugin() throws IOException {
+		imagej = ImageJProcess.create(dir);
+	}
+
+	private static Path save(ImagePlus imp, Path file) {
+		FileSaver fs = new FileSaver(imp);
+		assertTrue(imp.getStackSize() > 1 ? fs.saveAsTiffStack(file.toString()) : fs.saveAsTiff(file.toString()),
+			"could not write " + file);
+		return file;
+	}
+
+	private static ImagePlus open(Path file) {
+		ImagePlus imp = IJ.openImage(file.toString());
+		assertNotNull(imp, "ImageJ did not write " + file);
+		return imp;
+	}
+
+	@Test
+	void gpuInfoIsFoundThroughPluginsConfigAndPrintsTheDeviceLines() throws Exception {
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), null);
+		// an unknown command would have stopped the macro with "Unrecognized command"
+		String setting = Gpu.describe().get(0); // "Setting: auto (fiji.cuda.device)"
+		assertTrue(r.output.contains(setting), r::toString);
+		assertTrue(r.output.contains("Operations run on: "), r::toString);
+		assertTrue(r.output.contains("Self-check "), r::toString);
+
+		r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), "use=[CPU only]");
+		assertTrue(r.output.contains("GPU Info: operations will use: CPU only"), r::toString);
+		r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), "use=[Quantum]");
+		assertTrue(r.output.contains("GPU Info: Unknown choice 'Quantum'"), r::toString);
+	}
+
+	@Test
+	void gaussianBlurMacroMatchesImageJOnEverySliceAndLogsTheCpuFallback() throws Exception {
+		ImagePlus in = noise("16-bit", 67, 45, 3, 1);
+		Path input = save(in, dir.resolve("blur-in.tif"));
+		Path output = dir.resolve("blur-out.tif");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur.ijm"),
+			"open=[" + input + "] save=[" + output + "]", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("GPU Gaussian Blur done: blur-out.tif (3 slices)"), r::toString);
+		// the reason for the CPU path goes to ImageJ's Log (stdout in -batch mode), not to stderr
+		Matcher m = Pattern.compile("(?m)^(.*)Gaussian Blur ran on the CPU: .*$").matcher(r.output);
+		assertTrue(m.find(), r::toString);
+		assertTrue(m.group(1).isEmpty(), "not logged through IJ.log: " + m.group());
+		ImageJReference.blur2DStack(in, 2);
+		assertClose(in, open(output), "gaussian_blur.ijm");
+	}
+
+	@Test
+	void gaussianBlur3DMacroMatchesImageJPerChannelAndFrame() throws Exception {
+		ImagePlus in = noise("8-bit", 40, 33, 2 * 5 * 2, 2);
+		in.setDimensions(2, 5, 2); // c, z, t
+		in.setOpenAsHyperStack(true);
+		Path input = save(in, dir.resolve("blur3d-in.tif"));
+		Path output = dir.resolve("blur3d-out.tif");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_3d.ijm"),
+			"open=[" + input + "] save=[" + output + "]");
+		assertTrue(r.output.contains("GPU Gaussian Blur 3D done"), r::toString);
+		GaussianBlur3D.blur(in, 2, 2, 2);
+		ImagePlus out = open(output);
+		assertTrue(out.isHyperStack(), "dimensions lost");
+		assertClose(in, out, "gaussian_blur_3d.ijm");
+	}
+
+	@Test
+	void batchFolderBlursEveryTiffAndSkipsOtherFiles() throws Exception {
+		Path in = Files.createDirectories(dir.resolve("batch-in")), out = dir.resolve("batch-out");
+		ImagePlus a = noise("8-bit", 50, 31, 2, 3), b = noise("32-bit", 29, 40, 1, 4), c = noise("RGB", 33, 20, 1, 5);
+		save(a, in.resolve("a.tif"));
+		save(b, in.resolve("b.tiff"));
+		save(c, in.resolve("c.tif"));
+		Files.writeString(in.resolve("notes.txt"), "not an image");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] sigma=1.5");
+		assertTrue(r.output.contains("Blurred 3 images (sigma=1.5) from " + in), r::toString);
+		assertFalse(Files.exists(out.resolve("notes.txt")));
+		ImageJReference.blur2DStack(a, 1.5);
+		ImageJReference.blur2DStack(b, 1.5);
+		ImageJReference.blur2DStack(c, 1.5);
+		assertClose(a, open(out.resolve("a.tif")), "a.tif");
+		assertClose(b, open(out.resolve("b.tiff")), "b.tiff");
+		assertClose(c, open(out.resolve("c.tif")), "c.tif (RGB)");
+	}
+
+	@Test
+	void badSigmaStopsTheMacroWithAMessageAndLeavesTheFileAlone() throws Exception {
+		Path file = save(noise("8-bit", 20, 20, 1, 6), dir.resolve("bad.tif"));
+		byte[] before = Files.readAllBytes(file);
+		Path macro = Files.writeString(dir.resolve("bad.ijm"), "open(getArgument());\n"
+			+ "run(\"GPU Gaussian Blur...\", \"sigma=-1\");\n"
+			+ "saveAs(\"Tiff\", getArgument());\n"
+			+ "print(\"still running\");\n");
+		ImageJProcess.Result r = imagej.run(macro, file.toString());
+		assertTrue(r.output.contains("GPU Gaussian Blur: Sigma must be a number of at least 0, not -1.0."), r::toString);
+		assertFalse(r.output.contains("still running"), "the macro went on after the error: " + r);
+		assertFalse(r.output.contains("Exception"), r::toString);
+		assertTrue(r.seconds < 60, r::toString);
+		assertArrayEquals(before, Files.readAllBytes(file), "the file was changed");
+	}
+
+	@Test
+	void selectionScaledUnitsOldRadiusKeyAndUndoBehaveLikeImageJ() throws Exception {
+		ImagePlus oval = noise("8-bit", 48, 40, 1, 7), scaled = noise("16-bit", 41, 37, 1, 8);
+		ImagePlus radius = noise("32-bit", 30, 30, 1, 9), undo = noise("8-bit", 30, 25, 1, 10);
+		scaled.getCalibration().setUnit("um");
+		scaled.getCalibration().pixelWidth = 0.5;
+		scaled.getCalibration().pixelHeight = 0.25;
+		for (String n : new String[] { "oval", "scaled", "radius", "undo", "undo3d" })
+			save(n.equals("oval") ? oval : n.equals("scaled") ? scaled : n.equals("radius") ? radius : undo,
+				dir.resolve(n + ".tif"));
+		String d = dir.toString() + "/";
+		Path macro = Files.writeString(dir.resolve("semantics.ijm"), "d = getArgument();\n"
+			+ "open(d + 'oval.tif'); makeOval(7, 5, 30, 22); run('GPU Gaussian Blur...', 'sigma=2'); saveAs('Tiff', d + 'oval-out.tif');\n"
+			+ "open(d + 'scaled.tif'); run('GPU Gaussian Blur...', 'sigma=1 scaled'); saveAs('Tiff', d + 'scaled-out.tif');\n"
+			+ "open(d + 'radius.tif'); run('GPU Gaussian Blur...', 'radius=5'); saveAs('Tiff', d + 'radius-out.tif');\n"
+			+ "open(d + 'undo.tif'); run('GPU Gaussian Blur...', 'sigma=3'); run('Undo'); saveAs('Tiff', d + 'undo-out.tif');\n"
+			+ "open(d + 'undo3d.tif'); run('GPU Gaussian Blur 3D...', 'x=3 y=3 z=1'); run('Undo'); saveAs('Tiff', d + 'undo3d-out.tif');\n"
+			+ "print('semantics done');\n");
+		ImageJProcess.Result r = imagej.run(macro, d);
+		assertTrue(r.output.contains("semantics done"), r::toString);
+
+		ImagePlus expected = oval.duplicate();
+		ImageProcessor ip = expected.getProcessor();
+		ip.setRoi(new OvalRoi(7, 5, 30, 22));
+		ip.snapshot();
+		ImageJReference.blur2D(ip, 2, 2);
+		ip.reset(ip.getMask()); // what the plug-in filter runner does for SUPPORTS_MASKING
+		assertClose(expected, open(dir.resolve("oval-out.tif")), "oval selection");
+		assertFalse(ImageJReference.samePixels(oval, expected), "the oval test blurred nothing");
+
+		ImageJReference.blur2D(scaled.getProcessor(), 1 / 0.5, 1 / 0.25);
+		assertClose(scaled, open(dir.resolve("scaled-out.tif")), "sigma=1 scaled with 0.5 x 0.25 um pixels");
+
+		ImageJReference.blur2D(radius.getProcessor(), 2, 2); // an old macro's radius was 2.5 sigma
+		assertClose(radius, open(dir.resolve("radius-out.tif")), "radius=5");
+
+		assertTrue(ImageJReference.samePixels(undo, open(dir.resolve("undo-out.tif"))), "Undo did not restore");
+		assertTrue(ImageJReference.samePixels(undo, open(dir.resolve("undo3d-out.tif"))), "3D Undo did not restore");
+	}
+}
