@@ -1,0 +1,132 @@
+package fiji.cuda.command;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ops.ExecutionOptions;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.gui.OvalRoi;
+
+import java.util.Random;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.scijava.Context;
+import org.scijava.command.CommandInfo;
+import org.scijava.command.CommandModule;
+import org.scijava.command.CommandService;
+
+/**
+ * The SciJava commands in a plain headless context: each must change the image exactly as
+ * the facade does on a copy, report bad input as a cancel reason, and add no menu entry.
+ */
+class CommandsTest {
+
+	private static Context context;
+	private static CommandService commands;
+
+	@BeforeAll
+	static void startContext() {
+		context = new Context(CommandService.class);
+		commands = context.service(CommandService.class);
+	}
+
+	@AfterAll
+	static void closeContext() {
+		context.dispose();
+	}
+
+	private static ImagePlus noise(String type, int w, int h, int slices, long seed) {
+		ImagePlus imp = IJ.createImage("n", type + " black", w, h, slices);
+		Random rnd = new Random(seed);
+		for (int s = 1; s <= slices; s++)
+			for (int i = 0; i < w * h; i++)
+				imp.getStack().getProcessor(s).setf(i, (float) (100 + 40 * rnd.nextGaussian()));
+		return imp;
+	}
+
+	@Test
+	void gaussianBlurCommandEqualsTheFacadeWithTheSelectionsMask() throws Exception {
+		ImagePlus imp = noise("16-bit", 40, 30, 3, 1);
+		imp.setRoi(new OvalRoi(5, 4, 25, 20));
+		Planes expected = ij(imp).copy();
+		Region oval = fiji.cuda.ij.ImagePlusPlanes.region(imp.getRoi());
+		assertNotNull(oval.mask);
+		GaussianBlur.blur2D(expected, 1.7, 1.7, oval, ExecutionOptions.defaults());
+		CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", imp, "sigma", 1.7, "stack", true).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertSame(imp, m.getOutput("image"));
+		assertSamePlanes(expected, ij(imp));
+	}
+
+	@Test
+	void gaussianBlurCommandWithoutStackDoesTheCurrentSliceOnly() throws Exception {
+		ImagePlus imp = noise("8-bit", 20, 20, 3, 2);
+		imp.setSlice(2);
+		Planes before = ij(imp).copy();
+		Planes expected = ij(imp).copy();
+		GaussianBlur.blur2D(expected.range(1, 2), 2, 2, null, ExecutionOptions.defaults());
+		CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", imp, "sigma", 2.0, "stack", false).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertSamePlanes(expected, ij(imp));
+		assertArrayEquals((byte[]) before.plane(0), (byte[]) ij(imp).plane(0));
+	}
+
+	@Test
+	void gaussianBlur3DCommandEqualsTheFacadePerVolume() throws Exception {
+		ImagePlus imp = noise("32-bit", 24, 18, 2 * 4, 3);
+		imp.setDimensions(2, 4, 1);
+		imp.setOpenAsHyperStack(true);
+		ImagePlus copy = imp.duplicate();
+		for (Planes v : fiji.cuda.ij.ImagePlusPlanes.volumes(copy))
+			GaussianBlur.blur3D(v, 1, 2, 1.5, ExecutionOptions.defaults());
+		CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp, "x", 1.0, "y", 2.0, "z", 1.5)
+			.get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertSamePlanes(ij(copy), ij(imp));
+	}
+
+	@Test
+	void badInputCancelsWithTheReasonAndChangesNothing() throws Exception {
+		ImagePlus imp = noise("8-bit", 10, 10, 1, 4);
+		Planes before = ij(imp).copy();
+		CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", imp, "sigma", -1.0).get();
+		assertTrue(m.isCanceled());
+		assertNotNull(m.getCancelReason());
+		assertTrue(m.getCancelReason().contains("sigma"), m.getCancelReason());
+		assertSamePlanes(before, ij(imp));
+	}
+
+	@Test
+	void commandsAddNoMenuEntries() {
+		for (Class<?> c : new Class<?>[] { GaussianBlurCommand.class, GaussianBlur3DCommand.class }) {
+			CommandInfo info = commands.getCommand(c.getName());
+			assertNotNull(info, c + " is not discovered (annotation index missing?)");
+			assertTrue(info.getMenuPath() == null || info.getMenuPath().isEmpty(), c + " has a menu path");
+		}
+	}
+
+	private static Planes ij(ImagePlus imp) {
+		return fiji.cuda.ij.ImagePlusPlanes.wrap(imp);
+	}
+
+	private static void assertSamePlanes(Planes expected, Planes actual) {
+		assertEquals(expected.depth(), actual.depth());
+		for (int z = 0; z < expected.depth(); z++) {
+			Object e = expected.plane(z), a = actual.plane(z);
+			if (e instanceof byte[]) assertArrayEquals((byte[]) e, (byte[]) a, "plane " + z);
+			else if (e instanceof short[]) assertArrayEquals((short[]) e, (short[]) a, "plane " + z);
+			else if (e instanceof float[]) assertArrayEquals((float[]) e, (float[]) a, "plane " + z);
+			else assertArrayEquals((int[]) e, (int[]) a, "plane " + z);
+		}
+	}
+}
