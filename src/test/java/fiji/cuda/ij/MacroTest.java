@@ -58,8 +58,12 @@ class MacroTest {
 	void gpuInfoIsFoundThroughPluginsConfigAndPrintsTheDeviceLines() throws Exception {
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), null);
 		// an unknown command would have stopped the macro with "Unrecognized command"
-		String setting = Gpu.describe().get(0); // "Setting: auto (fiji.cuda.device)"
-		assertTrue(r.output.contains(setting), r::toString);
+		// the driver and device lines are the machine's, the same in this JVM; the setting and
+		// the free memory may differ
+		for (String line : Gpu.describe())
+			if (!line.startsWith("Setting:") && !line.startsWith("Operations run on:"))
+				assertTrue(r.output.contains(line), () -> "missing '" + line + "' in " + r);
+		assertTrue(r.output.contains("Setting: "), r::toString);
 		assertTrue(r.output.contains("Operations run on: "), r::toString);
 		assertTrue(r.output.contains("Self-check "), r::toString);
 
