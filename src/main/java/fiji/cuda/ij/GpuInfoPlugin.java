@@ -8,8 +8,6 @@ import ij.plugin.PlugIn;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * "GPU Info...": lists the CUDA devices and the driver, runs the self-check, and lets the
@@ -31,14 +29,11 @@ public class GpuInfoPlugin implements PlugIn {
 	static final String CPU_ONLY = "CPU only";
 	static final String GPU_PREFIX = "GPU ";
 
-	/* how describe() lines may name a device, e.g. "GPU 0: NVIDIA H200, ..." */
-	private static final Pattern DEVICE_LINE = Pattern.compile("^\\s*(?:GPU|Device|CUDA device)\\s*#?(\\d+)\\b");
-
 	@Override
 	public void run(String arg) {
 		List<String> lines = new ArrayList<>(Gpu.describe());
 		lines.add(Gpu.selfCheck());
-		String[] choices = choices(lines, IjBridge.storedDeviceChoice());
+		String[] choices = choices(Gpu.deviceCount(), IjBridge.storedDeviceChoice());
 		String current = label(IjBridge.storedDeviceChoice());
 		if (IjErrors.mustNotBlock()) {
 			for (String line : lines)
@@ -69,16 +64,12 @@ public class GpuInfoPlugin implements PlugIn {
 	}
 
 	/**
-	 * @param lines  the lines of {@link Gpu#describe()}
-	 * @param stored the stored setting, whose device is offered even when not seen now
+	 * @param devices the number of CUDA devices found
+	 * @param stored  the stored setting, whose device is offered even when not seen now
 	 * @return Automatic, CPU only, then GPU n for each device found (at least GPU 0)
 	 */
-	static String[] choices(List<String> lines, String stored) {
-		int max = 0;
-		for (String line : lines) {
-			Matcher m = DEVICE_LINE.matcher(line);
-			if (m.find()) max = Math.max(max, Integer.parseInt(m.group(1)));
-		}
+	static String[] choices(int devices, String stored) {
+		int max = Math.max(0, devices - 1);
 		try {
 			max = Math.max(max, Integer.parseInt(stored));
 		} catch (NumberFormatException e) {

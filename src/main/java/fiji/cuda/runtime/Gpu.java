@@ -139,12 +139,13 @@ public final class Gpu {
 			cuInit(0);
 		} catch (CudaException e) {
 			String m = String.valueOf(e.getMessage());
+			m = firstLine(m);
 			driverFailure = m.contains("NO_DEVICE") ? "no CUDA device found"
 				: m.contains("INSUFFICIENT_DRIVER") ? "the NVIDIA driver is too old for CUDA " + versionText(requiredDriver)
 				: "CUDA could not start (" + m + ")";
 		} catch (Throwable e) {
 			// UnsatisfiedLinkError and friends: no libcuda on this machine, or no JCuda natives for it
-			driverFailure = "no CUDA driver found (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
+			driverFailure = "no CUDA driver found (" + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()) + ")";
 		}
 		if (driverFailure != null) throw new GpuUnavailableException(driverFailure);
 	}
@@ -204,6 +205,32 @@ public final class Gpu {
 		int[] v = new int[1];
 		cuDeviceGetAttribute(v, a, dev);
 		return v[0];
+	}
+
+	/** Native-library errors span many lines; a log line needs one. */
+	static String firstLine(String m) {
+		if (m == null) return "";
+		String l = m.strip();
+		int nl = l.indexOf('\n');
+		if (nl >= 0) l = l.substring(0, nl).strip();
+		return l.length() > 160 ? l.substring(0, 157) + "..." : l;
+	}
+
+	/**
+	 * @return the number of CUDA devices the driver sees, or 0 when there is no usable driver;
+	 *         never throws
+	 */
+	public static int deviceCount() {
+		try {
+			synchronized (LOCK) {
+				initDriver();
+			}
+			int[] count = new int[1];
+			cuDeviceGetCount(count);
+			return count[0];
+		} catch (GpuException | CudaException e) {
+			return 0;
+		}
 	}
 
 	static String versionText(int v) {
