@@ -1,0 +1,132 @@
+package fiji.cuda.gaussian;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.Progress;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+/** Bad input, empty images and cancellation, through the facade on the CPU backend. */
+class GaussianBlurInputTest {
+
+	private static final ExecutionOptions CPU = GaussianBlurCpuTest.CPU;
+
+	@Test
+	void badSigmasAreRejectedWithTheImageUnchanged() {
+		Object[][] cases = { // sigmaX, sigmaY, sigmaZ, words the message must contain
+			{ 0.0, 0.0, 0.0, "greater than 0" },
+			{ -1.0, 2.0, 0.0, "X sigma must be greater than 0, not -1.0" },
+			{ 2.0, -0.5, 0.0, "Y sigma must be greater than 0" },
+			{ Double.NaN, 1.0, 0.0, "X sigma must be a finite number, not NaN" },
+			{ 1.0, Double.POSITIVE_INFINITY, 0.0, "Y sigma must be a finite number, not Infinity" },
+			{ Double.NEGATIVE_INFINITY, 1.0, 0.0, "X sigma must be a finite number" },
+			{ 1.0, 1.0, -2.0, "Z sigma must be greater than 0" },
+			{ 1.0, 1.0, Double.NaN, "Z sigma must be a finite number" } };
+		for (PixelType t : PixelType.values()) {
+			for (Object[] c : cases) {
+				double sx = (Double) c[0], sy = (Double) c[1], sz = (Double) c[2];
+				Planes image = TestImages.random(t, 13, 11, 3, 42), original = image.copy();
+				IllegalArgumentException e;
+				if (sz == 0) {
+					e = assertThrows(IllegalArgumentException.class,
+						() -> GaussianBlur.blur2D(image, sx, sy, null, CPU), t + " " + sx + "/" + sy);
+					assertTrue(e.getMessage().startsWith(GaussianBlur.NAME + ":"), e.getMessage());
+				}
+				e = assertThrows(IllegalArgumentException.class,
+					() -> GaussianBlur.blur3D(image, sx, sy, sz, CPU), t + " " + sx + "/" + sy + "/" + sz);
+				assertTrue(e.getMessage().startsWith(GaussianBlur.NAME_3D + ":"), e.getMessage());
+				assertTrue(e.getMessage().contains((String) c[3]), e.getMessage());
+				assertTrue(TestImages.sameBits(image, original), t + ": the image changed");
+			}
+		}
+	}
+
+	@Test
+	void nullImageIsRejected() {
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> GaussianBlur.blur2D(null, 1, 1, null, CPU));
+		assertTrue(e.getMessage().contains("no image"), e.getMessage());
+	}
+
+	@Test
+	void selectionOutsideTheImageIsRejected() {
+		Planes image = TestImages.random(PixelType.UINT8, 13, 11, 1, 43), original = image.copy();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> GaussianBlur.blur2D(image, 1, 1, new Region(20, 0, 5, 5, null), CPU));
+		assertTrue(e.getMessage().contains("outside the image"), e.getMessage());
+		assertTrue(TestImages.sameBits(image, original));
+	}
+
+	@Test
+	void emptyImagesAreRejectedWhenWrapped() {
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Planes.wrap(0, 5, new byte[0]));
+		assertTrue(e.getMessage().contains("empty"), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> Planes.wrap(5, 0, new float[0]));
+		assertTrue(e.getMessage().contains("empty"), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> Planes.wrap(5, 5));
+		assertTrue(e.getMessage().contains("no slices"), e.getMessage());
+	}
+
+	@Test
+	void cancelStopsBetweenPlanes() {
+		for (PixelType t : PixelType.values()) {
+			Planes image = TestImages.random(t, 29, 23, 4, 44), original = image.copy();
+			Planes firstOnly = original.range(0, 1).copy();
+			GaussianBlur.blur2D(firstOnly, 2, 3, null, CPU);
+			// the user presses Esc while plane 1 is blurred: it is finished, no other is started
+			AtomicInteger updates = new AtomicInteger();
+			Progress cancelAfterFirst = new Progress() {
+				@Override
+				public void update(double fraction) {
+					updates.incrementAndGet();
+				}
+
+				@Override
+				public boolean isCanceled() {
+					return updates.get() >= 1;
+				}
+			};
+			OpReport r = GaussianBlur.blur2D(image, 2, 3, null, CPU.withProgress(cancelAfterFirst));
+			assertTrue(r.canceled(), t + ": report " + r);
+			assertEquals(1, updates.get());
+			assertTrue(TestImages.sameBits(image.range(0, 1), firstOnly), t + ": plane 1 not fully blurred");
+			assertTrue(TestImages.sameBits(image.range(1, 4), original.range(1, 4)), t + ": later planes changed");
+			assertFalse(TestImages.sameBits(image.range(0, 1), original.range(0, 1)), t + ": plane 1 unchanged");
+		}
+	}
+
+	@Test
+	void progressReachesOneWithoutCancel() {
+		double[] last = { -1 };
+		Progress p = new Progress() {
+			@Override
+			public void update(double fraction) {
+				assertTrue(fraction >= last[0] && fraction <= 1, "fraction " + fraction);
+				last[0] = fraction;
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		OpReport r = GaussianBlur.blur2D(TestImages.random(PixelType.UINT16, 9, 9, 5, 45), 1, 1, null,
+			CPU.withProgress(p));
+		assertFalse(r.canceled());
+		assertEquals(1.0, last[0]);
+		last[0] = -1;
+		GaussianBlur.blur3D(TestImages.random(PixelType.RGB, 9, 9, 5, 46), 1, 1, 1, CPU.withProgress(p));
+		assertEquals(1.0, last[0]);
+	}
+}
