@@ -56,18 +56,18 @@ class MacroTest {
 
 	@Test
 	void gpuInfoIsFoundThroughPluginsConfigAndPrintsTheDeviceLines() throws Exception {
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), null);
+		ImageJProcess.Result info = imagej.run(ImageJProcess.macro("gpu_info.ijm"), null);
 		// an unknown command would have stopped the macro with "Unrecognized command"
 		// the driver and device lines are the machine's, the same in this JVM; the setting and
 		// the free memory may differ
 		for (String line : Gpu.describe())
 			if (!line.startsWith("Setting:") && !line.startsWith("Operations run on:"))
-				assertTrue(r.output.contains(line), () -> "missing '" + line + "' in " + r);
-		assertTrue(r.output.contains("Setting: "), r::toString);
-		assertTrue(r.output.contains("Operations run on: "), r::toString);
-		assertTrue(r.output.contains("Self-check "), r::toString);
+				assertTrue(info.output.contains(line), () -> "missing '" + line + "' in " + info);
+		assertTrue(info.output.contains("Setting: "), info::toString);
+		assertTrue(info.output.contains("Operations run on: "), info::toString);
+		assertTrue(info.output.contains("Self-check "), info::toString);
 
-		r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), "use=[CPU only]");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), "use=[CPU only]");
 		assertTrue(r.output.contains("GPU Info: operations will use: CPU only"), r::toString);
 		r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), "use=[Quantum]");
 		assertTrue(r.output.contains("GPU Info: Unknown choice 'Quantum'"), r::toString);
