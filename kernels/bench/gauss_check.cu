@@ -1,0 +1,516 @@
+// Standalone correctness check and benchmark for kernels/gaussian_blur.cu (not part of the jar).
+//
+//   nvcc -O3 -arch=sm_90 -o /tmp/gauss_check kernels/bench/gauss_check.cu && /tmp/gauss_check
+//
+// Runs every kernel family on random data against a CPU reference that accumulates with fmaf
+// in the same tap order as the GPU, so float results should agree to the last bit or two and
+// integer results exactly; then times the fused and the generic path on a 4096^2 float image.
+// Exit status 0 when every check passes, 1 when one fails, 2 on a CUDA error.
+
+#include "../gaussian_blur.cu"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#define CK(call)                                                                                \
+	do {                                                                                        \
+		cudaError_t e_ = (call);                                                                \
+		if (e_ != cudaSuccess) {                                                                \
+			std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, \
+				__LINE__, cudaGetErrorString(e_));                                              \
+			std::exit(2);                                                                       \
+		}                                                                                       \
+	} while (0)
+
+static int g_failures = 0;
+static int g_checks = 0;
+static size_t g_optinSmem = 0;
+
+// ---------------------------------------------------------------------------------------------
+// Taps
+// ---------------------------------------------------------------------------------------------
+
+// A Gaussian whose tail is pulled down to zero at the radius (in the spirit of ImageJ's edge
+// correction), normalised to sum 1. Exact ImageJ taps are not needed: CPU and GPU share these.
+static std::vector<float> gaussTaps(int R) {
+	const double sigma = std::max(0.4, R / 3.2);
+	std::vector<double> g(2 * R + 1);
+	const double tail = std::exp(-0.5 * (R + 1.0) * (R + 1.0) / (sigma * sigma));
+	double sum = 0;
+	for (int d = -R; d <= R; ++d) {
+		g[d + R] = std::max(0.0, std::exp(-0.5 * d * d / (sigma * sigma)) - tail);
+		sum += g[d + R];
+	}
+	std::vector<float> w(2 * R + 1);
+	for (int i = 0; i <= 2 * R; ++i) w[i] = (float)(g[i] / sum);
+	return w;
+}
+
+// Asymmetric taps: a mirrored kernel would still pass with symmetric ones.
+static std::vector<float> skewTaps(int R, std::mt19937& rng) {
+	std::uniform_real_distribution<float> u(0.0f, 1.0f);
+	std::vector<float> w(2 * R + 1);
+	float sum = 0;
+	for (auto& v : w) sum += (v = u(rng));
+	for (auto& v : w) v /= sum;
+	return w;
+}
+
+static GaussTaps toGaussTaps(const std::vector<float>& w) {
+	GaussTaps t;
+	std::memset(&t, 0, sizeof t);
+	const int R = ((int)w.size() - 1) / 2;
+	for (int d = -R; d <= R; ++d) t.w[GAUSS_TAPS_CENTRE + d] = w[d + R];
+	return t;
+}
+
+static const std::vector<float> kIdentity = {1.0f};
+
+// ---------------------------------------------------------------------------------------------
+// Pixel types
+// ---------------------------------------------------------------------------------------------
+
+template <typename T> struct Px;
+template <> struct Px<u8> {
+	static const char* name() { return "u8"; }
+	static u8 store(float v) { return (u8)std::min(std::max(v + 0.5f, 0.0f), 255.0f); }
+	static u8 random(std::mt19937& r) { return (u8)(r() & 255); }
+	static double tol() { return 0.0; }
+};
+template <> struct Px<u16> {
+	static const char* name() { return "u16"; }
+	static u16 store(float v) { return (u16)std::min(std::max(v + 0.5f, 0.0f), 65535.0f); }
+	static u16 random(std::mt19937& r) { return (u16)(r() & 65535); }
+	static double tol() { return 0.0; }
+};
+template <> struct Px<f32> {
+	static const char* name() { return "f32"; }
+	static float store(float v) { return v; }
+	static float random(std::mt19937& r) {
+		return std::uniform_real_distribution<float>(-200.0f, 1000.0f)(r);
+	}
+	static double tol() { return 2e-4; }  // absolute, for values up to 1000
+};
+
+typedef void (*XyFnU8)(const u8*, u8*, int, int, int, int, int, int, int, GaussTaps, GaussTaps);
+typedef void (*XyFnU16)(const u16*, u16*, int, int, int, int, int, int, int, GaussTaps, GaussTaps);
+typedef void (*XyFnF32)(const f32*, f32*, int, int, int, int, int, int, int, GaussTaps, GaussTaps);
+
+#define XY_TABLE(TN)                                                                            \
+	{2, gauss_xy_##TN##_r2}, {4, gauss_xy_##TN##_r4}, {6, gauss_xy_##TN##_r6},                  \
+	{8, gauss_xy_##TN##_r8}, {10, gauss_xy_##TN##_r10}, {12, gauss_xy_##TN##_r12},              \
+	{14, gauss_xy_##TN##_r14}, {16, gauss_xy_##TN##_r16}, {20, gauss_xy_##TN##_r20},            \
+	{24, gauss_xy_##TN##_r24}, {28, gauss_xy_##TN##_r28}, {32, gauss_xy_##TN##_r32},            \
+	{36, gauss_xy_##TN##_r36}, {40, gauss_xy_##TN##_r40}, {44, gauss_xy_##TN##_r44},            \
+	{48, gauss_xy_##TN##_r48}, {56, gauss_xy_##TN##_r56}, {64, gauss_xy_##TN##_r64}
+
+template <typename T> struct Fns;
+template <> struct Fns<u8> {
+	struct E { int rmax; XyFnU8 fn; };
+	static const E* xy() { static const E t[] = {XY_TABLE(u8)}; return t; }
+	static constexpr auto row = gauss_row_u8;
+	static constexpr auto col = gauss_col_u8;
+	static constexpr auto z = gauss_z_u8;
+};
+template <> struct Fns<u16> {
+	struct E { int rmax; XyFnU16 fn; };
+	static const E* xy() { static const E t[] = {XY_TABLE(u16)}; return t; }
+	static constexpr auto row = gauss_row_u16;
+	static constexpr auto col = gauss_col_u16;
+	static constexpr auto z = gauss_z_u16;
+};
+template <> struct Fns<f32> {
+	struct E { int rmax; XyFnF32 fn; };
+	static const E* xy() { static const E t[] = {XY_TABLE(f32)}; return t; }
+	static constexpr auto row = gauss_row_f32;
+	static constexpr auto col = gauss_col_f32;
+	static constexpr auto z = gauss_z_f32;
+};
+static const int kNumRmax = 18;
+
+// ---------------------------------------------------------------------------------------------
+// CPU reference: same tap order and fmaf as the kernels
+// ---------------------------------------------------------------------------------------------
+
+static inline int clampi_h(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+struct Roi { int x, y, w, h; };
+
+// Reference value of pixel (x, y) of the 2D blur (plane in float, gray layout).
+static float refPixel(const std::vector<float>& in, int W, int H, int x, int y,
+	const std::vector<float>& wx, const std::vector<float>& wy)
+{
+	const int rx = ((int)wx.size() - 1) / 2, ry = ((int)wy.size() - 1) / 2;
+	float acc = 0.0f;
+	for (int k = 0; k <= 2 * ry; ++k) {
+		const int yy = clampi_h(y - ry + k, 0, H - 1);
+		float t = 0.0f;
+		for (int j = 0; j <= 2 * rx; ++j) t = std::fmaf(wx[j], in[(size_t)yy * W + clampi_h(x - rx + j, 0, W - 1)], t);
+		acc = std::fmaf(wy[k], t, acc);
+	}
+	return acc;
+}
+
+// Whole roi, separably (X over the rows the roi needs, then Y).
+static std::vector<float> refRoi(const std::vector<float>& in, int W, int H, Roi r,
+	const std::vector<float>& wx, const std::vector<float>& wy)
+{
+	const int rx = ((int)wx.size() - 1) / 2, ry = ((int)wy.size() - 1) / 2;
+	const int y0 = std::max(0, r.y - ry), y1 = std::min(H, r.y + r.h + ry);
+	std::vector<float> tmp((size_t)W * H, 0.0f);
+	for (int y = y0; y < y1; ++y)
+		for (int x = r.x; x < r.x + r.w; ++x) {
+			float t = 0.0f;
+			for (int j = 0; j <= 2 * rx; ++j) t = std::fmaf(wx[j], in[(size_t)y * W + clampi_h(x - rx + j, 0, W - 1)], t);
+			tmp[(size_t)y * W + x] = t;
+		}
+	std::vector<float> out((size_t)r.w * r.h);
+	for (int y = r.y; y < r.y + r.h; ++y)
+		for (int x = r.x; x < r.x + r.w; ++x) {
+			float acc = 0.0f;
+			for (int k = 0; k <= 2 * ry; ++k) acc = std::fmaf(wy[k], tmp[(size_t)clampi_h(y - ry + k, 0, H - 1) * W + x], acc);
+			out[(size_t)(y - r.y) * r.w + (x - r.x)] = acc;
+		}
+	return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device buffers for one test image: `step` interleaved channels, the blurred one is channel 1
+// (or 0 for step 1); the other channels and pixels outside the roi must stay untouched.
+// ---------------------------------------------------------------------------------------------
+
+template <typename T>
+struct Case {
+	int W, H, step;
+	std::vector<T> src;       // step * W * H
+	std::vector<T> sentinel;  // initial destination content
+	std::vector<float> plane; // the blurred channel as float
+	T* d_src = nullptr;
+	T* d_dst = nullptr;
+	float* d_tmp = nullptr;
+	int chan() const { return step > 1 ? 1 : 0; }
+
+	Case(int w, int h, int s, std::mt19937& rng) : W(w), H(h), step(s) {
+		const size_t n = (size_t)W * H * step;
+		src.resize(n);
+		sentinel.resize(n);
+		for (auto& v : src) v = Px<T>::random(rng);
+		for (auto& v : sentinel) v = Px<T>::random(rng);
+		plane.resize((size_t)W * H);
+		for (size_t i = 0; i < plane.size(); ++i) plane[i] = (float)src[i * step + chan()];
+		CK(cudaMalloc(&d_src, n * sizeof(T)));
+		CK(cudaMalloc(&d_dst, n * sizeof(T)));
+		CK(cudaMalloc(&d_tmp, (size_t)W * H * sizeof(float)));
+		CK(cudaMemcpy(d_src, src.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+	}
+	~Case() { cudaFree(d_src); cudaFree(d_dst); cudaFree(d_tmp); }
+	void resetDst() { CK(cudaMemcpy(d_dst, sentinel.data(), sentinel.size() * sizeof(T), cudaMemcpyHostToDevice)); }
+	const T* srcChan() const { return d_src + chan(); }
+	T* dstChan() const { return d_dst + chan(); }
+	std::vector<T> download() const {
+		std::vector<T> h(sentinel.size());
+		CK(cudaMemcpy(h.data(), d_dst, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
+		return h;
+	}
+};
+
+// Compares the roi against `ref` (full roi) or against refPixel at sampled points, and
+// everything else against the sentinel.
+template <typename T>
+static void verify(const char* what, const Case<T>& c, Roi r, const std::vector<float>* ref,
+	const std::vector<float>& wx, const std::vector<float>& wy)
+{
+	++g_checks;
+	const std::vector<T> out = c.download();
+	double maxAbs = 0, maxRel = 0;
+	long bad = 0, outside = 0;
+	auto checkPixel = [&](int x, int y, float expect) {
+		const double got = (double)out[((size_t)y * c.W + x) * c.step + c.chan()];
+		const double want = (double)Px<T>::store(expect);
+		const double d = std::fabs(got - want);
+		maxAbs = std::max(maxAbs, d);
+		if (want != 0) maxRel = std::max(maxRel, d / std::fabs(want));
+		if (d > Px<T>::tol()) ++bad;
+	};
+	if (ref) {
+		for (int y = r.y; y < r.y + r.h; ++y)
+			for (int x = r.x; x < r.x + r.w; ++x) checkPixel(x, y, (*ref)[(size_t)(y - r.y) * r.w + (x - r.x)]);
+		// outside the roi and the other channels: untouched
+		for (int y = 0; y < c.H; ++y)
+			for (int x = 0; x < c.W; ++x)
+				for (int ch = 0; ch < c.step; ++ch) {
+					const bool inRoi = x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h && ch == c.chan();
+					const size_t i = ((size_t)y * c.W + x) * c.step + ch;
+					if (!inRoi && std::memcmp(&out[i], &c.sentinel[i], sizeof(T)) != 0) ++outside;
+				}
+	} else {
+		std::mt19937 rng(1234);
+		std::vector<std::pair<int, int>> pts = {{r.x, r.y}, {r.x + r.w - 1, r.y}, {r.x, r.y + r.h - 1},
+			{r.x + r.w - 1, r.y + r.h - 1}};
+		for (int i = 0; i < 3000; ++i) pts.push_back({r.x + (int)(rng() % r.w), r.y + (int)(rng() % r.h)});
+		for (int i = 0; i < 200; ++i) pts.push_back({r.x + (int)(rng() % r.w), r.y + (i & 1 ? r.h - 1 - i / 2 % r.h : i / 2 % r.h)});
+		for (auto& p : pts) checkPixel(p.first, p.second, refPixel(c.plane, c.W, c.H, p.first, p.second, wx, wy));
+	}
+	const bool ok = bad == 0 && outside == 0;
+	if (!ok) ++g_failures;
+	if (!ok || c.W * (long)c.H >= 1000000)
+		std::printf("%s %-4s %-34s %5dx%-5d step %d roi(%d,%d %dx%d) Rx %2d Ry %2d: max abs %.3g rel %.3g%s%s\n",
+			ok ? "ok  " : "FAIL", Px<T>::name(), what, c.W, c.H, c.step, r.x, r.y, r.w, r.h,
+			((int)wx.size() - 1) / 2, ((int)wy.size() - 1) / 2, maxAbs, maxRel,
+			bad ? " (values differ)" : "", outside ? " (wrote outside the roi)" : "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launchers, following the table in gaussian_blur.cu
+// ---------------------------------------------------------------------------------------------
+
+static int pickRmax(int R) {
+	const int list[] = {GAUSS_XY_RMAX_LIST};
+	for (int v : list) if (v >= R) return v;
+	return -1;
+}
+
+template <typename T>
+static bool launchXy(const Case<T>& c, Roi r, const std::vector<float>& wx, const std::vector<float>& wy) {
+	const int R = std::max(((int)wx.size() - 1) / 2, ((int)wy.size() - 1) / 2);
+	const int rmax = pickRmax(std::max(R, 1));
+	if (rmax < 0) return false;
+	const auto* tab = Fns<T>::xy();
+	auto fn = tab[0].fn;
+	for (int i = 0; i < kNumRmax; ++i) if (tab[i].rmax == rmax) fn = tab[i].fn;
+	const size_t smem = GAUSS_XY_SMEM_BYTES(rmax);
+	if (smem > g_optinSmem) return false;
+	if (smem > 48 * 1024) CK(cudaFuncSetAttribute((const void*)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+	const dim3 grid((r.w + GAUSS_XY_TILE_W - 1) / GAUSS_XY_TILE_W, (r.h + GAUSS_XY_TILE_H(rmax) - 1) / GAUSS_XY_TILE_H(rmax));
+	fn<<<grid, GAUSS_XY_THREADS, smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, c.step, r.x, r.y, r.w, r.h,
+		toGaussTaps(wx), toGaussTaps(wy));
+	CK(cudaGetLastError());
+	return true;
+}
+
+static float* uploadTaps(const std::vector<float>& w) {
+	float* d = nullptr;
+	CK(cudaMalloc(&d, w.size() * sizeof(float)));
+	CK(cudaMemcpy(d, w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+	return d;
+}
+
+template <typename T>
+static void launchGeneric(const Case<T>& c, Roi r, const float* d_wx, int rx, const float* d_wy, int ry) {
+	const int rowFrom = std::max(0, r.y - ry), rowTo = std::min(c.H, r.y + r.h + ry);
+	const dim3 gRow((r.w + GAUSS_ROW_OUT - 1) / GAUSS_ROW_OUT, std::min(rowTo - rowFrom, 65535));
+	Fns<T>::row<<<gRow, GAUSS_ROW_THREADS>>>(c.srcChan(), c.d_tmp, c.W, c.H, c.step, rowFrom, rowTo, r.x, r.x + r.w, d_wx, rx);
+	CK(cudaGetLastError());
+	const dim3 gCol((r.w + GAUSS_COL_THREADS_X - 1) / GAUSS_COL_THREADS_X, (r.h + GAUSS_COL_OUT_Y - 1) / GAUSS_COL_OUT_Y);
+	Fns<T>::col<<<gCol, dim3(GAUSS_COL_THREADS_X, GAUSS_COL_THREADS_Y)>>>(c.d_tmp, c.dstChan(), c.W, c.H, c.step,
+		r.x, r.y, r.w, r.h, d_wy, ry);
+	CK(cudaGetLastError());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------
+
+template <typename T>
+static void test2D(int W, int H, int step, const std::vector<int>& radii, const std::vector<Roi>& rois,
+	bool sampled, std::mt19937& rng, const std::vector<int>& allVariantRadii = {})
+{
+	Case<T> c(W, H, step, rng);
+	for (int R : radii) {
+		const std::vector<float> w = gaussTaps(R);
+		const std::vector<float> s = skewTaps(R, rng);
+		float* d_w = uploadTaps(w);
+		float* d_s = uploadTaps(s);
+		float* d_id = uploadTaps(kIdentity);
+		for (Roi r : rois) {
+			struct V { const char* name; const std::vector<float>* wx; const std::vector<float>* wy; };
+			// fused path: gauss, skewed x / gauss y, y only, x only
+			const V variants[] = {{"gauss_xy", &w, &w}, {"gauss_xy skew-x", &s, &w},
+				{"gauss_xy y-only", &kIdentity, &w}, {"gauss_xy x-only", &w, &kIdentity}};
+			for (const V& v : variants) {
+				// the plain Gaussian at every radius, the other variants where asked (CPU time)
+				const bool every = allVariantRadii.empty() ||
+					std::find(allVariantRadii.begin(), allVariantRadii.end(), R) != allVariantRadii.end();
+				if (v.wx != &w || v.wy != &w) {
+					if (!every) continue;
+				}
+				std::vector<float> ref;
+				if (!sampled) ref = refRoi(c.plane, W, H, r, *v.wx, *v.wy);
+				c.resetDst();
+				if (launchXy(c, r, *v.wx, *v.wy)) {
+					CK(cudaDeviceSynchronize());
+					verify(v.name, c, r, sampled ? nullptr : &ref, *v.wx, *v.wy);
+				}
+				// generic path with the same taps
+				const float* dx = v.wx == &kIdentity ? d_id : (v.wx == &s ? d_s : d_w);
+				const float* dy = v.wy == &kIdentity ? d_id : d_w;
+				c.resetDst();
+				launchGeneric(c, r, dx, ((int)v.wx->size() - 1) / 2, dy, ((int)v.wy->size() - 1) / 2);
+				CK(cudaDeviceSynchronize());
+				char name[64];
+				std::snprintf(name, sizeof name, "row+col%s", v.name + 8);
+				verify(name, c, r, sampled ? nullptr : &ref, *v.wx, *v.wy);
+			}
+		}
+		cudaFree(d_w);
+		cudaFree(d_s);
+		cudaFree(d_id);
+	}
+}
+
+template <typename T>
+static void testZ(int W, int H, int D, int step, const std::vector<int>& radii, std::mt19937& rng) {
+	const size_t plane = (size_t)W * H, n = plane * D * step;
+	std::vector<T> src(n), sentinel(n);
+	for (auto& v : src) v = Px<T>::random(rng);
+	for (auto& v : sentinel) v = Px<T>::random(rng);
+	T *d_src, *d_dst;
+	CK(cudaMalloc(&d_src, n * sizeof(T)));
+	CK(cudaMalloc(&d_dst, n * sizeof(T)));
+	CK(cudaMemcpy(d_src, src.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+	const int ch = step > 1 ? 1 : 0;
+	for (int R : radii) {
+		for (int skew = 0; skew < 2; ++skew) {
+			++g_checks;
+			const std::vector<float> w = skew ? skewTaps(R, rng) : gaussTaps(R);
+			float* d_w = uploadTaps(w);
+			CK(cudaMemcpy(d_dst, sentinel.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+			const dim3 grid((unsigned)((plane + GAUSS_Z_THREADS - 1) / GAUSS_Z_THREADS), (D + GAUSS_Z_OUT - 1) / GAUSS_Z_OUT);
+			Fns<T>::z<<<grid, GAUSS_Z_THREADS>>>(d_src + ch, d_dst + ch, (int)plane, D, step, d_w, R);
+			CK(cudaGetLastError());
+			std::vector<T> out(n);
+			CK(cudaMemcpy(out.data(), d_dst, n * sizeof(T), cudaMemcpyDeviceToHost));
+			double maxAbs = 0;
+			long bad = 0;
+			for (int z = 0; z < D; ++z)
+				for (size_t i = 0; i < plane; ++i) {
+					float acc = 0.0f;
+					for (int j = 0; j <= 2 * R; ++j)
+						acc = std::fmaf(w[j], (float)src[((size_t)clampi_h(z - R + j, 0, D - 1) * plane + i) * step + ch], acc);
+					for (int c = 0; c < step; ++c) {
+						const size_t k = ((size_t)z * plane + i) * step + c;
+						if (c == ch) {
+							const double d = std::fabs((double)out[k] - (double)Px<T>::store(acc));
+							maxAbs = std::max(maxAbs, d);
+							if (d > Px<T>::tol()) ++bad;
+						} else if (std::memcmp(&out[k], &sentinel[k], sizeof(T)) != 0) {
+							++bad;
+						}
+					}
+				}
+			if (bad) {
+				++g_failures;
+				std::printf("FAIL %-4s gauss_z %s %dx%dx%d step %d R %d: max abs %.3g, %ld bad\n", Px<T>::name(),
+					skew ? "skew" : "gauss", W, H, D, step, R, maxAbs, bad);
+			}
+			cudaFree(d_w);
+		}
+	}
+	cudaFree(d_src);
+	cudaFree(d_dst);
+}
+
+template <typename T>
+static void testAllSizes(std::mt19937& rng) {
+	std::vector<int> all;
+	for (int R = 1; R <= 80; ++R) all.push_back(R);
+	const std::vector<int> some = {1, 3, 9, 16, 21, 42, 64, 80};
+	const int small[][2] = {{1, 1}, {1, 7}, {7, 1}, {37, 53}};
+	for (auto& s : small) {
+		std::vector<Roi> rois = {{0, 0, s[0], s[1]}};
+		if (s[0] == 37) rois.push_back({5, 7, 20, 30});
+		test2D<T>(s[0], s[1], 1, all, rois, false, rng);
+	}
+	test2D<T>(1021, 769, 1, some, {{0, 0, 1021, 769}, {100, 33, 700, 500}}, false, rng, {3, 42});
+	if (sizeof(T) == 1) {  // one channel of packed RGB
+		test2D<T>(37, 53, 4, all, {{0, 0, 37, 53}, {3, 40, 33, 13}}, false, rng);
+		test2D<T>(1021, 769, 4, {9, 42}, {{17, 5, 1000, 700}}, false, rng, {9});
+	}
+	const std::vector<int> zr = {1, 2, 5, 17, 80};
+	testZ<T>(37, 5, 1, 1, zr, rng);
+	testZ<T>(37, 5, 2, 1, zr, rng);
+	testZ<T>(37, 5, 7, 1, zr, rng);
+	testZ<T>(37, 5, 40, 1, zr, rng);
+	testZ<T>(3, 3, 9, 4, zr, rng);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+// ---------------------------------------------------------------------------------------------
+
+template <typename F>
+static float medianMs(F launch) {
+	cudaEvent_t a, b;
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	launch();  // warm-up
+	CK(cudaDeviceSynchronize());
+	std::vector<float> ms;
+	for (int i = 0; i < 20; ++i) {
+		CK(cudaEventRecord(a));
+		launch();
+		CK(cudaEventRecord(b));
+		CK(cudaEventSynchronize(b));
+		float t;
+		CK(cudaEventElapsedTime(&t, a, b));
+		ms.push_back(t);
+	}
+	CK(cudaGetLastError());
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	std::sort(ms.begin(), ms.end());
+	return 0.5f * (ms[9] + ms[10]);
+}
+
+static void bench(std::mt19937& rng) {
+	const int N = 4096;
+	Case<f32> c(N, N, 1, rng);
+	const Roi r = {0, 0, N, N};
+	const double bytes = 2.0 * N * N * sizeof(float);
+	std::printf("\nTiming, %dx%d f32, median of 20 (GB/s = 2*%d^2*4 bytes / time):\n", N, N, N);
+	for (int R : {9, 21, 42}) {
+		const std::vector<float> w = gaussTaps(R);
+		float* d_w = uploadTaps(w);
+		const int rmax = pickRmax(R);
+		if ((size_t)GAUSS_XY_SMEM_BYTES(rmax) <= g_optinSmem) {
+			const float t = medianMs([&] { launchXy(c, r, w, w); });
+			std::printf("  gauss_xy_f32_r%-2d  radius %2d: %8.4f ms  %7.1f GB/s  (smem %d B)\n", rmax, R, t,
+				bytes / (t * 1e6), GAUSS_XY_SMEM_BYTES(rmax));
+		}
+		const float tg = medianMs([&] { launchGeneric(c, r, d_w, R, d_w, R); });
+		std::printf("  row+col (generic) radius %2d: %8.4f ms  %7.1f GB/s\n", R, tg, bytes / (tg * 1e6));
+		cudaFree(d_w);
+	}
+}
+
+int main() {
+	int dev = 0;
+	CK(cudaGetDevice(&dev));
+	cudaDeviceProp p;
+	CK(cudaGetDeviceProperties(&p, dev));
+	g_optinSmem = p.sharedMemPerBlockOptin;
+	std::printf("%s, sm_%d%d, %d SMs, opt-in shared memory per block %zu B\n", p.name, p.major, p.minor,
+		p.multiProcessorCount, g_optinSmem);
+
+	std::mt19937 rng(42);
+	testAllSizes<u8>(rng);
+	std::printf("u8: %d checks so far, %d failed\n", g_checks, g_failures);
+	testAllSizes<u16>(rng);
+	std::printf("u16: %d checks so far, %d failed\n", g_checks, g_failures);
+	testAllSizes<f32>(rng);
+	std::printf("f32: %d checks so far, %d failed\n", g_checks, g_failures);
+	// 4096^2 against a sampled reference
+	test2D<f32>(4096, 4096, 1, {9, 42, 64, 80}, {{0, 0, 4096, 4096}, {1, 3, 4001, 4090}}, true, rng, {9, 64});
+	test2D<u8>(4096, 4096, 1, {9, 42}, {{0, 0, 4096, 4096}}, true, rng, {9});
+	test2D<u16>(4096, 4096, 1, {21}, {{0, 0, 4096, 4096}}, true, rng, {21});
+
+	std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
+	bench(rng);
+	return g_failures ? 1 : 0;
+}

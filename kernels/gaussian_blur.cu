@@ -1,0 +1,424 @@
+// Gaussian blur kernels for Fiji CUDA.
+//
+// Conventions shared by every entry point below
+// ----------------------------------------------
+//  * Pixel types: u8 (unsigned char), u16 (unsigned short), f32 (float). Pixel i of a plane
+//    is d[i * step]; step is 1 for gray planes and 4 for one channel of packed RGB (the host
+//    offsets the byte pointer by the channel).
+//  * Taps are correlation weights: the output at x is sum_d w(d) * in(x + d), d = -R..R.
+//    For GaussTaps, w(d) = w[64 + d]; for the device arrays, w(d) = d_w[R + d].
+//  * Edges replicate the border pixel (indices are clamped), never zero padding.
+//  * Sums are float; integer results are (T) clamp(v + 0.5f, 0, max), truncated (ImageJ).
+//
+// Launch configuration (also in kernels/README.md; the #defines below are the table)
+// ----------------------------------------------------------------------------------
+//  gauss_xy_<T>_r<RMAX>     blockDim (256,1,1)
+//                           grid     (ceil(roiW / 32), ceil(roiH / TILE_H(RMAX)), 1)
+//                           TILE_H   = 128 if RMAX <= 16, else 256
+//                           dynamic shared bytes = GAUSS_XY_SMEM_BYTES(RMAX)
+//                             = 4 * (64 * RAW_STRIDE + 36 * (TILE_H + 2*RMAX)),
+//                             RAW_STRIDE = 32 * ceil((2*RMAX + 28) / 32) + 4
+//                           Above 48 KiB the host must first raise
+//                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; where the
+//                           device's opt-in limit is lower, use the generic kernels.
+//  gauss_row_<T>            blockDim (128,1,1), grid (ceil((colTo-colFrom)/512),
+//                           min(rowTo-rowFrom, 65535), 1), no dynamic shared memory
+//  gauss_col_<T>            blockDim (32,8,1), grid (ceil(roiW/32), ceil(roiH/64), 1),
+//                           no dynamic shared memory
+//  gauss_z_<T>              blockDim (256,1,1), grid (ceil(planeSize/256), ceil(depth/8), 1),
+//                           no dynamic shared memory
+//  Every kernel tolerates extra blocks (they return) and grids smaller than the rule only
+//  where stated (row: any grid.y).
+
+#include "common.cuh"
+
+using namespace fc;
+
+// ---------------------------------------------------------------------------------------------
+// Host-visible launch table
+// ---------------------------------------------------------------------------------------------
+
+#define GAUSS_TAPS_CENTRE 64   // GaussTaps::w index of offset 0
+#define GAUSS_TAPS_MAX_R 64    // largest radius a GaussTaps can hold
+
+#define GAUSS_XY_THREADS 256   // blockDim.x; blockDim.y = blockDim.z = 1
+#define GAUSS_XY_TILE_W 32     // output columns per block: grid.x = ceil(roiW / 32)
+// output rows per block: grid.y = ceil(roiH / GAUSS_XY_TILE_H(RMAX))
+#define GAUSS_XY_TILE_H(RMAX) ((RMAX) <= 16 ? 128 : 256)
+#define GAUSS_XY_RAW_ROWS 64   // input rows staged per step
+// floats per staged input row: >= 32 + 2*RMAX and == 4 (mod 32), so the float4 window loads
+// of the X pass hit 32 distinct banks per quarter warp
+#define GAUSS_XY_RAW_STRIDE(RMAX) ((((2 * (RMAX) + 28) + 31) / 32) * 32 + 4)
+#define GAUSS_XY_XB_STRIDE 36  // floats per X-blurred row (32 + 4, same bank argument)
+#define GAUSS_XY_SMEM_BYTES(RMAX) \
+	(4 * (GAUSS_XY_RAW_ROWS * GAUSS_XY_RAW_STRIDE(RMAX) + \
+	      GAUSS_XY_XB_STRIDE * (GAUSS_XY_TILE_H(RMAX) + 2 * (RMAX))))
+// the RMAX values with a gauss_xy_<T>_r<RMAX> entry point (pick the smallest >= radius)
+#define GAUSS_XY_RMAX_LIST 2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64
+
+#define GAUSS_ROW_THREADS 128  // blockDim.x
+#define GAUSS_ROW_OUT 512      // output columns per block (4 per thread)
+#define GAUSS_ROW_SEG 512      // taps handled per shared-memory pass (any R works)
+
+#define GAUSS_COL_THREADS_X 32 // blockDim.x: one column per thread
+#define GAUSS_COL_THREADS_Y 8  // blockDim.y
+#define GAUSS_COL_OUT_Y 64     // output rows per block (8 per thread)
+#define GAUSS_COL_SEG 128      // taps handled per shared-memory pass (any R works)
+
+#define GAUSS_Z_THREADS 256    // blockDim.x: one pixel of the plane per thread
+#define GAUSS_Z_OUT 8          // output planes per thread: grid.y = ceil(depth / 8)
+
+/** Per-launch taps, passed by value so they live in constant bank 0 (no shared state). */
+struct GaussTaps {
+	float w[2 * GAUSS_TAPS_MAX_R + 1];
+};
+
+// ---------------------------------------------------------------------------------------------
+// Fused XY blur (fast path for radius <= 64)
+//
+// A block owns a strip of 32 output columns and a band of TILE_H output rows. It X-blurs
+// every input row the band needs (TILE_H + 2*RMAX rows, clamped) exactly once into shared
+// memory, 64 rows at a time through a small staging buffer, then Y-blurs the band from there.
+// Both passes block registers: in X a thread makes 8 adjacent outputs from one window of
+// 8 + 2*RMAX staged inputs (float4 loads), in Y a thread makes 16 rows of one column from
+// 16 + 2*RMAX values. Taps are compile-time indexed into the by-value GaussTaps, so each FMA
+// takes its weight straight from the constant bank. Radii below RMAX run with zero taps.
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+template <int RMAX>
+struct XyShape {
+	static constexpr int TW = GAUSS_XY_TILE_W;
+	static constexpr int TH = GAUSS_XY_TILE_H(RMAX);
+	static constexpr int RAW_W = TW + 2 * RMAX;  // staged columns actually read
+	static constexpr int RAW_S = GAUSS_XY_RAW_STRIDE(RMAX);
+	static constexpr int RAW_ROWS = GAUSS_XY_RAW_ROWS;
+	static constexpr int XB_S = GAUSS_XY_XB_STRIDE;
+	static constexpr int XB_ROWS = TH + 2 * RMAX;
+	static constexpr int LOAD_ITERS = (RAW_W + 31) / 32;
+	static constexpr int XN = 8;    // X outputs per thread
+	static constexpr int YM = 16;   // Y outputs per thread and group
+	static constexpr int WARPS = GAUSS_XY_THREADS / 32;
+	static constexpr int ROWS_PER_WARP = TH / WARPS;
+
+	static_assert(RMAX % 2 == 0 && RMAX >= 2 && RMAX <= GAUSS_TAPS_MAX_R, "RMAX must be even, 2..64");
+	static_assert(RAW_S >= RAW_W && RAW_S % 32 == 4, "staging stride");
+	static_assert(RAW_ROWS * (TW / XN) == GAUSS_XY_THREADS, "one X task per thread and step");
+	static_assert(ROWS_PER_WARP % YM == 0, "Y groups");
+	static_assert(4 * (RAW_ROWS * RAW_S + XB_ROWS * XB_S) == GAUSS_XY_SMEM_BYTES(RMAX), "launch table");
+};
+
+template <typename T, int RMAX>
+__device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restrict__ d_dst,
+	int width, int height, int step, int roiX, int roiY, int roiW, int roiH,
+	const GaussTaps& wx, const GaussTaps& wy)
+{
+	typedef XyShape<RMAX> S;
+	extern __shared__ float4 s_dyn[];
+	float* s_raw = reinterpret_cast<float*>(s_dyn);   // RAW_ROWS x RAW_S
+	float* s_xb = s_raw + S::RAW_ROWS * S::RAW_S;       // XB_ROWS x XB_S
+
+	const int tid = threadIdx.x;
+	const int lane = tid & 31;
+	const int warp = tid >> 5;
+	const int x0 = roiX + blockIdx.x * S::TW;
+	const int yb = roiY + blockIdx.y * S::TH;
+	const int bandRows = min(S::TH, roiY + roiH - yb);
+	if (bandRows <= 0 || x0 >= roiX + roiW) return;  // uniform over the block
+	// X-blurred row q of s_xb is image row yb - RMAX + q
+	const int need = bandRows + 2 * RMAX;
+
+	// this lane's clamped source columns, fixed for the whole block
+	int gx[S::LOAD_ITERS];
+#pragma unroll
+	for (int u = 0; u < S::LOAD_ITERS; ++u) gx[u] = clampi(x0 - RMAX + lane + 32 * u, 0, width - 1);
+
+	// X task of this thread: staged row tr, output columns 8*ts .. 8*ts+7. Quarter warps cover
+	// two rows x four segments, which with RAW_S == XB_S == 4 (mod 32) is bank-conflict free.
+	const int tr = tid >> 2;
+	const int ts = tid & 3;
+
+	for (int q0 = 0; q0 < need; q0 += S::RAW_ROWS) {
+		const int nr = min(S::RAW_ROWS, need - q0);
+#pragma unroll 4
+		for (int r = warp; r < nr; r += S::WARPS) {
+			const int gy = clampi(yb - RMAX + q0 + r, 0, height - 1);
+			const T* row = d_src + elem((size_t)gy * (size_t)width, step);
+			float* dst = s_raw + r * S::RAW_S;
+#pragma unroll
+			for (int u = 0; u < S::LOAD_ITERS; ++u) {
+				const int c = lane + 32 * u;
+				if (S::RAW_W % 32 == 0 || c < S::RAW_W) dst[c] = loadPixel(row + elem(gx[u], step));
+			}
+		}
+		__syncthreads();
+
+		if (tr < nr) {
+			const float4* src4 = reinterpret_cast<const float4*>(s_raw + tr * S::RAW_S + ts * S::XN);
+			float acc[S::XN];
+#pragma unroll
+			for (int i = 0; i < S::XN; ++i) acc[i] = 0.0f;
+			// window position p feeds output i with tap k = p - i
+#pragma unroll
+			for (int q = 0; q < (S::XN + 2 * RMAX) / 4; ++q) {
+				const float4 v4 = src4[q];
+				const float v[4] = {v4.x, v4.y, v4.z, v4.w};
+#pragma unroll
+				for (int u = 0; u < 4; ++u) {
+					const int p = 4 * q + u;
+#pragma unroll
+					for (int i = 0; i < S::XN; ++i) {
+						const int k = p - i;
+						if (k >= 0 && k <= 2 * RMAX) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - RMAX + k], v[u], acc[i]);
+					}
+				}
+			}
+			float4* out4 = reinterpret_cast<float4*>(s_xb + (q0 + tr) * S::XB_S + ts * S::XN);
+			out4[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+			out4[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+		}
+		__syncthreads();
+	}
+
+	// Y pass: lane = column, each warp a contiguous run of rows in groups of YM
+	const int x = x0 + lane;
+	const bool colInRoi = x < roiX + roiW;
+#pragma unroll 1
+	for (int g = 0; g < S::ROWS_PER_WARP / S::YM; ++g) {
+		const int o0 = warp * S::ROWS_PER_WARP + g * S::YM;
+		if (o0 >= bandRows) break;
+		const float* col = s_xb + o0 * S::XB_S + lane;
+		float acc[S::YM];
+#pragma unroll
+		for (int i = 0; i < S::YM; ++i) acc[i] = 0.0f;
+#pragma unroll
+		for (int p = 0; p < S::YM + 2 * RMAX; ++p) {
+			const float v = col[p * S::XB_S];
+#pragma unroll
+			for (int i = 0; i < S::YM; ++i) {
+				const int k = p - i;
+				if (k >= 0 && k <= 2 * RMAX) acc[i] = fmaf(wy.w[GAUSS_TAPS_CENTRE - RMAX + k], v, acc[i]);
+			}
+		}
+		if (colInRoi) {
+#pragma unroll
+			for (int i = 0; i < S::YM; ++i) {
+				if (o0 + i < bandRows) {
+					const size_t idx = (size_t)(yb + o0 + i) * (size_t)width + (size_t)x;
+					storePixel(d_dst + elem(idx, step), acc[i]);
+				}
+			}
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generic separable kernels (any radius; weights in a device array of 2R+1 floats)
+//
+// Taps are consumed in segments of a fixed size so shared memory does not grow with R: for
+// each segment the block stages the inputs the segment touches and the segment's weights
+// (zero-padded to a multiple of 4), then every thread slides a register window over them.
+// ---------------------------------------------------------------------------------------------
+
+// X blur of one row: a block makes 512 adjacent outputs, 4 per thread.
+template <typename T>
+__device__ __forceinline__ void gaussRow(const T* __restrict__ d_src, float* __restrict__ d_tmp,
+	int width, int height, int step, int rowFrom, int rowTo, int colFrom, int colTo,
+	const float* __restrict__ d_w, int R)
+{
+	__shared__ float4 s_in4[(GAUSS_ROW_OUT + GAUSS_ROW_SEG) / 4 + 1];
+	__shared__ float4 s_w4[GAUSS_ROW_SEG / 4];
+	float* s_in = reinterpret_cast<float*>(s_in4);
+	float* s_w = reinterpret_cast<float*>(s_w4);
+
+	const int t = threadIdx.x;
+	const int xBase = colFrom + blockIdx.x * GAUSS_ROW_OUT;
+	if (xBase >= colTo) return;
+	const int taps = 2 * R + 1;
+
+	for (int y = rowFrom + blockIdx.y; y < rowTo; y += gridDim.y) {
+		const T* row = d_src + elem((size_t)y * (size_t)width, step);
+		float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+		for (int seg = 0; seg < taps; seg += GAUSS_ROW_SEG) {
+			const int nT = min(GAUSS_ROW_SEG, taps - seg);
+			const int nT4 = (nT + 3) & ~3;
+			// output x with tap j reads x - R + j; staged index L is input xBase - R + seg + L
+			const int left = xBase - R + seg;
+			for (int L = t; L < GAUSS_ROW_OUT + nT4; L += GAUSS_ROW_THREADS)
+				s_in[L] = loadPixel(row + elem(clampi(left + L, 0, width - 1), step));
+			for (int j = t; j < nT4; j += GAUSS_ROW_THREADS) s_w[j] = j < nT ? d_w[seg + j] : 0.0f;
+			__syncthreads();
+
+			// outputs 4t..4t+3; window a (taps m..m+3) and b (the next 4 inputs)
+			float4 a = s_in4[t];
+			for (int m = 0; m < nT4 / 4; ++m) {
+				const float4 b = s_in4[t + m + 1];
+				const float4 w = s_w4[m];
+				const float in[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+				const float wv[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+				for (int u = 0; u < 4; ++u) {
+#pragma unroll
+					for (int i = 0; i < 4; ++i) acc[i] = fmaf(wv[u], in[i + u], acc[i]);
+				}
+				a = b;
+			}
+			__syncthreads();
+		}
+#pragma unroll
+		for (int i = 0; i < 4; ++i) {
+			const int x = xBase + 4 * t + i;
+			if (x < colTo) d_tmp[(size_t)y * (size_t)width + (size_t)x] = acc[i];
+		}
+	}
+}
+
+// Y blur of the roi from a float plane: a block makes 64 rows x 32 columns, 8 rows per thread.
+template <typename T>
+__device__ __forceinline__ void gaussCol(const float* __restrict__ d_tmp, T* __restrict__ d_dst,
+	int width, int height, int step, int roiX, int roiY, int roiW, int roiH,
+	const float* __restrict__ d_w, int R)
+{
+	constexpr int ROWS = GAUSS_COL_OUT_Y + GAUSS_COL_SEG;  // staged rows per segment
+	__shared__ float s_in[ROWS][GAUSS_COL_THREADS_X];
+	__shared__ float4 s_w4[GAUSS_COL_SEG / 4];
+	float* s_w = reinterpret_cast<float*>(s_w4);
+
+	const int tx = threadIdx.x;
+	const int ty = threadIdx.y;
+	const int tid = ty * GAUSS_COL_THREADS_X + tx;
+	const int x = roiX + blockIdx.x * GAUSS_COL_THREADS_X + tx;
+	const int yBase = roiY + blockIdx.y * GAUSS_COL_OUT_Y;
+	if (yBase >= roiY + roiH || roiX + blockIdx.x * GAUSS_COL_THREADS_X >= roiX + roiW) return;
+	const int xr = min(x, width - 1);  // columns past the roi stage something valid, store nothing
+	const int taps = 2 * R + 1;
+	const int r0 = ty * 8;             // first local output row of this thread
+
+	float acc[8];
+#pragma unroll
+	for (int i = 0; i < 8; ++i) acc[i] = 0.0f;
+
+	for (int seg = 0; seg < taps; seg += GAUSS_COL_SEG) {
+		const int nT = min(GAUSS_COL_SEG, taps - seg);
+		const int nT4 = (nT + 3) & ~3;
+		const int top = yBase - R + seg;  // image row of staged row 0
+		// the window below reads staged rows up to 56 + nT4 + 6
+		const int nRows = min(ROWS, GAUSS_COL_OUT_Y + nT4);
+		for (int r = ty; r < nRows; r += GAUSS_COL_THREADS_Y) {
+			const int gy = clampi(top + r, 0, height - 1);
+			s_in[r][tx] = d_tmp[(size_t)gy * (size_t)width + (size_t)xr];
+		}
+		for (int j = tid; j < nT4; j += GAUSS_COL_THREADS_X * GAUSS_COL_THREADS_Y)
+			s_w[j] = j < nT ? d_w[seg + j] : 0.0f;
+		__syncthreads();
+
+		// output r0+i with tap j reads staged row r0 + i + j
+		float win[11];
+#pragma unroll
+		for (int k = 0; k < 7; ++k) win[k] = s_in[r0 + k][tx];
+		for (int m = 0; m < nT4 / 4; ++m) {
+#pragma unroll
+			for (int k = 0; k < 4; ++k) win[7 + k] = s_in[r0 + 4 * m + 7 + k][tx];
+			const float4 w = s_w4[m];
+			const float wv[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+			for (int u = 0; u < 4; ++u) {
+#pragma unroll
+				for (int i = 0; i < 8; ++i) acc[i] = fmaf(wv[u], win[i + u], acc[i]);
+			}
+#pragma unroll
+			for (int k = 0; k < 7; ++k) win[k] = win[k + 4];
+		}
+		__syncthreads();
+	}
+
+	if (x < roiX + roiW) {
+#pragma unroll
+		for (int i = 0; i < 8; ++i) {
+			const int y = yBase + r0 + i;
+			if (y < roiY + roiH) storePixel(d_dst + elem((size_t)y * (size_t)width + (size_t)x, step), acc[i]);
+		}
+	}
+}
+
+// Z blur of a contiguous volume: a thread makes 8 consecutive planes of one pixel. Source
+// planes outside [0, depth) are clamped, so R may exceed depth.
+template <typename T>
+__device__ __forceinline__ void gaussZ(const T* __restrict__ d_src, T* __restrict__ d_dst,
+	int planeSize, int depth, int step, const float* __restrict__ d_w, int R)
+{
+	const size_t i = (size_t)blockIdx.x * GAUSS_Z_THREADS + threadIdx.x;
+	const int z0 = blockIdx.y * GAUSS_Z_OUT;
+	if (i >= (size_t)planeSize || z0 >= depth) return;
+	const size_t plane = (size_t)planeSize;
+
+	float acc[GAUSS_Z_OUT];
+#pragma unroll
+	for (int k = 0; k < GAUSS_Z_OUT; ++k) acc[k] = 0.0f;
+
+	// virtual source plane p feeds output z0+k with tap p - (z0+k) + R
+	const int pEnd = z0 + GAUSS_Z_OUT - 1 + R;
+	for (int p = z0 - R; p <= pEnd; ++p) {
+		const int pc = clampi(p, 0, depth - 1);
+		const float v = loadPixel(d_src + elem((size_t)pc * plane + i, step));
+#pragma unroll
+		for (int k = 0; k < GAUSS_Z_OUT; ++k) {
+			const int j = p - z0 - k + R;
+			if (j >= 0 && j <= 2 * R) acc[k] = fmaf(__ldg(d_w + j), v, acc[k]);
+		}
+	}
+#pragma unroll
+	for (int k = 0; k < GAUSS_Z_OUT; ++k) {
+		if (z0 + k < depth) storePixel(d_dst + elem((size_t)(z0 + k) * plane + i, step), acc[k]);
+	}
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Exported entry points (extern "C": unmangled names for cuModuleGetFunction)
+// ---------------------------------------------------------------------------------------------
+
+#define GAUSS_XY_ENTRY(TN, T, RMAX)                                                              \
+	extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, 2) gauss_xy_##TN##_r##RMAX(  \
+		const T* d_src, T* d_dst, int width, int height, int step, int roiX, int roiY,         \
+		int roiW, int roiH, GaussTaps wx, GaussTaps wy)                                        \
+	{                                                                                          \
+		gaussXy<T, RMAX>(d_src, d_dst, width, height, step, roiX, roiY, roiW, roiH, wx, wy);   \
+	}
+
+#define GAUSS_XY_ALL_RMAX(TN, T)                                                                 \
+	GAUSS_XY_ENTRY(TN, T, 2) GAUSS_XY_ENTRY(TN, T, 4) GAUSS_XY_ENTRY(TN, T, 6)                 \
+	GAUSS_XY_ENTRY(TN, T, 8) GAUSS_XY_ENTRY(TN, T, 10) GAUSS_XY_ENTRY(TN, T, 12)               \
+	GAUSS_XY_ENTRY(TN, T, 14) GAUSS_XY_ENTRY(TN, T, 16) GAUSS_XY_ENTRY(TN, T, 20)              \
+	GAUSS_XY_ENTRY(TN, T, 24) GAUSS_XY_ENTRY(TN, T, 28) GAUSS_XY_ENTRY(TN, T, 32)              \
+	GAUSS_XY_ENTRY(TN, T, 36) GAUSS_XY_ENTRY(TN, T, 40) GAUSS_XY_ENTRY(TN, T, 44)              \
+	GAUSS_XY_ENTRY(TN, T, 48) GAUSS_XY_ENTRY(TN, T, 56) GAUSS_XY_ENTRY(TN, T, 64)
+
+#define GAUSS_GENERIC_ENTRIES(TN, T)                                                             \
+	extern "C" __global__ void __launch_bounds__(GAUSS_ROW_THREADS) gauss_row_##TN(             \
+		const T* d_src, float* d_tmp, int width, int height, int step, int rowFrom, int rowTo, \
+		int colFrom, int colTo, const float* d_w, int R)                                       \
+	{                                                                                          \
+		gaussRow<T>(d_src, d_tmp, width, height, step, rowFrom, rowTo, colFrom, colTo, d_w, R); \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(GAUSS_COL_THREADS_X * GAUSS_COL_THREADS_Y)     \
+		gauss_col_##TN(const float* d_tmp, T* d_dst, int width, int height, int step,          \
+			int roiX, int roiY, int roiW, int roiH, const float* d_w, int R)                   \
+	{                                                                                          \
+		gaussCol<T>(d_tmp, d_dst, width, height, step, roiX, roiY, roiW, roiH, d_w, R);        \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(GAUSS_Z_THREADS) gauss_z_##TN(                 \
+		const T* d_src, T* d_dst, int planeSize, int depth, int step, const float* d_w, int R) \
+	{                                                                                          \
+		gaussZ<T>(d_src, d_dst, planeSize, depth, step, d_w, R);                               \
+	}
+
+GAUSS_XY_ALL_RMAX(u8, u8)
+GAUSS_XY_ALL_RMAX(u16, u16)
+GAUSS_XY_ALL_RMAX(f32, f32)
+
+GAUSS_GENERIC_ENTRIES(u8, u8)
+GAUSS_GENERIC_ENTRIES(u16, u16)
+GAUSS_GENERIC_ENTRIES(f32, f32)
