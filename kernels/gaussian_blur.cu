@@ -29,6 +29,11 @@
 //                           no dynamic shared memory
 //  Every kernel tolerates extra blocks (they return) and grids smaller than the rule only
 //  where stated (row: any grid.y).
+//
+//  Non-finite pixels (NaN backgrounds are common in ImageJ float images) spread exactly R
+//  pixels, as in ImageJ: gauss_xy runs radii below RMAX with zero taps, so its taps that may
+//  be padding (beyond the previous RMAX class) are skipped when their weight is 0, because
+//  0 * NaN would be NaN. The generic kernels never multiply beyond R.
 
 #include "common.cuh"
 
@@ -86,6 +91,20 @@ struct GaussTaps {
 // ---------------------------------------------------------------------------------------------
 
 namespace {
+
+// The RMAX class below this one: radii above it are what RMAX serves, so only taps beyond it
+// can be zero padding (GAUSS_XY_RMAX_LIST).
+__host__ __device__ constexpr int prevRmax(int r) {
+	return r <= 2 ? 0 : r <= 16 ? r - 2 : r <= 48 ? r - 4 : r - 8;
+}
+
+// acc += w * v, except for a padding tap: with w == 0 the product must not turn NaN/Inf into NaN.
+template <int RMAX>
+__device__ __forceinline__ float tapFma(int k, float w, float v, float acc) {
+	const int d = k > RMAX ? k - RMAX : RMAX - k;  // |offset|, a compile-time constant after unrolling
+	if (d > prevRmax(RMAX)) return w != 0.0f ? fmaf(w, v, acc) : acc;
+	return fmaf(w, v, acc);
+}
 
 template <int RMAX>
 struct XyShape {
@@ -170,7 +189,7 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 #pragma unroll
 					for (int i = 0; i < S::XN; ++i) {
 						const int k = p - i;
-						if (k >= 0 && k <= 2 * RMAX) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - RMAX + k], v[u], acc[i]);
+						if (k >= 0 && k <= 2 * RMAX) acc[i] = tapFma<RMAX>(k, wx.w[GAUSS_TAPS_CENTRE - RMAX + k], v[u], acc[i]);
 					}
 				}
 			}
@@ -198,7 +217,7 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 #pragma unroll
 			for (int i = 0; i < S::YM; ++i) {
 				const int k = p - i;
-				if (k >= 0 && k <= 2 * RMAX) acc[i] = fmaf(wy.w[GAUSS_TAPS_CENTRE - RMAX + k], v, acc[i]);
+				if (k >= 0 && k <= 2 * RMAX) acc[i] = tapFma<RMAX>(k, wy.w[GAUSS_TAPS_CENTRE - RMAX + k], v, acc[i]);
 			}
 		}
 		if (colInRoi) {
@@ -250,9 +269,12 @@ __device__ __forceinline__ void gaussRow(const T* __restrict__ d_src, float* __r
 			for (int j = t; j < nT4; j += GAUSS_ROW_THREADS) s_w[j] = j < nT ? d_w[seg + j] : 0.0f;
 			__syncthreads();
 
-			// outputs 4t..4t+3; window a (taps m..m+3) and b (the next 4 inputs)
+			// outputs 4t..4t+3; window a (inputs of taps 4m..4m+3) and b (the next 4 inputs).
+			// The last nT % 4 taps run singly: a zero pad tap would still turn an Inf or NaN
+			// one pixel beyond the radius into NaN, which ImageJ never does.
 			float4 a = s_in4[t];
-			for (int m = 0; m < nT4 / 4; ++m) {
+			const int nFull = nT >> 2;
+			for (int m = 0; m < nFull; ++m) {
 				const float4 b = s_in4[t + m + 1];
 				const float4 w = s_w4[m];
 				const float in[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
@@ -263,6 +285,18 @@ __device__ __forceinline__ void gaussRow(const T* __restrict__ d_src, float* __r
 					for (int i = 0; i < 4; ++i) acc[i] = fmaf(wv[u], in[i + u], acc[i]);
 				}
 				a = b;
+			}
+			if (nT & 3) {
+				const float4 b = s_in4[t + nFull + 1];
+				const float in[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+#pragma unroll
+				for (int u = 0; u < 3; ++u) {
+					if (u < (nT & 3)) {
+						const float w = s_w[4 * nFull + u];
+#pragma unroll
+						for (int i = 0; i < 4; ++i) acc[i] = fmaf(w, in[i + u], acc[i]);
+					}
+				}
 			}
 			__syncthreads();
 		}
@@ -317,7 +351,9 @@ __device__ __forceinline__ void gaussCol(const float* __restrict__ d_tmp, T* __r
 		float win[11];
 #pragma unroll
 		for (int k = 0; k < 7; ++k) win[k] = s_in[r0 + k][tx];
-		for (int m = 0; m < nT4 / 4; ++m) {
+		// full groups of 4 taps, then the last nT % 4 singly (no zero pad taps, see gaussRow)
+		const int nFull = nT >> 2;
+		for (int m = 0; m < nFull; ++m) {
 #pragma unroll
 			for (int k = 0; k < 4; ++k) win[7 + k] = s_in[r0 + 4 * m + 7 + k][tx];
 			const float4 w = s_w4[m];
@@ -329,6 +365,18 @@ __device__ __forceinline__ void gaussCol(const float* __restrict__ d_tmp, T* __r
 			}
 #pragma unroll
 			for (int k = 0; k < 7; ++k) win[k] = win[k + 4];
+		}
+		if (nT & 3) {
+#pragma unroll
+			for (int k = 0; k < 3; ++k) win[7 + k] = s_in[r0 + 4 * nFull + 7 + k][tx];
+#pragma unroll
+			for (int u = 0; u < 3; ++u) {
+				if (u < (nT & 3)) {
+					const float w = s_w[4 * nFull + u];
+#pragma unroll
+					for (int i = 0; i < 8; ++i) acc[i] = fmaf(w, win[i + u], acc[i]);
+				}
+			}
 		}
 		__syncthreads();
 	}

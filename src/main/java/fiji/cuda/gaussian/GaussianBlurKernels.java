@@ -51,7 +51,16 @@ final class GaussianBlurKernels implements AutoCloseable {
 				break;
 			}
 		this.rmax = m;
-		this.fused = m > 0 && xySharedBytes(m) <= s.device().maxSharedPerBlockOptin;
+		// Float pixels may be NaN or infinite, and gauss_xy only skips zero taps beyond the
+		// previous radius class; an axis with a shorter (or no) kernel would multiply NaN by
+		// padding zeros and spread it further than ImageJ does, so such blurs go the generic way.
+		boolean exactTaps = t != PixelType.FLOAT32 || Math.min(rx, ry) > prevRmax(m);
+		this.fused = m > 0 && exactTaps && xySharedBytes(m) <= s.device().maxSharedPerBlockOptin;
+	}
+
+	/** The RMAX class below {@code r} (prevRmax in gaussian_blur.cu). */
+	static int prevRmax(int r) {
+		return r <= 2 ? 0 : r <= 16 ? r - 2 : r <= 48 ? r - 4 : r - 8;
 	}
 
 	/** Dynamic shared memory of gauss_xy for a radius class (GAUSS_XY_SMEM_BYTES). */

@@ -118,6 +118,29 @@ class GaussianBlurGpuTest {
 	}
 
 	@Test
+	void nanAndInfinitySpreadExactlyAsOnTheCpu() {
+		// NaN backgrounds are common in ImageJ float images; the padded taps of the fused
+		// kernel must not carry them further than the kernel radius
+		double[][] sigmas = { { 2, 2 }, { 2.6, 2.6 }, { 5, 1 }, { 3, 0 }, { 0, 4 }, { 12, 12 }, { 20, 3 } };
+		for (double[] sg : sigmas) {
+			Planes gpu = TestImages.random(PixelType.FLOAT32, 181, 127, 1, 5);
+			float[] p = (float[]) gpu.plane(0);
+			for (int i = 0; i < p.length; i += 997)
+				p[i] = i % 3 == 0 ? Float.POSITIVE_INFINITY : Float.NaN;
+			Planes cpu = gpu.copy();
+			GaussianBlur.blur2D(gpu, sg[0], sg[1], null, GPU);
+			GaussianBlur.blur2D(cpu, sg[0], sg[1], null, CPU);
+			float[] a = (float[]) cpu.plane(0), b = (float[]) gpu.plane(0);
+			for (int i = 0; i < a.length; i++) {
+				String at = "sigma " + sg[0] + "," + sg[1] + " pixel " + i + ": GPU " + b[i] + ", CPU " + a[i];
+				assertEquals(Float.isNaN(a[i]), Float.isNaN(b[i]), at);
+				if (Float.isInfinite(a[i]) || Float.isInfinite(b[i])) assertEquals(a[i], b[i], at);
+				else if (!Float.isNaN(a[i])) assertTrue(Math.abs(a[i] - b[i]) <= 1e-5 * TestImages.FLOAT_RANGE, at);
+			}
+		}
+	}
+
+	@Test
 	void largePlaneSpansSeveralStagingChunks() {
 		// 3000x2000 floats = 24 MB: three 8 MiB staging chunks each way, the last one partial
 		Planes gpu = TestImages.random(PixelType.FLOAT32, 3000, 2000, 1, 3);
