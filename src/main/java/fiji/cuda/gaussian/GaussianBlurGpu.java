@@ -14,7 +14,7 @@ import fiji.cuda.runtime.GpuUnavailableException;
  * The GPU path of {@link GaussianBlur}, on the kernels of {@code kernels/gaussian_blur.cu}.
  * <p>
  * Planes travel in their own pixel type (a quarter of the float traffic for 8-bit) and are
- * converted on the device. Radii up to {@link GaussianBlurKernels#MAX_FUSED_RADIUS} take the
+ * converted on the device. Radii up to the last of {@link GaussianBlurKernels#RMAX_LIST} take the
  * fused XY kernel, which reads and writes each plane once; larger radii take the separable
  * row and column kernels through a float intermediate. The z pass of 3D blurs is its own
  * kernel. A plane is written back to its Java array only after all of its kernels have run.

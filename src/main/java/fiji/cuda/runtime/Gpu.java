@@ -5,10 +5,12 @@ import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuDeviceGetAttribute;
 import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
 import static jcuda.driver.JCudaDriver.cuDeviceGetName;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxReset;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuDeviceTotalMem;
 import static jcuda.driver.JCudaDriver.cuDriverGetVersion;
+import static jcuda.driver.JCudaDriver.cuFuncGetAttribute;
 import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
@@ -69,6 +71,8 @@ public final class Gpu {
 	private static boolean driverTried;
 	private static volatile int requiredDriver = REQUIRED_DRIVER;
 	private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
+	/** What failed while recovering from the last kernel fault, for the next discovery error. */
+	private static volatile String lastResetError;
 
 	private final String choice;
 	private final DeviceInfo info;
@@ -181,7 +185,8 @@ public final class Gpu {
 			cuDevicePrimaryCtxRetain(ctx, dev);
 			return new Gpu(choice, info, dev, ctx);
 		} catch (CudaException e) {
-			throw new GpuUnavailableException("CUDA device discovery failed (" + e.getMessage() + ")", e);
+			throw new GpuUnavailableException("CUDA device discovery failed (" + e.getMessage()
+				+ (lastResetError != null ? "; after a kernel fault, " + lastResetError : "") + ")", e);
 		}
 	}
 
@@ -312,10 +317,23 @@ public final class Gpu {
 			functions.clear();
 			streams.clear();
 			stagings.clear();
+			// Reset, drop our reference so the poisoned context is destroyed, and detach it from
+			// this thread: until then any driver call here reports the old fault again. The next
+			// get() retains a fresh primary context; other threads make it current in run().
 			try {
 				cuDevicePrimaryCtxReset(device);
 			} catch (CudaException e) {
-				// the next get() retains the context afresh; nothing else can be done here
+				lastResetError = "reset: " + e.getMessage();
+			}
+			try {
+				cuDevicePrimaryCtxRelease(device);
+			} catch (CudaException e) {
+				lastResetError = "release: " + e.getMessage();
+			}
+			try {
+				cuCtxSetCurrent(new CUcontext());
+			} catch (CudaException e) {
+				lastResetError = "detach: " + e.getMessage();
 			}
 		} finally {
 			resetLock.writeLock().unlock();
@@ -338,9 +356,12 @@ public final class Gpu {
 			throw new GpuException("kernel " + name + " is missing from " + module + ".fatbin (" + e.getMessage() + ")",
 				e);
 		}
-		// kernels size their tiles from the opt-in maximum, which must be granted per function
+		// Tiles above 48 KB need the opt-in limit granted per function; static shared memory
+		// counts against the same limit.
+		int[] staticShared = new int[1];
+		cuFuncGetAttribute(staticShared, CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
 		cuFuncSetAttribute(f, CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-			info.maxSharedPerBlockOptin);
+			info.maxSharedPerBlockOptin - staticShared[0]);
 		functions.put(key, f);
 		return f;
 	}

@@ -28,6 +28,7 @@ public final class GaussianBlurBenchmark {
 
 	static final ExecutionOptions GPU = ExecutionOptions.defaults().withBackend(Backend.GPU);
 	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+	static final int LAUNCHES = 20;
 
 	public static void main(String[] args) {
 		boolean quick = args.length > 0 && args[0].equals("quick");
@@ -38,7 +39,12 @@ public final class GaussianBlurBenchmark {
 		System.out.println("CPU threads: " + Runtime.getRuntime().availableProcessors());
 		double copyGBs = copyBandwidth(g);
 		System.out.printf("Device copy bandwidth (read + write): %.0f GB/s%n", copyGBs);
-		System.out.printf("Module load (gaussian_blur.fatbin): %.3f ms%n", g.moduleLoadMillis(GaussianBlurKernels.MODULE));
+		for (String m : new String[] { GaussianBlurKernels.MODULE, "runtime" }) {
+			double[] t = new double[5];
+			for (int i = 0; i < t.length; i++)
+				t[i] = g.moduleLoadMillis(m);
+			System.out.printf("Module load (%s.fatbin): %.3f ms (median of 5)%n", m, median(t));
+		}
 		System.out.println();
 		System.out.println("| Case | Kernel | Kernel ms | GB/s | % of copy | End-to-end ms | CPU path ms | ImageJ ms | vs ImageJ |");
 		System.out.println("|---|---|---|---|---|---|---|---|---|");
@@ -79,10 +85,27 @@ public final class GaussianBlurBenchmark {
 				name[0] = k.xyKernelName();
 				s.upload(px, 0, px.length, src.ptr());
 				Region all = Region.all(w, h);
-				double[] t = new double[20];
 				k.blurXY(src.ptr(), dst.ptr(), tmp, all);
+				double[] t = new double[5];
 				for (int i = 0; i < t.length; i++)
-					t[i] = s.timeMillis(() -> k.blurXY(src.ptr(), dst.ptr(), tmp, all));
+					t[i] = s.timeMillis(() -> {
+						// back to back, so the host's launch overhead hides behind the kernels
+						for (int j = 0; j < LAUNCHES; j++)
+							k.blurXY(src.ptr(), dst.ptr(), tmp, all);
+					}) / LAUNCHES;
+				double[] up = new double[5], down = new double[5];
+				for (int i = 0; i < up.length; i++) {
+					long t0 = System.nanoTime();
+					s.upload(px, 0, px.length, src.ptr());
+					s.sync();
+					long t1 = System.nanoTime();
+					s.download(dst.ptr(), px, 0, px.length);
+					long t2 = System.nanoTime();
+					up[i] = (t1 - t0) / 1e6;
+					down[i] = (t2 - t1) / 1e6;
+				}
+				System.out.printf("(transfers %dx%d float: upload %.2f ms = %.1f GB/s, download %.2f ms = %.1f GB/s)%n", w,
+					h, median(up), bytes / median(up) / 1e6, median(down), bytes / median(down) / 1e6);
 				return median(t);
 			}
 		});
@@ -134,7 +157,7 @@ public final class GaussianBlurBenchmark {
 					k.blurZ(b.ptr(), a.ptr(), d, kz);
 				};
 				work.run();
-				double[] t = new double[5];
+				double[] t = new double[3];
 				for (int i = 0; i < t.length; i++)
 					t[i] = s.timeMillis(work);
 				return median(t);
