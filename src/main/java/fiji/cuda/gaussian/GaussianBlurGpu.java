@@ -81,8 +81,10 @@ final class GaussianBlurGpu {
 				DeviceBuffer a = s.alloc(planeBytes * d); DeviceBuffer b = s.alloc(planeBytes * d);
 				DeviceBuffer tmp = xy && k.needsTemp() ? s.alloc(4L * volume.planeSize()) : null)
 			{
+				Object[] planes = new Object[d];
 				for (int z = 0; z < d; z++)
-					s.upload(volume.plane(z), 0, volume.planeSize(), a.at(z * planeBytes));
+					planes[z] = volume.plane(z);
+				s.uploadAll(planes, volume.planeSize(), a.ptr());
 				DeviceBuffer cur = a, other = b;
 				if (xy) {
 					if (t == PixelType.RGB) s.copy(a.ptr(), b.ptr(), planeBytes * d);
@@ -99,8 +101,7 @@ final class GaussianBlurGpu {
 					cur = other;
 					other = x;
 				}
-				for (int z = 0; z < d; z++)
-					s.download(cur.at(z * planeBytes), volume.plane(z), 0, volume.planeSize());
+				s.downloadAll(cur.ptr(), planes, volume.planeSize());
 				return null;
 			}
 		});

@@ -50,9 +50,12 @@ import jcuda.driver.JCudaDriver;
  * stream and pinned staging, and turns every CUDA error into a {@link GpuException} that
  * names the operation. Kernel modules are loaded lazily from the classpath and cached.
  * <p>
- * A kernel fault (illegal address and the like) poisons a CUDA context for good, so after
- * one the primary context is reset and rebuilt on the next call: one bad launch never leaves
- * Fiji with a dead GPU. Anything that makes the GPU unusable (no driver, no device, a driver
+ * A kernel fault (illegal address and the like) poisons the CUDA context. The runtime then
+ * resets the primary context and tries to rebuild it on the next call. CUDA does not promise
+ * that a process can recover from such a fault (on the H200 with driver 580 it cannot), so when
+ * rediscovery fails the GPU is reported unavailable for the rest of the session, with a reason
+ * that says to restart Fiji, and every operation keeps working on its CPU path: a fault never
+ * hangs or crashes Fiji. Anything that makes the GPU unusable (no driver, no device, a driver
  * too old for the shipped kernels, the CPU chosen by the user) is a
  * {@link GpuUnavailableException}, the signal for operations to take their CPU path.
  */
@@ -62,7 +65,11 @@ public final class Gpu {
 	static final int REQUIRED_DRIVER = 13000;
 	/** The oldest architecture the fatbins carry machine code for (sm_75). */
 	static final int MIN_COMPUTE_CAPABILITY = 75;
-	private static final long STAGING_BYTES = 8L << 20;
+	/**
+	 * Size of each of a session's two staging buffers. Larger chunks mean fewer hand-offs to
+	 * the copy threads; smaller ones more overlap. System property fiji.cuda.stagingMiB.
+	 */
+	private static final long STAGING_BYTES = Long.getLong("fiji.cuda.stagingMiB", 16) << 20;
 	private static final int MAX_CACHED_STAGING = 8;
 
 	private static final Object LOCK = new Object();
@@ -71,8 +78,8 @@ public final class Gpu {
 	private static boolean driverTried;
 	private static volatile int requiredDriver = REQUIRED_DRIVER;
 	private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
-	/** What failed while recovering from the last kernel fault, for the next discovery error. */
-	private static volatile String lastResetError;
+	/** The last kernel fault ("op: CUDA_ERROR_..."), named when the GPU cannot be rebuilt after it. */
+	private static volatile String lastFault;
 
 	private final String choice;
 	private final DeviceInfo info;
@@ -185,8 +192,10 @@ public final class Gpu {
 			cuDevicePrimaryCtxRetain(ctx, dev);
 			return new Gpu(choice, info, dev, ctx);
 		} catch (CudaException e) {
-			throw new GpuUnavailableException("CUDA device discovery failed (" + e.getMessage()
-				+ (lastResetError != null ? "; after a kernel fault, " + lastResetError : "") + ")", e);
+			if (lastFault != null)
+				throw new GpuUnavailableException("the GPU cannot be used again in this session after a fault in "
+					+ lastFault + " (CUDA cannot recover within one process); restart Fiji to use the GPU", e);
+			throw new GpuUnavailableException("CUDA device discovery failed (" + e.getMessage() + ")", e);
 		}
 	}
 
@@ -273,6 +282,7 @@ public final class Gpu {
 			if (BufferPool.isOutOfMemory(e))
 				throw new GpuUnavailableException(op + " ran out of GPU memory", e);
 			reset = isSticky(code);
+			if (reset) lastFault = op + ": " + code;
 			throw new GpuException(op + ": " + code + (reset ? " (the GPU context was reset)" : ""), e);
 		} finally {
 			if (s != null && !reset) {
@@ -322,18 +332,10 @@ public final class Gpu {
 			// get() retains a fresh primary context; other threads make it current in run().
 			try {
 				cuDevicePrimaryCtxReset(device);
-			} catch (CudaException e) {
-				lastResetError = "reset: " + e.getMessage();
-			}
-			try {
 				cuDevicePrimaryCtxRelease(device);
-			} catch (CudaException e) {
-				lastResetError = "release: " + e.getMessage();
-			}
-			try {
 				cuCtxSetCurrent(new CUcontext());
 			} catch (CudaException e) {
-				lastResetError = "detach: " + e.getMessage();
+				// nothing more can be done; the next get() reports the GPU unusable
 			}
 		} finally {
 			resetLock.writeLock().unlock();
@@ -366,17 +368,20 @@ public final class Gpu {
 		return f;
 	}
 
-	private CUmodule loadModule(String module) {
+	private static byte[] moduleImage(String module) {
 		String res = "/fiji/cuda/kernels/" + module + ".fatbin";
-		byte[] image;
 		try (InputStream in = Gpu.class.getResourceAsStream(res)) {
 			if (in == null) throw new GpuUnavailableException("the kernel binary " + res + " is missing from the jar");
 			ByteArrayOutputStream out = new ByteArrayOutputStream();
 			in.transferTo(out);
-			image = out.toByteArray();
+			return out.toByteArray();
 		} catch (IOException e) {
 			throw new GpuUnavailableException("the kernel binary " + res + " could not be read", e);
 		}
+	}
+
+	private CUmodule loadModule(String module) {
+		byte[] image = moduleImage(module);
 		CUmodule m = new CUmodule();
 		try {
 			cuModuleLoadData(m, image);
@@ -396,9 +401,11 @@ public final class Gpu {
 	 * @return milliseconds the load took
 	 */
 	public double moduleLoadMillis(String module) {
+		byte[] image = moduleImage(module);
 		return run("Module load", s -> {
+			CUmodule m = new CUmodule();
 			long t0 = System.nanoTime();
-			CUmodule m = loadModule(module);
+			cuModuleLoadData(m, image);
 			double ms = (System.nanoTime() - t0) / 1e6;
 			cuModuleUnload(m);
 			return ms;

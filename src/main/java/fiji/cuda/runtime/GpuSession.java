@@ -101,24 +101,25 @@ public final class GpuSession {
 	 * Copies elements of a Java array to the device through pinned staging, in chunks: the
 	 * multithreaded fill of one staging buffer overlaps the DMA of the other.
 	 *
-	 * @param array    byte[], short[], float[], int[], long[] or double[]
-	 * @param first    first element
-	 * @param count    number of elements
-	 * @param dst      device destination (byte address of element {@code first})
+	 * @param array byte[], short[], float[], int[], long[] or double[]
+	 * @param first first element
+	 * @param count number of elements
+	 * @param dst   device destination (byte address of element {@code first})
 	 */
 	public void upload(Object array, long first, long count, CUdeviceptr dst) {
-		int es = HostCopy.elementSize(array);
-		long chunk = staging[0].capacity / es;
-		int k = 0;
-		for (long done = 0; done < count; done += chunk, k++) {
-			PinnedBuffer b = staging[k & 1];
-			long n = Math.min(chunk, count - done);
-			if (b.pending) cuEventSynchronize(b.done);
-			HostCopy.copy(array, first + done, n, b.bytes, false);
-			cuMemcpyHtoDAsync((CUdeviceptr) dst.withByteOffset(done * es), b.host, n * es, stream);
-			cuEventRecord(b.done, stream);
-			b.pending = true;
-		}
+		transfer(new Object[] { array }, first, count, dst, true);
+	}
+
+	/**
+	 * Copies several equally long arrays (the planes of a stack) to consecutive device memory,
+	 * packing them into the staging chunks so that small planes cost no more than one big one.
+	 *
+	 * @param arrays the planes, all of one element type
+	 * @param count  elements per plane
+	 * @param dst    device destination of plane 0; plane i follows at i*count elements
+	 */
+	public void uploadAll(Object[] arrays, long count, CUdeviceptr dst) {
+		transfer(arrays, 0, count, dst, true);
 	}
 
 	/**
@@ -132,24 +133,71 @@ public final class GpuSession {
 	 * @param count number of elements
 	 */
 	public void download(CUdeviceptr src, Object array, long first, long count) {
-		int es = HostCopy.elementSize(array);
+		transfer(new Object[] { array }, first, count, src, false);
+	}
+
+	/**
+	 * The reverse of {@link #uploadAll}: consecutive device planes into several arrays.
+	 *
+	 * @param src    device source of plane 0
+	 * @param arrays the destination planes
+	 * @param count  elements per plane
+	 */
+	public void downloadAll(CUdeviceptr src, Object[] arrays, long count) {
+		transfer(arrays, 0, count, src, false);
+	}
+
+	/**
+	 * Moves elements [first, first+count) of every array, taken one after the other, between
+	 * the host and the device range starting at {@code dev}, chunk by chunk through the two
+	 * staging buffers. Uploads fill chunk k while chunk k-1 is in flight; downloads empty
+	 * chunk k while chunk k+1 is in flight.
+	 */
+	private void transfer(Object[] arrays, long first, long count, CUdeviceptr dev, boolean up) {
+		int es = HostCopy.elementSize(arrays[0]);
 		long chunk = staging[0].capacity / es;
-		int chunks = (int) ((count + chunk - 1) / chunk);
-		for (int k = 0; k < Math.min(2, chunks); k++)
-			startDownload(src, k, chunk, count, es);
+		long total = count * arrays.length;
+		int chunks = (int) ((total + chunk - 1) / chunk);
+		if (!up)
+			for (int k = 0; k < Math.min(2, chunks); k++)
+				startDownload(dev, k, chunk, total, es);
 		for (int k = 0; k < chunks; k++) {
 			PinnedBuffer b = staging[k & 1];
-			cuEventSynchronize(b.done);
-			b.pending = false;
-			long n = Math.min(chunk, count - k * chunk);
-			HostCopy.copy(array, first + k * chunk, n, b.bytes, true);
-			if (k + 2 < chunks) startDownload(src, k + 2, chunk, count, es);
+			long from = k * chunk, n = Math.min(chunk, total - from);
+			if (up) {
+				if (b.pending) cuEventSynchronize(b.done);
+				hostSide(arrays, first, count, from, n, b, false);
+				cuMemcpyHtoDAsync((CUdeviceptr) dev.withByteOffset(from * es), b.host, n * es, stream);
+				cuEventRecord(b.done, stream);
+				b.pending = true;
+			} else {
+				cuEventSynchronize(b.done);
+				b.pending = false;
+				hostSide(arrays, first, count, from, n, b, true);
+				if (k + 2 < chunks) startDownload(dev, k + 2, chunk, total, es);
+			}
 		}
 	}
 
-	private void startDownload(CUdeviceptr src, int k, long chunk, long count, int es) {
+	/** Copies elements [from, from+n) of the concatenated arrays to or from staging buffer b. */
+	private static void hostSide(Object[] arrays, long first, long count, long from, long n, PinnedBuffer b,
+		boolean toArray)
+	{
+		int es = HostCopy.elementSize(arrays[0]);
+		long done = 0;
+		while (done < n) {
+			long g = from + done;
+			int a = (int) (g / count);
+			long inArray = g % count;
+			long m = Math.min(n - done, count - inArray);
+			HostCopy.copy(arrays[a], first + inArray, m, b.bytes, done * es, toArray);
+			done += m;
+		}
+	}
+
+	private void startDownload(CUdeviceptr src, int k, long chunk, long total, int es) {
 		PinnedBuffer b = staging[k & 1];
-		long n = Math.min(chunk, count - k * chunk);
+		long n = Math.min(chunk, total - k * chunk);
 		cuMemcpyDtoHAsync(b.host, (CUdeviceptr) src.withByteOffset(k * chunk * es), n * es, stream);
 		cuEventRecord(b.done, stream);
 		b.pending = true;

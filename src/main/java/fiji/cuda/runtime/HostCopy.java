@@ -35,24 +35,22 @@ final class HostCopy {
 
 	/**
 	 * Copies {@code count} elements of {@code array} starting at element {@code first} into
-	 * {@code dst} (from its position 0), or back when {@code toArray} is true.
+	 * {@code buf} starting at byte {@code bufOffset}, or back when {@code toArray} is true. The
+	 * calling thread does one slice itself rather than wait idle.
 	 */
-	static void copy(Object array, long first, long count, ByteBuffer dst, boolean toArray) {
+	static void copy(Object array, long first, long count, ByteBuffer buf, long bufOffset, boolean toArray) {
 		int esize = elementSize(array);
 		long bytes = count * esize;
 		int slices = (int) Math.max(1, Math.min(THREADS, bytes / MIN_SLICE_BYTES));
-		if (slices == 1) {
-			slice(array, (int) first, (int) count, dst, 0, toArray);
-			return;
-		}
 		long per = (count + slices - 1) / slices;
-		Future<?>[] fs = new Future<?>[slices];
-		for (int s = 0; s < slices; s++) {
+		Future<?>[] fs = new Future<?>[slices - 1];
+		for (int s = 1; s < slices; s++) {
 			final int from = (int) (first + s * per);
 			final int n = (int) Math.min(per, count - s * per);
-			final int off = (int) (s * per * esize);
-			fs[s] = n <= 0 ? null : POOL.submit(() -> slice(array, from, n, dst, off, toArray));
+			final int off = (int) (bufOffset + s * per * esize);
+			fs[s - 1] = n <= 0 ? null : POOL.submit(() -> slice(array, from, n, buf, off, toArray));
 		}
+		slice(array, (int) first, (int) Math.min(per, count), buf, (int) bufOffset, toArray);
 		try {
 			for (Future<?> f : fs)
 				if (f != null) f.get();

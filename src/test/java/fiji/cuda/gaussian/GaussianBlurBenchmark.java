@@ -32,6 +32,10 @@ public final class GaussianBlurBenchmark {
 
 	public static void main(String[] args) {
 		boolean quick = args.length > 0 && args[0].equals("quick");
+		if (args.length > 0 && args[0].equals("transfers")) {
+			transfers(Gpu.get());
+			System.exit(0);
+		}
 		Gpu g = Gpu.get();
 		System.out.println("Device: " + g.info());
 		for (String l : Gpu.describe())
@@ -148,8 +152,7 @@ public final class GaussianBlurBenchmark {
 				DeviceBuffer tmp = k.needsTemp() ? s.alloc(4L * w * h) : null)
 			{
 				name[0] = k.xyKernelName() + " + gauss_z_u16";
-				for (int z = 0; z < d; z++)
-					s.upload(planes[z], 0, w * h, a.at(z * planeBytes));
+				s.uploadAll(planes, (long) w * h, a.ptr());
 				Region all = Region.all(w, h);
 				Runnable work = () -> {
 					for (int z = 0; z < d; z++)
@@ -180,6 +183,41 @@ public final class GaussianBlurBenchmark {
 		// two passes over the volume on the device, each one read and one write
 		row(String.format("uint16 %dx%dx%d 3D, sigma %s", w, h, d, fmt(sigma)), name[0], kernelMs, 2 * bytes, copyGBs,
 			e2e, cpu, ij);
+	}
+
+	/** Upload and download of one 64 MiB float plane and of a 256 MiB 16-bit stack, for tuning staging. */
+	static void transfers(Gpu g) {
+		float[] px = new float[4096 * 4096];
+		Object[] stack = new Object[128];
+		for (int z = 0; z < stack.length; z++)
+			stack[z] = new short[1024 * 1024];
+		g.run("Transfers", s -> {
+			try (DeviceBuffer d = s.alloc(256L << 20)) {
+				double[] up = new double[7], down = new double[7], sup = new double[7], sdown = new double[7];
+				for (int i = 0; i < up.length; i++) {
+					long t0 = System.nanoTime();
+					s.upload(px, 0, px.length, d.ptr());
+					s.sync();
+					long t1 = System.nanoTime();
+					s.download(d.ptr(), px, 0, px.length);
+					long t2 = System.nanoTime();
+					s.uploadAll(stack, 1024 * 1024, d.ptr());
+					s.sync();
+					long t3 = System.nanoTime();
+					s.downloadAll(d.ptr(), stack, 1024 * 1024);
+					long t4 = System.nanoTime();
+					up[i] = (t1 - t0) / 1e6;
+					down[i] = (t2 - t1) / 1e6;
+					sup[i] = (t3 - t2) / 1e6;
+					sdown[i] = (t4 - t3) / 1e6;
+				}
+				System.out.printf("staging %s MiB: 64 MiB plane up %.2f ms (%.1f GB/s) down %.2f ms (%.1f GB/s); "
+					+ "256 MiB stack up %.2f ms (%.1f GB/s) down %.2f ms (%.1f GB/s)%n",
+					System.getProperty("fiji.cuda.stagingMiB", "16"), median(up), 67.1 / median(up), median(down),
+					67.1 / median(down), median(sup), 268.4 / median(sup), median(sdown), 268.4 / median(sdown));
+				return null;
+			}
+		});
 	}
 
 	static void row(String what, String kernel, double kernelMs, long bytes, double copyGBs, double e2e, double cpu,
