@@ -21,6 +21,9 @@ import fiji.cuda.runtime.GpuUnavailableException;
  */
 final class GaussianBlurGpu {
 
+	/** Bytes of planes moved per batch in 2D: two staging chunks, a few hundred MB of device memory at most. */
+	private static final long BATCH_BYTES = 64L << 20;
+
 	private GaussianBlurGpu() {}
 
 	/**
@@ -38,23 +41,31 @@ final class GaussianBlurGpu {
 			return gpu.run(GaussianBlur.NAME, s -> {
 				PixelType t = image.type();
 				long planeBytes = (long) image.planeSize() * t.bytesPerPixel();
+				boolean whole = rect.isAll(image.width(), image.height());
+				// Whole planes travel in batches, so a stack of small planes moves in a few large
+				// copies; a selection moves plane by plane and only the rows it covers come back.
+				int batch = whole ? (int) Math.max(1, Math.min(to - from, BATCH_BYTES / planeBytes)) : 1;
 				try (GaussianBlurKernels k = new GaussianBlurKernels(s, t, image.width(), image.height(), kx, ky);
-					DeviceBuffer src = s.alloc(planeBytes); DeviceBuffer dst = s.alloc(planeBytes);
+					DeviceBuffer src = s.alloc(planeBytes * batch); DeviceBuffer dst = s.alloc(planeBytes * batch);
 					DeviceBuffer tmp = k.needsTemp() ? s.alloc(4L * image.planeSize()) : null)
 				{
-					boolean copyFirst = t == PixelType.RGB || !rect.isAll(image.width(), image.height())
-						|| (rect.mask != null);
+					boolean copyFirst = t == PixelType.RGB || !whole;
 					long first = (long) rect.y * image.width();
 					long count = (long) rect.height * image.width();
-					for (int z = from; z < to; z++) {
+					for (int z = from; z < to; z += batch) {
 						if (progress.isCanceled()) return z;
-						Object plane = image.plane(z);
-						s.upload(plane, 0, image.planeSize(), src.ptr());
-						if (copyFirst) s.copy(src.ptr(), dst.ptr(), planeBytes);
-						k.blurXY(src.ptr(), dst.ptr(), tmp, rect);
-						s.download(dst.at(first * t.bytesPerPixel()), plane, first, count);
-						done[0] = z + 1;
-						progress.update((z + 1 - from) / (double) (to - from));
+						int n = Math.min(batch, to - z);
+						Object[] planes = new Object[n];
+						for (int i = 0; i < n; i++)
+							planes[i] = image.plane(z + i);
+						s.uploadAll(planes, image.planeSize(), src.ptr());
+						if (copyFirst) s.copy(src.ptr(), dst.ptr(), planeBytes * n);
+						for (int i = 0; i < n; i++)
+							k.blurXY(src.at(i * planeBytes), dst.at(i * planeBytes), tmp, rect);
+						if (whole) s.downloadAll(dst.ptr(), planes, image.planeSize());
+						else s.download(dst.at(first * t.bytesPerPixel()), planes[0], first, count);
+						done[0] = z + n;
+						progress.update((z + n - from) / (double) (to - from));
 					}
 					return to;
 				}

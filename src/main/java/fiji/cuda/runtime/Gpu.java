@@ -67,10 +67,13 @@ public final class Gpu {
 	static final int MIN_COMPUTE_CAPABILITY = 75;
 	/**
 	 * Size of each of a session's two staging buffers. Larger chunks mean fewer hand-offs to
-	 * the copy threads; smaller ones more overlap. System property fiji.cuda.stagingMiB.
+	 * the copy threads; smaller ones more overlap. On the H200 machine 32 MiB moved a 64 MiB
+	 * plane fastest (8: 4.8 ms, 16: 3.1, 32: 2.9, 64: 3.5 ms up). System property
+	 * fiji.cuda.stagingMiB.
 	 */
-	private static final long STAGING_BYTES = Long.getLong("fiji.cuda.stagingMiB", 16) << 20;
-	private static final int MAX_CACHED_STAGING = 8;
+	private static final long STAGING_BYTES = Long.getLong("fiji.cuda.stagingMiB", 32) << 20;
+	/** Pinned memory is scarce on a workstation: keep at most this many idle staging pairs. */
+	private static final int MAX_CACHED_STAGING = 4;
 
 	private static final Object LOCK = new Object();
 	private static volatile Gpu current;

@@ -184,15 +184,15 @@ public final class GpuSession {
 		boolean toArray)
 	{
 		int es = HostCopy.elementSize(arrays[0]);
-		long done = 0;
-		while (done < n) {
+		java.util.List<HostCopy.Segment> segs = new java.util.ArrayList<>();
+		for (long done = 0; done < n;) {
 			long g = from + done;
-			int a = (int) (g / count);
 			long inArray = g % count;
 			long m = Math.min(n - done, count - inArray);
-			HostCopy.copy(arrays[a], first + inArray, m, b.bytes, done * es, toArray);
+			segs.add(new HostCopy.Segment(arrays[(int) (g / count)], first + inArray, m, done * es));
 			done += m;
 		}
+		HostCopy.copy(segs.toArray(new HostCopy.Segment[0]), b.bytes, toArray);
 	}
 
 	private void startDownload(CUdeviceptr src, int k, long chunk, long total, int es) {

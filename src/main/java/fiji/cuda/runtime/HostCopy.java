@@ -33,27 +33,48 @@ final class HostCopy {
 
 	private HostCopy() {}
 
-	/**
-	 * Copies {@code count} elements of {@code array} starting at element {@code first} into
-	 * {@code buf} starting at byte {@code bufOffset}, or back when {@code toArray} is true. The
-	 * calling thread does one slice itself rather than wait idle.
-	 */
-	static void copy(Object array, long first, long count, ByteBuffer buf, long bufOffset, boolean toArray) {
-		int esize = elementSize(array);
-		long bytes = count * esize;
-		int slices = (int) Math.max(1, Math.min(THREADS, bytes / MIN_SLICE_BYTES));
-		long per = (count + slices - 1) / slices;
-		Future<?>[] fs = new Future<?>[slices - 1];
-		for (int s = 1; s < slices; s++) {
-			final int from = (int) (first + s * per);
-			final int n = (int) Math.min(per, count - s * per);
-			final int off = (int) (bufOffset + s * per * esize);
-			fs[s - 1] = n <= 0 ? null : POOL.submit(() -> slice(array, from, n, buf, off, toArray));
+	/** A run of elements of one array and where it sits in the staging buffer. */
+	static final class Segment {
+		final Object array;
+		final long first;
+		final long count;
+		final long bufOffset;
+
+		Segment(Object array, long first, long count, long bufOffset) {
+			this.array = array;
+			this.first = first;
+			this.count = count;
+			this.bufOffset = bufOffset;
 		}
-		slice(array, (int) first, (int) Math.min(per, count), buf, (int) bufOffset, toArray);
+	}
+
+	/**
+	 * Copies every segment into {@code buf} (or back when {@code toArray} is true), cut into
+	 * about one slice per copy thread over all segments together, so that a chunk made of many
+	 * small planes costs one hand-off, not one per plane. The calling thread copies a slice
+	 * itself rather than wait idle.
+	 */
+	static void copy(Segment[] segs, ByteBuffer buf, boolean toArray) {
+		int esize = elementSize(segs[0].array);
+		long total = 0;
+		for (Segment s : segs)
+			total += s.count;
+		int slices = (int) Math.max(1, Math.min(THREADS, total * esize / MIN_SLICE_BYTES));
+		long per = (total + slices - 1) / slices;
+		java.util.List<Runnable> work = new java.util.ArrayList<>();
+		for (Segment s : segs)
+			for (long off = 0; off < s.count; off += per) {
+				final int from = (int) (s.first + off), n = (int) Math.min(per, s.count - off);
+				final int at = (int) (s.bufOffset + off * esize);
+				work.add(() -> slice(s.array, from, n, buf, at, toArray));
+			}
+		Future<?>[] fs = new Future<?>[work.size() - 1];
+		for (int k = 1; k < work.size(); k++)
+			fs[k - 1] = POOL.submit(work.get(k));
+		work.get(0).run();
 		try {
 			for (Future<?> f : fs)
-				if (f != null) f.get();
+				f.get();
 		} catch (InterruptedException e) {
 			Thread.currentThread().interrupt();
 			throw new GpuException("host copy interrupted", e);

@@ -145,6 +145,44 @@ class GaussianBlurGpuTest {
 	}
 
 	@Test
+	void stacksMoveInBatchesAndCancelBetweenThem() {
+		// 250 planes of 600 KB: several batches, the last one partial, chunks spanning planes
+		Planes gpu = TestImages.random(PixelType.UINT16, 640, 480, 250, 21);
+		Planes orig = gpu.copy();
+		Planes cpu = gpu.copy();
+		GaussianBlur.blur2D(gpu, 1.5, 1.5, null, GPU);
+		GaussianBlur.blur2D(cpu, 1.5, 1.5, null, CPU);
+		assertClose(cpu, gpu, "250-plane stack");
+
+		Planes canceled = orig.copy();
+		boolean[] stop = { false };
+		fiji.cuda.ops.Progress p = new fiji.cuda.ops.Progress() {
+			@Override
+			public void update(double fraction) {
+				stop[0] = true; // cancel once the first batch is in
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return stop[0];
+			}
+		};
+		OpReport r = GaussianBlur.blur2D(canceled, 1.5, 1.5, null, GPU.withProgress(p));
+		assertTrue(r.canceled());
+		int blurred = 0;
+		for (int z = 0; z < 250; z++) {
+			boolean same = java.util.Arrays.equals((short[]) orig.plane(z), (short[]) canceled.plane(z));
+			boolean done = java.util.Arrays.equals((short[]) cpu.plane(z), (short[]) canceled.plane(z));
+			assertTrue(same || done, "plane " + z + " is neither original nor blurred");
+			if (!same) {
+				assertEquals(z, blurred, "blurred planes must come first");
+				blurred++;
+			}
+		}
+		assertTrue(blurred > 0 && blurred < 250, blurred + " planes blurred");
+	}
+
+	@Test
 	void largePlaneSpansSeveralStagingChunks() {
 		// 3000x2000 floats = 24 MB: three 8 MiB staging chunks each way, the last one partial
 		Planes gpu = TestImages.random(PixelType.FLOAT32, 3000, 2000, 1, 3);
