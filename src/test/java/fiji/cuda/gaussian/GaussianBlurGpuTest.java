@@ -172,7 +172,7 @@ class GaussianBlurGpuTest {
 		int blurred = 0;
 		for (int z = 0; z < 250; z++) {
 			boolean same = java.util.Arrays.equals((short[]) orig.plane(z), (short[]) canceled.plane(z));
-			boolean done = java.util.Arrays.equals((short[]) cpu.plane(z), (short[]) canceled.plane(z));
+			boolean done = java.util.Arrays.equals((short[]) gpu.plane(z), (short[]) canceled.plane(z));
 			assertTrue(same || done, "plane " + z + " is neither original nor blurred");
 			if (!same) {
 				assertEquals(z, blurred, "blurred planes must come first");
