@@ -30,10 +30,11 @@
 //  Every kernel tolerates extra blocks (they return) and grids smaller than the rule only
 //  where stated (row: any grid.y).
 //
-//  Non-finite pixels (NaN backgrounds are common in ImageJ float images) spread exactly R
-//  pixels, as in ImageJ: gauss_xy runs radii below RMAX with zero taps, so its taps that may
-//  be padding (beyond the previous RMAX class) are skipped when their weight is 0, because
-//  0 * NaN would be NaN. The generic kernels never multiply beyond R.
+//  Non-finite pixels (NaN backgrounds are common in ImageJ float images) must spread exactly R
+//  pixels, as in ImageJ, and 0 * NaN is NaN: so float planes use gauss_xy_f32_r<R> with RMAX
+//  equal to the radius of both axes (no zero padding), and the host sends float blurs with
+//  unequal radii, or a skipped axis, to the generic kernels, which never multiply beyond R.
+//  Integer planes cannot hold NaN and share a coarser list of RMAX classes with zero padding.
 
 #include "common.cuh"
 
@@ -60,6 +61,7 @@ using namespace fc;
 	      GAUSS_XY_XB_STRIDE * (GAUSS_XY_TILE_H(RMAX) + 2 * (RMAX))))
 // the RMAX values with a gauss_xy_<T>_r<RMAX> entry point (pick the smallest >= radius)
 #define GAUSS_XY_RMAX_LIST 2, 4, 6, 8, 10, 12, 14, 16, 20, 24
+// float planes: every radius 1..24 (RMAX = R exactly, see the NaN note above)
 
 #define GAUSS_ROW_THREADS 128  // blockDim.x
 #define GAUSS_ROW_OUT 512      // output columns per block (4 per thread)
@@ -92,20 +94,6 @@ struct GaussTaps {
 
 namespace {
 
-// The RMAX class below this one: radii above it are what RMAX serves, so only taps beyond it
-// can be zero padding (GAUSS_XY_RMAX_LIST).
-__host__ __device__ constexpr int prevRmax(int r) {
-	return r <= 2 ? 0 : r <= 16 ? r - 2 : r <= 48 ? r - 4 : r - 8;
-}
-
-// acc += w * v, except for a padding tap: with w == 0 the product must not turn NaN/Inf into NaN.
-template <int RMAX>
-__device__ __forceinline__ float tapFma(int k, float w, float v, float acc) {
-	const int d = k > RMAX ? k - RMAX : RMAX - k;  // |offset|, a compile-time constant after unrolling
-	if (d > prevRmax(RMAX)) return w != 0.0f ? fmaf(w, v, acc) : acc;
-	return fmaf(w, v, acc);
-}
-
 template <int RMAX>
 struct XyShape {
 	static constexpr int TW = GAUSS_XY_TILE_W;
@@ -121,7 +109,7 @@ struct XyShape {
 	static constexpr int WARPS = GAUSS_XY_THREADS / 32;
 	static constexpr int ROWS_PER_WARP = TH / WARPS;
 
-	static_assert(RMAX % 2 == 0 && RMAX >= 2 && RMAX <= GAUSS_TAPS_MAX_R, "RMAX must be even, 2..64");
+	static_assert(RMAX >= 1 && RMAX <= GAUSS_TAPS_MAX_R, "RMAX must be 1..64");
 	static_assert(RAW_S >= RAW_W && RAW_S % 32 == 4, "staging stride");
 	static_assert(RAW_ROWS * (TW / XN) == GAUSS_XY_THREADS, "one X task per thread and step");
 	static_assert(ROWS_PER_WARP % YM == 0, "Y groups");
@@ -180,7 +168,7 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 			for (int i = 0; i < S::XN; ++i) acc[i] = 0.0f;
 			// window position p feeds output i with tap k = p - i
 #pragma unroll
-			for (int q = 0; q < (S::XN + 2 * RMAX) / 4; ++q) {
+			for (int q = 0; q < (S::XN + 2 * RMAX + 3) / 4; ++q) {
 				const float4 v4 = src4[q];
 				const float v[4] = {v4.x, v4.y, v4.z, v4.w};
 #pragma unroll
@@ -189,7 +177,7 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 #pragma unroll
 					for (int i = 0; i < S::XN; ++i) {
 						const int k = p - i;
-						if (k >= 0 && k <= 2 * RMAX) acc[i] = tapFma<RMAX>(k, wx.w[GAUSS_TAPS_CENTRE - RMAX + k], v[u], acc[i]);
+						if (k >= 0 && k <= 2 * RMAX) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - RMAX + k], v[u], acc[i]);
 					}
 				}
 			}
@@ -217,7 +205,7 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 #pragma unroll
 			for (int i = 0; i < S::YM; ++i) {
 				const int k = p - i;
-				if (k >= 0 && k <= 2 * RMAX) acc[i] = tapFma<RMAX>(k, wy.w[GAUSS_TAPS_CENTRE - RMAX + k], v, acc[i]);
+				if (k >= 0 && k <= 2 * RMAX) acc[i] = fmaf(wy.w[GAUSS_TAPS_CENTRE - RMAX + k], v, acc[i]);
 			}
 		}
 		if (colInRoi) {
@@ -444,6 +432,16 @@ __device__ __forceinline__ void gaussZ(const T* __restrict__ d_src, T* __restric
 	GAUSS_XY_ENTRY(TN, T, 14) GAUSS_XY_ENTRY(TN, T, 16) GAUSS_XY_ENTRY(TN, T, 20)              \
 	GAUSS_XY_ENTRY(TN, T, 24)
 
+#define GAUSS_XY_EVERY_R(TN, T)                                                                  \
+	GAUSS_XY_ENTRY(TN, T, 1) GAUSS_XY_ENTRY(TN, T, 2) GAUSS_XY_ENTRY(TN, T, 3)                 \
+	GAUSS_XY_ENTRY(TN, T, 4) GAUSS_XY_ENTRY(TN, T, 5) GAUSS_XY_ENTRY(TN, T, 6)                 \
+	GAUSS_XY_ENTRY(TN, T, 7) GAUSS_XY_ENTRY(TN, T, 8) GAUSS_XY_ENTRY(TN, T, 9)                 \
+	GAUSS_XY_ENTRY(TN, T, 10) GAUSS_XY_ENTRY(TN, T, 11) GAUSS_XY_ENTRY(TN, T, 12)              \
+	GAUSS_XY_ENTRY(TN, T, 13) GAUSS_XY_ENTRY(TN, T, 14) GAUSS_XY_ENTRY(TN, T, 15)              \
+	GAUSS_XY_ENTRY(TN, T, 16) GAUSS_XY_ENTRY(TN, T, 17) GAUSS_XY_ENTRY(TN, T, 18)              \
+	GAUSS_XY_ENTRY(TN, T, 19) GAUSS_XY_ENTRY(TN, T, 20) GAUSS_XY_ENTRY(TN, T, 21)              \
+	GAUSS_XY_ENTRY(TN, T, 22) GAUSS_XY_ENTRY(TN, T, 23) GAUSS_XY_ENTRY(TN, T, 24)
+
 #define GAUSS_GENERIC_ENTRIES(TN, T)                                                             \
 	extern "C" __global__ void __launch_bounds__(GAUSS_ROW_THREADS) gauss_row_##TN(             \
 		const T* d_src, float* d_tmp, int width, int height, int step, int rowFrom, int rowTo, \
@@ -465,7 +463,7 @@ __device__ __forceinline__ void gaussZ(const T* __restrict__ d_src, T* __restric
 
 GAUSS_XY_ALL_RMAX(u8, u8)
 GAUSS_XY_ALL_RMAX(u16, u16)
-GAUSS_XY_ALL_RMAX(f32, f32)
+GAUSS_XY_EVERY_R(f32, f32)
 
 GAUSS_GENERIC_ENTRIES(u8, u8)
 GAUSS_GENERIC_ENTRIES(u16, u16)

@@ -14,8 +14,9 @@ import jcuda.driver.CUdeviceptr;
 final class GaussianBlurKernels implements AutoCloseable {
 
 	static final String MODULE = "gaussian_blur";
-	/** Radii with a {@code gauss_xy_<T>_r<RMAX>} entry point (GAUSS_XY_RMAX_LIST); beyond the
-	 *  last, the separable kernels are faster (measured on the H200) and run instead. */
+	/** Radii with a {@code gauss_xy_u8/u16_r<RMAX>} entry point (GAUSS_XY_RMAX_LIST); float has
+	 *  every radius up to the last. Beyond it the separable kernels are faster (measured on the
+	 *  H200) and run instead. */
 	static final int[] RMAX_LIST = { 2, 4, 6, 8, 10, 12, 14, 16, 20, 24 };
 	private static final int TAPS_CENTRE = 64;
 	private static final int XY_THREADS = 256, XY_TILE_W = 32, XY_RAW_ROWS = 64, XY_XB_STRIDE = 36;
@@ -44,22 +45,20 @@ final class GaussianBlurKernels implements AutoCloseable {
 		this.ry = ky == null ? 0 : ky.radius();
 		int r = Math.max(rx, ry);
 		int m = 0;
-		for (int c : RMAX_LIST)
-			if (c >= r) {
-				m = c;
-				break;
-			}
+		if (t == PixelType.FLOAT32) {
+			// Float pixels may be NaN or infinite, and 0 * NaN is NaN: float planes take the kernel
+			// whose radius is exactly R (no zero padding) and only when both axes share it; other
+			// float blurs go the generic way, which never multiplies beyond R, as ImageJ.
+			if (rx == ry && r <= RMAX_LIST[RMAX_LIST.length - 1]) m = r;
+		} else {
+			for (int c : RMAX_LIST)
+				if (c >= r) {
+					m = c;
+					break;
+				}
+		}
 		this.rmax = m;
-		// Float pixels may be NaN or infinite, and gauss_xy only skips zero taps beyond the
-		// previous radius class; an axis with a shorter (or no) kernel would multiply NaN by
-		// padding zeros and spread it further than ImageJ does, so such blurs go the generic way.
-		boolean exactTaps = t != PixelType.FLOAT32 || Math.min(rx, ry) > prevRmax(m);
-		this.fused = m > 0 && exactTaps && xySharedBytes(m) <= s.device().maxSharedPerBlockOptin;
-	}
-
-	/** The RMAX class below {@code r} (prevRmax in gaussian_blur.cu). */
-	static int prevRmax(int r) {
-		return r <= 2 ? 0 : r <= 16 ? r - 2 : r <= 48 ? r - 4 : r - 8;
+		this.fused = m > 0 && xySharedBytes(m) <= s.device().maxSharedPerBlockOptin;
 	}
 
 	/** Dynamic shared memory of gauss_xy for a radius class (GAUSS_XY_SMEM_BYTES). */
