@@ -39,6 +39,10 @@ public final class QuickStart {
 
 		ImagePlus sample = sample(1024, 1024, 32, 7);
 		save(sample, new File(out, "sample.tif"));
+		// a small run first, so that the timings below are not of the JIT compiler or the
+		// one-time CUDA start (module load, pools)
+		GaussianBlur.blur3D(planes(sample(64, 64, 4, 1)), 2, 2, 2, ExecutionOptions.defaults());
+		GaussianBlur.blur3D(planes(sample(64, 64, 4, 1)), 2, 2, 2, ExecutionOptions.defaults().withBackend(Backend.CPU));
 
 		ImagePlus blurred = sample.duplicate();
 		report("Gaussian Blur (2D, sigma=2, every slice)", GaussianBlur.blur2D(planes(blurred), 2, 2, null,
