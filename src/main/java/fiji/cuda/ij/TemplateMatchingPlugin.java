@@ -109,7 +109,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s.threshold = number(options, "score_threshold", s.threshold);
 				s.maxObjects = (int) number(options, "max_objects", s.maxObjects);
 				s.nms = number(options, "nms", s.nms);
-				s.angles = angles(Macro.getValue(options, "angles", "0"));
+				s.angles = parseAngles(Macro.getValue(options, "angles", "0"));
 				s.flip = flag(options, "flip");
 				s.stack = flag(options, "stack");
 				s.scoreMap = flag(options, "score_map");
@@ -137,7 +137,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s.maxObjects = (int) gd.getNextNumber();
 				s.nms = gd.getNextNumber();
 				if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
-				s.angles = angles(gd.getNextString());
+				s.angles = parseAngles(gd.getNextString());
 				s.flip = gd.getNextBoolean();
 				s.stack = gd.getNextBoolean();
 				s.scoreMap = gd.getNextBoolean();
@@ -341,8 +341,12 @@ public class TemplateMatchingPlugin implements PlugIn {
 		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(options).find();
 	}
 
-	/** @return the angles of a list like "0 90 180" or "0,90,180" */
-	static double[] angles(String list) {
+	/**
+	 * @param list angles in degrees separated by spaces, commas or semicolons, e.g. "0 90 180"
+	 * @return the angles; {0} for an empty list
+	 * @throws IllegalArgumentException naming the first entry that is not a number
+	 */
+	public static double[] parseAngles(String list) {
 		String[] parts = list == null ? new String[0] : list.trim().split("[\\s,;]+");
 		List<Double> out = new ArrayList<>();
 		for (String p : parts) {

@@ -118,7 +118,7 @@ class TemplateMatchingPluginTest {
 		e = assertThrows(IllegalArgumentException.class,
 			() -> TemplateMatchingPlugin.run(image, noise("8-bit", 3, 3, 1, 7), s, CPU));
 		assertTrue(e.getMessage().contains("no area"), e.getMessage());
-		assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.angles("0 ninety"));
-		assertEquals(3, TemplateMatchingPlugin.angles("0, 90 180").length);
+		assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.parseAngles("0 ninety"));
+		assertEquals(3, TemplateMatchingPlugin.parseAngles("0, 90 180").length);
 	}
 }
