@@ -1,0 +1,48 @@
+// Headless batch job: finds a template in every .tif/.tiff image of a folder with
+// GPU Template Matching and writes all detections to one CSV table.
+//   xvfb-run -a ImageJ -batch template_matching_folder.ijm "input=[/data/in] template=[/data/cell.tif] output=[/data/detections.csv] score_threshold=0.5 max_objects=20 nms=0.3"
+// An area selection saved with the template image restricts (and masks) the template.
+arg = getArgument();
+inDir = call("ij.Macro.getValue", arg, "input", "");
+templatePath = call("ij.Macro.getValue", arg, "template", "");
+output = call("ij.Macro.getValue", arg, "output", "");
+threshold = call("ij.Macro.getValue", arg, "score_threshold", "0.5");
+maxObjects = call("ij.Macro.getValue", arg, "max_objects", "20");
+nms = call("ij.Macro.getValue", arg, "nms", "0.3");
+if (inDir == "" || templatePath == "" || output == "")
+	exit("Usage: input=[folder] template=[file] output=[file.csv] score_threshold=0.5 max_objects=20 nms=0.3");
+if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
+setBatchMode(true);
+start = getTime();
+open(templatePath);
+templateTitle = getTitle();
+Table.create("Detections");
+files = getFileList(inDir);
+images = 0;
+row = 0;
+for (i = 0; i < files.length; i++) {
+	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
+	name = files[i];
+	lower = toLowerCase(name);
+	if ((endsWith(lower, ".tif") || endsWith(lower, ".tiff")) && inDir + name != templatePath) {
+		open(inDir + name);
+		title = getTitle();
+		run("GPU Template Matching...", "image=[" + title + "] template=[" + templateTitle + "] score_threshold="
+			+ threshold + " max_objects=" + maxObjects + " nms=" + nms + " stack");
+		for (r = 0; r < nResults; r++) {
+			Table.set("File", row, name, "Detections");
+			Table.set("Slice", row, getResult("Slice", r), "Detections");
+			Table.set("X", row, getResult("X", r), "Detections");
+			Table.set("Y", row, getResult("Y", r), "Detections");
+			Table.set("Centre X", row, getResult("Centre X", r), "Detections");
+			Table.set("Centre Y", row, getResult("Centre Y", r), "Detections");
+			Table.set("Score", row, getResult("Score", r), "Detections");
+			row++;
+		}
+		close(title);
+		images++;
+	}
+}
+Table.save(output, "Detections");
+seconds = (getTime() - start) / 1000;
+print("Found " + row + " objects in " + images + " images from " + inDir + " in " + d2s(seconds, 1) + " s");

@@ -1,0 +1,80 @@
+package fiji.cuda.command;
+
+import fiji.cuda.ij.TemplateMatchingPlugin;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.GpuException;
+import ij.ImagePlus;
+import ij.measure.ResultsTable;
+import org.scijava.ItemIO;
+import org.scijava.command.Command;
+import org.scijava.command.ContextCommand;
+import org.scijava.plugin.Parameter;
+import org.scijava.plugin.Plugin;
+
+/**
+ * Template matching as a SciJava command, for scripts, headless runs and other SciJava tools.
+ * It has no menu path: the menu entry is ImageJ 1's "GPU Template Matching...", whose
+ * parameters and table it shares. It changes no image and shows nothing: the detections come
+ * back as a table, and the score map as an image when asked for. Bad input cancels the
+ * command with the reason instead of throwing.
+ */
+@Plugin(type = Command.class, headless = true, label = "GPU Template Matching")
+public class TemplateMatchingCommand extends ContextCommand {
+
+	@Parameter(label = "Image", description = "the image searched; a selection bounds the search")
+	private ImagePlus image;
+
+	@Parameter(label = "Template", description = "one template per slice; a selection bounds and masks it")
+	private ImagePlus template;
+
+	@Parameter(label = "Score threshold", min = "-1", max = "1")
+	private double scoreThreshold = 0.5;
+
+	@Parameter(label = "Max objects", min = "1")
+	private int maxObjects = 10;
+
+	@Parameter(label = "NMS (maximal overlap)", min = "0", max = "1")
+	private double nms = 0.3;
+
+	@Parameter(label = "Angles (degrees)", required = false)
+	private String angles = "0";
+
+	@Parameter(label = "Flip", description = "also mirrored templates", required = false)
+	private boolean flip;
+
+	@Parameter(label = "Stack", description = "every slice, else the current one", required = false)
+	private boolean stack;
+
+	@Parameter(label = "Score map", required = false)
+	private boolean scoreMap;
+
+	@Parameter(label = "Same size score map", required = false)
+	private boolean sameSize;
+
+	@Parameter(type = ItemIO.OUTPUT)
+	private ResultsTable results;
+
+	@Parameter(type = ItemIO.OUTPUT, required = false)
+	private ImagePlus scoreMapImage;
+
+	@Override
+	public void run() {
+		try {
+			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+			s.threshold = scoreThreshold;
+			s.maxObjects = maxObjects;
+			s.nms = nms;
+			s.angles = TemplateMatchingPlugin.parseAngles(angles);
+			s.flip = flip;
+			s.stack = stack;
+			s.scoreMap = scoreMap;
+			s.sameSize = sameSize;
+			TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, template, s,
+				ExecutionOptions.defaults());
+			results = out.table;
+			scoreMapImage = out.scoreMap;
+		} catch (IllegalArgumentException | GpuException e) {
+			cancel(e.getMessage());
+		}
+	}
+}

@@ -1,0 +1,394 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ncc.Detection;
+import fiji.cuda.ncc.Template;
+import fiji.cuda.ncc.TemplateMatching;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.Progress;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.Macro;
+import ij.WindowManager;
+import ij.gui.GenericDialog;
+import ij.gui.Overlay;
+import ij.gui.Roi;
+import ij.macro.Interpreter;
+import ij.measure.ResultsTable;
+import ij.plugin.PlugIn;
+import ij.plugin.frame.RoiManager;
+import ij.process.FloatProcessor;
+import ij.process.ImageProcessor;
+
+import java.awt.Color;
+import java.awt.GraphicsEnvironment;
+import java.awt.Rectangle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * "GPU Template Matching...": finds the objects that look like a template in an image with
+ * {@link TemplateMatching#detect} (normalized cross-correlation, TM_CCOEFF_NORMED).
+ * <p>
+ * Macro keys: {@code image} and {@code template} (titles of open images; every slice of the
+ * template image is a template, and an area selection on it restricts the template to the
+ * selection: its bounds, with a mask when it is not a rectangle), {@code score_threshold},
+ * {@code max_objects}, {@code nms} (largest overlap, intersection over union, between two
+ * detections), {@code angles} (degrees, separated by spaces or commas), and the flags
+ * {@code flip} (also mirrored templates), {@code stack} (every slice, else the current one),
+ * {@code score_map} (a 32-bit "Score map of &lt;title&gt;", one slice per image slice and
+ * template) and {@code same_size} (the map at the image's size, anchored at the template
+ * centre). A selection on the image limits the search to its bounding rectangle, unless the
+ * image is also the template: then the selection is the template and the whole image is searched.
+ * <p>
+ * Outputs: the Results table (one row per detection: Image, Slice, Template, Angle, Flip,
+ * Score, X, Y, Width, Height, Centre X, Centre Y), the ROI Manager (a rectangle per detection,
+ * named with its score), and an overlay of the same rectangles on the image.
+ */
+public class TemplateMatchingPlugin implements PlugIn {
+
+	static {
+		IjBridge.init();
+	}
+
+	/** The command's name in the menu (without the dots) and in messages. */
+	public static final String COMMAND = "GPU Template Matching";
+
+	/** What a run is asked to do; the defaults are those of the dialog. */
+	public static final class Settings {
+		/** Lowest score kept. */
+		public double threshold = 0.5;
+		/** Most detections per slice. */
+		public int maxObjects = 10;
+		/** Largest intersection over union between two detections. */
+		public double nms = 0.3;
+		/** Rotations of each template, degrees. */
+		public double[] angles = {0};
+		/** Also match mirrored templates. */
+		public boolean flip;
+		/** Match every slice, else the current one. */
+		public boolean stack;
+		/** Also make the score map image. */
+		public boolean scoreMap;
+		/** The score map at the searched area's size rather than "valid". */
+		public boolean sameSize;
+	}
+
+	/** What a run found. */
+	public static final class Outcome {
+		/** The detections, in image coordinates, per slice best first. */
+		public final List<Detection> detections = new ArrayList<>();
+		/** One row per detection. */
+		public final ResultsTable table = new ResultsTable();
+		/** "Score map of ...", or null when not asked for. */
+		public ImagePlus scoreMap;
+	}
+
+	private static final Settings LAST = new Settings();
+
+	@Override
+	public void run(String arg) {
+		try {
+			String options = Macro.getOptions();
+			int[] ids = WindowManager.getIDList();
+			if (ids == null) {
+				IjErrors.report(COMMAND, "There is no image open.");
+				return;
+			}
+			ImagePlus image, template;
+			Settings s = new Settings();
+			if (options != null) {
+				// read the keys here: GenericDialog answers an unknown image title with a macro
+				// error dialog, which would hang a batch run
+				image = find(Macro.getValue(options, "image", WindowManager.getCurrentImage().getTitle()), "image");
+				template = find(Macro.getValue(options, "template", ""), "template");
+				s.threshold = number(options, "score_threshold", s.threshold);
+				s.maxObjects = (int) number(options, "max_objects", s.maxObjects);
+				s.nms = number(options, "nms", s.nms);
+				s.angles = parseAngles(Macro.getValue(options, "angles", "0"));
+				s.flip = flag(options, "flip");
+				s.stack = flag(options, "stack");
+				s.scoreMap = flag(options, "score_map");
+				s.sameSize = flag(options, "same_size");
+			} else {
+				String[] titles = new String[ids.length];
+				for (int i = 0; i < ids.length; i++)
+					titles[i] = WindowManager.getImage(ids[i]).getTitle();
+				GenericDialog gd = new GenericDialog(COMMAND);
+				gd.addChoice("Image:", titles, WindowManager.getCurrentImage().getTitle());
+				gd.addChoice("Template:", titles, titles[titles.length > 1 ? 1 : 0]);
+				gd.addNumericField("Score_threshold:", LAST.threshold, 2);
+				gd.addNumericField("Max_objects:", LAST.maxObjects, 0);
+				gd.addNumericField("NMS (maximal overlap, 0-1):", LAST.nms, 2);
+				gd.addStringField("Angles (degrees):", format(LAST.angles), 20);
+				gd.addCheckbox("Flip (also mirrored templates)", LAST.flip);
+				gd.addCheckbox("Stack (match every slice)", LAST.stack);
+				gd.addCheckbox("Score_map", LAST.scoreMap);
+				gd.addCheckbox("Same_size score map", LAST.sameSize);
+				gd.showDialog();
+				if (gd.wasCanceled()) return;
+				image = WindowManager.getImage(ids[gd.getNextChoiceIndex()]);
+				template = WindowManager.getImage(ids[gd.getNextChoiceIndex()]);
+				s.threshold = gd.getNextNumber();
+				s.maxObjects = (int) gd.getNextNumber();
+				s.nms = gd.getNextNumber();
+				if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
+				s.angles = parseAngles(gd.getNextString());
+				s.flip = gd.getNextBoolean();
+				s.stack = gd.getNextBoolean();
+				s.scoreMap = gd.getNextBoolean();
+				s.sameSize = gd.getNextBoolean();
+				copy(s, LAST);
+			}
+			Outcome out = run(image, template, s, ExecutionOptions.defaults().withProgress(new IjProgress()));
+			show(image, out);
+		} catch (RuntimeException e) {
+			IjErrors.report(COMMAND, e);
+		} finally {
+			IJ.showProgress(1.0);
+		}
+	}
+
+	/**
+	 * Matches without showing anything; for the plug-in, the SciJava command and tests.
+	 *
+	 * @param image    the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
+	 * @param template the templates, one per slice (its selection, if any, bounds and masks them)
+	 * @param s        the settings
+	 * @param opts     backend, threads, progress and cancellation (checked between templates)
+	 * @return the detections, their table, and the score map if asked for
+	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
+	 */
+	public static Outcome run(ImagePlus image, ImagePlus template, Settings s, ExecutionOptions opts) {
+		if (image == null) throw new IllegalArgumentException("There is no image.");
+		if (template == null) throw new IllegalArgumentException("There is no template.");
+		if (image.getBitDepth() == 24 || template.getBitDepth() == 24)
+			throw new IllegalArgumentException("RGB images are not supported; convert to 8-bit or split the channels first.");
+		List<Template> bank = Template.bank(templates(template), s.flip, s.angles);
+		// a selection on an image that is also the template marks the template, not the search
+		Rectangle search = image == template ? null : searchRectangle(image);
+		ImageStack stack = image.getStack();
+		int first = s.stack ? 1 : image.getCurrentSlice(), last = s.stack ? stack.getSize() : first;
+		Outcome out = new Outcome();
+		List<float[]> maps = new ArrayList<>();
+		List<String> labels = new ArrayList<>();
+		List<int[]> sizes = new ArrayList<>();
+		Progress p = opts.progress();
+		for (int z = first; z <= last && !p.isCanceled(); z++) {
+			ImageProcessor ip = stack.getProcessor(z);
+			Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+			if (search != null) plane = TemplateMatching.crop(plane, 0, new Region(search.x, search.y, search.width,
+				search.height, null));
+			int slice = z;
+			Planes searched = plane;
+			double done = (z - first) / (double) (last - first + 1), share = 1.0 / (last - first + 1);
+			ExecutionOptions sliceOpts = opts.withProgress(new Progress() {
+				@Override
+				public void update(double f) {
+					p.update(done + share * f);
+				}
+
+				@Override
+				public boolean isCanceled() {
+					return p.isCanceled();
+				}
+			});
+			List<Detection> found = TemplateMatching.detect(plane, 0, bank, s.threshold, s.maxObjects, s.nms, false,
+				s.scoreMap ? (t, unused, map) -> {
+					maps.add(map);
+					sizes.add(new int[] {t.width(), t.height(), searched.width(), searched.height()});
+					labels.add("slice " + slice + ", " + describe(t, bank.size() > 1 || template.getStackSize() > 1));
+				} : null, sliceOpts);
+			for (Detection d : found) {
+				Detection inImage = search != null ? d.shifted(search.x, search.y) : d;
+				inImage = new Detection(inImage.x, inImage.y, inImage.width, inImage.height, inImage.score,
+					inImage.template, inImage.angle, inImage.flipped, z - 1, inImage.refinedX, inImage.refinedY);
+				out.detections.add(inImage);
+				addRow(out.table, image, inImage);
+			}
+		}
+		if (s.scoreMap && !maps.isEmpty()) out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
+		return out;
+	}
+
+	private static void addRow(ResultsTable rt, ImagePlus image, Detection d) {
+		rt.incrementCounter();
+		rt.addValue("Image", image.getTitle());
+		rt.addValue("Slice", d.plane + 1);
+		rt.addValue("Template", d.template + 1);
+		rt.addValue("Angle", d.angle);
+		rt.addValue("Flip", d.flipped ? 1 : 0);
+		rt.addValue("Score", d.score);
+		rt.addValue("X", d.x);
+		rt.addValue("Y", d.y);
+		rt.addValue("Width", d.width);
+		rt.addValue("Height", d.height);
+		rt.addValue("Centre X", d.centreX());
+		rt.addValue("Centre Y", d.centreY());
+	}
+
+	/** Every slice of the template image, cut to its area selection with the selection's mask. */
+	static List<Template> templates(ImagePlus template) {
+		Roi roi = template.getRoi();
+		Region r = roi != null && roi.isArea() ? ImagePlusPlanes.region(roi) : null;
+		ImageStack stack = template.getStack();
+		List<Template> out = new ArrayList<>();
+		for (int z = 1; z <= stack.getSize(); z++) {
+			ImageProcessor ip = stack.getProcessor(z);
+			Planes p = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+			if (r == null) {
+				out.add(new Template(p, null, z - 1, 0, false));
+				continue;
+			}
+			Region c = r.clipTo(p.width(), p.height()); // clips the mask too
+			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, z - 1, 0, false));
+		}
+		return out;
+	}
+
+	/** @return the bounds of the image's area selection clipped to the image, or null for the whole image */
+	private static Rectangle searchRectangle(ImagePlus image) {
+		Roi roi = image.getRoi();
+		if (roi == null || !roi.isArea()) return null;
+		Rectangle r = roi.getBounds().intersection(new Rectangle(0, 0, image.getWidth(), image.getHeight()));
+		if (r.width < 1 || r.height < 1)
+			throw new IllegalArgumentException("The search selection has no area inside the image.");
+		return r;
+	}
+
+	private static ImagePlus scoreMap(String title, List<float[]> maps, List<String> labels, List<int[]> sizes,
+		boolean sameSize)
+	{
+		int[] s0 = sizes.get(0);
+		boolean differ = false;
+		for (int[] s : sizes)
+			differ |= s[0] != s0[0] || s[1] != s0[1];
+		if (differ && !sameSize)
+			IJ.log(COMMAND + ": the templates differ in size, so the score map has the image's size (same_size).");
+		boolean same = sameSize || differ;
+		int w = same ? s0[2] : s0[2] - s0[0] + 1, h = same ? s0[3] : s0[3] - s0[1] + 1;
+		ImageStack st = new ImageStack(w, h);
+		for (int i = 0; i < maps.size(); i++) {
+			int[] s = sizes.get(i);
+			float[] m = same ? TemplateMatching.toSameSize(maps.get(i), s[2], s[3], s[0], s[1]) : maps.get(i);
+			st.addSlice(labels.get(i), new FloatProcessor(w, h, m));
+		}
+		ImagePlus imp = new ImagePlus("Score map of " + title, st);
+		imp.getProcessor().setMinAndMax(-1, 1);
+		return imp;
+	}
+
+	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
+	private static void show(ImagePlus image, Outcome out) {
+		ResultsTable rt = ResultsTable.getResultsTable();
+		if (rt == null) rt = new ResultsTable();
+		rt.reset();
+		for (int i = 0; i < out.table.size(); i++) {
+			rt.incrementCounter();
+			for (String h : out.table.getHeadings())
+				if (h.equals("Image")) rt.addValue(h, out.table.getStringValue(h, i));
+				else rt.addValue(h, out.table.getValue(h, i));
+		}
+		rt.show("Results");
+		RoiManager rm = RoiManager.getInstance();
+		if (rm == null) rm = Interpreter.getBatchModeRoiManager();
+		if (rm == null && !GraphicsEnvironment.isHeadless()) rm = new RoiManager();
+		Overlay overlay = new Overlay();
+		int n = 0;
+		for (Detection d : out.detections) {
+			Roi r = new Roi(d.x, d.y, d.width, d.height);
+			r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
+			r.setStrokeColor(Color.yellow);
+			if (image.getStackSize() > 1) r.setPosition(d.plane + 1);
+			overlay.add(r);
+			if (rm != null) rm.addRoi((Roi) r.clone());
+		}
+		image.setOverlay(overlay);
+		if (out.scoreMap != null) out.scoreMap.show();
+		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found");
+	}
+
+	private static String describe(Template t, boolean withIndex) {
+		String s = withIndex ? "template " + (t.index + 1) : "template";
+		if (t.angle != 0) s += ", " + format(new double[] {t.angle}) + " deg";
+		if (t.flipped) s += ", flipped";
+		return s;
+	}
+
+	private static ImagePlus find(String title, String key) {
+		if (title == null || title.isEmpty())
+			throw new IllegalArgumentException("Please give the " + key + " (" + key + "=[title of an open image]).");
+		ImagePlus imp = WindowManager.getImage(title);
+		if (imp == null) throw new IllegalArgumentException("There is no open image called '" + title + "' (" + key + ").");
+		return imp;
+	}
+
+	private static double number(String options, String key, double dflt) {
+		String v = Macro.getValue(options, key, null);
+		if (v == null) return dflt;
+		try {
+			return Double.parseDouble(v.trim());
+		} catch (NumberFormatException e) {
+			throw new IllegalArgumentException("'" + v + "' is not a number (" + key + ").");
+		}
+	}
+
+	private static boolean flag(String options, String key) {
+		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(options).find();
+	}
+
+	/**
+	 * @param list angles in degrees separated by spaces, commas or semicolons, e.g. "0 90 180"
+	 * @return the angles; {0} for an empty list
+	 * @throws IllegalArgumentException naming the first entry that is not a number
+	 */
+	public static double[] parseAngles(String list) {
+		String[] parts = list == null ? new String[0] : list.trim().split("[\\s,;]+");
+		List<Double> out = new ArrayList<>();
+		for (String p : parts) {
+			if (p.isEmpty()) continue;
+			try {
+				out.add(Double.parseDouble(p));
+			} catch (NumberFormatException e) {
+				throw new IllegalArgumentException("'" + p + "' is not an angle in degrees (angles).");
+			}
+		}
+		if (out.isEmpty()) out.add(0.0);
+		return out.stream().mapToDouble(Double::doubleValue).toArray();
+	}
+
+	private static String format(double[] a) {
+		StringBuilder b = new StringBuilder();
+		for (double v : a)
+			b.append(b.length() > 0 ? " " : "").append(v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v));
+		return b.toString();
+	}
+
+	private static void copy(Settings from, Settings to) {
+		to.threshold = from.threshold;
+		to.maxObjects = from.maxObjects;
+		to.nms = from.nms;
+		to.angles = from.angles.clone();
+		to.flip = from.flip;
+		to.stack = from.stack;
+		to.scoreMap = from.scoreMap;
+		to.sameSize = from.sameSize;
+	}
+
+	/** ImageJ's progress bar and the Esc key. */
+	private static final class IjProgress implements Progress {
+		@Override
+		public void update(double fraction) {
+			IJ.showProgress(fraction);
+		}
+
+		@Override
+		public boolean isCanceled() {
+			return IJ.escapePressed();
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package fiji.cuda.ncc;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Turns score maps into detections: local maxima at or above a threshold, best first,
+ * thinned by non-maximum suppression, and the sub-pixel position of a peak.
+ */
+public final class Peaks {
+
+	/** Best score first; ties by plane, row, column, template, so the order is reproducible. */
+	public static final Comparator<Detection> BEST_FIRST = Comparator.<Detection>comparingDouble(d -> -d.score)
+		.thenComparingInt(d -> d.plane).thenComparingInt(d -> d.y).thenComparingInt(d -> d.x)
+		.thenComparingInt(d -> d.template).thenComparingDouble(d -> d.angle)
+		.thenComparing(d -> d.flipped);
+
+	private Peaks() {}
+
+	/**
+	 * Finds the local maxima of a "valid" score map: pixels whose score is at least
+	 * {@code threshold} and at least that of each of their 8 neighbours inside the map (so a
+	 * plateau gives several, which suppression then thins). NaN scores never count.
+	 *
+	 * @param map       the scores, row-major
+	 * @param mapWidth  its width
+	 * @param mapHeight its height
+	 * @param box       a detection giving the box size, template, angle, flip and plane
+	 *                  that every candidate gets (its position and score are ignored)
+	 * @param threshold the lowest score kept
+	 * @param refine    true to refine each peak's centre by {@link #refine}
+	 * @return the candidates, best first
+	 */
+	public static List<Detection> localMaxima(float[] map, int mapWidth, int mapHeight, Detection box,
+		double threshold, boolean refine)
+	{
+		List<Detection> out = new ArrayList<>();
+		for (int y = 0; y < mapHeight; y++)
+			for (int x = 0; x < mapWidth; x++) {
+				float v = map[y * mapWidth + x];
+				if (!(v >= threshold) || !isLocalMax(map, mapWidth, mapHeight, x, y, v)) continue;
+				double cx = x + box.width / 2, cy = y + box.height / 2;
+				if (refine) {
+					double[] d = refine(map, mapWidth, mapHeight, x, y);
+					cx += d[0];
+					cy += d[1];
+				}
+				out.add(new Detection(x, y, box.width, box.height, v, box.template, box.angle, box.flipped,
+					box.plane, cx, cy));
+			}
+		out.sort(BEST_FIRST);
+		return out;
+	}
+
+	private static boolean isLocalMax(float[] map, int w, int h, int x, int y, float v) {
+		for (int dy = -1; dy <= 1; dy++)
+			for (int dx = -1; dx <= 1; dx++) {
+				int xx = x + dx, yy = y + dy;
+				if ((dx | dy) == 0 || xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+				if (map[yy * w + xx] > v) return false;
+			}
+		return true;
+	}
+
+	/**
+	 * Greedy non-maximum suppression: takes the candidates best first, and drops each whose
+	 * box overlaps an already kept box of the same plane by an intersection over union above
+	 * {@code maxOverlap}.
+	 *
+	 * @param candidates any order; not modified
+	 * @param maxOverlap 0 to 1; 1 keeps everything but exact duplicates
+	 * @param maxObjects the most detections returned
+	 * @return the kept detections, best first
+	 */
+	public static List<Detection> suppress(List<Detection> candidates, double maxOverlap, int maxObjects) {
+		List<Detection> sorted = new ArrayList<>(candidates);
+		sorted.sort(BEST_FIRST);
+		List<Detection> kept = new ArrayList<>();
+		for (Detection d : sorted) {
+			if (kept.size() >= maxObjects) break;
+			boolean overlaps = false;
+			for (Detection k : kept)
+				if (k.plane == d.plane && k.iou(d) > maxOverlap) {
+					overlaps = true;
+					break;
+				}
+			if (!overlaps) kept.add(d);
+		}
+		return kept;
+	}
+
+	/**
+	 * Sub-pixel position of a peak: a least-squares fit of
+	 * {@code a + bx + cy + dx² + exy + fy²} to the 3x3 scores around {@code (x, y)}, and the
+	 * fitted surface's maximum. Along an axis where the peak touches the map's edge, or when
+	 * the fit has no maximum within one pixel, that axis falls back to a parabola through
+	 * the three scores along it, or to 0.
+	 *
+	 * @return {dx, dy}, each within [-1, 1]; added to the integer peak position
+	 */
+	public static double[] refine(float[] map, int w, int h, int x, int y) {
+		boolean inX = x > 0 && x < w - 1, inY = y > 0 && y < h - 1;
+		if (inX && inY) {
+			double sx = 0, sy = 0, sxy = 0, side = 0, midX = 0, top = 0, midY = 0;
+			for (int j = -1; j <= 1; j++)
+				for (int i = -1; i <= 1; i++) {
+					double f = map[(y + j) * w + x + i];
+					sx += i * f;
+					sy += j * f;
+					sxy += i * j * f;
+					if (i != 0) side += f;
+					else midX += f;
+					if (j != 0) top += f;
+					else midY += f;
+				}
+			double b = sx / 6, c = sy / 6, e = sxy / 4;
+			double d = side / 6 - midX / 3, f = top / 6 - midY / 3;
+			// gradient zero: [2d e; e 2f] (dx, dy) = -(b, c); a maximum needs it negative definite
+			double det = 4 * d * f - e * e;
+			if (d < 0 && det > 0) {
+				double dx = (-b * 2 * f + c * e) / det, dy = (-c * 2 * d + b * e) / det;
+				if (Math.abs(dx) <= 1 && Math.abs(dy) <= 1) return new double[] {dx, dy};
+			}
+		}
+		return new double[] {inX ? parabola(map[y * w + x - 1], map[y * w + x], map[y * w + x + 1]) : 0,
+			inY ? parabola(map[(y - 1) * w + x], map[y * w + x], map[(y + 1) * w + x]) : 0};
+	}
+
+	/** @return the vertex offset of the parabola through (-1, a), (0, b), (1, c), or 0 if it has none near */
+	private static double parabola(double a, double b, double c) {
+		double curv = a - 2 * b + c;
+		if (!(curv < 0)) return 0;
+		double d = 0.5 * (a - c) / curv;
+		return Math.abs(d) <= 1 ? d : 0;
+	}
+}

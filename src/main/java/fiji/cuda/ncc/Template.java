@@ -1,0 +1,172 @@
+package fiji.cuda.ncc;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One template of a bank: its pixels (one plane), an optional mask of the pixels that count,
+ * and where it came from: the index of the caller's template, the rotation and the flip that
+ * made it.
+ * <p>
+ * Rotated copies ({@link #rotated}) are 32-bit: each pixel is sampled from the original by
+ * bilinear interpolation, the copy is the rotated template's bounding box, and its mask keeps
+ * only the pixels whose four source neighbours all lie in the template (and in its mask, if it
+ * has one). Rotations by multiples of 90 degrees sample pixel centres exactly, so they only
+ * move pixels. Flipped copies mirror left to right and keep the pixel type.
+ */
+public final class Template {
+
+	/** The pixels, a single plane. */
+	public final Planes pixels;
+	/** Non-zero where a pixel counts, row-major, template-sized; or null for all. */
+	public final byte[] mask;
+	/** 0-based index of the template this one derives from. */
+	public final int index;
+	/** Rotation in degrees, counter-clockwise as displayed. */
+	public final double angle;
+	/** True when mirrored left to right (before the rotation). */
+	public final boolean flipped;
+
+	/**
+	 * @param pixels  the template; only its first plane is used
+	 * @param mask    template-sized mask (non-zero counts), or null
+	 * @param index   0-based index reported with its detections
+	 * @param angle   rotation it represents, degrees
+	 * @param flipped whether it is mirrored
+	 */
+	public Template(Planes pixels, byte[] mask, int index, double angle, boolean flipped) {
+		if (pixels == null) throw new IllegalArgumentException("Template Matching: there is no template.");
+		this.pixels = pixels.depth() == 1 ? pixels : pixels.range(0, 1);
+		this.mask = mask;
+		this.index = index;
+		this.angle = angle;
+		this.flipped = flipped;
+	}
+
+	/** @return the template's width in pixels */
+	public int width() {
+		return pixels.width();
+	}
+
+	/** @return the template's height in pixels */
+	public int height() {
+		return pixels.height();
+	}
+
+	/**
+	 * Every plane of a template stack as a template, each with the same mask.
+	 *
+	 * @param stack one template per plane
+	 * @param mask  template-sized, or null
+	 * @return templates with indices 0 to depth-1
+	 */
+	public static List<Template> fromPlanes(Planes stack, byte[] mask) {
+		List<Template> out = new ArrayList<>();
+		for (int z = 0; z < stack.depth(); z++)
+			out.add(new Template(stack.range(z, z + 1), mask, z, 0, false));
+		return out;
+	}
+
+	/**
+	 * A bank: for each template, itself and, if asked, its mirror image, each at every angle.
+	 *
+	 * @param templates the originals (angle 0, not flipped)
+	 * @param flip      also add mirrored copies
+	 * @param angles    rotations in degrees; null or empty means {0}; 0 keeps the original
+	 * @return the bank, template by template, unflipped first, angles in the given order
+	 * @throws IllegalArgumentException when an angle is not finite, RGB, or a rotation leaves no pixel
+	 */
+	public static List<Template> bank(List<Template> templates, boolean flip, double[] angles) {
+		if (angles == null || angles.length == 0) angles = new double[] {0};
+		for (double a : angles)
+			if (!Double.isFinite(a))
+				throw new IllegalArgumentException("Template Matching: the angle " + a + " is not a finite number.");
+		List<Template> out = new ArrayList<>();
+		for (Template t : templates)
+			for (int f = 0; f < (flip ? 2 : 1); f++) {
+				Template base = f == 0 ? t : t.mirrored();
+				for (double a : angles)
+					out.add(a % 360 == 0 ? base : base.rotated(a));
+			}
+		return out;
+	}
+
+	/** @return this template mirrored left to right, same type */
+	public Template mirrored() {
+		int w = width(), h = height();
+		PixelType type = pixels.type();
+		Object src = pixels.plane(0), dst = type.newPlane(w * h);
+		byte[] m = mask == null ? null : new byte[w * h];
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				int i = y * w + x, j = y * w + (w - 1 - x);
+				System.arraycopy(src, i, dst, j, 1);
+				if (m != null) m[j] = mask[i];
+			}
+		return new Template(Planes.wrap(w, h, dst), m, index, angle, !flipped);
+	}
+
+	/**
+	 * @param degrees counter-clockwise as displayed
+	 * @return this template rotated about its centre into its bounding box, 32-bit, with a mask
+	 *         of the pixels that could be sampled (null when all could)
+	 * @throws IllegalArgumentException when no pixel could be sampled
+	 */
+	public Template rotated(double degrees) {
+		int w = width(), h = height();
+		PixelType type = pixels.type();
+		if (type == PixelType.RGB)
+			throw new IllegalArgumentException("Template Matching: RGB templates are not supported; convert to 8-bit first.");
+		double rad = Math.toRadians(degrees);
+		double cos = snap(Math.cos(rad)), sin = snap(Math.sin(rad));
+		int ow = Math.max(1, (int) Math.ceil(Math.abs(w * cos) + Math.abs(h * sin) - 1e-6));
+		int oh = Math.max(1, (int) Math.ceil(Math.abs(w * sin) + Math.abs(h * cos) - 1e-6));
+		double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0, ocx = (ow - 1) / 2.0, ocy = (oh - 1) / 2.0;
+		Object src = pixels.plane(0);
+		float[] out = new float[ow * oh];
+		byte[] m = new byte[ow * oh];
+		int valid = 0;
+		for (int y = 0; y < oh; y++)
+			for (int x = 0; x < ow; x++) {
+				double u = x - ocx, v = y - ocy;
+				// the inverse of the display rotation (y points down): source = R(-angle) applied to (u, v)
+				double sx = snap(cx + u * cos - v * sin), sy = snap(cy + u * sin + v * cos);
+				if (sx < 0 || sy < 0 || sx > w - 1 || sy > h - 1) continue;
+				int x0 = Math.min((int) sx, Math.max(0, w - 2)), y0 = Math.min((int) sy, Math.max(0, h - 2));
+				double fx = sx - x0, fy = sy - y0;
+				double acc = 0;
+				boolean inMask = true;
+				for (int j = 0; j <= 1; j++)
+					for (int i = 0; i <= 1; i++) {
+						double wt = (i == 0 ? 1 - fx : fx) * (j == 0 ? 1 - fy : fy);
+						if (wt == 0) continue;
+						int k = (y0 + j) * w + x0 + i;
+						if (mask != null && mask[k] == 0) inMask = false;
+						acc += wt * TemplateMatchingCpu.value(src, type, k);
+					}
+				if (!inMask) continue;
+				out[y * ow + x] = (float) acc;
+				m[y * ow + x] = 1;
+				valid++;
+			}
+		if (valid == 0)
+			throw new IllegalArgumentException("Template Matching: rotating the template by " + degrees
+				+ " degrees leaves no pixel.");
+		return new Template(Planes.wrap(ow, oh, out), valid == ow * oh ? null : m, index, degrees, flipped);
+	}
+
+	/** Rounds values within 1e-9 of an integer to it, so that 90-degree turns hit pixel centres. */
+	private static double snap(double v) {
+		double r = Math.rint(v);
+		return Math.abs(v - r) < 1e-9 ? r : v;
+	}
+
+	@Override
+	public String toString() {
+		return "template " + index + (angle != 0 ? " at " + angle + " deg" : "") + (flipped ? ", flipped" : "") + " ("
+			+ width() + "x" + height() + (mask != null ? ", masked" : "") + ")";
+	}
+}

@@ -1,0 +1,224 @@
+package fiji.cuda.ncc;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpLog;
+import fiji.cuda.ops.Progress;
+import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
+import fiji.cuda.runtime.GpuUnavailableException;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Template matching by normalized cross-correlation, OpenCV's {@code TM_CCOEFF_NORMED}
+ * (scikit-image's {@code match_template}). For the window of the template's size at each
+ * position, with N the number of counted pixels:
+ * <pre>
+ * R = (N·ΣIT − ΣI·ΣT) / √((N·ΣI² − (ΣI)²) · (N·ΣT² − (ΣT)²))
+ * </pre>
+ * <ul>
+ * <li><b>Size.</b> "Valid": (W−w+1)×(H−h+1), the score at (x, y) is that of the window whose
+ * top-left pixel is (x, y). "Same": W×H, the score of the window at (x, y) stored at
+ * (x + w/2, y + h/2) (integer division: the template's centre pixel, the right one of the two
+ * middle pixels for an even size), and 0 where the template does not fit.</li>
+ * <li><b>Flat cases.</b> A flat (constant) image window, or a flat template, scores 0. OpenCV
+ * gives 1 for a flat template and scikit-image 0; 0 is chosen for both because a featureless
+ * template or window carries no evidence of a match. A template of one pixel is flat.</li>
+ * <li><b>Range.</b> Scores are clamped to [−1, 1] (rounding can exceed it by a hair). A
+ * window holding NaN or infinite pixels scores NaN; a template holding them is refused.</li>
+ * <li><b>Mask.</b> With a template mask only the mask's pixels count: every sum runs over
+ * them, for the template and for each window alike, and N is the mask's count.</li>
+ * <li><b>Types.</b> Image and template are 8, 16 or 32-bit each, independently. RGB is refused.
+ * 8/16-bit against 8/16-bit is computed in exact integers, anything with 32-bit in double.</li>
+ * </ul>
+ * The same call runs on the GPU or on the multithreaded CPU path (the fallback and the test
+ * oracle); nothing passed in is modified.
+ */
+public final class TemplateMatching {
+
+	/** The operation's name in messages and logs. */
+	public static final String NAME = "Template Matching";
+
+	private TemplateMatching() {}
+
+	/**
+	 * Scores every position of one template in one plane of an image.
+	 *
+	 * @param image         the image searched
+	 * @param plane         0-based plane of {@code image}
+	 * @param template      the template
+	 * @param templatePlane 0-based plane of {@code template}
+	 * @param mask          template-sized mask, non-zero where a pixel counts; or null for all
+	 * @param sameSize      false for the "valid" map, true for the image-sized map (see the class comment)
+	 * @param opts          backend and CPU threads
+	 * @return the score map, row-major, (W−w+1)×(H−h+1) or W×H
+	 * @throws IllegalArgumentException for bad input, with nothing changed
+	 * @throws GpuException             only when the GPU was forced and failed
+	 */
+	public static float[] match(Planes image, int plane, Planes template, int templatePlane, byte[] mask,
+		boolean sameSize, ExecutionOptions opts)
+	{
+		check(image, plane, template, templatePlane, mask);
+		if (opts == null) opts = ExecutionOptions.defaults();
+		if (opts.backend() != Backend.CPU) {
+			try {
+				return TemplateMatchingGpu.match(Gpu.get(), image, plane, template, templatePlane, mask, sameSize);
+			} catch (GpuException e) {
+				fallBack(opts, e);
+			}
+		}
+		return TemplateMatchingCpu.match(image, plane, template, templatePlane, mask, sameSize, opts.threads());
+	}
+
+	/**
+	 * @param imageSize    the image's width (or height)
+	 * @param templateSize the template's width (or height)
+	 * @return the "valid" map's width (or height): imageSize − templateSize + 1
+	 */
+	public static int validSize(int imageSize, int templateSize) {
+		return imageSize - templateSize + 1;
+	}
+
+	/**
+	 * Places a "valid" map in an image-sized one, anchored at the template centre, 0 elsewhere.
+	 *
+	 * @param valid          the (W−w+1)×(H−h+1) map
+	 * @param imageWidth     W
+	 * @param imageHeight    H
+	 * @param templateWidth  w
+	 * @param templateHeight h
+	 * @return the W×H map
+	 */
+	public static float[] toSameSize(float[] valid, int imageWidth, int imageHeight, int templateWidth,
+		int templateHeight)
+	{
+		int ow = validSize(imageWidth, templateWidth), oh = validSize(imageHeight, templateHeight);
+		if (ow < 1 || oh < 1 || valid.length != ow * oh)
+			throw new IllegalArgumentException(NAME + ": the score map has " + valid.length + " values, expected " + ow
+				+ "x" + oh + ".");
+		float[] same = new float[imageWidth * imageHeight];
+		for (int y = 0; y < oh; y++)
+			System.arraycopy(valid, y * ow, same, (y + templateHeight / 2) * imageWidth + templateWidth / 2, ow);
+		return same;
+	}
+
+	/** Receives each "valid" score map that {@link #detect} computes. */
+	public interface MapSink {
+		/**
+		 * @param template the bank's template
+		 * @param plane    the image plane
+		 * @param map      its "valid" score map, (W−w+1)×(H−h+1)
+		 */
+		void accept(Template template, int plane, float[] map);
+	}
+
+	/**
+	 * Finds objects: matches every template of a bank against one plane, takes the local maxima
+	 * of each score map at or above the threshold, and keeps the best by non-maximum
+	 * suppression across the whole bank.
+	 *
+	 * @param image      the image searched
+	 * @param plane      0-based plane
+	 * @param bank       templates, e.g. from {@link Template#bank}
+	 * @param threshold  the lowest score kept
+	 * @param maxObjects the most detections returned, at least 1
+	 * @param nms        the largest intersection over union allowed between two detections, 0 to 1
+	 * @param refine     true to refine centres to sub-pixel precision ({@link Peaks#refine})
+	 * @param maps       receives each score map, or null
+	 * @param opts       backend, threads and progress (checked for cancellation between templates)
+	 * @return the detections, best first
+	 * @throws IllegalArgumentException for bad input, before anything is computed
+	 */
+	public static List<Detection> detect(Planes image, int plane, List<Template> bank, double threshold,
+		int maxObjects, double nms, boolean refine, MapSink maps, ExecutionOptions opts)
+	{
+		if (bank == null || bank.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
+		if (Double.isNaN(threshold))
+			throw new IllegalArgumentException(NAME + ": the score threshold must be a number.");
+		if (maxObjects < 1)
+			throw new IllegalArgumentException(NAME + ": the maximum number of objects must be at least 1, not "
+				+ maxObjects + ".");
+		if (!(nms >= 0 && nms <= 1))
+			throw new IllegalArgumentException(NAME + ": the overlap (nms) must be between 0 and 1, not " + nms + ".");
+		for (Template t : bank)
+			check(image, plane, t.pixels, 0, t.mask);
+		if (opts == null) opts = ExecutionOptions.defaults();
+		Progress progress = opts.progress();
+		List<Detection> candidates = new ArrayList<>();
+		for (int i = 0; i < bank.size() && !progress.isCanceled(); i++) {
+			Template t = bank.get(i);
+			float[] map = match(image, plane, t.pixels, 0, t.mask, false, opts);
+			if (maps != null) maps.accept(t, plane, map);
+			Detection box = new Detection(0, 0, t.width(), t.height(), 0, t.index, t.angle, t.flipped, plane, 0, 0);
+			// at most maxObjects survive anyway, and only a candidate's betters can suppress it,
+			// but a candidate that is suppressed frees a place: keep them all for the global pass
+			candidates.addAll(Peaks.localMaxima(map, validSize(image.width(), t.width()),
+				validSize(image.height(), t.height()), box, threshold, refine));
+			progress.update((i + 1) / (double) bank.size());
+		}
+		return Peaks.suppress(candidates, nms, maxObjects);
+	}
+
+	/**
+	 * @param image a plane source
+	 * @param plane 0-based plane
+	 * @param r     the rectangle (its mask is ignored), clipped to the image
+	 * @return a copy of the rectangle of that plane, for searching only part of an image
+	 * @throws IllegalArgumentException when the rectangle has no area inside the image
+	 */
+	public static Planes crop(Planes image, int plane, Region r) {
+		Region c = r.clipTo(image.width(), image.height());
+		Object src = image.plane(plane), dst = image.type().newPlane(c.width * c.height);
+		for (int y = 0; y < c.height; y++)
+			System.arraycopy(src, (c.y + y) * image.width() + c.x, dst, y * c.width, c.width);
+		return Planes.wrap(c.width, c.height, dst);
+	}
+
+	/** Rethrows when the GPU was forced; otherwise logs the reason (unavailability once per session). */
+	private static void fallBack(ExecutionOptions opts, GpuException e) {
+		if (opts.backend() == Backend.GPU) throw e;
+		String why = e.getMessage();
+		if (!(e instanceof GpuUnavailableException) || Gpu.shouldLogFallback(why))
+			OpLog.log(NAME + " ran on the CPU: " + why);
+	}
+
+	static void check(Planes image, int plane, Planes template, int templatePlane, byte[] mask) {
+		if (image == null) throw new IllegalArgumentException(NAME + ": there is no image.");
+		if (template == null) throw new IllegalArgumentException(NAME + ": there is no template.");
+		if (image.type() == PixelType.RGB)
+			throw new IllegalArgumentException(NAME + ": RGB images are not supported; convert to 8-bit or split the channels first.");
+		if (template.type() == PixelType.RGB)
+			throw new IllegalArgumentException(NAME + ": RGB templates are not supported; convert to 8-bit or split the channels first.");
+		if (plane < 0 || plane >= image.depth())
+			throw new IllegalArgumentException(NAME + ": the image has no slice " + (plane + 1) + ".");
+		if (templatePlane < 0 || templatePlane >= template.depth())
+			throw new IllegalArgumentException(NAME + ": the template has no slice " + (templatePlane + 1) + ".");
+		int w = template.width(), h = template.height();
+		if (w > image.width() || h > image.height())
+			throw new IllegalArgumentException(NAME + ": the template (" + w + "x" + h
+				+ ") is larger than the image (" + image.width() + "x" + image.height() + ").");
+		if (mask != null) {
+			if (mask.length != w * h)
+				throw new IllegalArgumentException(NAME + ": the mask has " + mask.length + " pixels, but the template "
+					+ w + "x" + h + " has " + (w * h) + ".");
+			boolean any = false;
+			for (byte b : mask)
+				if (b != 0) {
+					any = true;
+					break;
+				}
+			if (!any) throw new IllegalArgumentException(NAME + ": the template mask is empty (it selects no pixel).");
+		}
+		if (template.type() == PixelType.FLOAT32) {
+			float[] t = (float[]) template.plane(templatePlane);
+			for (int i = 0; i < t.length; i++)
+				if ((mask == null || mask[i] != 0) && !Float.isFinite(t[i]))
+					throw new IllegalArgumentException(NAME + ": the template contains NaN or infinite values.");
+		}
+	}
+}

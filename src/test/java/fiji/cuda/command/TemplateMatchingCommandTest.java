@@ -1,0 +1,77 @@
+package fiji.cuda.command;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ij.IJ;
+import ij.ImagePlus;
+import ij.measure.ResultsTable;
+import ij.process.ImageProcessor;
+
+import java.util.Random;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.scijava.Context;
+import org.scijava.command.CommandInfo;
+import org.scijava.command.CommandModule;
+import org.scijava.command.CommandService;
+
+/** The template matching command in a plain headless SciJava context. */
+class TemplateMatchingCommandTest {
+
+	private static Context context;
+	private static CommandService commands;
+
+	@BeforeAll
+	static void start() {
+		context = new Context(CommandService.class);
+		commands = context.service(CommandService.class);
+	}
+
+	@AfterAll
+	static void stop() {
+		context.dispose();
+	}
+
+	private static ImagePlus noise(int w, int h, long seed) {
+		ImagePlus imp = IJ.createImage("n" + seed, "8-bit black", w, h, 1);
+		Random r = new Random(seed);
+		for (int i = 0; i < w * h; i++)
+			imp.getProcessor().set(i, r.nextInt(256));
+		return imp;
+	}
+
+	@Test
+	void findsAPlantedCopyAndReturnsTheTableAndMap() throws Exception {
+		ImagePlus image = noise(80, 60, 1), tpl = noise(9, 7, 2);
+		ImageProcessor ip = image.getProcessor();
+		ip.insert(tpl.getProcessor(), 33, 21);
+		byte[] before = ((byte[]) ip.getPixels()).clone();
+		CommandModule m = commands.run(TemplateMatchingCommand.class, true, "image", image, "template", tpl,
+			"scoreThreshold", 0.9, "maxObjects", 5, "nms", 0.3, "scoreMap", true).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		ResultsTable rt = (ResultsTable) m.getOutput("results");
+		assertEquals(1, rt.size());
+		assertEquals(33, rt.getValue("X", 0));
+		assertEquals(21, rt.getValue("Y", 0));
+		ImagePlus map = (ImagePlus) m.getOutput("scoreMapImage");
+		assertNotNull(map);
+		assertEquals(80 - 9 + 1, map.getWidth());
+		assertTrue(java.util.Arrays.equals(before, (byte[]) ip.getPixels()), "the image changed");
+	}
+
+	@Test
+	void badInputCancelsWithTheReasonAndThereIsNoMenuEntry() throws Exception {
+		CommandModule m = commands.run(TemplateMatchingCommand.class, true, "image", noise(10, 10, 3), "template",
+			noise(12, 4, 4)).get();
+		assertTrue(m.isCanceled());
+		assertTrue(m.getCancelReason().contains("larger than the image"), m.getCancelReason());
+		CommandInfo info = commands.getCommand(TemplateMatchingCommand.class.getName());
+		assertNotNull(info);
+		assertTrue(info.getMenuPath() == null || info.getMenuPath().isEmpty());
+	}
+}

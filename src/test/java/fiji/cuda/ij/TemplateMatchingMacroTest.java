@@ -1,0 +1,93 @@
+package fiji.cuda.ij;
+
+import static fiji.cuda.ij.TemplateMatchingPluginTest.noise;
+import static fiji.cuda.ij.TemplateMatchingPluginTest.plant;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ij.ImagePlus;
+import ij.io.FileSaver;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * macros/template_matching_folder.ijm and error handling, in real ImageJ 1.54p run in
+ * {@code -batch} mode under Xvfb (see {@link ImageJProcess}).
+ */
+class TemplateMatchingMacroTest {
+
+	@TempDir
+	static Path dir;
+	static ImageJProcess imagej;
+
+	@BeforeAll
+	static void install() throws Exception {
+		imagej = ImageJProcess.create(dir);
+	}
+
+	static void save(ImagePlus imp, Path file) {
+		FileSaver fs = new FileSaver(imp);
+		assertTrue(imp.getStackSize() > 1 ? fs.saveAsTiffStack(file.toString()) : fs.saveAsTiff(file.toString()));
+	}
+
+	@Test
+	void folderMacroFindsEveryPlantedCopyInEveryImage() throws Exception {
+		Path in = Files.createDirectories(dir.resolve("in"));
+		ImagePlus tpl = noise("8-bit", 13, 9, 1, 100);
+		save(tpl, dir.resolve("template.tif"));
+		ImagePlus a = noise("8-bit", 150, 100, 1, 101), b = noise("16-bit", 90, 120, 2, 102);
+		ImagePlus c = noise("32-bit", 80, 70, 1, 103);
+		plant(a, 1, tpl.getProcessor(), 5, 7);
+		plant(a, 1, tpl.getProcessor(), 120, 80);
+		plant(b, 2, tpl.getProcessor(), 40, 100);
+		plant(c, 1, tpl.getProcessor(), 60, 3);
+		save(a, in.resolve("a.tif"));
+		save(b, in.resolve("b.tif"));
+		save(c, in.resolve("c.tiff"));
+		Files.writeString(in.resolve("notes.txt"), "not an image");
+		Path csv = dir.resolve("detections.csv");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
+			+ "] template=[" + dir.resolve("template.tif") + "] output=[" + csv + "] score_threshold=0.8 max_objects=5",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Found 4 objects in 3 images"), r::toString);
+		assertFalse(r.output.contains("Exception"), r::toString);
+		List<String> rows = new ArrayList<>();
+		for (String line : Files.readAllLines(csv).subList(1, 5)) {
+			String[] f = line.split(",");
+			// File, Slice, X, Y, Centre X, Centre Y, Score (a leading row number column if any is skipped)
+			int o = f[0].endsWith("tif") || f[0].endsWith("tiff") ? 0 : 1;
+			assertTrue(Double.parseDouble(f[o + 6]) > 0.99, line);
+			rows.add(f[o] + " " + f[o + 1] + " " + f[o + 2] + " " + f[o + 3] + " " + f[o + 4] + " " + f[o + 5]);
+		}
+		assertEquals(List.of("a.tif 1 5 7 11 11", "a.tif 1 120 80 126 84", "b.tif 2 40 100 46 104",
+			"c.tiff 1 60 3 66 7"), rows, "detections");
+	}
+
+	@Test
+	void badTemplateStopsTheMacroWithAMessageInsteadOfHanging() throws Exception {
+		save(noise("8-bit", 20, 20, 1, 104), dir.resolve("small.tif"));
+		save(noise("8-bit", 30, 10, 1, 105), dir.resolve("wide.tif"));
+		Path macro = Files.writeString(dir.resolve("bad.ijm"), "dir = getArgument();\n"
+			+ "open(dir + \"/small.tif\");\nopen(dir + \"/wide.tif\");\n"
+			+ "run(\"GPU Template Matching...\", \"image=small.tif template=wide.tif score_threshold=0.5\");\n"
+			+ "print(\"still running\");\n");
+		ImageJProcess.Result r = imagej.run(macro, dir.toString());
+		assertTrue(r.output.contains("GPU Template Matching: the template (30x10) is larger than the image (20x20)."),
+			r::toString);
+		assertFalse(r.output.contains("still running"), r::toString);
+		r = imagej.run(Files.writeString(dir.resolve("missing.ijm"), "open(getArgument());\n"
+			+ "run(\"GPU Template Matching...\", \"image=small.tif template=nothere.tif\");\nprint(\"still running\");\n"),
+			dir.resolve("small.tif").toString());
+		assertTrue(r.output.contains("GPU Template Matching: There is no open image called 'nothere.tif' (template)."),
+			r::toString);
+		assertFalse(r.output.contains("still running"), r::toString);
+	}
+}

@@ -1,0 +1,124 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.ncc.Detection;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.gui.OvalRoi;
+import ij.gui.Roi;
+import ij.measure.ResultsTable;
+import ij.process.ImageProcessor;
+
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+/** The plug-in's work without its dialog: tables, selections, stacks and score maps. */
+class TemplateMatchingPluginTest {
+
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+
+	static ImagePlus noise(String type, int w, int h, int slices, long seed) {
+		ImagePlus imp = IJ.createImage("noise" + seed, type + " black", w, h, slices);
+		Random r = new Random(seed);
+		for (int s = 1; s <= slices; s++)
+			for (int i = 0; i < w * h; i++)
+				imp.getStack().getProcessor(s).setf(i, r.nextInt(256));
+		return imp;
+	}
+
+	static void plant(ImagePlus image, int slice, ImageProcessor tpl, int x, int y) {
+		ImageProcessor ip = image.getStack().getProcessor(slice);
+		for (int v = 0; v < tpl.getHeight(); v++)
+			for (int u = 0; u < tpl.getWidth(); u++)
+				ip.setf(x + u, y + v, tpl.getf(u, v));
+	}
+
+	@Test
+	void everySliceIsSearchedAndTheTableHasEveryColumn() {
+		ImagePlus image = noise("16-bit", 120, 90, 3, 1);
+		ImagePlus tpl = noise("8-bit", 11, 7, 1, 2);
+		plant(image, 1, tpl.getProcessor(), 10, 20);
+		plant(image, 3, tpl.getProcessor(), 80, 60);
+		plant(image, 3, tpl.getProcessor(), 30, 70);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.scoreMap = true;
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, tpl, s, CPU);
+		ResultsTable rt = out.table;
+		assertEquals(3, rt.size(), () -> out.detections.toString());
+		for (String h : new String[] {"Image", "Slice", "Template", "Angle", "Flip", "Score", "X", "Y", "Centre X",
+			"Centre Y"})
+			assertTrue(rt.columnExists(h), "no column " + h);
+		assertEquals(1, rt.getValue("Slice", 0));
+		assertEquals(10, rt.getValue("X", 0));
+		assertEquals(20 + 3, rt.getValue("Centre Y", 0));
+		assertEquals(image.getTitle(), rt.getStringValue("Image", 0));
+		assertTrue(rt.getValue("Score", 2) > 0.99);
+		assertEquals(3, rt.getValue("Slice", 2));
+		assertEquals("Score map of " + image.getTitle(), out.scoreMap.getTitle());
+		assertEquals(3, out.scoreMap.getStackSize());
+		assertEquals(120 - 11 + 1, out.scoreMap.getWidth());
+		assertEquals(1.0, out.scoreMap.getStack().getProcessor(1).getf(10, 20), 1e-6);
+		s.sameSize = true;
+		s.stack = false;
+		image.setSlice(3);
+		TemplateMatchingPlugin.Outcome same = TemplateMatchingPlugin.run(image, tpl, s, CPU);
+		assertEquals(2, same.detections.size());
+		assertEquals(120, same.scoreMap.getWidth());
+		assertEquals(1.0, same.scoreMap.getProcessor().getf(80 + 5, 60 + 3), 1e-6);
+	}
+
+	@Test
+	void aSelectionOnTheImageBoundsTheSearchAndOneOnTheTemplateMasksIt() {
+		ImagePlus image = noise("32-bit", 100, 80, 1, 3);
+		ImagePlus tpl = noise("8-bit", 15, 15, 1, 4);
+		plant(image, 1, tpl.getProcessor(), 10, 10);
+		plant(image, 1, tpl.getProcessor(), 70, 50);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		image.setRoi(new Roi(50, 40, 50, 40));
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, tpl, s, CPU);
+		assertEquals(1, out.detections.size());
+		assertEquals(70, out.detections.get(0).x);
+		assertEquals(50, out.detections.get(0).y);
+		// an oval on the template: garbage in its corners no longer matters
+		image.deleteRoi();
+		ImagePlus masked = tpl.duplicate();
+		masked.getProcessor().setf(0, 0, 255 - masked.getProcessor().getf(0, 0));
+		masked.getProcessor().setf(14, 14, 255 - masked.getProcessor().getf(14, 14));
+		masked.setRoi(new OvalRoi(0, 0, 15, 15));
+		out = TemplateMatchingPlugin.run(image, masked, s, CPU);
+		assertEquals(2, out.detections.size());
+		for (Detection d : out.detections)
+			assertTrue(d.score > 0.999, d::toString);
+		// the image as its own template: the selection is the template, the whole image is searched
+		image.setRoi(new Roi(70, 50, 15, 15));
+		TemplateMatchingPlugin.Outcome self = TemplateMatchingPlugin.run(image, image, s, CPU);
+		assertEquals(2, self.detections.size(), self.detections::toString);
+		assertNull(self.scoreMap);
+	}
+
+	@Test
+	void badInputIsRefusedWithAMessage() {
+		ImagePlus image = noise("8-bit", 30, 20, 1, 5);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, noise("8-bit", 31, 5, 1, 6), s, CPU));
+		assertTrue(e.getMessage().contains("larger than the image"), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, IJ.createImage("rgb", "RGB black", 5, 5, 1), s, CPU));
+		assertTrue(e.getMessage().contains("RGB"), e.getMessage());
+		image.setRoi(new Roi(-20, -20, 10, 10));
+		e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, noise("8-bit", 3, 3, 1, 7), s, CPU));
+		assertTrue(e.getMessage().contains("no area"), e.getMessage());
+		assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.parseAngles("0 ninety"));
+		assertEquals(3, TemplateMatchingPlugin.parseAngles("0, 90 180").length);
+	}
+}

@@ -1,0 +1,232 @@
+package fiji.cuda.ncc;
+
+import static fiji.cuda.ncc.TemplateMatchingCpuTest.CPU;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/** Known answers: templates planted in noise are found where they were put, once each. */
+class DetectionTest {
+
+	static final int[][] SPOTS = {{10, 12}, {150, 20}, {70, 90}, {30, 120}, {170, 130}};
+
+	/** Copies plane 0 of {@code tpl} (where the mask is set) into {@code image} at (x, y). */
+	static void plant(Planes image, Planes tpl, byte[] mask, int x, int y) {
+		for (int v = 0; v < tpl.height(); v++)
+			for (int u = 0; u < tpl.width(); u++)
+				if (mask == null || mask[v * tpl.width() + u] != 0)
+					NccReference.set(image.plane(0), image.type(), (y + v) * image.width() + x + u,
+						TestImages.value(tpl.plane(0), tpl.type(), v * tpl.width() + u, 0));
+	}
+
+	static void assertFoundAt(List<Detection> found, int[][] spots) {
+		assertEquals(spots.length, found.size(), found::toString);
+		for (int[] s : spots) {
+			Detection d = found.stream().filter(f -> f.x == s[0] && f.y == s[1]).findFirst().orElse(null);
+			assertTrue(d != null, "nothing at " + Arrays.toString(s) + ": " + found);
+			assertTrue(d.score > 0.99, d::toString);
+		}
+		for (int i = 1; i < found.size(); i++)
+			assertTrue(found.get(i - 1).score >= found.get(i).score, "not best first: " + found);
+	}
+
+	@Test
+	void plantedCopiesAreFoundAtTheirExactPositionsForEveryTypePair() {
+		for (PixelType it : TemplateMatchingCpuTest.TYPES)
+			for (PixelType tt : TemplateMatchingCpuTest.TYPES) {
+				Planes image = TestImages.random(it, 200, 150, 1, 3);
+				Planes tpl = TestImages.random(PixelType.UINT8, 12, 9, 1, 4); // 8-bit values fit every type
+				tpl = NccReference.cut(tpl, 0, 0, 12, 9, tt);
+				for (int[] s : SPOTS)
+					plant(image, tpl, null, s[0], s[1]);
+				List<Detection> found = TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 0.5, 20, 0.3,
+					false, null, CPU);
+				assertFoundAt(found, SPOTS);
+				assertEquals(SPOTS[0][0] + 6, found.stream().filter(d -> d.y == SPOTS[0][1]).findFirst().get().centreX());
+			}
+	}
+
+	@Test
+	void maxObjectsKeepsTheBest() {
+		Planes image = TestImages.random(PixelType.UINT8, 200, 150, 1, 5);
+		Planes tpl = TestImages.random(PixelType.UINT8, 12, 9, 1, 6);
+		for (int[] s : SPOTS)
+			plant(image, tpl, null, s[0], s[1]);
+		// make one copy imperfect: it must come last and be the one dropped
+		byte[] p = (byte[]) image.plane(0);
+		for (int i = 0; i < 9; i++)
+			p[(SPOTS[2][1] + i) * 200 + SPOTS[2][0] + i] ^= 0x55;
+		List<Detection> all = TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 0.5, 5, 0.3, false,
+			null, CPU);
+		assertEquals(SPOTS[2][0], all.get(4).x);
+		assertTrue(all.get(4).score < 0.99 && all.get(4).score > 0.5, all::toString);
+		List<Detection> four = TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 0.5, 4, 0.3, false,
+			null, CPU);
+		assertEquals(all.subList(0, 4).toString(), four.toString());
+	}
+
+	@Test
+	void nmsLeavesOneHitPerObjectWhenABankFindsItTwice() {
+		// a left-right symmetric template: it and its mirror image match the same places perfectly
+		Planes half = TestImages.random(PixelType.UINT8, 6, 9, 1, 8);
+		Planes tpl = Planes.wrap(12, 9, new byte[12 * 9]);
+		for (int y = 0; y < 9; y++)
+			for (int x = 0; x < 6; x++) {
+				byte v = ((byte[]) half.plane(0))[y * 6 + x];
+				((byte[]) tpl.plane(0))[y * 12 + x] = v;
+				((byte[]) tpl.plane(0))[y * 12 + 11 - x] = v;
+			}
+		Planes image = TestImages.random(PixelType.UINT8, 200, 150, 1, 9);
+		for (int[] s : SPOTS)
+			plant(image, tpl, null, s[0], s[1]);
+		List<Template> bank = Template.bank(Template.fromPlanes(tpl, null), true, null);
+		assertEquals(2, bank.size());
+		List<Detection> kept = TemplateMatching.detect(image, 0, bank, 0.5, 20, 0.3, false, null, CPU);
+		assertFoundAt(kept, SPOTS);
+		List<Detection> all = TemplateMatching.detect(image, 0, bank, 0.5, 20, 1.0, false, null, CPU);
+		assertEquals(2 * SPOTS.length, all.size(), all::toString);
+	}
+
+	@Test
+	void rotatedAndMirroredCopiesAreFoundWithTheirAngleAndFlip() {
+		Planes tpl = TestImages.random(PixelType.UINT8, 13, 8, 1, 10);
+		Template t = Template.fromPlanes(tpl, null).get(0);
+		Template r90 = t.rotated(90), mirror = t.mirrored(), mirror270 = mirror.rotated(270);
+		assertNull(r90.mask, "a quarter turn keeps every pixel");
+		assertEquals(8, r90.width());
+		assertEquals(13, r90.height());
+		Planes image = TestImages.random(PixelType.UINT8, 200, 150, 1, 11);
+		plant(image, tpl, null, 10, 12);
+		plant(image, r90.pixels, null, 150, 20);
+		plant(image, mirror.pixels, null, 70, 90);
+		plant(image, mirror270.pixels, null, 30, 110);
+		List<Detection> found = TemplateMatching.detect(image, 0, Template.bank(List.of(t), true,
+			new double[] {0, 90, 180, 270}), 0.6, 20, 0.3, false, null, CPU);
+		assertFoundAt(found, new int[][] {{10, 12}, {150, 20}, {70, 90}, {30, 110}});
+		for (Detection d : found) {
+			double angle = d.x == 150 ? 90 : d.x == 30 ? 270 : 0;
+			assertEquals(angle, d.angle, d::toString);
+			assertEquals(d.x == 70 || d.x == 30, d.flipped, d::toString);
+		}
+	}
+
+	@Test
+	void aQuarterTurnIsCounterClockwiseOnScreen() {
+		// a b c      c f
+		// d e f  ->  b e
+		//            a d
+		Planes tpl = Planes.wrap(3, 2, new float[] {1, 2, 3, 4, 5, 6});
+		Template r = new Template(tpl, null, 0, 0, false).rotated(90);
+		assertArrayEquals(new float[] {3, 6, 2, 5, 1, 4}, (float[]) r.pixels.plane(0));
+		Template m = new Template(tpl, new byte[] {1, 0, 1, 1, 1, 0}, 0, 0, false).mirrored();
+		assertArrayEquals(new float[] {3, 2, 1, 6, 5, 4}, (float[]) m.pixels.plane(0));
+		assertArrayEquals(new byte[] {1, 0, 1, 0, 1, 1}, m.mask);
+	}
+
+	@Test
+	void anOddAngleIsFoundThroughTheRotationMask() {
+		Planes tpl = TestImages.random(PixelType.FLOAT32, 15, 11, 1, 12);
+		Template r = new Template(tpl, null, 0, 0, false).rotated(30);
+		assertTrue(r.mask != null, "corners of the bounding box are outside the rotated template");
+		Planes image = TestImages.random(PixelType.FLOAT32, 120, 100, 1, 13);
+		plant(image, r.pixels, r.mask, 40, 30);
+		List<Detection> found = TemplateMatching.detect(image, 0, Template.bank(Template.fromPlanes(tpl, null), false,
+			new double[] {0, 30, 60}), 0.7, 5, 0.3, false, null, CPU);
+		assertEquals(1, found.size(), found::toString);
+		assertEquals(30, found.get(0).angle);
+		assertEquals(40, found.get(0).x);
+		assertEquals(30, found.get(0).y);
+		assertTrue(found.get(0).score > 0.999);
+	}
+
+	@Test
+	void subPixelFitRecoversTheVertexOfAQuadraticPeak() {
+		double px = 0.3, py = -0.2;
+		float[] map = new float[7 * 6];
+		for (int y = 0; y < 6; y++)
+			for (int x = 0; x < 7; x++) {
+				double u = x - 3 - px, v = y - 2 - py;
+				map[y * 7 + x] = (float) (0.9 - 0.05 * u * u - 0.08 * v * v + 0.02 * u * v);
+			}
+		double[] d = Peaks.refine(map, 7, 6, 3, 2);
+		assertEquals(px, d[0], 1e-4);
+		assertEquals(py, d[1], 1e-4);
+		// at the map's edge only the inner axis moves
+		d = Peaks.refine(map, 7, 6, 0, 2);
+		assertEquals(0, d[0]);
+		Planes image = TestImages.random(PixelType.UINT8, 60, 50, 1, 14);
+		Planes tpl = TestImages.random(PixelType.UINT8, 10, 10, 1, 15);
+		plant(image, tpl, null, 20, 20);
+		Detection hit = TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 0.9, 1, 0.3, true, null,
+			CPU).get(0);
+		assertEquals(25, hit.refinedX, 0.5);
+		assertEquals(25, hit.refinedY, 0.5);
+	}
+
+	@Test
+	void searchRectanglesAndScoreMapsGoThroughTheFacade() {
+		Planes image = TestImages.random(PixelType.UINT16, 120, 90, 1, 16);
+		Planes tpl = TestImages.random(PixelType.UINT16, 10, 8, 1, 17);
+		plant(image, tpl, null, 70, 50);
+		Planes part = TemplateMatching.crop(image, 0, new Region(60, 40, 40, 40, null));
+		List<float[]> maps = new ArrayList<>();
+		List<Detection> found = TemplateMatching.detect(part, 0, Template.fromPlanes(tpl, null), 0.9, 3, 0.3, false,
+			(t, z, m) -> maps.add(m), CPU);
+		assertEquals(1, found.size());
+		Detection d = found.get(0).shifted(60, 40);
+		assertEquals(70, d.x);
+		assertEquals(50, d.y);
+		assertEquals(1, maps.size());
+		assertEquals(31 * 33, maps.get(0).length);
+		assertThrows(IllegalArgumentException.class, () -> TemplateMatching.crop(image, 0, new Region(200, 0, 5, 5, null)));
+	}
+
+	@Test
+	void badInputIsRefusedWithAClearMessageAndNothingChanges() {
+		Planes image = TestImages.random(PixelType.UINT8, 30, 20, 1, 18);
+		Planes copy = image.copy();
+		Planes tpl = TestImages.random(PixelType.UINT8, 5, 4, 1, 19);
+		assertMessage("larger than the image", () -> TemplateMatching.match(image, 0,
+			TestImages.random(PixelType.UINT8, 31, 4, 1, 1), 0, null, false, CPU));
+		assertMessage("larger than the image", () -> TemplateMatching.match(image, 0,
+			TestImages.random(PixelType.FLOAT32, 5, 21, 1, 1), 0, null, false, CPU));
+		assertMessage("the mask has 19 pixels", () -> TemplateMatching.match(image, 0, tpl, 0, new byte[19], false, CPU));
+		assertMessage("mask is empty", () -> TemplateMatching.match(image, 0, tpl, 0, new byte[20], false, CPU));
+		assertMessage("RGB images", () -> TemplateMatching.match(TestImages.random(PixelType.RGB, 30, 20, 1, 1), 0, tpl,
+			0, null, false, CPU));
+		assertMessage("RGB templates", () -> TemplateMatching.match(image, 0, TestImages.random(PixelType.RGB, 3, 3, 1,
+			1), 0, null, false, CPU));
+		float[] nan = new float[20];
+		nan[7] = Float.NaN;
+		assertMessage("NaN", () -> TemplateMatching.match(image, 0, Planes.wrap(5, 4, nan), 0, null, false, CPU));
+		assertMessage("no slice 2", () -> TemplateMatching.match(image, 1, tpl, 0, null, false, CPU));
+		assertMessage("there is no template", () -> TemplateMatching.detect(image, 0, List.of(), 0.5, 1, 0.3, false,
+			null, CPU));
+		List<Template> bank = Template.fromPlanes(tpl, null);
+		assertMessage("at least 1", () -> TemplateMatching.detect(image, 0, bank, 0.5, 0, 0.3, false, null, CPU));
+		assertMessage("between 0 and 1", () -> TemplateMatching.detect(image, 0, bank, 0.5, 1, 1.5, false, null, CPU));
+		assertMessage("not a finite number", () -> Template.bank(bank, false, new double[] {Double.NaN}));
+		assertMessage("zero area", () -> new Region(0, 0, 0, 5, null));
+		assertTrue(TestImages.sameBits(image, copy), "the image changed");
+	}
+
+	static void assertMessage(String part, org.junit.jupiter.api.function.Executable call) {
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+		assertTrue(e.getMessage().contains(part), () -> "'" + e.getMessage() + "' lacks '" + part + "'");
+		assertFalse(e.getMessage().contains("Exception"));
+	}
+}
