@@ -25,10 +25,10 @@ public class IntegralImageCommand extends ContextCommand {
 	@Parameter
 	private ImagePlus image;
 
-	@Parameter(label = "Slice", description = "1-based stack index; 0 for the current slice", min = "0", required = false)
+	@Parameter(label = "Slice", persist = false, description = "1-based stack index; 0 for the current slice", min = "0", required = false)
 	private int slice;
 
-	@Parameter(label = "Build", description = "GPU build (AUTO = fastest); the CPU ignores it", required = false)
+	@Parameter(label = "Build", persist = false, description = "GPU build (AUTO = fastest); the CPU ignores it", required = false)
 	private String build = "AUTO";
 
 	@Parameter(type = ItemIO.OUTPUT, label = "Sum table")

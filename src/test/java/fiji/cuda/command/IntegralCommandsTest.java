@@ -53,7 +53,7 @@ class IntegralCommandsTest {
 		ImagePlus imp = IJ.createImage("white", "16-bit white", 300, 300, 1);
 		imp.getProcessor().setColor(65535);
 		imp.getProcessor().fill();
-		CommandModule m = commands.run(IntegralImageCommand.class, true, "image", imp).get();
+		CommandModule m = commands.run(IntegralImageCommand.class, true, "image", imp, "build", "FUSED").get();
 		assertNull(m.getCancelReason());
 		@SuppressWarnings("unchecked")
 		ArrayImg<LongType, ?> sq = (ArrayImg<LongType, ?>) m.getOutput("sumOfSquares");
