@@ -1,0 +1,18 @@
+// GPU Box Statistics of the current image, every slice: the local standard deviation over a
+// 15x15 square window (radius 7), as a new 32-bit image.
+// With no image open it opens the file given as "open=[path]", or makes a noisy test stack.
+// Optional "save=[path]" saves the result as TIFF.
+//   ImageJ -batch box_statistics.ijm "open=[/data/in.tif] save=[/data/sd.tif]"
+arg = getArgument();
+input = call("ij.Macro.getValue", arg, "open", "");
+output = call("ij.Macro.getValue", arg, "save", "");
+if (input != "")
+	open(input);
+if (nImages == 0) {
+	newImage("Test", "16-bit ramp", 256, 256, 3);
+	run("Add Specified Noise...", "stack standard=2000");
+}
+run("GPU Box Statistics...", "radius=7 statistic=[Standard deviation] stack");
+if (output != "")
+	saveAs("Tiff", output);
+print("GPU Box Statistics done: " + getTitle() + " (" + nSlices + " slices, " + bitDepth() + "-bit)");

@@ -1,0 +1,35 @@
+// Headless batch job: GPU Local Threshold of every .tif/.tiff file of a folder (all slices),
+// saving the 8-bit binary results under the same names in another folder.
+//   xvfb-run -a ImageJ -batch local_threshold_folder.ijm "input=[/data/in] output=[/data/out] method=Sauvola radius=15"
+// The window is the square of side 2*radius+1; parameter_1 and parameter_2 (0 = default) as in
+// Auto Local Threshold.
+arg = getArgument();
+inDir = call("ij.Macro.getValue", arg, "input", "");
+outDir = call("ij.Macro.getValue", arg, "output", "");
+method = call("ij.Macro.getValue", arg, "method", "Sauvola");
+radius = call("ij.Macro.getValue", arg, "radius", "15");
+p1 = call("ij.Macro.getValue", arg, "parameter_1", "0");
+p2 = call("ij.Macro.getValue", arg, "parameter_2", "0");
+if (inDir == "" || outDir == "")
+	exit("Usage: input=[folder] output=[folder] method=Sauvola radius=15 parameter_1=0 parameter_2=0");
+if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
+if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
+if (!File.isDirectory(outDir)) File.makeDirectory(outDir);
+setBatchMode(true);
+start = getTime();
+files = getFileList(inDir);
+n = 0;
+for (i = 0; i < files.length; i++) {
+	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
+	name = files[i];
+	lower = toLowerCase(name);
+	if (endsWith(lower, ".tif") || endsWith(lower, ".tiff")) {
+		open(inDir + name);
+		run("GPU Local Threshold...", "method=" + method + " radius=" + radius + " parameter_1=" + p1 + " parameter_2=" + p2 + " white stack");
+		saveAs("Tiff", outDir + name);
+		close();
+		n++;
+	}
+}
+seconds = (getTime() - start) / 1000;
+print("Thresholded " + n + " images (" + method + ", radius " + radius + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s");

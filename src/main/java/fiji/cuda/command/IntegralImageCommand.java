@@ -1,0 +1,61 @@
+package fiji.cuda.command;
+
+import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.integral.IntegralImage;
+import fiji.cuda.integral.SatBuild;
+import fiji.cuda.integral.SummedAreaTable;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.GpuException;
+import ij.ImagePlus;
+import net.imglib2.img.array.ArrayImg;
+import org.scijava.ItemIO;
+import org.scijava.command.Command;
+import org.scijava.command.ContextCommand;
+import org.scijava.plugin.Parameter;
+import org.scijava.plugin.Plugin;
+
+/**
+ * The summed-area tables of one slice as exact ImgLib2 images: {@code LongType} for 8 and
+ * 16-bit images, {@code DoubleType} for 32-bit. No menu path: the menu entry is ImageJ 1's
+ * "GPU Integral Image...", which gives 32-bit images. Bad input cancels with the reason.
+ */
+@Plugin(type = Command.class, headless = true, label = "GPU Integral Image")
+public class IntegralImageCommand extends ContextCommand {
+
+	@Parameter
+	private ImagePlus image;
+
+	@Parameter(label = "Slice", persist = false, description = "1-based stack index; 0 for the current slice", min = "0", required = false)
+	private int slice;
+
+	@Parameter(label = "Build", persist = false, description = "GPU build (AUTO = fastest); the CPU ignores it", required = false)
+	private String build = "AUTO";
+
+	@Parameter(type = ItemIO.OUTPUT, label = "Sum table")
+	private ArrayImg<?, ?> sum;
+
+	@Parameter(type = ItemIO.OUTPUT, label = "Sum-of-squares table")
+	private ArrayImg<?, ?> sumOfSquares;
+
+	@Override
+	public void run() {
+		try {
+			int index = slice > 0 ? slice : image.getCurrentSlice();
+			if (index > image.getStackSize())
+				throw new IllegalArgumentException(IntegralImage.NAME + ": there is no slice " + index + ".");
+			SatBuild b;
+			try {
+				b = SatBuild.valueOf(build.trim().toUpperCase());
+			} catch (IllegalArgumentException e) {
+				throw new IllegalArgumentException(IntegralImage.NAME + ": unknown build '" + build
+					+ "'; choose AUTO, NAIVE, CUB, DLB or FUSED.");
+			}
+			SummedAreaTable t = IntegralImage.build(ImagePlusPlanes.wrap(image.getStack().getProcessor(index)), 0, b,
+				ExecutionOptions.defaults());
+			sum = t.sumImg();
+			sumOfSquares = t.sumSqImg();
+		} catch (IllegalArgumentException | GpuException e) {
+			cancel(e.getMessage());
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package fiji.cuda.command;
+
+import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.image.Planes;
+import fiji.cuda.integral.LocalThreshold;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.GpuException;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.process.ByteProcessor;
+import org.scijava.ItemIO;
+import org.scijava.command.Command;
+import org.scijava.command.ContextCommand;
+import org.scijava.plugin.Parameter;
+import org.scijava.plugin.Plugin;
+
+/**
+ * Local threshold as a SciJava command, with Auto Local Threshold's parameters (0 = the
+ * method's default) over a square window of side 2r+1: a new 8-bit binary image of every
+ * slice. No menu path (the menu entry is "GPU Local Threshold..."); bad input cancels.
+ */
+@Plugin(type = Command.class, headless = true, label = "GPU Local Threshold")
+public class LocalThresholdCommand extends ContextCommand {
+
+	@Parameter
+	private ImagePlus image;
+
+	@Parameter(label = "Method", choices = { "Mean", "Niblack", "Sauvola", "Phansalkar" })
+	private String method = "Sauvola";
+
+	@Parameter(label = "Radius", min = "1")
+	private int radius = 15;
+
+	@Parameter(label = "Parameter 1", description = "0 for the method's default", required = false)
+	private double parameter1;
+
+	@Parameter(label = "Parameter 2", description = "0 for the method's default", required = false)
+	private double parameter2;
+
+	@Parameter(label = "White objects on black background", required = false)
+	private boolean white = true;
+
+	@Parameter(type = ItemIO.OUTPUT)
+	private ImagePlus result;
+
+	@Override
+	public void run() {
+		try {
+			Planes out = LocalThreshold.threshold(ImagePlusPlanes.wrap(image), LocalThreshold.Method.fromLabel(method),
+				radius, parameter1, parameter2, white, ExecutionOptions.defaults());
+			ImageStack s = new ImageStack(out.width(), out.height());
+			for (int z = 0; z < out.depth(); z++)
+				s.addSlice(null, new ByteProcessor(out.width(), out.height(), (byte[]) out.plane(z)));
+			result = new ImagePlus(image.getShortTitle() + " " + method, s);
+		} catch (IllegalArgumentException | GpuException e) {
+			cancel(e.getMessage());
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.image.Planes;
+import fiji.cuda.integral.BoxStatistics;
+import fiji.cuda.integral.BoxStatistics.Statistic;
+import fiji.cuda.integral.Window;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.WindowManager;
+import ij.gui.GenericDialog;
+import ij.plugin.PlugIn;
+import ij.process.FloatProcessor;
+
+/**
+ * "GPU Box Statistics...": the local mean, variance or standard deviation of every pixel over
+ * a square window of side 2r+1 (or a width x height rectangle), as a new 32-bit image. Macro
+ * keys: {@code radius}, {@code statistic=[Mean|Variance|Standard deviation]}, optional
+ * {@code width} and {@code height} (a rectangle instead of the square when both are above 0)
+ * and {@code stack}. At the borders the window is clipped to the image; see {@link Window}.
+ */
+public class BoxStatisticsPlugin implements PlugIn {
+
+	static {
+		IjBridge.init();
+	}
+
+	/** The command's name in the menu (without the dots) and in messages. */
+	public static final String COMMAND = "GPU Box Statistics";
+
+	private static double lastRadius = 2;
+	private static String lastStatistic = Statistic.MEAN.label();
+
+	@Override
+	public void run(String arg) {
+		ImagePlus imp = WindowManager.getCurrentImage();
+		if (imp == null) {
+			IjErrors.report(COMMAND, "There is no image open.");
+			return;
+		}
+		String[] labels = new String[Statistic.values().length];
+		for (Statistic s : Statistic.values())
+			labels[s.ordinal()] = s.label();
+		GenericDialog gd = new GenericDialog(COMMAND);
+		gd.addNumericField("Radius:", lastRadius, 0, 5, "pixels");
+		gd.addChoice("Statistic:", labels, lastStatistic);
+		gd.addNumericField("Width:", 0, 0, 5, "pixels (0 = square)");
+		gd.addNumericField("Height:", 0, 0, 5, "pixels (0 = square)");
+		boolean isStack = imp.getStackSize() > 1;
+		if (isStack) gd.addCheckbox("Stack (all slices)", true);
+		gd.addMessage("Square window of side 2r+1 centred on each pixel (not a circle),\n"
+			+ "or width x height with the extra row and column below and right.\n"
+			+ "At the borders only the pixels inside the image count.");
+		gd.showDialog();
+		if (gd.wasCanceled()) return;
+		double radius = gd.getNextNumber();
+		String statistic = gd.getNextChoice();
+		double width = gd.getNextNumber(), height = gd.getNextNumber();
+		boolean stack = isStack && gd.getNextBoolean();
+		try {
+			Window window = window(radius, width, height, gd.invalidNumber());
+			lastRadius = radius;
+			lastStatistic = statistic;
+			ImagePlus out = compute(imp, Statistic.fromLabel(statistic), window, stack);
+			if (out != null) out.show();
+		} catch (RuntimeException e) {
+			IjErrors.report(COMMAND, e);
+		}
+	}
+
+	/** The square of the radius, or the rectangle when width and height are both above 0. */
+	static Window window(double radius, double width, double height, boolean invalid) {
+		if (invalid) throw new IllegalArgumentException("The radius, width and height must be numbers.");
+		if (width > 0 || height > 0) {
+			if (width != Math.floor(width) || height != Math.floor(height) || width < 1 || height < 1
+				|| width > Integer.MAX_VALUE || height > Integer.MAX_VALUE)
+				throw new IllegalArgumentException("Width and height must both be whole numbers of at least 1 (or both 0 "
+					+ "for the square of the radius), not " + width + " x " + height + ".");
+			return Window.rectangle((int) width, (int) height);
+		}
+		if (!(radius >= 1) || radius != Math.floor(radius) || radius > Integer.MAX_VALUE / 2)
+			throw new IllegalArgumentException("The radius must be a whole number of at least 1, not " + radius + ".");
+		return Window.square((int) radius);
+	}
+
+	/** @return the statistic of every (or the current) slice as a new 32-bit image, or null when canceled */
+	static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
+		Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
+		Object[] out = new Object[planes.depth()];
+		for (int z = 0; z < out.length; z++)
+			out[z] = new float[planes.planeSize()];
+		Planes result = Planes.wrap(planes.width(), planes.height(), out);
+		OpReport r = BoxStatistics.computeInto(planes, result, statistic, window,
+			ExecutionOptions.defaults().withProgress(new IjProgress()));
+		IJ.showProgress(1.0);
+		if (r.canceled()) {
+			IJ.log(COMMAND + ": canceled");
+			return null;
+		}
+		ImageStack s = new ImageStack(planes.width(), planes.height());
+		for (int z = 0; z < out.length; z++)
+			s.addSlice(stack ? imp.getStack().getSliceLabel(z + 1) : null,
+				new FloatProcessor(planes.width(), planes.height(), (float[]) out[z]));
+		ImagePlus o = new ImagePlus(imp.getShortTitle() + " " + statistic.label().toLowerCase() + " " + window, s);
+		if (stack && imp.isHyperStack())
+			o.setDimensions(imp.getNChannels(), imp.getNSlices(), imp.getNFrames());
+		o.setCalibration(imp.getCalibration().copy());
+		o.getCalibration().disableDensityCalibration();
+		o.resetDisplayRange();
+		IJ.showStatus(COMMAND + ": " + r);
+		return o;
+	}
+}

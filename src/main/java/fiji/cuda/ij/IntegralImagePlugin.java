@@ -1,0 +1,128 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.image.Planes;
+import fiji.cuda.integral.IntegralImage;
+import fiji.cuda.integral.SatBuild;
+import fiji.cuda.integral.SummedAreaTable;
+import fiji.cuda.ops.ExecutionOptions;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.WindowManager;
+import ij.gui.GenericDialog;
+import ij.plugin.PlugIn;
+import ij.process.FloatProcessor;
+
+import java.util.List;
+
+/**
+ * "GPU Integral Image...": the summed-area table of each slice (Σ I, Σ I², or both) as a new
+ * 32-bit image. Macro keys: {@code table=[Sum|Sum of squares|Both]} and {@code stack}. With
+ * "Both", each slice gives two output slices, the sum then the sum of squares.
+ * <p>
+ * 32-bit float holds integers exactly only up to 2^24 = 16,777,216; table values pass that
+ * quickly (a 256x256 8-bit image sums to up to 16.7 million), so a warning goes to the Log
+ * when they do. The SciJava command and the API give exact 64-bit tables.
+ */
+public class IntegralImagePlugin implements PlugIn {
+
+	static {
+		IjBridge.init();
+	}
+
+	/** The command's name in the menu (without the dots) and in messages. */
+	public static final String COMMAND = "GPU Integral Image";
+
+	/** The table choices, as in the dialog and the {@code table} macro key. */
+	static final String[] TABLES = { "Sum", "Sum of squares", "Both" };
+
+	/** The largest integer up to which every integer is exact in a float. */
+	static final double FLOAT_EXACT = 1 << 24;
+
+	private static String lastTable = TABLES[0];
+
+	@Override
+	public void run(String arg) {
+		ImagePlus imp = WindowManager.getCurrentImage();
+		if (imp == null) {
+			IjErrors.report(COMMAND, "There is no image open.");
+			return;
+		}
+		GenericDialog gd = new GenericDialog(COMMAND);
+		gd.addChoice("Table:", TABLES, lastTable);
+		boolean isStack = imp.getStackSize() > 1;
+		if (isStack) gd.addCheckbox("Stack (all slices)", true);
+		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y).\n"
+			+ "Values above 2^24 are not exact in a 32-bit image.");
+		gd.showDialog();
+		if (gd.wasCanceled()) return;
+		String table = gd.getNextChoice();
+		boolean stack = isStack && gd.getNextBoolean();
+		lastTable = table;
+		try {
+			ImagePlus out = compute(imp, table, stack);
+			if (out != null) out.show();
+		} catch (RuntimeException e) {
+			IjErrors.report(COMMAND, e);
+		}
+	}
+
+	/**
+	 * @param table one of {@link #TABLES}
+	 * @param stack all slices, else the current one
+	 * @return the new 32-bit image (not shown), or null when canceled
+	 */
+	static ImagePlus compute(ImagePlus imp, String table, boolean stack) {
+		Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
+		boolean sum = !table.equals(TABLES[1]), sq = !table.equals(TABLES[0]);
+		List<SummedAreaTable> tables = IntegralImage.buildAll(planes, SatBuild.AUTO,
+			ExecutionOptions.defaults().withProgress(new IjProgress()));
+		IJ.showProgress(1.0);
+		if (tables.size() < planes.depth()) {
+			IJ.log(COMMAND + ": canceled");
+			return null;
+		}
+		int w = planes.width(), h = planes.height();
+		ImageStack out = new ImageStack(w, h);
+		double largest = 0;
+		for (int z = 0; z < tables.size(); z++) {
+			SummedAreaTable t = tables.get(z);
+			String label = stack && imp.getStack().getSliceLabel(z + 1) != null ? imp.getStack().getSliceLabel(z + 1) + " " : "";
+			if (sum) {
+				float[] f = toFloat(t, false);
+				largest = Math.max(largest, maxAbs(f));
+				out.addSlice(label + "sum", new FloatProcessor(w, h, f));
+			}
+			if (sq) {
+				float[] f = toFloat(t, true);
+				largest = Math.max(largest, maxAbs(f));
+				out.addSlice(label + "sum of squares", new FloatProcessor(w, h, f));
+			}
+		}
+		if (planes.type().isInteger() && largest > FLOAT_EXACT)
+			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest) + ", above 2^24 = 16777216, where "
+				+ "32-bit images no longer hold every integer: the table is rounded there. The SciJava command "
+				+ "and the API give exact 64-bit tables.");
+		ImagePlus result = new ImagePlus(imp.getShortTitle() + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
+		result.setCalibration(imp.getCalibration().copy());
+		result.getCalibration().disableDensityCalibration();
+		result.resetDisplayRange();
+		return result;
+	}
+
+	private static float[] toFloat(SummedAreaTable t, boolean squares) {
+		int w = t.width();
+		float[] f = new float[w * t.height()];
+		for (int y = 0, i = 0; y < t.height(); y++)
+			for (int x = 0; x < w; x++, i++)
+				f[i] = (float) (squares ? t.sumSqAt(x, y) : t.sumAt(x, y));
+		return f;
+	}
+
+	private static double maxAbs(float[] f) {
+		double m = 0;
+		for (float v : f)
+			m = Math.max(m, Math.abs(v));
+		return m;
+	}
+}

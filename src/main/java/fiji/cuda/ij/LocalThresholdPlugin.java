@@ -1,0 +1,149 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.image.Planes;
+import fiji.cuda.integral.LocalThreshold;
+import fiji.cuda.integral.LocalThreshold.Method;
+import fiji.cuda.integral.LocalThreshold.Settings;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.Undo;
+import ij.WindowManager;
+import ij.gui.GenericDialog;
+import ij.plugin.PlugIn;
+import ij.process.ByteProcessor;
+import ij.process.ImageProcessor;
+
+/**
+ * "GPU Local Threshold...": Auto Local Threshold's Mean, Niblack, Sauvola and Phansalkar
+ * methods with its macro keys ({@code method}, {@code radius}, {@code parameter_1},
+ * {@code parameter_2}, {@code white}, {@code stack}) and defaults, computed by
+ * {@link LocalThreshold} over a square window of side 2r+1 (Auto Local Threshold uses a
+ * circle of radius r). 8, 16 and 32-bit images are accepted; the image becomes an 8-bit
+ * binary image in place, as Auto Local Threshold makes it. A single image can be undone.
+ * <p>
+ * Without {@code stack}, only the current slice of an 8-bit stack is thresholded, as Auto
+ * Local Threshold does; a 16 or 32-bit stack cannot change type slice by slice, so there
+ * {@code stack} is required.
+ */
+public class LocalThresholdPlugin implements PlugIn {
+
+	static {
+		IjBridge.init();
+	}
+
+	/** The command's name in the menu (without the dots) and in messages. */
+	public static final String COMMAND = "GPU Local Threshold";
+
+	private static String lastMethod = Method.SAUVOLA.label();
+	private static double lastRadius = 15, lastP1, lastP2;
+	private static boolean lastWhite = true;
+
+	@Override
+	public void run(String arg) {
+		ImagePlus imp = WindowManager.getCurrentImage();
+		if (imp == null) {
+			IjErrors.report(COMMAND, "There is no image open.");
+			return;
+		}
+		String[] labels = new String[Method.values().length];
+		for (Method m : Method.values())
+			labels[m.ordinal()] = m.label();
+		GenericDialog gd = new GenericDialog(COMMAND);
+		gd.addChoice("Method:", labels, lastMethod);
+		gd.addNumericField("Radius:", lastRadius, 0, 5, "pixels");
+		gd.addMessage("Square window of side 2r+1 centred on each pixel\n"
+			+ "(Auto Local Threshold uses a circle of radius r).");
+		gd.addMessage("Special parameters (0 = the method's default):\n"
+			+ "Mean: 1 = C (0).  Niblack: 1 = k (0.2; -0.2 for black objects), 2 = C (0).\n"
+			+ "Sauvola: 1 = k (0.5), 2 = R (128).  Phansalkar: 1 = k (0.25), 2 = R (0.5).");
+		gd.addNumericField("Parameter_1:", lastP1, 2);
+		gd.addNumericField("Parameter_2:", lastP2, 2);
+		gd.addCheckbox("White objects on black background", lastWhite);
+		boolean isStack = imp.getStackSize() > 1;
+		if (isStack) gd.addCheckbox("Stack", false);
+		gd.showDialog();
+		if (gd.wasCanceled()) return;
+		String method = gd.getNextChoice();
+		double radius = gd.getNextNumber(), p1 = gd.getNextNumber(), p2 = gd.getNextNumber();
+		boolean white = gd.getNextBoolean();
+		boolean stack = isStack && gd.getNextBoolean();
+		if (!imp.lock()) return;
+		try {
+			if (gd.invalidNumber())
+				throw new IllegalArgumentException("The radius and parameters must be numbers.");
+			if (radius != Math.floor(radius) || radius > Integer.MAX_VALUE)
+				throw new IllegalArgumentException("The radius must be a whole number of at least 1, not " + radius + ".");
+			Settings settings = Settings.of(Method.fromLabel(method), (int) radius, p1, p2, white);
+			lastMethod = method;
+			lastRadius = radius;
+			lastP1 = p1;
+			lastP2 = p2;
+			lastWhite = white;
+			threshold(imp, settings, stack);
+		} catch (RuntimeException e) {
+			IjErrors.report(COMMAND, e);
+		} finally {
+			imp.unlock();
+		}
+	}
+
+	/**
+	 * Thresholds the image (all slices, or the current one) in place, converting it to 8-bit.
+	 *
+	 * @return false when canceled (the slices not reached are unchanged; a 16 or 32-bit image
+	 *         is then left as it was)
+	 * @throws IllegalArgumentException for bad input, with the image unchanged
+	 */
+	static boolean threshold(ImagePlus imp, Settings settings, boolean stack) {
+		int n = imp.getStackSize();
+		boolean eightBit = imp.getBitDepth() == 8;
+		if (imp.getBitDepth() == 24)
+			throw new IllegalArgumentException("RGB images are not supported. Convert to 8-bit (Image>Type>8-bit) "
+				+ "or split the channels (Image>Color>Split Channels) first.");
+		if (n > 1 && !stack && !eightBit)
+			throw new IllegalArgumentException("A " + imp.getBitDepth() + "-bit stack becomes 8-bit as a whole: "
+				+ "check 'Stack' to threshold every slice.");
+		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
+		long t0 = System.currentTimeMillis();
+		OpReport r;
+		if (eightBit) {
+			Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
+			ImageProcessor ip = imp.getProcessor();
+			if (n == 1) ip.snapshot();
+			else Undo.reset();
+			r = LocalThreshold.thresholdInto(planes, planes, settings, opts);
+			if (n == 1) Undo.setup(Undo.FILTER, imp);
+		} else {
+			Planes planes = ImagePlusPlanes.wrap(imp);
+			Object[] out = new Object[planes.depth()];
+			for (int z = 0; z < out.length; z++)
+				out[z] = new byte[planes.planeSize()];
+			r = LocalThreshold.thresholdInto(planes, Planes.wrap(planes.width(), planes.height(), out), settings, opts);
+			if (!r.canceled()) {
+				if (n == 1) {
+					Undo.setup(Undo.TYPE_CONVERSION, imp); // keeps the 16 or 32-bit processor for Undo
+					imp.setProcessor(new ByteProcessor(planes.width(), planes.height(), (byte[]) out[0]));
+				} else {
+					Undo.reset();
+					ImageStack old = imp.getStack(), s = new ImageStack(planes.width(), planes.height());
+					for (int z = 0; z < out.length; z++)
+						s.addSlice(old.getSliceLabel(z + 1),
+							new ByteProcessor(planes.width(), planes.height(), (byte[]) out[z]));
+					int c = imp.getNChannels(), zs = imp.getNSlices(), t = imp.getNFrames();
+					imp.setStack(s, c, zs, t);
+				}
+				imp.getCalibration().disableDensityCalibration();
+			}
+		}
+		IJ.showProgress(1.0);
+		if (r.canceled()) IJ.log(COMMAND + ": canceled");
+		imp.getProcessor().resetMinAndMax();
+		imp.changes = true;
+		imp.updateAndDraw();
+		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");
+		return !r.canceled();
+	}
+}

@@ -1,0 +1,166 @@
+package fiji.cuda.integral;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
+
+/**
+ * Local mean, variance or standard deviation over a rectangular {@link Window} around every
+ * pixel, from summed-area tables, so the cost does not grow with the window.
+ * <p>
+ * At the borders the window is clipped to the image and the statistic uses only the pixels
+ * inside it (no padding, no mirrored pixels): a corner pixel's (2r+1)² window holds
+ * (r+1)² pixels. The variance is the population variance, divided by the number of pixels
+ * inside; the standard deviation is its square root. For 8 and 16-bit images the statistics
+ * come from exact integer sums and are rounded once to float; for 32-bit images from double
+ * sums. The result is a new 32-bit image; the input is never modified.
+ */
+public final class BoxStatistics {
+
+	/** The operation's name in messages, menus and logs. */
+	public static final String NAME = "Box Statistics";
+
+	/** What is computed over each window. */
+	public enum Statistic {
+		/** Σ I / N. */
+		MEAN("Mean"),
+		/** Σ (I − mean)² / N, the population variance. */
+		VARIANCE("Variance"),
+		/** The square root of the population variance. */
+		STANDARD_DEVIATION("Standard deviation");
+
+		private final String label;
+
+		Statistic(String label) {
+			this.label = label;
+		}
+
+		/** @return the name shown in dialogs and macros, e.g. "Standard deviation" */
+		public String label() {
+			return label;
+		}
+
+		/**
+		 * @param s a label ({@link #label()}) or an enum name, any case
+		 * @return the statistic
+		 * @throws IllegalArgumentException naming the valid choices
+		 */
+		public static Statistic fromLabel(String s) {
+			for (Statistic t : values())
+				if (t.label.equalsIgnoreCase(s) || t.name().equalsIgnoreCase(s)) return t;
+			throw new IllegalArgumentException(NAME + ": unknown statistic '" + s
+				+ "'; choose Mean, Variance or Standard deviation.");
+		}
+	}
+
+	private BoxStatistics() {}
+
+	/**
+	 * @param image  8, 16 or 32-bit planes
+	 * @param radius the square window's radius, at least 1 (side 2·radius+1)
+	 * @return a new 32-bit image of the statistic, one plane per input plane
+	 * @throws IllegalArgumentException for bad input, naming the problem
+	 */
+	public static Planes compute(Planes image, Statistic statistic, int radius, ExecutionOptions opts) {
+		return compute(image, statistic, window(radius), opts);
+	}
+
+	/**
+	 * @param window any rectangle, anchored as {@link Window} says
+	 * @return a new 32-bit image of the statistic
+	 * @throws IllegalArgumentException for bad input
+	 */
+	public static Planes compute(Planes image, Statistic statistic, Window window, ExecutionOptions opts) {
+		IntegralImage.checkImage(NAME, image);
+		Object[] out = new Object[image.depth()];
+		for (int z = 0; z < out.length; z++)
+			out[z] = new float[image.planeSize()];
+		Planes result = Planes.wrap(image.width(), image.height(), out);
+		computeInto(image, result, statistic, window, opts);
+		return result;
+	}
+
+	/**
+	 * Writes the statistic of every plane into {@code out}.
+	 *
+	 * @param out 32-bit planes of the input's size and depth
+	 * @return which backend ran; planes not reached when canceled stay as they were
+	 * @throws IllegalArgumentException for bad input
+	 * @throws GpuException only when the GPU was forced and failed
+	 */
+	public static OpReport computeInto(Planes image, Planes out, Statistic statistic, Window window,
+		ExecutionOptions opts)
+	{
+		long t0 = System.nanoTime();
+		IntegralImage.checkImage(NAME, image);
+		if (statistic == null) throw new IllegalArgumentException(NAME + ": no statistic was given.");
+		if (window == null) throw new IllegalArgumentException(NAME + ": no window was given.");
+		if (out == null || out.type() != PixelType.FLOAT32 || out.width() != image.width()
+			|| out.height() != image.height() || out.depth() != image.depth())
+			throw new IllegalArgumentException(NAME + ": the output must be a 32-bit image of " + image.width() + "x"
+				+ image.height() + "x" + image.depth() + " pixels" + (out == null ? "." : ", not " + out + "."));
+		int n = image.depth(), done = 0;
+		Backend ran = Backend.CPU;
+		String why = null;
+		if (opts.backend() != Backend.CPU) {
+			try {
+				done = IntegralImageGpu.boxStatistics(Gpu.get(), image, out, 0, n, statistic, window, opts.progress());
+				ran = Backend.GPU;
+			} catch (GpuException e) {
+				why = IntegralImage.fallBack(NAME, opts, e);
+			}
+		}
+		for (; done < n; done++) {
+			if (opts.progress().isCanceled()) break;
+			SummedAreaTable t = IntegralImageCpu.build(image, done, opts.threads());
+			plane(t, (float[]) out.plane(done), statistic, window, opts.threads());
+			opts.progress().update((done + 1) / (double) n);
+		}
+		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
+	}
+
+	/** The CPU path for one plane: rows in parallel, four table reads per moment and pixel. */
+	static void plane(SummedAreaTable t, float[] out, Statistic statistic, Window window, int threads) {
+		int w = t.width(), h = t.height();
+		int[] xa = new int[w], xb = new int[w];
+		for (int x = 0; x < w; x++) {
+			xa[x] = (int) Math.max(0, (long) x - window.left());
+			xb[x] = (int) Math.min(w, (long) x + window.right() + 1);
+		}
+		long[] sl = t.sumLong(), ql = t.sumSqLong();
+		double[] sd = t.sumDouble(), qd = t.sumSqDouble();
+		IntegralImageCpu.parallel(h, threads, w, (y0, y1) -> {
+			for (int y = y0; y < y1; y++) {
+				int ya = (int) Math.max(0, (long) y - window.above());
+				int yb = (int) Math.min(h, (long) y + window.below() + 1);
+				for (int x = 0, i = y * w; x < w; x++, i++) {
+					long n = (long) (xb[x] - xa[x]) * (yb - ya);
+					double v;
+					if (sl != null) {
+						long s = SummedAreaTable.box(sl, w, xa[x], ya, xb[x], yb);
+						v = statistic == Statistic.MEAN ? s / (double) n
+							: SummedAreaTable.variance(s, SummedAreaTable.box(ql, w, xa[x], ya, xb[x], yb), n);
+					} else {
+						double s = SummedAreaTable.box(sd, w, xa[x], ya, xb[x], yb);
+						v = statistic == Statistic.MEAN ? s / n
+							: SummedAreaTable.variance(s, SummedAreaTable.box(qd, w, xa[x], ya, xb[x], yb), n);
+					}
+					out[i] = (float) (statistic == Statistic.STANDARD_DEVIATION ? Math.sqrt(v) : v);
+				}
+			}
+		});
+	}
+
+	/** The square window of a radius, with this operation's name in the message. */
+	static Window window(int radius) {
+		try {
+			return Window.square(radius);
+		} catch (IllegalArgumentException e) {
+			throw new IllegalArgumentException(NAME + ": " + e.getMessage(), e);
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package fiji.cuda.integral;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpLog;
+import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
+import fiji.cuda.runtime.GpuUnavailableException;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Summed-area tables (integral images) of 8, 16 and 32-bit planes: Σ I and Σ I² in one
+ * build, as {@link SummedAreaTable}s. The same call runs on the GPU, with the build chosen by
+ * {@link SatBuild}, or on the CPU (the fallback and the test oracle), which ignores the build
+ * choice. For 8 and 16-bit planes both paths give the same exact tables.
+ */
+public final class IntegralImage {
+
+	/** The operation's name in messages and logs. */
+	public static final String NAME = "Integral Image";
+
+	private IntegralImage() {}
+
+	/**
+	 * Builds the tables of one plane.
+	 *
+	 * @param image the planes (not modified)
+	 * @param plane 0-based plane index
+	 * @param build the GPU build, or null / AUTO for the fastest
+	 * @param opts  backend and CPU threads
+	 * @return the tables
+	 * @throws IllegalArgumentException for no image, RGB, or a plane index out of range
+	 * @throws GpuException only when the GPU was forced and failed
+	 */
+	public static SummedAreaTable build(Planes image, int plane, SatBuild build, ExecutionOptions opts) {
+		checkImage(NAME, image);
+		if (plane < 0 || plane >= image.depth())
+			throw new IllegalArgumentException(NAME + ": there is no plane " + plane + " (the image has " + image.depth()
+				+ (image.depth() == 1 ? " plane)." : " planes)."));
+		if (opts.backend() != Backend.CPU) {
+			try {
+				return IntegralImageGpu.build(Gpu.get(), image, plane, build == null ? SatBuild.AUTO : build);
+			} catch (GpuException e) {
+				fallBack(NAME, opts, e);
+			}
+		}
+		return IntegralImageCpu.build(image, plane, opts.threads());
+	}
+
+	/**
+	 * Builds the tables of every plane, checking for cancellation between planes.
+	 *
+	 * @return one table pair per plane, in order; fewer when the progress reports cancellation
+	 * @throws IllegalArgumentException for no image or RGB
+	 */
+	public static List<SummedAreaTable> buildAll(Planes image, SatBuild build, ExecutionOptions opts) {
+		checkImage(NAME, image);
+		List<SummedAreaTable> out = new ArrayList<>(image.depth());
+		boolean gpu = opts.backend() != Backend.CPU;
+		for (int z = 0; z < image.depth(); z++) {
+			if (opts.progress().isCanceled()) break;
+			SummedAreaTable t = null;
+			if (gpu) {
+				try {
+					t = IntegralImageGpu.build(Gpu.get(), image, z, build == null ? SatBuild.AUTO : build);
+				} catch (GpuException e) {
+					fallBack(NAME, opts, e);
+					gpu = false; // the remaining planes go to the CPU without asking again
+				}
+			}
+			if (t == null) t = IntegralImageCpu.build(image, z, opts.threads());
+			out.add(t);
+			opts.progress().update((z + 1) / (double) image.depth());
+		}
+		return out;
+	}
+
+	/** Rejects what no operation of this package accepts, naming the operation. */
+	static void checkImage(String op, Planes image) {
+		if (image == null) throw new IllegalArgumentException(op + ": there is no image.");
+		if (image.type() == PixelType.RGB)
+			throw new IllegalArgumentException(op + ": RGB images are not supported. Convert to 8-bit "
+				+ "(Image>Type>8-bit) or split the channels (Image>Color>Split Channels) first.");
+	}
+
+	/**
+	 * Rethrows when the GPU was forced; otherwise logs why the CPU runs (once per reason and
+	 * session for an unavailable GPU) and returns the reason.
+	 */
+	static String fallBack(String op, ExecutionOptions opts, GpuException e) {
+		if (opts.backend() == Backend.GPU) throw e;
+		String why = e.getMessage();
+		if (!(e instanceof GpuUnavailableException) || Gpu.shouldLogFallback(op + ": " + why))
+			OpLog.log(op + " ran on the CPU: " + why);
+		return why;
+	}
+}

@@ -1,0 +1,349 @@
+package fiji.cuda.integral;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
+
+/**
+ * Local thresholds from the window mean m and population standard deviation s, with Auto
+ * Local Threshold's methods, parameters and defaults, on 8, 16 and 32-bit images.
+ * <p>
+ * A pixel p is foreground where p &gt; T, with
+ * <ul>
+ * <li><b>Mean:</b> T = m − C; parameter 1 is C (default 0).</li>
+ * <li><b>Niblack:</b> T = m + k·s − C; parameter 1 is k (default 0.2 for white objects, −0.2
+ * otherwise, as Auto Local Threshold does), parameter 2 is C (default 0).</li>
+ * <li><b>Sauvola:</b> T = m·(1 + k·(s/R − 1)); parameter 1 is k (default 0.5), parameter 2 is R
+ * (default 128, meant for 8-bit data: set it to about half the range of a 16 or 32-bit image).</li>
+ * <li><b>Phansalkar:</b> T = m·(1 + p·e^(−q·m) + k·(s/R − 1)) with p = 2 and q = 10; parameter 1
+ * is k (default 0.25), parameter 2 is R (default 0.5). It works on the plane scaled to [0, 1]
+ * by its own minimum and maximum, (I − min) / (max − min), as Auto Local Threshold stretches
+ * each 8-bit slice before dividing by 255; this gives the same scaling for every pixel type. A
+ * constant plane is all background.</li>
+ * </ul>
+ * A parameter of 0 means the method's default. Unlike Auto Local Threshold, whose windows are
+ * circles of radius r, the window is the square of side 2r+1 centred on the pixel (see
+ * {@link Window}), clipped at the borders to the pixels inside the image. For 8-bit images T
+ * is compared unrounded, which gives the same result as Auto Local Threshold's truncation
+ * whenever T ≥ 0. NaN pixels are background.
+ * <p>
+ * The output is an 8-bit binary image: 255 for foreground and 0 for background when
+ * {@code white} is set, the reverse otherwise.
+ */
+public final class LocalThreshold {
+
+	/** The operation's name in messages, menus and logs. */
+	public static final String NAME = "Local Threshold";
+
+	/** Phansalkar's fixed exponent weight p and decay q. */
+	static final double PHANSALKAR_P = 2, PHANSALKAR_Q = 10;
+
+	/** The thresholding rule. */
+	public enum Method {
+		/** T = m − C. */
+		MEAN("Mean"),
+		/** T = m + k·s − C. */
+		NIBLACK("Niblack"),
+		/** T = m·(1 + k·(s/R − 1)). */
+		SAUVOLA("Sauvola"),
+		/** T = m·(1 + 2·e^(−10·m) + k·(s/R − 1)) on the plane scaled to [0, 1]. */
+		PHANSALKAR("Phansalkar");
+
+		private final String label;
+
+		Method(String label) {
+			this.label = label;
+		}
+
+		/** @return the name in dialogs and macros, e.g. "Sauvola" */
+		public String label() {
+			return label;
+		}
+
+		/**
+		 * @param s a label or enum name, any case
+		 * @return the method
+		 * @throws IllegalArgumentException naming the valid choices
+		 */
+		public static Method fromLabel(String s) {
+			for (Method m : values())
+				if (m.label.equalsIgnoreCase(s) || m.name().equalsIgnoreCase(s)) return m;
+			throw new IllegalArgumentException(NAME + ": unknown method '" + s
+				+ "'; choose Mean, Niblack, Sauvola or Phansalkar.");
+		}
+
+		/** @return parameter 1's default (what 0 stands for) */
+		public double defaultParameter1(boolean white) {
+			switch (this) {
+				case MEAN: return 0;
+				case NIBLACK: return white ? 0.2 : -0.2;
+				case SAUVOLA: return 0.5;
+				default: return 0.25;
+			}
+		}
+
+		/** @return parameter 2's default (what 0 stands for) */
+		public double defaultParameter2() {
+			switch (this) {
+				case SAUVOLA: return 128;
+				case PHANSALKAR: return 0.5;
+				default: return 0;
+			}
+		}
+
+		/** @return what parameter 1 means, e.g. "k" */
+		public String parameter1Name() {
+			return this == MEAN ? "C (offset)" : "k";
+		}
+
+		/** @return what parameter 2 means, or null when the method has no second parameter */
+		public String parameter2Name() {
+			switch (this) {
+				case NIBLACK: return "C (offset)";
+				case SAUVOLA: case PHANSALKAR: return "R (range of s)";
+				default: return null;
+			}
+		}
+	}
+
+	/** A method with its parameters resolved (no zeros standing for defaults), and the window. */
+	public static final class Settings {
+		final Method method;
+		final Window window;
+		final double p1, p2;
+		final boolean white;
+
+		private Settings(Method method, Window window, double p1, double p2, boolean white) {
+			this.method = method;
+			this.window = window;
+			this.p1 = p1;
+			this.p2 = p2;
+			this.white = white;
+		}
+
+		/**
+		 * @param method     the rule
+		 * @param radius     the square window's radius, at least 1 (side 2·radius+1)
+		 * @param parameter1 see {@link LocalThreshold}; 0 for the default
+		 * @param parameter2 see {@link LocalThreshold}; 0 for the default
+		 * @param white      foreground 255 (and Niblack's default k = 0.2) when true; 0 (k = −0.2) when false
+		 * @throws IllegalArgumentException for a missing method, radius &lt; 1 or a parameter that is not a finite number
+		 */
+		public static Settings of(Method method, int radius, double parameter1, double parameter2, boolean white) {
+			if (method == null) throw new IllegalArgumentException(NAME + ": no method was given.");
+			Window w = LocalThreshold.window(radius);
+			check("Parameter 1", parameter1);
+			check("Parameter 2", parameter2);
+			return new Settings(method, w, parameter1 != 0 ? parameter1 : method.defaultParameter1(white),
+				parameter2 != 0 ? parameter2 : method.defaultParameter2(), white);
+		}
+
+		/** @return the method */
+		public Method method() {
+			return method;
+		}
+
+		/** @return the window */
+		public Window window() {
+			return window;
+		}
+
+		/** @return parameter 1 as used (the default when 0 was given) */
+		public double parameter1() {
+			return p1;
+		}
+
+		/** @return parameter 2 as used */
+		public double parameter2() {
+			return p2;
+		}
+
+		/** @return true when foreground is 255 */
+		public boolean white() {
+			return white;
+		}
+
+		@Override
+		public String toString() {
+			return method.label() + " " + window + " window, parameter 1 = " + p1 + ", parameter 2 = " + p2
+				+ (white ? ", white objects" : ", black objects");
+		}
+	}
+
+	private LocalThreshold() {}
+
+	/**
+	 * @return a new 8-bit binary image; the input is not modified
+	 * @throws IllegalArgumentException for bad input, naming the problem
+	 * @see Settings#of
+	 */
+	public static Planes threshold(Planes image, Method method, int radius, double parameter1, double parameter2,
+		boolean white, ExecutionOptions opts)
+	{
+		return threshold(image, Settings.of(method, radius, parameter1, parameter2, white), opts);
+	}
+
+	/**
+	 * @return a new 8-bit binary image; the input is not modified
+	 * @throws IllegalArgumentException for bad input
+	 */
+	public static Planes threshold(Planes image, Settings settings, ExecutionOptions opts) {
+		IntegralImage.checkImage(NAME, image);
+		Object[] out = new Object[image.depth()];
+		for (int z = 0; z < out.length; z++)
+			out[z] = new byte[image.planeSize()];
+		Planes result = Planes.wrap(image.width(), image.height(), out);
+		thresholdInto(image, result, settings, opts);
+		return result;
+	}
+
+	/**
+	 * Thresholds every plane into {@code out}.
+	 *
+	 * @param out 8-bit planes of the input's size and depth; for an 8-bit image they may be the
+	 *            input's own planes, which are then thresholded in place
+	 * @return which backend ran; planes not reached when canceled stay as they were
+	 * @throws IllegalArgumentException for bad input, with nothing written
+	 * @throws GpuException only when the GPU was forced and failed
+	 */
+	public static OpReport thresholdInto(Planes image, Planes out, Settings settings, ExecutionOptions opts) {
+		long t0 = System.nanoTime();
+		IntegralImage.checkImage(NAME, image);
+		if (settings == null) throw new IllegalArgumentException(NAME + ": no settings were given.");
+		if (out == null || out.type() != PixelType.UINT8 || out.width() != image.width()
+			|| out.height() != image.height() || out.depth() != image.depth())
+			throw new IllegalArgumentException(NAME + ": the output must be an 8-bit image of " + image.width() + "x"
+				+ image.height() + "x" + image.depth() + " pixels" + (out == null ? "." : ", not " + out + "."));
+		int n = image.depth(), done = 0;
+		Backend ran = Backend.CPU;
+		String why = null;
+		if (opts.backend() != Backend.CPU) {
+			try {
+				done = IntegralImageGpu.localThreshold(Gpu.get(), image, out, 0, n, settings, opts.progress());
+				ran = Backend.GPU;
+			} catch (GpuException e) {
+				why = IntegralImage.fallBack(NAME, opts, e);
+			}
+		}
+		for (; done < n; done++) {
+			if (opts.progress().isCanceled()) break;
+			plane(image, done, (byte[]) out.plane(done), settings, opts.threads());
+			opts.progress().update((done + 1) / (double) n);
+		}
+		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
+	}
+
+	/** The CPU path for one plane: the tables first, then rows in parallel; out may be the input plane. */
+	static void plane(Planes image, int z, byte[] out, Settings st, int threads) {
+		SummedAreaTable t = IntegralImageCpu.build(image, z, threads);
+		int w = image.width(), h = image.height();
+		Object in = image.plane(z);
+		PixelType type = image.type();
+		double lo = 0, range = 1;
+		if (st.method == Method.PHANSALKAR) {
+			double[] mm = minMax(in, type);
+			lo = mm[0];
+			range = mm[1] - mm[0];
+		}
+		double low = lo, span = range;
+		byte fg = st.white ? (byte) 255 : 0, bg = st.white ? 0 : (byte) 255;
+		Window win = st.window;
+		int[] xa = new int[w], xb = new int[w];
+		for (int x = 0; x < w; x++) {
+			xa[x] = (int) Math.max(0, (long) x - win.left());
+			xb[x] = (int) Math.min(w, (long) x + win.right() + 1);
+		}
+		long[] sl = t.sumLong(), ql = t.sumSqLong();
+		double[] sd = t.sumDouble(), qd = t.sumSqDouble();
+		IntegralImageCpu.parallel(h, threads, w, (y0, y1) -> {
+			for (int y = y0; y < y1; y++) {
+				int ya = (int) Math.max(0, (long) y - win.above());
+				int yb = (int) Math.min(h, (long) y + win.below() + 1);
+				for (int x = 0, i = y * w; x < w; x++, i++) {
+					long n = (long) (xb[x] - xa[x]) * (yb - ya);
+					double m, v;
+					if (sl != null) {
+						long s = SummedAreaTable.box(sl, w, xa[x], ya, xb[x], yb);
+						m = s / (double) n;
+						v = SummedAreaTable.variance(s, SummedAreaTable.box(ql, w, xa[x], ya, xb[x], yb), n);
+					} else {
+						double s = SummedAreaTable.box(sd, w, xa[x], ya, xb[x], yb);
+						m = s / n;
+						v = SummedAreaTable.variance(s, SummedAreaTable.box(qd, w, xa[x], ya, xb[x], yb), n);
+					}
+					double p = pixel(in, type, i);
+					out[i] = isForeground(st.method, st.p1, st.p2, p, m, Math.sqrt(v), low, span) ? fg : bg;
+				}
+			}
+		});
+	}
+
+	/**
+	 * The per-pixel rule, shared with the GPU path's definition.
+	 *
+	 * @param p      the pixel
+	 * @param m      the window mean
+	 * @param s      the window population standard deviation
+	 * @param lo     Phansalkar only: the plane minimum
+	 * @param range  Phansalkar only: plane maximum − minimum
+	 * @return p &gt; T
+	 */
+	static boolean isForeground(Method method, double p1, double p2, double p, double m, double s, double lo,
+		double range)
+	{
+		double t = threshold(method, p1, p2, m, s, lo, range);
+		if (method == Method.PHANSALKAR) return range > 0 && (p - lo) / range > t;
+		return p > t;
+	}
+
+	/** @return T in the pixel's own units, or for Phansalkar in the scaled units (then compared with the scaled pixel) */
+	static double threshold(Method method, double p1, double p2, double m, double s, double lo, double range) {
+		switch (method) {
+			case MEAN: return m - p1;
+			case NIBLACK: return m + p1 * s - p2;
+			case SAUVOLA: return m * (1 + p1 * (s / p2 - 1));
+			default: {
+				if (!(range > 0)) return Double.POSITIVE_INFINITY; // constant plane: all background
+				double ms = (m - lo) / range, ss = s / range;
+				return ms * (1 + PHANSALKAR_P * Math.exp(-PHANSALKAR_Q * ms) + p1 * (ss / p2 - 1));
+			}
+		}
+	}
+
+	static double pixel(Object plane, PixelType type, int i) {
+		switch (type) {
+			case UINT8: return ((byte[]) plane)[i] & 0xff;
+			case UINT16: return ((short[]) plane)[i] & 0xffff;
+			default: return ((float[]) plane)[i];
+		}
+	}
+
+	/** @return {min, max} over the plane, ignoring NaN; {0, 0} when every pixel is NaN */
+	static double[] minMax(Object plane, PixelType type) {
+		double min = Double.POSITIVE_INFINITY, max = Double.NEGATIVE_INFINITY;
+		int n = java.lang.reflect.Array.getLength(plane);
+		for (int i = 0; i < n; i++) {
+			double v = pixel(plane, type, i);
+			if (v < min) min = v;
+			if (v > max) max = v;
+		}
+		return min > max ? new double[] { 0, 0 } : new double[] { min, max };
+	}
+
+	private static void check(String what, double v) {
+		if (Double.isNaN(v) || Double.isInfinite(v))
+			throw new IllegalArgumentException(NAME + ": " + what + " must be a finite number, not " + v + ".");
+	}
+
+	private static Window window(int radius) {
+		try {
+			return Window.square(radius);
+		} catch (IllegalArgumentException e) {
+			throw new IllegalArgumentException(NAME + ": " + e.getMessage(), e);
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package fiji.cuda.command;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.integral.LocalThreshold;
+import fiji.cuda.ops.ExecutionOptions;
+import ij.IJ;
+import ij.ImagePlus;
+
+import java.util.Random;
+
+import net.imglib2.img.array.ArrayImg;
+import net.imglib2.type.numeric.integer.LongType;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.scijava.Context;
+import org.scijava.command.CommandModule;
+import org.scijava.command.CommandService;
+
+/** The integral-image SciJava commands in a plain headless context. */
+class IntegralCommandsTest {
+
+	private static Context context;
+	private static CommandService commands;
+
+	@BeforeAll
+	static void startContext() {
+		context = new Context(CommandService.class);
+		commands = context.service(CommandService.class);
+	}
+
+	@AfterAll
+	static void closeContext() {
+		context.dispose();
+	}
+
+	private static ImagePlus noise(int w, int h) {
+		ImagePlus imp = IJ.createImage("n", "16-bit black", w, h, 1);
+		Random rnd = new Random(1);
+		for (int i = 0; i < w * h; i++)
+			imp.getProcessor().setf(i, rnd.nextInt(65536));
+		return imp;
+	}
+
+	@Test
+	void integralImageCommandGivesExact64BitTables() throws Exception {
+		ImagePlus imp = IJ.createImage("white", "16-bit white", 300, 300, 1);
+		imp.getProcessor().setColor(65535);
+		imp.getProcessor().fill();
+		CommandModule m = commands.run(IntegralImageCommand.class, true, "image", imp, "build", "FUSED").get();
+		assertNull(m.getCancelReason());
+		@SuppressWarnings("unchecked")
+		ArrayImg<LongType, ?> sq = (ArrayImg<LongType, ?>) m.getOutput("sumOfSquares");
+		assertEquals(65535L * 65535 * 90000, sq.getAt(299, 299).get());
+		assertTrue(commands.getCommand(IntegralImageCommand.class).getMenuPath().isEmpty());
+		m = commands.run(IntegralImageCommand.class, true, "image", imp, "build", "quantum").get();
+		assertEquals("Integral Image: unknown build 'quantum'; choose AUTO, NAIVE, CUB, DLB or FUSED.", m.getCancelReason());
+	}
+
+	@Test
+	void localThresholdAndBoxStatisticsCommandsEqualTheFacadeAndCancelOnBadInput() throws Exception {
+		ImagePlus imp = noise(37, 29);
+		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "Phansalkar", "radius", 5,
+			"parameter1", 0.0, "parameter2", 0.0, "white", true).get();
+		assertNull(m.getCancelReason());
+		ImagePlus out = (ImagePlus) m.getOutput("result");
+		byte[] expected = (byte[]) LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.PHANSALKAR, 5,
+			0, 0, true, ExecutionOptions.defaults()).plane(0);
+		assertArrayEquals(expected, (byte[]) out.getProcessor().getPixels());
+		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 0, "statistic", "Mean").get();
+		assertEquals("The radius must be at least 1, not 0.", m.getCancelReason());
+		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 3, "statistic", "Variance").get();
+		assertEquals(32, ((ImagePlus) m.getOutput("result")).getBitDepth());
+		assertTrue(commands.getCommand(LocalThresholdCommand.class).getMenuPath().isEmpty());
+	}
+}

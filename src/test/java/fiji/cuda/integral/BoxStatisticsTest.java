@@ -1,0 +1,136 @@
+package fiji.cuda.integral;
+
+import static fiji.cuda.integral.IntegralImageTest.CPU;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.integral.BoxStatistics.Statistic;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+
+import org.junit.jupiter.api.Test;
+
+/** Box statistics against a direct double-precision loop over each clipped window. */
+class BoxStatisticsTest {
+
+	/** {mean, population variance} of the clipped window of (x, y), two-pass in double. */
+	static double[] direct(Planes p, int z, int x, int y, Window win) {
+		int x0 = Math.max(0, x - win.left()), x1 = Math.min(p.width() - 1, x + win.right());
+		int y0 = Math.max(0, y - win.above()), y1 = Math.min(p.height() - 1, y + win.below());
+		double s = 0;
+		int n = 0;
+		for (int j = y0; j <= y1; j++)
+			for (int i = x0; i <= x1; i++, n++)
+				s += TestImages.value(p.plane(z), p.type(), j * p.width() + i, 0);
+		double m = s / n, v = 0;
+		for (int j = y0; j <= y1; j++)
+			for (int i = x0; i <= x1; i++) {
+				double d = TestImages.value(p.plane(z), p.type(), j * p.width() + i, 0) - m;
+				v += d * d;
+			}
+		return new double[] { m, v / n };
+	}
+
+	@Test
+	void everyStatisticMatchesTheDirectLoopForSquareAndRectangularWindows() {
+		Window[] windows = { Window.square(1), Window.square(3), Window.square(40), Window.rectangle(1, 1),
+			Window.rectangle(4, 3), Window.rectangle(2, 7), Window.rectangle(60, 1) };
+		long seed = 20;
+		for (PixelType t : IntegralImageTest.TYPES)
+			for (int[] size : new int[][] { { 1, 1 }, { 1, 13 }, { 17, 1 }, { 23, 19 } }) {
+				Planes img = TestImages.random(t, size[0], size[1], 2, seed++);
+				Planes before = img.copy();
+				for (Window win : windows)
+					for (Statistic st : Statistic.values()) {
+						Planes out = BoxStatistics.compute(img, st, win, CPU);
+						assertEquals(PixelType.FLOAT32, out.type());
+						assertEquals(2, out.depth());
+						for (int z = 0; z < 2; z++)
+							for (int y = 0; y < size[1]; y++)
+								for (int x = 0; x < size[0]; x++) {
+									double[] d = direct(img, z, x, y, win);
+									double e = st == Statistic.MEAN ? d[0] : st == Statistic.VARIANCE ? d[1] : Math.sqrt(d[1]);
+									float got = ((float[]) out.plane(z))[y * size[0] + x];
+									// float output: an ulp of float; for 32-bit input also the error of the
+									// double tables' four-corner differences (near 0, a variance of 1e-7 is a sd of 3e-4)
+									double tol = Math.abs(e) * 1.2e-7;
+									if (t == PixelType.FLOAT32) tol += st == Statistic.MEAN ? 1e-9 : st == Statistic.VARIANCE ? 1e-6 : 1e-3;
+									if (Math.abs(e - got) > tol)
+										fail(t + " " + size[0] + "x" + size[1] + " " + win + " " + st + " z" + z + " at " + x + ","
+											+ y + ": expected " + e + ", got " + got);
+								}
+					}
+				assertTrue(TestImages.sameBits(before, img), "the input was modified");
+			}
+	}
+
+	@Test
+	void evenWindowsHangRightAndBelowAndBordersUseOnlyPixelsInside() {
+		// 1, 2, 3, 4 in a row
+		Planes row = Planes.wrap(4, 1, new byte[] { 1, 2, 3, 4 });
+		// width 2: pixel x averages x and x+1; the last pixel has only itself
+		assertArrayEquals(new float[] { 1.5f, 2.5f, 3.5f, 4f },
+			(float[]) BoxStatistics.compute(row, Statistic.MEAN, Window.rectangle(2, 1), CPU).plane(0));
+		// width 4: one column left, two right: {1,2,3}, {1..4}, {2,3,4}, {3,4}
+		assertArrayEquals(new float[] { 2f, 2.5f, 3f, 3.5f },
+			(float[]) BoxStatistics.compute(row, Statistic.MEAN, Window.rectangle(4, 1), CPU).plane(0));
+		// radius 1: {1,2}, {1,2,3}, {2,3,4}, {3,4}; variances 0.25, 2/3, 2/3, 0.25
+		assertArrayEquals(new float[] { 0.25f, (float) (2 / 3.0), (float) (2 / 3.0), 0.25f },
+			(float[]) BoxStatistics.compute(row, Statistic.VARIANCE, 1, CPU).plane(0));
+		// a column: the extra row is below
+		Planes col = Planes.wrap(1, 3, new short[] { 10, 20, 60 });
+		assertArrayEquals(new float[] { 15f, 40f, 60f },
+			(float[]) BoxStatistics.compute(col, Statistic.MEAN, Window.rectangle(1, 2), CPU).plane(0));
+		// a window larger than the image covers all of it everywhere: sd of {10, 20, 60} is sqrt(1400/3)
+		float sd = (float) Math.sqrt(1400 / 3.0);
+		assertArrayEquals(new float[] { sd, sd, sd },
+			(float[]) BoxStatistics.compute(col, Statistic.STANDARD_DEVIATION, 1000, CPU).plane(0));
+	}
+
+	@Test
+	void badInputIsRejectedWithAClearMessageAndTheImageIsUnchanged() {
+		Planes img = TestImages.random(PixelType.UINT8, 8, 8, 1, 3);
+		Planes before = img.copy();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> BoxStatistics.compute(img, Statistic.MEAN, 0, CPU));
+		assertEquals("Box Statistics: The radius must be at least 1, not 0.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> BoxStatistics.compute(img, Statistic.MEAN, -3, CPU));
+		assertEquals("Box Statistics: The radius must be at least 1, not -3.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> Window.rectangle(0, 5));
+		assertEquals("The window must be at least 1x1 pixels, not 0x5.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class,
+			() -> BoxStatistics.compute(TestImages.random(PixelType.RGB, 3, 3, 1, 1), Statistic.MEAN, 1, CPU));
+		assertTrue(e.getMessage().startsWith("Box Statistics: RGB images are not supported."), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> BoxStatistics.compute(null, Statistic.MEAN, 1, CPU));
+		assertEquals("Box Statistics: there is no image.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> Planes.wrap(0, 5, new byte[0]));
+		assertTrue(e.getMessage().startsWith("The image is empty"), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class,
+			() -> BoxStatistics.computeInto(img, img, Statistic.MEAN, Window.square(1), CPU));
+		assertTrue(e.getMessage().startsWith("Box Statistics: the output must be a 32-bit image of 8x8x1 pixels"), e.getMessage());
+		assertEquals("Box Statistics: unknown statistic 'median'; choose Mean, Variance or Standard deviation.",
+			assertThrows(IllegalArgumentException.class, () -> Statistic.fromLabel("median")).getMessage());
+		assertEquals(Statistic.STANDARD_DEVIATION, Statistic.fromLabel("standard Deviation"));
+		assertTrue(TestImages.sameBits(before, img));
+	}
+
+	@Test
+	void autoRunsOnTheCpuUntilTheGpuPathExistsAndGivesTheCpuResult() {
+		Planes img = TestImages.random(PixelType.UINT16, 40, 30, 3, 9);
+		Planes out = BoxStatistics.compute(img, Statistic.STANDARD_DEVIATION, 2, CPU);
+		Planes auto = BoxStatistics.compute(img, Statistic.STANDARD_DEVIATION, 2, ExecutionOptions.defaults());
+		assertTrue(TestImages.sameBits(out, auto));
+		Planes into = Planes.wrap(40, 30, new float[1200], new float[1200], new float[1200]);
+		OpReport r = BoxStatistics.computeInto(img, into, Statistic.STANDARD_DEVIATION, Window.square(2),
+			ExecutionOptions.defaults());
+		assertEquals(fiji.cuda.ops.Backend.CPU, r.ranOn());
+		assertTrue(r.fallbackReason() != null && !r.canceled(), r::toString);
+		assertTrue(TestImages.sameBits(out, into));
+	}
+}

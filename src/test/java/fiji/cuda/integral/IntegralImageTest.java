@@ -1,0 +1,270 @@
+package fiji.cuda.integral;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpLog;
+import fiji.cuda.runtime.GpuException;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import net.imglib2.Cursor;
+import net.imglib2.img.array.ArrayImg;
+import net.imglib2.type.numeric.integer.LongType;
+import net.imglib2.type.numeric.real.DoubleType;
+
+import org.junit.jupiter.api.Test;
+
+/** The CPU tables and the box query against direct loops. */
+class IntegralImageTest {
+
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+	static final int[][] SIZES = { { 1, 1 }, { 1, 23 }, { 23, 1 }, { 13, 7 }, { 31, 29 }, { 97, 61 } };
+	static final PixelType[] TYPES = { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 };
+
+	static double px(Planes p, int z, int x, int y) {
+		return TestImages.value(p.plane(z), p.type(), y * p.width() + x, 0);
+	}
+
+	/** Σ over [0, x] x [0, y] by a plain loop, in long for integer planes. */
+	static long directLong(Planes p, int z, int x, int y, boolean squares) {
+		long s = 0;
+		for (int j = 0; j <= y; j++)
+			for (int i = 0; i <= x; i++) {
+				long v = (long) px(p, z, i, j);
+				s += squares ? v * v : v;
+			}
+		return s;
+	}
+
+	static double directDouble(Planes p, int z, int x0, int y0, int x1, int y1, boolean squares) {
+		double s = 0;
+		for (int j = Math.max(0, y0); j <= Math.min(p.height() - 1, y1); j++)
+			for (int i = Math.max(0, x0); i <= Math.min(p.width() - 1, x1); i++) {
+				double v = px(p, z, i, j);
+				s += squares ? v * v : v;
+			}
+		return s;
+	}
+
+	@Test
+	void tablesEqualDirectSumsBitForBitForIntegerTypesAndCloselyForFloat() {
+		long seed = 1;
+		for (PixelType t : TYPES)
+			for (int[] size : SIZES) {
+				Planes img = TestImages.random(t, size[0], size[1], 2, seed++);
+				List<SummedAreaTable> all = IntegralImage.buildAll(img, SatBuild.AUTO, CPU);
+				assertEquals(2, all.size());
+				for (int z = 0; z < 2; z++) {
+					SummedAreaTable sat = all.get(z);
+					assertEquals(size[0], sat.width());
+					assertEquals(size[1], sat.height());
+					assertEquals(t != PixelType.FLOAT32, sat.isExact());
+					for (int y = 0; y < size[1]; y++)
+						for (int x = 0; x < size[0]; x++) {
+							String where = t + " " + size[0] + "x" + size[1] + " z" + z + " at " + x + "," + y;
+							if (sat.isExact()) {
+								assertEquals(directLong(img, z, x, y, false), sat.sumLong()[y * size[0] + x], where);
+								assertEquals(directLong(img, z, x, y, true), sat.sumSqLong()[y * size[0] + x], where);
+							} else {
+								double s = directDouble(img, z, 0, 0, x, y, false), q = directDouble(img, z, 0, 0, x, y, true);
+								double mag = (x + 1) * (y + 1) * TestImages.FLOAT_RANGE;
+								assertEquals(s, sat.sumAt(x, y), 1e-12 * mag, where);
+								assertEquals(q, sat.sumSqAt(x, y), 1e-12 * mag * TestImages.FLOAT_RANGE, where);
+							}
+						}
+				}
+			}
+	}
+
+	@Test
+	void parallelBuildEqualsSingleThreadBuildBitForBit() {
+		for (PixelType t : TYPES) {
+			Planes img = TestImages.random(t, 331, 257, 1, 40); // above the size where threads are used
+			SummedAreaTable one = IntegralImage.build(img, 0, SatBuild.AUTO, CPU.withThreads(1));
+			SummedAreaTable many = IntegralImage.build(img, 0, SatBuild.FUSED, CPU.withThreads(4));
+			if (one.isExact()) {
+				assertArrayEquals(one.sumLong(), many.sumLong(), t.toString());
+				assertArrayEquals(one.sumSqLong(), many.sumSqLong(), t.toString());
+			} else {
+				assertArrayEquals(one.sumDouble(), many.sumDouble(), t.toString());
+				assertArrayEquals(one.sumSqDouble(), many.sumSqDouble(), t.toString());
+			}
+			// spot checks of the far corner against the direct loop
+			int x = 330, y = 256;
+			if (one.isExact()) assertEquals(directLong(img, 0, x, y, true), many.sumSqLong()[y * 331 + x]);
+			else assertEquals(directDouble(img, 0, 0, 0, x, y, false), many.sumAt(x, y), 1e-9 * 331 * 257 * 1000);
+		}
+	}
+
+	@Test
+	void maximumValueImagesPassTwoToThe32Exactly() {
+		int w = 301, h = 299; // 90,000 pixels: 65535·N and 255²·N are both above 2^32
+		long n = (long) w * h;
+		byte[] b = new byte[w * h];
+		Arrays.fill(b, (byte) 255);
+		short[] s = new short[w * h];
+		Arrays.fill(s, (short) 65535);
+		SummedAreaTable t8 = IntegralImage.build(Planes.wrap(w, h, b), 0, SatBuild.AUTO, CPU);
+		SummedAreaTable t16 = IntegralImage.build(Planes.wrap(w, h, s), 0, SatBuild.AUTO, CPU);
+		assertTrue(65025 * n > (1L << 32) && 65535 * n > (1L << 32));
+		assertEquals(255 * n, t8.boxSumExact(0, 0, w - 1, h - 1));
+		assertEquals(65025 * n, t8.boxSumSqExact(0, 0, w - 1, h - 1));
+		assertEquals(65535 * n, t16.boxSumExact(0, 0, w - 1, h - 1));
+		assertEquals(65535L * 65535 * n, t16.boxSumSqExact(0, 0, w - 1, h - 1));
+		for (int y = 0; y < h; y += 37)
+			for (int x = 0; x < w; x += 41) {
+				long k = (long) (x + 1) * (y + 1);
+				assertEquals(65535 * k, t16.sumLong()[y * w + x]);
+				assertEquals(65535L * 65535 * k, t16.sumSqLong()[y * w + x]);
+				assertEquals(65025 * k, t8.sumSqLong()[y * w + x]);
+			}
+		assertEquals(0, t16.boxVariance(-3, -3, w + 3, h + 3));
+		assertEquals(65535, t16.boxMean(5, 6, 200, 100));
+	}
+
+	@Test
+	void boxQueriesEqualDirectSumsAtRandomRectanglesIncludingEdgesAndOutside() {
+		Random rnd = new Random(7);
+		long seed = 100;
+		for (PixelType t : TYPES)
+			for (int[] size : SIZES) {
+				int w = size[0], h = size[1];
+				Planes img = TestImages.random(t, w, h, 1, seed++);
+				SummedAreaTable sat = IntegralImage.build(img, 0, SatBuild.NAIVE, CPU);
+				for (int k = 0; k < 200; k++) {
+					int x0 = rnd.nextInt(w + 6) - 3, x1 = x0 + rnd.nextInt(w + 3);
+					int y0 = rnd.nextInt(h + 6) - 3, y1 = y0 + rnd.nextInt(h + 3);
+					if (k < 4) { // the four edges exactly
+						x0 = k == 0 ? 0 : x0; y0 = k == 1 ? 0 : y0; x1 = k == 2 ? w - 1 : x1; y1 = k == 3 ? h - 1 : y1;
+					}
+					String where = t + " " + w + "x" + h + " [" + x0 + "," + y0 + "]-[" + x1 + "," + y1 + "]";
+					long n = (long) Math.max(0, Math.min(w - 1, x1) - Math.max(0, x0) + 1)
+						* Math.max(0, Math.min(h - 1, y1) - Math.max(0, y0) + 1);
+					assertEquals(n, sat.boxCount(x0, y0, x1, y1), where);
+					double s = directDouble(img, 0, x0, y0, x1, y1, false), q = directDouble(img, 0, x0, y0, x1, y1, true);
+					if (sat.isExact()) {
+						assertEquals((long) s, sat.boxSumExact(x0, y0, x1, y1), where);
+						assertEquals((long) q, sat.boxSumSqExact(x0, y0, x1, y1), where);
+					} else {
+						assertEquals(s, sat.boxSum(x0, y0, x1, y1), 1e-11 * w * h * TestImages.FLOAT_RANGE, where);
+						assertEquals(q, sat.boxSumSq(x0, y0, x1, y1), 1e-11 * w * h * 1e6, where);
+					}
+					if (n == 0) {
+						int a = x0, b = y0, c = x1, d = y1;
+						assertEquals(0, sat.boxSum(a, b, c, d), where);
+						assertThrows(IllegalArgumentException.class, () -> sat.boxMean(a, b, c, d), where);
+						continue;
+					}
+					double mean = s / n, var = 0;
+					for (int j = Math.max(0, y0); j <= Math.min(h - 1, y1); j++)
+						for (int i = Math.max(0, x0); i <= Math.min(w - 1, x1); i++)
+							var += (px(img, 0, i, j) - mean) * (px(img, 0, i, j) - mean);
+					var /= n;
+					assertEquals(mean, sat.boxMean(x0, y0, x1, y1), 1e-12 * Math.max(1, Math.abs(mean)), where);
+					double tol = sat.isExact() ? 1e-12 * Math.max(1, var) : 1e-9 * TestImages.FLOAT_RANGE * TestImages.FLOAT_RANGE;
+					assertEquals(var, sat.boxVariance(x0, y0, x1, y1), tol, where);
+				}
+			}
+	}
+
+	@Test
+	void exactVarianceAvoidsTheCancellationOfThePlainFormula() {
+		// 65534 and 65535 alternating along 3,000,001 pixels: variance n0·n1/n² on a mean near 2^16
+		int w = 3_000_001;
+		short[] p = new short[w];
+		for (int i = 0; i < w; i++)
+			p[i] = (short) (65534 + (i & 1));
+		SummedAreaTable sat = IntegralImage.build(Planes.wrap(w, 1, p), 0, SatBuild.AUTO, CPU);
+		double exact = 1_500_001.0 * 1_500_000.0 / ((double) w * w);
+		assertEquals(exact, sat.boxVariance(0, 0, w - 1, 0), 1e-15);
+		// the same sums through the plain double formula are off in the 8th digit
+		double s = sat.boxSum(0, 0, w - 1, 0), q = sat.boxSumSq(0, 0, w - 1, 0), m = s / w;
+		assertTrue(Math.abs((q - s * m) / w - exact) > 1e-9, "the test no longer shows cancellation");
+	}
+
+	@Test
+	void unsigned128ToDoubleIsCorrectlyRounded() {
+		Random rnd = new Random(3);
+		for (int k = 0; k < 20000; k++) {
+			long hi = rnd.nextLong() >>> (1 + rnd.nextInt(63)), lo = rnd.nextLong();
+			if (k % 3 == 0) lo &= ~0L << rnd.nextInt(64); // trailing zeros make ties likely
+			BigInteger v = BigInteger.valueOf(hi).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo)));
+			assertEquals(v.doubleValue(), SummedAreaTable.unsigned128ToDouble(hi, lo), 0, v.toString());
+		}
+	}
+
+	@Test
+	void imgLib2ViewsShareTheTables() {
+		Planes img = TestImages.random(PixelType.UINT16, 9, 5, 1, 11);
+		SummedAreaTable sat = IntegralImage.build(img, 0, SatBuild.AUTO, CPU);
+		ArrayImg<LongType, ?> sum = sat.sumLongImg();
+		assertEquals(9, sum.dimension(0));
+		assertEquals(5, sum.dimension(1));
+		assertSame(sat.sumLong(), ((net.imglib2.img.basictypeaccess.array.LongArray) sum.update(null)).getCurrentStorageArray());
+		assertSame(sat.sumSqLong(), sat.sumSqLongImg().update(null).getCurrentStorageArray());
+		Cursor<LongType> c = sum.localizingCursor();
+		while (c.hasNext()) {
+			long v = c.next().get();
+			assertEquals(sat.sumAt(c.getIntPosition(0), c.getIntPosition(1)), v, 0);
+		}
+		assertTrue(sat.sumImg().firstElement() instanceof LongType);
+		assertThrows(IllegalStateException.class, sat::sumDoubleImg);
+
+		SummedAreaTable f = IntegralImage.build(TestImages.random(PixelType.FLOAT32, 4, 3, 1, 12), 0, null, CPU);
+		ArrayImg<DoubleType, ?> d = f.sumDoubleImg();
+		assertSame(f.sumDouble(), f.sumDoubleImg().update(null).getCurrentStorageArray());
+		assertSame(f.sumSqDouble(), f.sumSqDoubleImg().update(null).getCurrentStorageArray());
+		assertEquals(f.sumAt(3, 2), d.getAt(3, 2).get(), 0);
+		assertTrue(f.sumSqImg().firstElement() instanceof DoubleType);
+		assertThrows(IllegalStateException.class, () -> f.boxSumExact(0, 0, 1, 1));
+	}
+
+	@Test
+	void rgbNullAndBadPlanesAreRejectedWithClearMessages() {
+		Planes rgb = TestImages.random(PixelType.RGB, 4, 4, 1, 1);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> IntegralImage.build(rgb, 0, SatBuild.AUTO, CPU));
+		assertTrue(e.getMessage().startsWith("Integral Image: RGB images are not supported."), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> IntegralImage.build(null, 0, SatBuild.AUTO, CPU));
+		assertEquals("Integral Image: there is no image.", e.getMessage());
+		Planes g = TestImages.random(PixelType.UINT8, 4, 4, 2, 1);
+		e = assertThrows(IllegalArgumentException.class, () -> IntegralImage.build(g, 2, SatBuild.AUTO, CPU));
+		assertEquals("Integral Image: there is no plane 2 (the image has 2 planes).", e.getMessage());
+	}
+
+	@Test
+	void autoFallsBackToTheCpuWithOneLogLineAndForcedGpuFails() {
+		List<String> lines = new ArrayList<>();
+		OpLog.setSink(lines::add);
+		try {
+			Planes img = TestImages.random(PixelType.UINT8, 20, 10, 2, 5);
+			SummedAreaTable auto = IntegralImage.build(img, 1, SatBuild.AUTO, ExecutionOptions.defaults());
+			SummedAreaTable cpu = IntegralImage.build(img, 1, SatBuild.AUTO, CPU);
+			assertArrayEquals(cpu.sumSqLong(), auto.sumSqLong());
+			IntegralImage.buildAll(img, SatBuild.DLB, ExecutionOptions.defaults());
+			// the same reason is logged at most once per session; the first test to run logs it
+			assertTrue(lines.size() <= 1, lines::toString);
+			for (String l : lines)
+				assertTrue(l.startsWith("Integral Image ran on the CPU: "), l);
+			assertThrows(GpuException.class,
+				() -> IntegralImage.build(img, 0, SatBuild.FUSED, ExecutionOptions.defaults().withBackend(Backend.GPU)));
+			assertFalse(lines.stream().anyMatch(l -> l.contains("Exception")), lines::toString);
+		} finally {
+			OpLog.setSink(null);
+		}
+	}
+}

@@ -1,0 +1,243 @@
+package fiji.cuda.integral;
+
+import static fiji.cuda.integral.IntegralImageTest.CPU;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.integral.LocalThreshold.Method;
+import fiji.cuda.integral.LocalThreshold.Settings;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Thresholds on a 5x5 image worked by hand, radius 1 (3x3 windows, clipped at the border):
+ *
+ * <pre>
+ *    0   0   0   0   0
+ *    0  90  90  90   0
+ *    0  90 200  90   0
+ *    0  90  90  90   0
+ *    0   0   0   0   0
+ * </pre>
+ *
+ * The windows used below (m = mean, s = population standard deviation):
+ * <ul>
+ * <li>centre (2,2): 8·90 + 200 = 920 over 9, m = 102.22; Σ I² = 8·8100 + 40000 = 104800,
+ * s² = 104800/9 − m² = 1195.06, s = 34.570.</li>
+ * <li>inner corner (1,1), p = 90: window (0..2, 0..2) = 0,0,0, 0,90,90, 0,90,200: Σ = 470,
+ * m = 52.22; Σ I² = 64300, s² = 7144.44 − 2727.16 = 4417.28, s = 66.463.</li>
+ * <li>inner edge (2,1), p = 90: window (1..3, 0..2) = 0,0,0, 90,90,90, 90,200,90: Σ = 650,
+ * m = 72.22; Σ I² = 80500, s² = 8944.44 − 5216.05 = 3728.40, s = 61.061.</li>
+ * <li>corner (0,0), p = 0: window (0..1, 0..1) = 0,0,0,90: N = 4, m = 22.5, s² = 2025 − 506.25,
+ * s = 38.971.</li>
+ * <li>border (2,0), p = 0: window (1..3, 0..1) = 0,0,0, 90,90,90: N = 6, m = 45, s = 45.</li>
+ * </ul>
+ * Every border pixel is 0 and every border window holds a 90, so m &gt; 0 there.
+ */
+class LocalThresholdTest {
+
+	static final int[] A = {
+		0, 0, 0, 0, 0,
+		0, 90, 90, 90, 0,
+		0, 90, 200, 90, 0,
+		0, 90, 90, 90, 0,
+		0, 0, 0, 0, 0 };
+
+	/** All of the inner 3x3 and nothing else. */
+	static final int[] INNER = {
+		0, 0, 0, 0, 0,
+		0, 1, 1, 1, 0,
+		0, 1, 1, 1, 0,
+		0, 1, 1, 1, 0,
+		0, 0, 0, 0, 0 };
+
+	static final int[] CENTRE = {
+		0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0,
+		0, 0, 1, 0, 0,
+		0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0 };
+
+	static Planes image(PixelType t, double scale, double offset) {
+		Object p = t.newPlane(25);
+		for (int i = 0; i < 25; i++) {
+			double v = A[i] * scale + offset;
+			if (t == PixelType.UINT8) ((byte[]) p)[i] = (byte) v;
+			else if (t == PixelType.UINT16) ((short[]) p)[i] = (short) v;
+			else ((float[]) p)[i] = (float) v;
+		}
+		return Planes.wrap(5, 5, p);
+	}
+
+	/** @return the 0/1 mask of foreground (255 when white) pixels */
+	static int[] mask(Planes out, boolean white) {
+		int[] m = new int[out.planeSize()];
+		byte[] b = (byte[]) out.plane(0);
+		for (int i = 0; i < m.length; i++) {
+			int v = b[i] & 0xff;
+			assertTrue(v == 0 || v == 255, "not binary: " + v);
+			m[i] = (v == 255) == white ? 1 : 0;
+		}
+		return m;
+	}
+
+	static int[] run(Method m, double p1, double p2, boolean white) {
+		return mask(LocalThreshold.threshold(image(PixelType.UINT8, 1, 0), m, 1, p1, p2, white, CPU), white);
+	}
+
+	@Test
+	void meanByHand() {
+		// C = 0: centre T = 102.2 < 200; (1,1) T = 52.2 < 90; (2,1) T = 72.2 < 90; border p = 0 < m
+		assertArrayEquals(INNER, run(Method.MEAN, 0, 0, true));
+		// C = -40, T = m + 40: (1,1) 92.2 > 90 and (2,1) 112.2 > 90 drop; centre 142.2 < 200 stays
+		assertArrayEquals(CENTRE, run(Method.MEAN, -40, 0, true));
+		// C = 30, T = m − 30: corner (0,0) T = −7.5 < 0 joins; border (2,0) T = 15 > 0 does not
+		int[] m = run(Method.MEAN, 30, 0, true);
+		assertEquals(1, m[0]);
+		assertEquals(0, m[2]);
+		assertEquals(1, m[6]);
+	}
+
+	@Test
+	void niblackByHand() {
+		// k = 0.2: centre T = 102.2 + 6.9 = 109.1; (1,1) 52.2 + 13.3 = 65.5; (2,1) 72.2 + 12.2 = 84.4
+		assertArrayEquals(INNER, run(Method.NIBLACK, 0, 0, true));
+		// k = 1: (1,1) T = 118.7 and (2,1) T = 133.3 exceed 90; centre T = 136.8 < 200
+		assertArrayEquals(CENTRE, run(Method.NIBLACK, 1, 0, true));
+		// k = 0.2, C = 50: corner (0,0) T = 22.5 + 7.8 − 50 = −19.7 < 0 joins; (2,0) T = 45 + 9 − 50 = 4 > 0 not
+		int[] m = run(Method.NIBLACK, 0, 50, true);
+		assertEquals(1, m[0]);
+		assertEquals(0, m[2]);
+		// black objects: k defaults to −0.2 (Auto Local Threshold's rule): centre T = 95.3, (1,1) T = 38.9,
+		// (2,1) T = 60.0, border T > 0: the same pixels are above T and written 0 instead of 255
+		assertArrayEquals(INNER, run(Method.NIBLACK, 0, 0, false));
+		byte[] out = (byte[]) LocalThreshold.threshold(image(PixelType.UINT8, 1, 0), Method.NIBLACK, 1, 0, 0, false, CPU)
+			.plane(0);
+		assertEquals(0, out[12]);
+		assertEquals((byte) 255, out[0]);
+		assertEquals(-0.2, Settings.of(Method.NIBLACK, 1, 0, 0, false).parameter1());
+	}
+
+	@Test
+	void sauvolaByHand() {
+		// k = 0.5, R = 128: centre T = 102.2·(1 + 0.5·(0.270 − 1)) = 64.9; (1,1) T = 52.2·0.760 = 39.7;
+		// (2,1) T = 72.2·(1 + 0.5·(0.477 − 1)) = 53.3; border: T ≥ m/2 > 0
+		assertArrayEquals(INNER, run(Method.SAUVOLA, 0, 0, true));
+		// R = 40: (2,1) T = 72.22·(1 + 0.5·(1.5265 − 1)) = 91.2 > 90 drops; (1,1) T = 52.22·1.3308 = 69.5 stays;
+		// centre T = 102.22·(1 + 0.5·(0.8643 − 1)) = 95.3 stays
+		int[] m = run(Method.SAUVOLA, 0, 40, true);
+		assertEquals(0, m[7]);
+		assertEquals(1, m[6]);
+		assertEquals(1, m[12]);
+		assertEquals(0, m[1]); // (1,0) border
+	}
+
+	@Test
+	void phansalkarByHandOnTheImageScaledByItsMinimumAndMaximum() {
+		// scaled by (p − 0) / 200: inner 0.45, centre 1.0; m' = m/200, s' = s/200
+		// centre: m' = 0.5111, s' = 0.1729: T = 0.5111·(1 + 2e^−5.111 + 0.25·(0.3457 − 1)) = 0.434 < 1
+		// (1,1): m' = 0.2611, s' = 0.3323: T = 0.2611·(1 + 0.1469 + 0.25·(0.6646 − 1)) = 0.278 < 0.45
+		// (2,1): m' = 0.3611, s' = 0.3053: T = 0.3611·(1 + 0.0540 + 0.25·(0.6106 − 1)) = 0.345 < 0.45
+		assertArrayEquals(INNER, run(Method.PHANSALKAR, 0, 0, true));
+		// k = 0.5, R = 0.2: (2,1) T = 0.3611·(1.0540 + 0.5·0.5265) = 0.476 > 0.45 drops;
+		// (1,1) T = 0.2611·(1.1469 + 0.5·0.6616) = 0.386 stays; centre T = 0.5111·(1.0121 − 0.0679) = 0.483 stays
+		int[] m = run(Method.PHANSALKAR, 0.5, 0.2, true);
+		assertEquals(0, m[7]);
+		assertEquals(1, m[6]);
+		assertEquals(1, m[12]);
+		// the scaling makes 16-bit and shifted float versions of the image give the same result
+		for (Planes p : new Planes[] { image(PixelType.UINT16, 100, 7), image(PixelType.FLOAT32, 0.01, -1000) })
+			for (double[] par : new double[][] { { 0, 0 }, { 0.5, 0.2 } })
+				assertArrayEquals(run(Method.PHANSALKAR, par[0], par[1], true),
+					mask(LocalThreshold.threshold(p, Method.PHANSALKAR, 1, par[0], par[1], true, CPU), true), p.toString());
+		// a constant plane is all background
+		Planes flat = Planes.wrap(3, 2, new float[] { 5, 5, 5, 5, 5, 5 });
+		assertArrayEquals(new byte[6], (byte[]) LocalThreshold.threshold(flat, Method.PHANSALKAR, 1, 0, 0, true, CPU).plane(0));
+	}
+
+	@Test
+	void meanAndNiblackDoNotDependOnThePixelTypeOrScale() {
+		for (Method m : new Method[] { Method.MEAN, Method.NIBLACK })
+			for (Planes p : new Planes[] { image(PixelType.UINT16, 300, 0), image(PixelType.FLOAT32, 0.5, 0) })
+				assertArrayEquals(run(m, 0, 0, true), mask(LocalThreshold.threshold(p, m, 1, 0, 0, true, CPU), true),
+					m + " " + p);
+	}
+
+	@Test
+	void randomImagesMatchADirectLoopForEveryMethodAndType() {
+		long seed = 50;
+		for (PixelType t : IntegralImageTest.TYPES)
+			for (Method m : Method.values())
+				for (int r : new int[] { 1, 4, 30 }) {
+					Planes img = TestImages.random(t, 29, 23, 2, seed++);
+					Settings st = Settings.of(m, r, 0, 0, true);
+					Planes out = LocalThreshold.threshold(img, st, CPU);
+					Window win = st.window();
+					for (int z = 0; z < 2; z++) {
+						double[] mm = LocalThreshold.minMax(img.plane(z), t);
+						int differ = 0;
+						for (int y = 0; y < 23; y++)
+							for (int x = 0; x < 29; x++) {
+								double[] d = BoxStatisticsTest.direct(img, z, x, y, win);
+								double p = TestImages.value(img.plane(z), t, y * 29 + x, 0);
+								boolean fg = LocalThreshold.isForeground(m, st.parameter1(), st.parameter2(), p, d[0],
+									Math.sqrt(d[1]), mm[0], mm[1] - mm[0]);
+								if (fg != (((byte[]) out.plane(z))[y * 29 + x] != 0)) differ++;
+							}
+						// the two ways of computing m and s may differ in the last bit, which can flip a
+						// pixel lying exactly on T; with random data that is very rare
+						assertTrue(differ <= 1, t + " " + m + " r=" + r + ": " + differ + " pixels differ");
+					}
+				}
+	}
+
+	@Test
+	void eightBitImagesCanBeThresholdedInPlace() {
+		Planes img = TestImages.random(PixelType.UINT8, 40, 31, 2, 77);
+		Planes copy = img.copy();
+		Settings st = Settings.of(Method.SAUVOLA, 5, 0, 0, true);
+		Planes expected = LocalThreshold.threshold(copy, st, CPU);
+		OpReport r = LocalThreshold.thresholdInto(img, img, st, ExecutionOptions.defaults());
+		assertEquals(Backend.CPU, r.ranOn());
+		assertTrue(TestImages.sameBits(expected, img));
+	}
+
+	@Test
+	void badInputIsRejectedWithAClearMessageAndTheImageIsUnchanged() {
+		Planes img = TestImages.random(PixelType.UINT8, 6, 6, 1, 5);
+		Planes before = img.copy();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> LocalThreshold.thresholdInto(img, img, Settings.of(Method.MEAN, 0, 0, 0, true), CPU));
+		assertEquals("Local Threshold: The radius must be at least 1, not 0.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> Settings.of(Method.SAUVOLA, 3, Double.NaN, 0, true));
+		assertEquals("Local Threshold: Parameter 1 must be a finite number, not NaN.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> Settings.of(null, 3, 0, 0, true));
+		assertEquals("Local Threshold: no method was given.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> Method.fromLabel("Otsu"));
+		assertEquals("Local Threshold: unknown method 'Otsu'; choose Mean, Niblack, Sauvola or Phansalkar.", e.getMessage());
+		Planes f = TestImages.random(PixelType.FLOAT32, 6, 6, 1, 5);
+		e = assertThrows(IllegalArgumentException.class,
+			() -> LocalThreshold.thresholdInto(f, f, Settings.of(Method.MEAN, 1, 0, 0, true), CPU));
+		assertTrue(e.getMessage().startsWith("Local Threshold: the output must be an 8-bit image"), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class,
+			() -> LocalThreshold.threshold(TestImages.random(PixelType.RGB, 4, 4, 1, 1), Method.MEAN, 1, 0, 0, true, CPU));
+		assertTrue(e.getMessage().startsWith("Local Threshold: RGB images are not supported."), e.getMessage());
+		assertTrue(TestImages.sameBits(before, img));
+		// a radius larger than the image is not an error: the window is clipped to the whole image
+		Planes big = LocalThreshold.threshold(img, Method.MEAN, 1000, 0, 0, true, CPU);
+		double mean = 0;
+		for (int i = 0; i < 36; i++)
+			mean += (((byte[]) img.plane(0))[i] & 0xff) / 36.0;
+		for (int i = 0; i < 36; i++)
+			assertEquals((((byte[]) img.plane(0))[i] & 0xff) > mean, ((byte[]) big.plane(0))[i] != 0);
+	}
+}
