@@ -9,6 +9,7 @@ import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import jcuda.Pointer;
@@ -201,6 +202,11 @@ public final class GpuSession {
 		cuMemcpyDtoHAsync(b.host, (CUdeviceptr) src.withByteOffset(k * chunk * es), n * es, stream);
 		cuEventRecord(b.done, stream);
 		b.pending = true;
+	}
+
+	/** Sets {@code bytes} of device memory to zero on this session's stream (flags, tickets). */
+	public void zero(CUdeviceptr dst, long bytes) {
+		cuMemsetD8Async(dst, (byte) 0, bytes, stream);
 	}
 
 	/** Device-to-device copy on this session's stream. */
