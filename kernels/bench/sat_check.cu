@@ -1,0 +1,425 @@
+// Standalone correctness check and benchmark for kernels/integral_image.cu (not part of the jar).
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/sat_check kernels/bench/sat_check.cu && /tmp/sat_check
+//   /tmp/sat_check bench      timings only (e.g. under ncu)
+//
+// Builds both tables with all four builds (NAIVE, CUB-style, DLB, FUSED) on random u8 / u16 /
+// f32 planes and on all-max planes, against a CPU reference computed row by row then column by
+// column in int64 (integers: must match exactly) or double (f32: |gpu - ref| must not exceed
+// 1e-9 * the same table built over |I| resp. I^2, a bound on the rounding of any summation
+// order of those terms); repeats the look-back builds 50 times to catch races; then times
+// every build on u8 and u16 planes from 512^2 to 8192^2.
+// Exit status 0 when every check passes, 1 when one fails, 2 on a CUDA error.
+
+#include "../integral_image.cu"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#define CK(call)                                                                                \
+	do {                                                                                        \
+		cudaError_t e_ = (call);                                                                \
+		if (e_ != cudaSuccess) {                                                                \
+			std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, \
+				__LINE__, cudaGetErrorString(e_));                                              \
+			std::exit(2);                                                                       \
+		}                                                                                       \
+	} while (0)
+
+static int g_failures = 0;
+static int g_checks = 0;
+
+enum Build { NAIVE, CUB, DLB, FUSED, NBUILDS };
+static const char* kBuildName[NBUILDS] = {"NAIVE", "CUB", "DLB", "FUSED"};
+
+// ---------------------------------------------------------------------------------------------
+// Pixel types and their entry points
+// ---------------------------------------------------------------------------------------------
+
+template <typename T> struct Px;
+template <> struct Px<u8> {
+	typedef long long A;
+	static const char* name() { return "u8"; }
+	static u8 random(std::mt19937& r) { return (u8)(r() & 255); }
+	static u8 maxv() { return 255; }
+	static constexpr auto naiveRows = sat_naive_rows_u8;
+	static constexpr auto naiveCols = sat_naive_cols_i64;
+	static constexpr auto cubRows = sat_cub_rows_u8;
+	static constexpr auto cubTr = sat_cub_transpose_i64;
+	static constexpr auto cubScan = sat_cub_scan_i64;
+	static constexpr auto dlbRows = sat_dlb_rows_u8;
+	static constexpr auto dlbCols = sat_dlb_cols_i64;
+	static constexpr auto fused = sat_fused_u8;
+};
+template <> struct Px<u16> {
+	typedef long long A;
+	static const char* name() { return "u16"; }
+	static u16 random(std::mt19937& r) { return (u16)(r() & 65535); }
+	static u16 maxv() { return 65535; }
+	static constexpr auto naiveRows = sat_naive_rows_u16;
+	static constexpr auto naiveCols = sat_naive_cols_i64;
+	static constexpr auto cubRows = sat_cub_rows_u16;
+	static constexpr auto cubTr = sat_cub_transpose_i64;
+	static constexpr auto cubScan = sat_cub_scan_i64;
+	static constexpr auto dlbRows = sat_dlb_rows_u16;
+	static constexpr auto dlbCols = sat_dlb_cols_i64;
+	static constexpr auto fused = sat_fused_u16;
+};
+template <> struct Px<f32> {
+	typedef double A;
+	static const char* name() { return "f32"; }
+	static float random(std::mt19937& r) { return std::uniform_real_distribution<float>(-200.0f, 1000.0f)(r); }
+	static float maxv() { return 3.0e38f; }
+	static constexpr auto naiveRows = sat_naive_rows_f32;
+	static constexpr auto naiveCols = sat_naive_cols_f64;
+	static constexpr auto cubRows = sat_cub_rows_f32;
+	static constexpr auto cubTr = sat_cub_transpose_f64;
+	static constexpr auto cubScan = sat_cub_scan_f64;
+	static constexpr auto dlbRows = sat_dlb_rows_f32;
+	static constexpr auto dlbCols = sat_dlb_cols_f64;
+	static constexpr auto fused = sat_fused_f32;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Device buffers for one plane and the launchers, following the table in integral_image.cu
+// ---------------------------------------------------------------------------------------------
+
+template <typename T>
+struct Case {
+	typedef typename Px<T>::A A;
+	int W, H;
+	size_t n;
+	T* d_in = nullptr;
+	A* d_S = nullptr;
+	A* d_Q = nullptr;
+	A* d_St = nullptr;        // CUB scratch: transposed tables
+	A* d_Qt = nullptr;
+	unsigned* d_rs = nullptr; // DLB uint32 row sums (u8)
+	unsigned* d_rq = nullptr;
+	unsigned* d_flags = nullptr;
+	A* d_carry = nullptr;
+
+	Case(int w, int h) : W(w), H(h), n((size_t)w * h) {
+		CK(cudaMalloc(&d_in, n * sizeof(T)));
+		CK(cudaMalloc(&d_S, n * sizeof(A)));
+		CK(cudaMalloc(&d_Q, n * sizeof(A)));
+		CK(cudaMalloc(&d_St, n * sizeof(A)));
+		CK(cudaMalloc(&d_Qt, n * sizeof(A)));
+		if (std::is_same<T, u8>::value) {
+			CK(cudaMalloc(&d_rs, n * sizeof(unsigned)));
+			CK(cudaMalloc(&d_rq, n * sizeof(unsigned)));
+		}
+		const size_t words = std::max((size_t)SAT_DLB_FLAG_WORDS(W, H), (size_t)SAT_FUSED_FLAG_WORDS(W, H));
+		const size_t carry = std::max((size_t)SAT_DLB_CARRY_ELEMS(W, H), (size_t)SAT_FUSED_CARRY_ELEMS(W, H));
+		CK(cudaMalloc(&d_flags, words * sizeof(unsigned)));
+		CK(cudaMalloc(&d_carry, carry * sizeof(A)));
+	}
+	~Case() {
+		cudaFree(d_in); cudaFree(d_S); cudaFree(d_Q); cudaFree(d_St); cudaFree(d_Qt);
+		cudaFree(d_rs); cudaFree(d_rq); cudaFree(d_flags); cudaFree(d_carry);
+	}
+	void upload(const std::vector<T>& h) { CK(cudaMemcpy(d_in, h.data(), n * sizeof(T), cudaMemcpyHostToDevice)); }
+	void poison() {  // so a table entry that is never written cannot pass by luck
+		CK(cudaMemset(d_S, 0xA5, n * sizeof(A)));
+		CK(cudaMemset(d_Q, 0x5A, n * sizeof(A)));
+	}
+
+	void run(Build b) {
+		const unsigned H_ = (unsigned)H, W_ = (unsigned)W;
+		switch (b) {
+		case NAIVE:
+			Px<T>::naiveRows<<<(H_ + SAT_NAIVE_THREADS - 1) / SAT_NAIVE_THREADS, SAT_NAIVE_THREADS>>>(d_in, d_S, d_Q, W, H);
+			Px<T>::naiveCols<<<(W_ + SAT_NAIVE_THREADS - 1) / SAT_NAIVE_THREADS, SAT_NAIVE_THREADS>>>(d_S, d_Q, W, H);
+			break;
+		case CUB: {
+			Px<T>::cubRows<<<H_, SAT_ROW_THREADS>>>(d_in, d_S, d_Q, W, H);
+			const dim3 blk(SAT_TR_TILE, SAT_TR_ROWS);
+			const dim3 g1((W_ + SAT_TR_TILE - 1) / SAT_TR_TILE, std::min((H_ + SAT_TR_TILE - 1) / SAT_TR_TILE, 65535u));
+			Px<T>::cubTr<<<g1, blk>>>(d_S, d_Q, d_St, d_Qt, W, H);
+			Px<T>::cubScan<<<W_, SAT_ROW_THREADS>>>(d_St, d_Qt, H, W);
+			const dim3 g2((H_ + SAT_TR_TILE - 1) / SAT_TR_TILE, std::min((W_ + SAT_TR_TILE - 1) / SAT_TR_TILE, 65535u));
+			Px<T>::cubTr<<<g2, blk>>>(d_St, d_Qt, d_S, d_Q, H, W);
+			break;
+		}
+		case DLB: {
+			const unsigned tiles = (unsigned)SAT_DLB_TILES(W, H);
+			CK(cudaMemsetAsync(d_flags, 0, 4 * SAT_DLB_FLAG_WORDS(W, H)));
+			if (std::is_same<T, u8>::value && W <= SAT_DLB_U32_MAX_W) {
+				sat_dlb_rows32_u8<<<H_, SAT_ROW_THREADS>>>((const u8*)d_in, d_rs, d_rq, W, H);
+				sat_dlb_cols32_i64<<<tiles, SAT_TILE_THREADS>>>(d_rs, d_rq, (long long*)d_S, (long long*)d_Q, W, H,
+					d_flags, (long long*)d_carry);
+			} else {
+				Px<T>::dlbRows<<<H_, SAT_ROW_THREADS>>>(d_in, d_S, d_Q, W, H);
+				Px<T>::dlbCols<<<tiles, SAT_TILE_THREADS>>>(d_S, d_Q, W, H, d_flags, d_carry);
+			}
+			break;
+		}
+		case FUSED:
+			CK(cudaMemsetAsync(d_flags, 0, 4 * SAT_FUSED_FLAG_WORDS(W, H)));
+			Px<T>::fused<<<(unsigned)SAT_FUSED_TILES(W, H), SAT_TILE_THREADS>>>(d_in, d_S, d_Q, W, H, d_flags, d_carry);
+			break;
+		default: break;
+		}
+		CK(cudaGetLastError());
+	}
+};
+
+// ---------------------------------------------------------------------------------------------
+// CPU reference: rows, then columns, in A (plus the |I| tables that bound float rounding)
+// ---------------------------------------------------------------------------------------------
+
+template <typename A, typename T>
+static void refTables(const std::vector<T>& in, int W, int H, std::vector<A>& S, std::vector<A>& Q,
+	std::vector<double>* absS)
+{
+	const size_t n = (size_t)W * H;
+	S.resize(n);
+	Q.resize(n);
+	if (absS) absS->resize(n);
+	for (int y = 0; y < H; ++y) {
+		A s = 0, q = 0;
+		double a = 0;
+		for (int x = 0; x < W; ++x) {
+			const size_t i = (size_t)y * W + x;
+			const A v = (A)in[i];
+			s += v;
+			q += v * v;
+			S[i] = s;
+			Q[i] = q;
+			if (absS) (*absS)[i] = (a += std::fabs((double)in[i]));
+		}
+	}
+	for (int y = 1; y < H; ++y)
+		for (int x = 0; x < W; ++x) {
+			const size_t i = (size_t)y * W + x, u = i - W;
+			S[i] += S[u];
+			Q[i] += Q[u];
+			if (absS) (*absS)[i] += (*absS)[u];
+		}
+}
+
+template <typename T>
+struct Reference {
+	typedef typename Px<T>::A A;
+	std::vector<A> S, Q;
+	std::vector<double> absS;  // f32 only
+	Reference(const std::vector<T>& in, int W, int H) {
+		refTables<A>(in, W, H, S, Q, std::is_same<T, f32>::value ? &absS : nullptr);
+	}
+};
+
+// Downloads both tables and compares them; returns true when they match.
+template <typename T>
+static bool verify(Case<T>& c, const Reference<T>& ref, Build b, const char* what, bool quiet = false) {
+	typedef typename Px<T>::A A;
+	++g_checks;
+	std::vector<A> S(c.n), Q(c.n);
+	CK(cudaMemcpy(S.data(), c.d_S, c.n * sizeof(A), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(Q.data(), c.d_Q, c.n * sizeof(A), cudaMemcpyDeviceToHost));
+	size_t bad = 0, first = (size_t)-1;
+	double worst = 0;
+	if (std::is_same<T, f32>::value) {
+		for (size_t i = 0; i < c.n; ++i) {
+			const double ts = 1e-9 * ref.absS[i];
+			const double tq = 1e-9 * (double)ref.Q[i];
+			const double ds = std::fabs((double)S[i] - (double)ref.S[i]);
+			const double dq = std::fabs((double)Q[i] - (double)ref.Q[i]);
+			if (ts > 0) worst = std::max(worst, ds / ts);
+			if (tq > 0) worst = std::max(worst, dq / tq);
+			if (!(ds <= ts) || !(dq <= tq)) {
+				if (!bad) first = i;
+				++bad;
+			}
+		}
+	} else {
+		for (size_t i = 0; i < c.n; ++i)
+			if (S[i] != ref.S[i] || Q[i] != ref.Q[i]) {
+				if (!bad) first = i;
+				++bad;
+			}
+	}
+	// the four-corner query on a few boxes, against the reference table
+	std::mt19937 rng(7);
+	for (int k = 0; k < 64 && !bad && !std::is_same<T, f32>::value; ++k) {
+		int x0 = (int)(rng() % c.W), x1 = (int)(rng() % c.W), y0 = (int)(rng() % c.H), y1 = (int)(rng() % c.H);
+		if (x0 > x1) std::swap(x0, x1);
+		if (y0 > y1) std::swap(y0, y1);
+		if (satBox(S.data(), c.W, x0, y0, x1, y1) != satBox(ref.S.data(), c.W, x0, y0, x1, y1)) ++bad;
+	}
+	const bool ok = bad == 0;
+	if (!ok) ++g_failures;
+	if (!ok || (!quiet && c.n >= 1000000))
+		std::printf("%s %-3s %-5s %-26s %5dx%-5d%s", ok ? "ok  " : "FAIL", Px<T>::name(), kBuildName[b], what, c.W,
+			c.H, std::is_same<T, f32>::value ? "" : "\n");
+	if (std::is_same<T, f32>::value && (!ok || (!quiet && c.n >= 1000000)))
+		std::printf(" worst error / tolerance %.3g\n", worst);
+	if (!ok) {
+		const int fx = (int)(first % c.W), fy = (int)(first / c.W);
+		std::printf("     %zu entries differ, first at (%d, %d): S %.17g want %.17g, Q %.17g want %.17g\n", bad, fx, fy,
+			(double)S[first], (double)ref.S[first], (double)Q[first], (double)ref.Q[first]);
+	}
+	return ok;
+}
+
+template <typename T>
+static void testPlane(const std::vector<T>& in, int W, int H, const char* what) {
+	Case<T> c(W, H);
+	c.upload(in);
+	const Reference<T> ref(in, W, H);
+	for (int b = 0; b < NBUILDS; ++b) {
+		c.poison();
+		c.run((Build)b);
+		CK(cudaDeviceSynchronize());
+		verify(c, ref, (Build)b, what);
+	}
+}
+
+template <typename T>
+static void testRandom(int W, int H, std::mt19937& rng) {
+	std::vector<T> in((size_t)W * H);
+	for (auto& v : in) v = Px<T>::random(rng);
+	testPlane(in, W, H, "random");
+}
+
+template <typename T>
+static void testAllSizes(std::mt19937& rng) {
+	const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {37, 53}, {128, 32}, {129, 33}, {1021, 769}, {4099, 17},
+		{17, 4099}, {4096, 4096}};
+	for (auto& s : sizes) testRandom<T>(s[0], s[1], rng);
+}
+
+// The look-back builds again and again on one plane: a race shows up as an occasional mismatch.
+template <typename T>
+static void testRepeat(int W, int H, int reps, std::mt19937& rng) {
+	std::vector<T> in((size_t)W * H);
+	for (auto& v : in) v = Px<T>::random(rng);
+	Case<T> c(W, H);
+	c.upload(in);
+	const Reference<T> ref(in, W, H);
+	for (Build b : {DLB, FUSED}) {
+		int failed = 0;
+		for (int r = 0; r < reps; ++r) {
+			c.poison();
+			c.run(b);
+			CK(cudaDeviceSynchronize());
+			if (!verify(c, ref, b, "repeat", true)) ++failed;
+		}
+		std::printf("%s %-3s %-5s repeated %d times at %dx%d: %d failed\n", failed ? "FAIL" : "ok  ", Px<T>::name(),
+			kBuildName[b], reps, W, H, failed);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+// ---------------------------------------------------------------------------------------------
+
+template <typename F>
+static float medianMs(F launch) {
+	cudaEvent_t a, b;
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	launch();  // warm-up
+	CK(cudaDeviceSynchronize());
+	std::vector<float> ms;
+	for (int i = 0; i < 20; ++i) {
+		CK(cudaEventRecord(a));
+		launch();
+		CK(cudaEventRecord(b));
+		CK(cudaEventSynchronize(b));
+		float t;
+		CK(cudaEventElapsedTime(&t, a, b));
+		ms.push_back(t);
+	}
+	CK(cudaGetLastError());
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	std::sort(ms.begin(), ms.end());
+	return 0.5f * (ms[9] + ms[10]);
+}
+
+// Device-to-device copy of 256 MiB; GB/s counts bytes read + written.
+static double copyGBs() {
+	const size_t bytes = (size_t)256 << 20;
+	void *a, *b;
+	CK(cudaMalloc(&a, bytes));
+	CK(cudaMalloc(&b, bytes));
+	CK(cudaMemset(a, 1, bytes));
+	const float t = medianMs([&] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
+	cudaFree(a);
+	cudaFree(b);
+	return 2.0 * bytes / (t * 1e6);
+}
+
+template <typename T>
+static void benchType(std::mt19937& rng, double copy) {
+	for (int N : {512, 1024, 2048, 4096, 8192}) {
+		std::vector<T> in((size_t)N * N);
+		for (auto& v : in) v = Px<T>::random(rng);
+		Case<T> c(N, N);
+		c.upload(in);
+		const double bytes = (double)N * N * (sizeof(T) + 16);
+		float t[NBUILDS];
+		for (int b = 0; b < NBUILDS; ++b) {
+			t[b] = medianMs([&] { c.run((Build)b); });
+			const double gbs = bytes / (t[b] * 1e6);
+			std::printf("  %-3s %5d^2 %-5s %9.4f ms %8.1f GB/s %5.1f%% of copy\n", Px<T>::name(), N, kBuildName[b], t[b], gbs,
+				100.0 * gbs / copy);
+		}
+		std::printf("  %-3s %5d^2 FUSED vs DLB %.2fx, vs CUB %.2fx, vs NAIVE %.2fx\n", Px<T>::name(), N, t[DLB] / t[FUSED],
+			t[CUB] / t[FUSED], t[NAIVE] / t[FUSED]);
+	}
+}
+
+static void bench(std::mt19937& rng) {
+	const double copy = copyGBs();
+	std::printf("\nTiming, both tables, median of 20 (flag memsets included); GB/s counts %s\n", 
+		"1 (u8) or 2 (u16) bytes read + 16 written per pixel");
+	std::printf("  device-to-device copy: %.1f GB/s (read + write)\n", copy);
+	benchType<u8>(rng, copy);
+	benchType<u16>(rng, copy);
+}
+
+int main(int argc, char** argv) {
+	const bool benchOnly = argc > 1 && std::string(argv[1]) == "bench";
+	int dev = 0;
+	CK(cudaGetDevice(&dev));
+	cudaDeviceProp p;
+	CK(cudaGetDeviceProperties(&p, dev));
+	std::printf("%s, sm_%d%d, %d SMs\n", p.name, p.major, p.minor, p.multiProcessorCount);
+
+	std::mt19937 rng(42);
+	if (benchOnly) {
+		bench(rng);
+		return 0;
+	}
+	testAllSizes<u8>(rng);
+	std::printf("u8: %d checks so far, %d failed\n", g_checks, g_failures);
+	testAllSizes<u16>(rng);
+	std::printf("u16: %d checks so far, %d failed\n", g_checks, g_failures);
+	testAllSizes<f32>(rng);
+	std::printf("f32: %d checks so far, %d failed\n", g_checks, g_failures);
+
+	// the largest sums: all-max planes
+	{
+		const int N = 4096;
+		testPlane(std::vector<u8>((size_t)N * N, Px<u8>::maxv()), N, N, "all 255");
+		testPlane(std::vector<u16>((size_t)N * N, Px<u16>::maxv()), N, N, "all 65535");
+	}
+	// u8 wider than the uint32 row sums allow: the DLB build falls back to int64 row sums
+	testRandom<u8>(SAT_DLB_U32_MAX_W + 5, 3, rng);
+
+	testRepeat<u8>(2053, 1031, 50, rng);
+	testRepeat<u16>(1021, 769, 50, rng);
+
+	std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
+	bench(rng);
+	return g_failures ? 1 : 0;
+}

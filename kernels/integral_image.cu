@@ -1,0 +1,696 @@
+// Summed-area table (integral image) kernels for Fiji CUDA: four builds of the same tables.
+//
+// Conventions shared by every entry point below
+// ----------------------------------------------
+//  * Input plane T: u8, u16 or f32, pixel i at d_in[i] (gray, step 1), width W, height H,
+//    row-major, any W, H >= 1.
+//  * Every build writes both tables in one call, inclusive and unbordered, row-major W*H:
+//      S(x, y) = sum of I over [0..x] x [0..y],   Q(x, y) = sum of I^2 over the same box.
+//    Accumulator A = long long for u8 / u16 (exact: S up to W*H*65535, Q up to W*H*65535^2,
+//    which fits int64 while W*H <= 2,147,516,416 for u16 and always in practice for u8), and
+//    A = double for f32 (each I^2 is formed exactly in double; sums round).
+//  * The box query is fc::satBox (kernels/sat.cuh).
+//
+// Builds and their launches (also in kernels/README.md; the #defines below are the table)
+// ---------------------------------------------------------------------------------------
+//  NAIVE  sat_naive_rows_<T>(d_in, d_S, d_Q, W, H)            blockDim (128,1,1), grid (ceil(H/128))
+//         sat_naive_cols_<A>(d_S, d_Q, W, H)                   blockDim (128,1,1), grid (ceil(W/128))
+//  CUB    sat_cub_rows_<T>(d_in, d_S, d_Q, W, H)               row scans         blockDim (256), grid (H)
+//         sat_cub_transpose_<A>(d_S, d_Q, d_St, d_Qt, W, H)    W x H -> H x W    blockDim (32,8),
+//                                   grid (ceil(W/32), min(ceil(H/32), 65535))
+//         sat_cub_scan_<A>(d_St, d_Qt, H, W)                   row scans in place  blockDim (256), grid (W)
+//         sat_cub_transpose_<A>(d_St, d_Qt, d_S, d_Q, H, W)    back
+//         scratch: d_St, d_Qt, W*H A each.
+//  DLB    sat_dlb_rows32_u8(d_in, d_rs, d_rq, W, H)            u8 with W <= SAT_DLB_U32_MAX_W: uint32 row
+//                                   sums into scratch d_rs, d_rq (W*H uint32 each); blockDim (256), grid (H)
+//         sat_dlb_cols32_i64(d_rs, d_rq, d_S, d_Q, W, H, d_flags, d_carry)
+//         otherwise
+//         sat_dlb_rows_<T>(d_in, d_S, d_Q, W, H)               row sums in A straight into the tables
+//         sat_dlb_cols_<A>(d_S, d_Q, W, H, d_flags, d_carry)   column scan in place
+//         cols: blockDim (256), grid (SAT_DLB_TILES(W, H)) exactly one block per tile.
+//         d_flags: SAT_DLB_FLAG_WORDS(W, H) uint32, zeroed before EVERY cols launch
+//                  (cuMemsetD8Async(d_flags, 0, 4 * SAT_DLB_FLAG_WORDS(W, H), stream)).
+//         d_carry: SAT_DLB_CARRY_ELEMS(W, H) A, never needs clearing.
+//  FUSED  sat_fused_<T>(d_in, d_S, d_Q, W, H, d_flags, d_carry) blockDim (256), grid (SAT_FUSED_TILES(W, H))
+//         d_flags: SAT_FUSED_FLAG_WORDS(W, H) uint32, zeroed before EVERY launch
+//                  (cuMemsetD8Async(d_flags, 0, 4 * SAT_FUSED_FLAG_WORDS(W, H), stream)).
+//         d_carry: SAT_FUSED_CARRY_ELEMS(W, H) A, never needs clearing.
+//  No kernel takes dynamic shared memory. The look-back kernels hand tiles out through a ticket
+//  in d_flags[0], so any launch order and residency is safe, but the grid must be at least the
+//  tile count (extra blocks return at once). Launches on one stream may reuse d_flags/d_carry
+//  after the memset; concurrent launches need their own.
+
+#include "common.cuh"
+#include "sat.cuh"
+
+#include <cub/block/block_scan.cuh>
+#include <cuda/atomic>
+
+using namespace fc;
+
+// ---------------------------------------------------------------------------------------------
+// Host-visible launch table
+// ---------------------------------------------------------------------------------------------
+
+#define SAT_NAIVE_THREADS 128   // blockDim.x of both naive kernels: one row / column per thread
+
+#define SAT_ROW_THREADS 256     // blockDim.x of the block-per-row scans (cub rows/scan, dlb rows)
+#define SAT_ROW_ITEMS 8         // items per thread per segment: a block scans 2048 columns at a time
+
+#define SAT_TR_TILE 32          // transpose tile (32 x 32), blockDim (32, 8)
+#define SAT_TR_ROWS 8           // blockDim.y of the transpose
+
+#define SAT_TILE_THREADS 256    // blockDim.x of sat_dlb_cols_* and sat_fused_*
+#define SAT_TILE_W 128          // look-back tile: 128 columns ...
+#define SAT_TILE_H 32           // ... by 32 rows
+#define SAT_TILE_CHUNKS 4       // 32-column chunks per tile, one vertical flag each
+
+#define SAT_TILES_X(W) (((W) + SAT_TILE_W - 1) / SAT_TILE_W)
+#define SAT_TILES_Y(H) (((H) + SAT_TILE_H - 1) / SAT_TILE_H)
+
+// DLB column scan: d_flags = { ticket, vflag[tile * 4 + chunk] }, d_carry = per tile the
+// column aggregates { sum[128], sq[128] }.
+#define SAT_DLB_TILES(W, H) ((size_t)SAT_TILES_X(W) * SAT_TILES_Y(H))
+#define SAT_DLB_FLAG_WORDS(W, H) (1 + SAT_TILE_CHUNKS * SAT_DLB_TILES(W, H))
+#define SAT_DLB_CARRY_PER_TILE (2 * SAT_TILE_W)
+#define SAT_DLB_CARRY_ELEMS(W, H) (SAT_DLB_CARRY_PER_TILE * SAT_DLB_TILES(W, H))
+// widest u8 row whose uint32 running sum of squares is exact: W * 255^2 < 2^32
+#define SAT_DLB_U32_MAX_W 66051
+
+// FUSED: d_flags = { ticket, hflag[tile], vflag[tiles + tile * 4 + chunk] }, d_carry = per
+// tile { hAgg sum[32], hAgg sq[32], hIncl sum[32], hIncl sq[32], vAgg sum[128], vAgg sq[128] }.
+#define SAT_FUSED_TILES(W, H) ((size_t)SAT_TILES_X(W) * SAT_TILES_Y(H))
+#define SAT_FUSED_FLAG_WORDS(W, H) (1 + (1 + SAT_TILE_CHUNKS) * SAT_FUSED_TILES(W, H))
+#define SAT_FUSED_CARRY_PER_TILE (4 * SAT_TILE_H + 2 * SAT_TILE_W)
+#define SAT_FUSED_CARRY_ELEMS(W, H) (SAT_FUSED_CARRY_PER_TILE * SAT_FUSED_TILES(W, H))
+
+// Flag states of the decoupled look-back.
+#define SAT_NOT_READY 0u
+#define SAT_AGGREGATE 1u
+#define SAT_INCLUSIVE 2u
+
+namespace {
+
+typedef long long i64;
+typedef unsigned int u32;
+
+// Accumulator and FUSED tile-local types per pixel type. A u8 tile of 128 x 32 sums squares to
+// at most 4096 * 255^2 < 2^32, so u8 tiles scan in 32 bits; u16 squares need 64.
+template <typename T> struct SatType;
+template <> struct SatType<u8> { typedef i64 A; typedef u32 L; };
+template <> struct SatType<u16> { typedef i64 A; typedef i64 L; };
+template <> struct SatType<f32> { typedef double A; typedef double L; };
+
+template <typename V> struct Pair { V s, q; };
+struct PairAdd {
+	template <typename V>
+	__device__ __forceinline__ Pair<V> operator()(const Pair<V>& a, const Pair<V>& b) const {
+		return Pair<V>{a.s + b.s, a.q + b.q};
+	}
+};
+
+// A pixel as V and its square in V (exact: u8 in u32, u16 in i64, f32 in double).
+template <typename V, typename T>
+__device__ __forceinline__ void satPixel(const T* p, V& s, V& q) {
+	const V v = (V)__ldg(p);
+	s = v;
+	q = v * v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Look-back flags
+//
+// A publisher writes its data with ordinary stores, fences, meets the rest of its warp, then
+// one lane stores the state with release semantics. A reader acquires the state in every lane
+// and the warp acts on the smallest state any lane saw, so each lane has itself synchronised
+// with the release of the data it then reads. Data written by other blocks is read with
+// ld.global.cg (L2), never from a possibly stale L1 line.
+// ---------------------------------------------------------------------------------------------
+
+__device__ __forceinline__ void satPublish(u32* flag, u32 state) {
+	__threadfence();
+	__syncwarp();
+	if ((threadIdx.x & 31) == 0)
+		cuda::atomic_ref<u32, cuda::thread_scope_device>(*flag).store(state, cuda::memory_order_release);
+}
+
+// Spins (the whole warp) until the flag is not SAT_NOT_READY in every lane; returns
+// SAT_INCLUSIVE only if every lane saw it.
+__device__ __forceinline__ u32 satPollWarp(u32* flag) {
+	for (;;) {
+		const u32 st = cuda::atomic_ref<u32, cuda::thread_scope_device>(*flag).load(cuda::memory_order_acquire);
+		if (__all_sync(0xffffffffu, st != SAT_NOT_READY))
+			return __all_sync(0xffffffffu, st == SAT_INCLUSIVE) ? SAT_INCLUSIVE : SAT_AGGREGATE;
+#if __CUDA_ARCH__ >= 700
+		__nanosleep(32);
+#endif
+	}
+}
+
+// Vertical look-back of one 32-column chunk by one warp (DLB and FUSED): the sums of column x
+// over every tile row above tile `tile`. A predecessor's aggregate is read from `vagg` (sum at
+// [0], sq at [SAT_TILE_W], column c of the tile); its inclusive value is its finished last
+// row, read straight from the tables.
+template <typename A>
+__device__ __forceinline__ void satLookUp(int tile, int tilesX, const u32* vflags, const A* carry,
+	int carryPerTile, int vaggOffset, const A* S, const A* Q, int W, int x, int c, A& ts, A& tq)
+{
+	ts = A(0);
+	tq = A(0);
+	const int chunk = c >> 5;
+	for (int p = tile - tilesX; p >= 0; p -= tilesX) {
+		const u32 st = satPollWarp(const_cast<u32*>(&vflags[(size_t)p * SAT_TILE_CHUNKS + chunk]));
+		if (st == SAT_INCLUSIVE) {
+			if (x < W) {
+				const size_t i = (size_t)((p / tilesX + 1) * SAT_TILE_H - 1) * W + x;
+				ts += __ldcg(S + i);
+				tq += __ldcg(Q + i);
+			}
+			break;
+		}
+		const A* agg = carry + (size_t)p * carryPerTile + vaggOffset;
+		ts += __ldcg(agg + c);
+		tq += __ldcg(agg + SAT_TILE_W + c);
+	}
+}
+
+// =============================================================================================
+// NAIVE: one thread per row (row sums straight into the tables), then one thread per column
+// scanning the tables in place. Simple and slow: the column pass strides by W.
+// =============================================================================================
+
+template <typename T>
+__device__ __forceinline__ void satNaiveRows(const T* __restrict__ d_in, typename SatType<T>::A* __restrict__ d_S,
+	typename SatType<T>::A* __restrict__ d_Q, int W, int H)
+{
+	typedef typename SatType<T>::A A;
+	for (int y = blockIdx.x * blockDim.x + threadIdx.x; y < H; y += gridDim.x * blockDim.x) {
+		const size_t row = (size_t)y * W;
+		A s = 0, q = 0;
+		for (int x = 0; x < W; ++x) {
+			A v, v2;
+			satPixel<A>(d_in + row + x, v, v2);
+			s += v;
+			q += v2;
+			d_S[row + x] = s;
+			d_Q[row + x] = q;
+		}
+	}
+}
+
+template <typename A>
+__device__ __forceinline__ void satNaiveCols(A* __restrict__ d_S, A* __restrict__ d_Q, int W, int H) {
+	for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < W; x += gridDim.x * blockDim.x) {
+		A s = 0, q = 0;
+		for (int y = 0; y < H; ++y) {
+			const size_t i = (size_t)y * W + x;
+			s += d_S[i];
+			q += d_Q[i];
+			d_S[i] = s;
+			d_Q[i] = q;
+		}
+	}
+}
+
+// =============================================================================================
+// Block-per-row scan (CUB-style build, both stages; DLB row stage)
+//
+// A block scans whole rows, 2048 columns per segment, carrying the running totals from one
+// segment to the next, so any W works. Each segment is staged in shared memory to turn the
+// coalesced (striped) loads and stores into the blocked order that a thread-serial scan of 8
+// items and cub::BlockScan of the per-thread totals want. Index j is stored at j + j / PADDIV,
+// PADDIV = 128 / sizeof(V), so the blocked reads of 8 consecutive items hit distinct banks.
+// =============================================================================================
+
+template <typename T, typename V>
+struct PixelSource {  // pixels of a plane: (v, v^2)
+	const T* in;
+	__device__ __forceinline__ void operator()(size_t i, V& s, V& q) const { satPixel<V>(in + i, s, q); }
+};
+
+template <typename V>
+struct PairSource {  // an existing pair of tables, read in place (no __ldg: they are written too)
+	const V* S;
+	const V* Q;
+	__device__ __forceinline__ void operator()(size_t i, V& s, V& q) const { s = S[i]; q = Q[i]; }
+};
+
+template <typename V, typename Src>
+__device__ __forceinline__ void satRowScan(Src src, V* d_S, V* d_Q, int W, int H) {
+	constexpr int T = SAT_ROW_THREADS, N = SAT_ROW_ITEMS, SEG = T * N;
+	constexpr int PADDIV = 128 / sizeof(V);
+	constexpr int SMEM = SEG + SEG / PADDIV;
+	typedef cub::BlockScan<Pair<V>, T> BlockScan;
+	__shared__ typename BlockScan::TempStorage s_scan;
+	__shared__ V s_s[SMEM];
+	__shared__ V s_q[SMEM];
+	const int tid = threadIdx.x;
+
+	for (int y = blockIdx.x; y < H; y += gridDim.x) {
+		const size_t row = (size_t)y * W;
+		Pair<V> carry = {V(0), V(0)};
+		for (int seg = 0; seg < W; seg += SEG) {
+			const int n = min(SEG, W - seg);
+#pragma unroll
+			for (int i = 0; i < N; ++i) {
+				const int j = i * T + tid;
+				V s = V(0), q = V(0);
+				if (j < n) src(row + seg + j, s, q);
+				s_s[j + j / PADDIV] = s;
+				s_q[j + j / PADDIV] = q;
+			}
+			__syncthreads();
+			V ls[N], lq[N];
+			Pair<V> tot = {V(0), V(0)};
+#pragma unroll
+			for (int i = 0; i < N; ++i) {
+				const int j = tid * N + i;
+				tot.s += s_s[j + j / PADDIV];
+				tot.q += s_q[j + j / PADDIV];
+				ls[i] = tot.s;
+				lq[i] = tot.q;
+			}
+			Pair<V> pre, agg;
+			BlockScan(s_scan).ExclusiveScan(tot, pre, Pair<V>{V(0), V(0)}, PairAdd(), agg);
+			pre.s += carry.s;
+			pre.q += carry.q;
+#pragma unroll
+			for (int i = 0; i < N; ++i) {  // each thread rewrites only its own items
+				const int j = tid * N + i;
+				s_s[j + j / PADDIV] = ls[i] + pre.s;
+				s_q[j + j / PADDIV] = lq[i] + pre.q;
+			}
+			carry.s += agg.s;
+			carry.q += agg.q;
+			__syncthreads();
+#pragma unroll
+			for (int i = 0; i < N; ++i) {
+				const int j = i * T + tid;
+				if (j < n) {
+					d_S[row + seg + j] = s_s[j + j / PADDIV];
+					d_Q[row + seg + j] = s_q[j + j / PADDIV];
+				}
+			}
+			__syncthreads();  // the next segment overwrites s_s / s_q and reuses s_scan
+		}
+	}
+}
+
+// =============================================================================================
+// CUB-style transpose: 32 x 32 tiles of both tables through shared memory padded to 33 columns
+// (8-byte elements: a half-warp reading a tile column hits 16 distinct bank pairs).
+// Reads a W x H pair (row-major, width W), writes the H x W transposes (width H).
+// =============================================================================================
+
+template <typename A>
+__device__ __forceinline__ void satTranspose(const A* __restrict__ d_S, const A* __restrict__ d_Q,
+	A* __restrict__ d_St, A* __restrict__ d_Qt, int W, int H)
+{
+	__shared__ A s_t[2][SAT_TR_TILE][SAT_TR_TILE + 1];
+	const int tx = threadIdx.x, ty = threadIdx.y;
+	const int bx = blockIdx.x * SAT_TR_TILE;
+	for (int by = blockIdx.y * SAT_TR_TILE; by < H; by += gridDim.y * SAT_TR_TILE) {
+		for (int r = ty; r < SAT_TR_TILE; r += SAT_TR_ROWS) {
+			const int x = bx + tx, y = by + r;
+			if (x < W && y < H) {
+				const size_t i = (size_t)y * W + x;
+				s_t[0][r][tx] = d_S[i];
+				s_t[1][r][tx] = d_Q[i];
+			}
+		}
+		__syncthreads();
+		for (int r = ty; r < SAT_TR_TILE; r += SAT_TR_ROWS) {
+			const int x = bx + r, y = by + tx;  // output row x (length H), column y
+			if (x < W && y < H) {
+				const size_t o = (size_t)x * H + y;
+				d_St[o] = s_t[0][tx][r];
+				d_Qt[o] = s_t[1][tx][r];
+			}
+		}
+		__syncthreads();
+	}
+}
+
+// =============================================================================================
+// Tile-local column scan shared by the DLB and FUSED tiles (128 x 32, 256 threads)
+//
+// Thread t owns column c = t % 128 of the tile and the 16 rows 16h..16h+15, h = t / 128, in
+// registers: warps 0-3 hold the upper half, warps 4-7 the lower half, and warp 4 + k holds the
+// last row of 32-column chunk k. After this, v[r] is the sum of the tile's column c over tile
+// rows 0..16h+r.
+// =============================================================================================
+
+template <typename V>
+__device__ __forceinline__ void satTileColumns(V (&s)[16], V (&q)[16], V* s_colTot /* [2][128] */) {
+	const int c = threadIdx.x & (SAT_TILE_W - 1);
+	const int h = threadIdx.x >> 7;
+#pragma unroll
+	for (int r = 1; r < 16; ++r) {
+		s[r] += s[r - 1];
+		q[r] += q[r - 1];
+	}
+	if (h == 0) {
+		s_colTot[c] = s[15];
+		s_colTot[SAT_TILE_W + c] = q[15];
+	}
+	__syncthreads();
+	if (h == 1) {
+		const V ts = s_colTot[c], tq = s_colTot[SAT_TILE_W + c];
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			s[r] += ts;
+			q[r] += tq;
+		}
+	}
+}
+
+// =============================================================================================
+// DLB: row sums, then one pass of decoupled look-back down the columns, in place
+//
+// Tiles of 128 columns x 32 rows are handed out in row-major order through the ticket in
+// d_flags[0]. A tile scans its columns locally, then each lower-half warp (one per 32-column
+// chunk) publishes its columns' totals (AGGREGATE, unless the tile is in the first tile row),
+// walks up the tiles above in its strip adding aggregates until it meets an INCLUSIVE one,
+// whose finished last row it reads from the table, and after writing its own rows publishes
+// INCLUSIVE. A tile waits only on tiles above it, which drew smaller tickets and so are
+// already running: no deadlock whatever the scheduling.
+// =============================================================================================
+
+template <typename R, typename A>
+__device__ __forceinline__ void satDlbCols(const R* d_rs, const R* d_rq, A* d_S, A* d_Q, int W, int H,
+	u32* d_flags, A* d_carry)
+{
+	__shared__ u32 s_ticket;
+	__shared__ A s_colTot[2 * SAT_TILE_W];
+	__shared__ A s_top[2 * SAT_TILE_W];
+	const int tid = threadIdx.x;
+	if (tid == 0) s_ticket = atomicAdd(&d_flags[0], 1u);
+	__syncthreads();
+	const int tilesX = SAT_TILES_X(W), tilesY = SAT_TILES_Y(H);
+	const int tile = (int)s_ticket;
+	if ((size_t)tile >= (size_t)tilesX * tilesY) return;  // uniform: surplus block
+	const int ty = tile / tilesX, tx = tile - ty * tilesX;
+	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7;
+	const int x = tx * SAT_TILE_W + c;
+	const int yBase = ty * SAT_TILE_H + 16 * h;
+	u32* vflags = d_flags + 1;
+
+	A s[16], q[16];
+#pragma unroll
+	for (int r = 0; r < 16; ++r) {
+		const int y = yBase + r;
+		const bool in = x < W && y < H;
+		const size_t i = (size_t)y * W + x;
+		s[r] = in ? (A)d_rs[i] : A(0);
+		q[r] = in ? (A)d_rq[i] : A(0);
+	}
+	satTileColumns<A>(s, q, s_colTot);
+
+	const bool lastRow = ty == tilesY - 1;  // nobody below: publish nothing
+	u32* myFlag = vflags + (size_t)tile * SAT_TILE_CHUNKS + ((tid >> 5) & 3);
+	if (h == 1) {
+		A ts = A(0), tq = A(0);
+		if (ty > 0) {
+			if (!lastRow) {
+				A* agg = d_carry + (size_t)tile * SAT_DLB_CARRY_PER_TILE;
+				agg[c] = s[15];
+				agg[SAT_TILE_W + c] = q[15];
+				satPublish(myFlag, SAT_AGGREGATE);
+			}
+			satLookUp<A>(tile, tilesX, vflags, d_carry, SAT_DLB_CARRY_PER_TILE, 0, d_S, d_Q, W, x, c, ts, tq);
+		}
+		s_top[c] = ts;
+		s_top[SAT_TILE_W + c] = tq;
+	}
+	__syncthreads();
+	const A ts = s_top[c], tq = s_top[SAT_TILE_W + c];
+	if (x < W) {
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			const int y = yBase + r;
+			if (y < H) {
+				const size_t i = (size_t)y * W + x;
+				d_S[i] = s[r] + ts;
+				d_Q[i] = q[r] + tq;
+			}
+		}
+	}
+	if (h == 1 && !lastRow) satPublish(myFlag, SAT_INCLUSIVE);
+}
+
+// =============================================================================================
+// FUSED: one pass of 2D tiled decoupled look-back
+//
+// Tiles of 128 columns x 32 rows are handed out in row-major order through the ticket in
+// d_flags[0]. For a pixel (x, y) of tile (tx, ty) with origin (x0, y0), with the image padded
+// with zeros to whole tiles:
+//     S(x, y) = L(x, y) + B(y) + top(x)
+//   L(x, y)  = sum over [x0..x] x [y0..y]            the tile's local table (shared by nobody)
+//   B(y)     = sum over [0..x0-1] x [y0..y]          the band to the left, for each tile row
+//   top(x)   = S(x, y0 - 1)                          the finished table row just above
+// Each tile, after loading its pixels once and computing L for both moments in registers:
+//  1. Horizontal (warp 0, lane = tile row): publishes hAgg(y) = L(x0+127, y) with AGGREGATE
+//     (tiles of column 0 publish it as INCLUSIVE at once), walks left through the tiles of its
+//     tile row adding hAgg until it meets an INCLUSIVE tile, whose hIncl it adds: that is B(y).
+//     It then publishes hIncl(y) = B(y) + hAgg(y) with INCLUSIVE.
+//  2. Vertical (warps 4-7, one per 32-column chunk): publishes vAgg(x) = B(y0+31) + L(x, y0+31),
+//     the tile's share of the row-(y0+31) table, with AGGREGATE, walks up its strip adding vAgg
+//     until it meets an INCLUSIVE tile, whose finished last row it reads from S and Q: top(x).
+//  3. Every thread writes S and Q for its pixels; warps 4-7 then publish INCLUSIVE.
+// Tiles of the last tile column publish no horizontal data and tiles of the last tile row no
+// vertical data (no tile reads them). A tile only ever waits on tiles to its left in its tile
+// row or above it in its strip, all of which drew smaller tickets and so are running or done;
+// each of them waits only on smaller tickets in turn, so the smallest unfinished ticket never
+// waits: no deadlock, whatever the number of resident blocks or the scheduling order.
+// =============================================================================================
+
+template <typename T>
+__device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename SatType<T>::A* d_S,
+	typename SatType<T>::A* d_Q, int W, int H, u32* d_flags, typename SatType<T>::A* d_carry)
+{
+	typedef typename SatType<T>::A A;
+	typedef typename SatType<T>::L L;
+	__shared__ u32 s_ticket;
+	__shared__ L s_colTot[2 * SAT_TILE_W];
+	__shared__ L s_wtot[8][2][16];     // per warp, moment, row: the warp's row totals
+	__shared__ L s_hagg[2][SAT_TILE_H];
+	__shared__ A s_left[2][SAT_TILE_H];
+	__shared__ A s_top[2][SAT_TILE_W];
+	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	if (tid == 0) s_ticket = atomicAdd(&d_flags[0], 1u);
+	__syncthreads();
+	const int tilesX = SAT_TILES_X(W), tilesY = SAT_TILES_Y(H);
+	const int tile = (int)s_ticket;
+	if ((size_t)tile >= (size_t)tilesX * tilesY) return;  // uniform: surplus block
+	const int ty = tile / tilesX, tx = tile - ty * tilesX;
+	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7, g = warp & 3;
+	const int x = tx * SAT_TILE_W + c;
+	const int yBase = ty * SAT_TILE_H + 16 * h;
+	u32* hflags = d_flags + 1;
+	u32* vflags = d_flags + 1 + (size_t)tilesX * tilesY;
+	A* myCarry = d_carry + (size_t)tile * SAT_FUSED_CARRY_PER_TILE;
+
+	// load once, both moments
+	L s[16], q[16];
+#pragma unroll
+	for (int r = 0; r < 16; ++r) {
+		const int y = yBase + r;
+		s[r] = L(0);
+		q[r] = L(0);
+		if (x < W && y < H) satPixel<L>(d_in + (size_t)y * W + x, s[r], q[r]);
+	}
+	satTileColumns<L>(s, q, s_colTot);
+
+	// row scans across the 128 columns: within the warp by shuffles, then across the warps of
+	// the same half through shared memory
+#pragma unroll
+	for (int r = 0; r < 16; ++r) {
+#pragma unroll
+		for (int d = 1; d < 32; d <<= 1) {
+			const L us = __shfl_up_sync(0xffffffffu, s[r], d);
+			const L uq = __shfl_up_sync(0xffffffffu, q[r], d);
+			if (lane >= d) {
+				s[r] += us;
+				q[r] += uq;
+			}
+		}
+	}
+	if (lane == 31) {
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			s_wtot[warp][0][r] = s[r];
+			s_wtot[warp][1][r] = q[r];
+		}
+	}
+	__syncthreads();
+	if (g > 0) {
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			L as = L(0), aq = L(0);
+			for (int k = 0; k < g; ++k) {
+				as += s_wtot[warp - g + k][0][r];
+				aq += s_wtot[warp - g + k][1][r];
+			}
+			s[r] += as;
+			q[r] += aq;
+		}
+	}
+	if (c == SAT_TILE_W - 1) {  // the tile's right column: hAgg
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			s_hagg[0][16 * h + r] = s[r];
+			s_hagg[1][16 * h + r] = q[r];
+		}
+	}
+	__syncthreads();
+
+	// 1. horizontal look-back: warp 0, lane = tile row
+	if (warp == 0) {
+		const A hs = (A)s_hagg[0][lane], hq = (A)s_hagg[1][lane];
+		const bool publish = tx < tilesX - 1;
+		A bs = A(0), bq = A(0);
+		if (tx == 0) {
+			if (publish) {
+				myCarry[2 * SAT_TILE_H + lane] = hs;
+				myCarry[3 * SAT_TILE_H + lane] = hq;
+				satPublish(hflags + tile, SAT_INCLUSIVE);
+			}
+		} else {
+			if (publish) {
+				myCarry[lane] = hs;
+				myCarry[SAT_TILE_H + lane] = hq;
+				satPublish(hflags + tile, SAT_AGGREGATE);
+			}
+			for (int p = tile - 1; p >= tile - tx; --p) {
+				const u32 st = satPollWarp(hflags + p);
+				const A* pc = d_carry + (size_t)p * SAT_FUSED_CARRY_PER_TILE;
+				if (st == SAT_INCLUSIVE) {
+					bs += __ldcg(pc + 2 * SAT_TILE_H + lane);
+					bq += __ldcg(pc + 3 * SAT_TILE_H + lane);
+					break;
+				}
+				bs += __ldcg(pc + lane);
+				bq += __ldcg(pc + SAT_TILE_H + lane);
+			}
+			if (publish) {
+				myCarry[2 * SAT_TILE_H + lane] = bs + hs;
+				myCarry[3 * SAT_TILE_H + lane] = bq + hq;
+				satPublish(hflags + tile, SAT_INCLUSIVE);
+			}
+		}
+		s_left[0][lane] = bs;
+		s_left[1][lane] = bq;
+	}
+	__syncthreads();
+
+	// 2. vertical look-back: warps 4-7, one 32-column chunk each
+	const bool lastRow = ty == tilesY - 1;
+	u32* myVflag = vflags + (size_t)tile * SAT_TILE_CHUNKS + g;
+	if (h == 1) {
+		A ts = A(0), tq = A(0);
+		if (ty > 0) {
+			if (!lastRow) {
+				A* vagg = myCarry + 4 * SAT_TILE_H;
+				vagg[c] = (A)s[15] + s_left[0][SAT_TILE_H - 1];
+				vagg[SAT_TILE_W + c] = (A)q[15] + s_left[1][SAT_TILE_H - 1];
+				satPublish(myVflag, SAT_AGGREGATE);
+			}
+			satLookUp<A>(tile, tilesX, vflags, d_carry, SAT_FUSED_CARRY_PER_TILE, 4 * SAT_TILE_H, d_S, d_Q,
+				W, x, c, ts, tq);
+		}
+		s_top[0][c] = ts;
+		s_top[1][c] = tq;
+	}
+	__syncthreads();
+
+	// 3. the finished tables
+	if (x < W) {
+		const A ts = s_top[0][c], tq = s_top[1][c];
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			const int y = yBase + r;
+			if (y < H) {
+				const size_t i = (size_t)y * W + x;
+				d_S[i] = (A)s[r] + s_left[0][16 * h + r] + ts;
+				d_Q[i] = (A)q[r] + s_left[1][16 * h + r] + tq;
+			}
+		}
+	}
+	if (h == 1 && !lastRow) satPublish(myVflag, SAT_INCLUSIVE);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Exported entry points (extern "C": unmangled names for cuModuleGetFunction)
+// ---------------------------------------------------------------------------------------------
+
+#define SAT_PIXEL_ENTRIES(TN, T, A)                                                              \
+	extern "C" __global__ void __launch_bounds__(SAT_NAIVE_THREADS) sat_naive_rows_##TN(        \
+		const T* d_in, A* d_S, A* d_Q, int W, int H)                                           \
+	{                                                                                          \
+		satNaiveRows<T>(d_in, d_S, d_Q, W, H);                                                 \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_ROW_THREADS, 2) sat_cub_rows_##TN(            \
+		const T* d_in, A* d_S, A* d_Q, int W, int H)                                           \
+	{                                                                                          \
+		satRowScan<A>(PixelSource<T, A>{d_in}, d_S, d_Q, W, H);                                \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_ROW_THREADS, 2) sat_dlb_rows_##TN(            \
+		const T* d_in, A* d_S, A* d_Q, int W, int H)                                           \
+	{                                                                                          \
+		satRowScan<A>(PixelSource<T, A>{d_in}, d_S, d_Q, W, H);                                \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, 2) sat_fused_##TN(              \
+		const T* d_in, A* d_S, A* d_Q, int W, int H, unsigned* d_flags, A* d_carry)            \
+	{                                                                                          \
+		satFused<T>(d_in, d_S, d_Q, W, H, d_flags, d_carry);                                   \
+	}
+
+#define SAT_TABLE_ENTRIES(AN, A)                                                                 \
+	extern "C" __global__ void __launch_bounds__(SAT_NAIVE_THREADS) sat_naive_cols_##AN(        \
+		A* d_S, A* d_Q, int W, int H)                                                          \
+	{                                                                                          \
+		satNaiveCols<A>(d_S, d_Q, W, H);                                                       \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_TR_TILE * SAT_TR_ROWS) sat_cub_transpose_##AN( \
+		const A* d_S, const A* d_Q, A* d_St, A* d_Qt, int W, int H)                            \
+	{                                                                                          \
+		satTranspose<A>(d_S, d_Q, d_St, d_Qt, W, H);                                           \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_ROW_THREADS, 2) sat_cub_scan_##AN(            \
+		A* d_S, A* d_Q, int W, int H)                                                          \
+	{                                                                                          \
+		satRowScan<A>(PairSource<A>{d_S, d_Q}, d_S, d_Q, W, H);                                \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS) sat_dlb_cols_##AN(              \
+		A* d_S, A* d_Q, int W, int H, unsigned* d_flags, A* d_carry)                           \
+	{                                                                                          \
+		satDlbCols<A, A>(d_S, d_Q, d_S, d_Q, W, H, d_flags, d_carry);                          \
+	}
+
+SAT_PIXEL_ENTRIES(u8, u8, long long)
+SAT_PIXEL_ENTRIES(u16, u16, long long)
+SAT_PIXEL_ENTRIES(f32, f32, double)
+
+SAT_TABLE_ENTRIES(i64, long long)
+SAT_TABLE_ENTRIES(f64, double)
+
+// Registers (ptxas, sm_90): sat_dlb_cols_<A> keeps 32 64-bit values per thread and needs ~186
+// registers (one block per SM); capped at 128 it spilled 412 bytes, so it is left uncapped.
+// sat_dlb_cols32_i64 fits two blocks per SM in 128 registers without spilling.
+// Not yet measured on a GPU: written and compiled without one (see kernels/README.md).
+
+// DLB with 32-bit row sums (u8, W <= SAT_DLB_U32_MAX_W): half the intermediate traffic.
+extern "C" __global__ void __launch_bounds__(SAT_ROW_THREADS, 2) sat_dlb_rows32_u8(
+	const u8* d_in, unsigned* d_rs, unsigned* d_rq, int W, int H)
+{
+	satRowScan<u32>(PixelSource<u8, u32>{d_in}, d_rs, d_rq, W, H);
+}
+
+extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, 2) sat_dlb_cols32_i64(
+	const unsigned* d_rs, const unsigned* d_rq, long long* d_S, long long* d_Q, int W, int H,
+	unsigned* d_flags, long long* d_carry)
+{
+	satDlbCols<u32, i64>(d_rs, d_rq, d_S, d_Q, W, H, d_flags, d_carry);
+}
