@@ -400,6 +400,18 @@ int main(int argc, char** argv) {
 		bench(rng);
 		return 0;
 	}
+	if (argc > 1 && std::string(argv[1]) == "small") {
+		// `sat_check small`: every build on small planes only, fast enough to run under
+		// compute-sanitizer (memcheck, racecheck)
+		const int sizes[][2] = {{1, 1}, {7, 1}, {1, 7}, {129, 33}, {300, 97}};
+		for (auto& sz : sizes) {
+			testRandom<u8>(sz[0], sz[1], rng);
+			testRandom<u16>(sz[0], sz[1], rng);
+			testRandom<f32>(sz[0], sz[1], rng);
+		}
+		std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
+		return g_failures ? 1 : 0;
+	}
 	testAllSizes<u8>(rng);
 	std::printf("u8: %d checks so far, %d failed\n", g_checks, g_failures);
 	testAllSizes<u16>(rng);
