@@ -111,6 +111,7 @@ public final class BoxStatistics {
 				done = IntegralImageGpu.boxStatistics(Gpu.get(), image, out, 0, n, statistic, window, opts.progress());
 				ran = Backend.GPU;
 			} catch (GpuException e) {
+				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;
 				why = IntegralImage.fallBack(NAME, opts, e);
 			}
 		}

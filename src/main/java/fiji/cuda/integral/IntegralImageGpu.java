@@ -6,7 +6,6 @@ import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuSession;
-import fiji.cuda.runtime.GpuUnavailableException;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -14,14 +13,14 @@ import jcuda.driver.CUdeviceptr;
  * summed-area-table builds of seed 001 (NAIVE, CUB-style, DLB, FUSED), each writing both
  * tables in one call. The launch geometry mirrors that file's launch table; keep them in step.
  * <p>
- * Box statistics and local thresholds have no GPU kernels yet: those methods throw
- * {@link GpuUnavailableException}, so their facades run on the CPU with one log line.
+ * Box statistics ({@code kernels/box_statistics.cu}) and local thresholds
+ * ({@code kernels/local_threshold.cu}) read the tables on the device, right after building them.
  */
 final class IntegralImageGpu {
 
 	static final String MODULE = "integral_image";
-	/** The fallback reason of the operations that have no kernels yet. */
-	static final String NOT_WRITTEN = "GPU box statistics and local thresholds are not written yet";
+	static final String BOX_MODULE = "box_statistics";
+	static final String THRESHOLD_MODULE = "local_threshold";
 
 	private static final int NAIVE_THREADS = 128, ROW_THREADS = 256, TR_TILE = 32, TR_ROWS = 8;
 	private static final int TILE_THREADS = 256, TILE_W = 128, TILE_H = 32, TILE_CHUNKS = 4;
@@ -159,24 +158,109 @@ final class IntegralImageGpu {
 	}
 
 	/**
-	 * Not written yet (the CPU path runs); its CPU counterpart is {@code BoxStatistics.plane}.
+	 * Box statistics of planes [from, to) into {@code out}'s float planes: the tables are built
+	 * on the device and queried there, bit for bit as {@code BoxStatistics.plane} on the CPU for
+	 * 8 and 16-bit planes. A plane is written only when complete.
 	 *
-	 * @return the first plane not done
+	 * @return the first plane not done ({@code to}, or earlier when canceled)
+	 * @throws PartialFailure when a GPU error strikes after some planes were written
 	 */
 	static int boxStatistics(Gpu gpu, Planes image, Planes out, int from, int to, BoxStatistics.Statistic statistic,
 		Window window, Progress progress)
 	{
-		throw new GpuUnavailableException(NOT_WRITTEN);
+		int code = statistic == BoxStatistics.Statistic.MEAN ? 0
+			: statistic == BoxStatistics.Statistic.VARIANCE ? 1 : 2;
+		return perPlane(gpu, BoxStatistics.NAME, image, from, to, progress, (s, z, in, sum, sq) -> {
+			try (DeviceBuffer d = s.alloc(4L * image.planeSize())) {
+				s.launch(s.function(BOX_MODULE, "box_stat_" + acc(image.type())), tableGrid(image), block(ROW_THREADS), 0,
+					sum, sq, d, image.width(), image.height(), window.left(), window.right(), window.above(),
+					window.below(), code);
+				s.download(d.ptr(), out.plane(z), 0, image.planeSize());
+			}
+		});
 	}
 
 	/**
-	 * Not written yet (the CPU path runs); its CPU counterpart is {@code LocalThreshold.plane}.
+	 * Local thresholds of planes [from, to) into {@code out}'s byte planes (which may be the
+	 * input's own for 8-bit images): the rule of {@code LocalThreshold.isForeground}, computed
+	 * on the device from tables built there. A plane is written only when complete, so an
+	 * in-place run that fails midway leaves every plane thresholded once or not at all.
 	 *
-	 * @return the first plane not done
+	 * @return the first plane not done ({@code to}, or earlier when canceled)
+	 * @throws PartialFailure when a GPU error strikes after some planes were written
 	 */
 	static int localThreshold(Gpu gpu, Planes image, Planes out, int from, int to, LocalThreshold.Settings settings,
 		Progress progress)
 	{
-		throw new GpuUnavailableException(NOT_WRITTEN);
+		Window win = settings.window;
+		int fg = settings.white ? 255 : 0, bg = settings.white ? 0 : 255;
+		return perPlane(gpu, LocalThreshold.NAME, image, from, to, progress, (s, z, in, sum, sq) -> {
+			double lo = 0, range = 1;
+			if (settings.method == LocalThreshold.Method.PHANSALKAR) {
+				double[] mm = LocalThreshold.minMax(image.plane(z), image.type());
+				lo = mm[0];
+				range = mm[1] - mm[0];
+			}
+			try (DeviceBuffer d = s.alloc(image.planeSize())) {
+				s.launch(s.function(THRESHOLD_MODULE, "local_threshold_" + suffix(image.type())), tableGrid(image),
+					block(ROW_THREADS), 0, in, sum, sq, d, image.width(), image.height(), win.left(), win.right(),
+					win.above(), win.below(), settings.method.ordinal(), settings.p1, settings.p2, lo, range, fg, bg);
+				s.download(d.ptr(), out.plane(z), 0, image.planeSize());
+			}
+		});
+	}
+
+	/** What is done with a plane once its tables are on the device. */
+	private interface PlaneWork {
+		void run(GpuSession s, int z, CUdeviceptr in, CUdeviceptr sum, CUdeviceptr sq);
+	}
+
+	/** Uploads each plane, builds its tables with the fastest build, and hands them to {@code work}. */
+	private static int perPlane(Gpu gpu, String op, Planes image, int from, int to, Progress progress, PlaneWork work) {
+		PixelType t = image.type();
+		suffix(t); // RGB is refused before anything runs
+		int w = image.width(), h = image.height();
+		long n = (long) w * h;
+		int[] done = { from };
+		try {
+			return gpu.run(op, s -> {
+				try (DeviceBuffer in = s.alloc(n * t.bytesPerPixel()); DeviceBuffer sum = s.alloc(8 * n);
+					DeviceBuffer sq = s.alloc(8 * n))
+				{
+					for (int z = from; z < to; z++) {
+						if (progress.isCanceled()) return z;
+						s.upload(image.plane(z), 0, n, in.ptr());
+						launch(s, fastest(t), t, w, h, in.ptr(), sum.ptr(), sq.ptr());
+						work.run(s, z, in.ptr(), sum.ptr(), sq.ptr());
+						done[0] = z + 1;
+						progress.update((z + 1 - from) / (double) (to - from));
+					}
+					return to;
+				}
+			});
+		} catch (fiji.cuda.runtime.GpuException e) {
+			if (done[0] > from) throw new PartialFailure(done[0], e);
+			throw e;
+		}
+	}
+
+	/** A GPU failure after some planes were written: the CPU must continue from {@link #done}. */
+	static final class PartialFailure extends fiji.cuda.runtime.GpuException {
+		private static final long serialVersionUID = 1L;
+		final int done;
+
+		PartialFailure(int done, fiji.cuda.runtime.GpuException cause) {
+			super(cause.getMessage(), cause);
+			this.done = done;
+		}
+	}
+
+	private static String acc(PixelType t) {
+		return t == PixelType.FLOAT32 ? "f64" : "i64";
+	}
+
+	/** One thread per column, one block row per image row (grid-stride beyond 65535 rows). */
+	private static int[] tableGrid(Planes image) {
+		return new int[] { ceil(image.width(), ROW_THREADS), Math.min(image.height(), 65535) };
 	}
 }

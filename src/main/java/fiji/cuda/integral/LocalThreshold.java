@@ -226,6 +226,7 @@ public final class LocalThreshold {
 				done = IntegralImageGpu.localThreshold(Gpu.get(), image, out, 0, n, settings, opts.progress());
 				ran = Backend.GPU;
 			} catch (GpuException e) {
+				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;
 				why = IntegralImage.fallBack(NAME, opts, e);
 			}
 		}

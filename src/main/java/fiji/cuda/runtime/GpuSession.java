@@ -74,7 +74,7 @@ public final class GpuSession {
 	 * @param block  block size, 1 to 3 values
 	 * @param shared dynamic shared memory in bytes
 	 * @param args   kernel arguments in order: {@link DeviceBuffer}, {@link CUdeviceptr}, Integer, Long, Float,
-	 *               or a float[] for a struct of floats passed by value
+	 *               Double, or a float[] for a struct of floats passed by value
 	 */
 	public void launch(CUfunction f, int[] grid, int[] block, int shared, Object... args) {
 		Pointer[] ps = new Pointer[args.length];
@@ -94,6 +94,7 @@ public final class GpuSession {
 		if (a instanceof Integer) return Pointer.to(new int[] { (Integer) a });
 		if (a instanceof Long) return Pointer.to(new long[] { (Long) a });
 		if (a instanceof Float) return Pointer.to(new float[] { (Float) a });
+		if (a instanceof Double) return Pointer.to(new double[] { (Double) a });
 		if (a instanceof float[]) return Pointer.to((float[]) a);
 		throw new IllegalArgumentException("unsupported kernel argument " + a);
 	}

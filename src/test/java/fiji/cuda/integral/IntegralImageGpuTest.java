@@ -119,6 +119,79 @@ class IntegralImageGpuTest {
 		assertSame(IntegralImageCpu.build(img, 0, 2), t, "AUTO");
 	}
 
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+
+	static List<Arguments> statCases() {
+		List<Arguments> a = new ArrayList<>();
+		int seed = 500;
+		int[][] sizes = { { 1, 1 }, { 7, 1 }, { 37, 53 }, { 300, 97 }, { 1021, 769 } };
+		Window[] windows = { Window.square(1), Window.square(7), Window.square(40), Window.rectangle(4, 7) };
+		for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 })
+			for (int[] sz : sizes)
+				for (Window w : windows)
+					a.add(Arguments.of(t, sz[0], sz[1], w, seed++));
+		return a;
+	}
+
+	@ParameterizedTest(name = "{0} {1}x{2} {3}")
+	@MethodSource("statCases")
+	void boxStatisticsMatchTheCpu(PixelType t, int w, int h, Window win, int seed) {
+		Planes img = TestImages.random(t, w, h, 2, seed);
+		for (BoxStatistics.Statistic st : BoxStatistics.Statistic.values()) {
+			Planes gpu = BoxStatistics.compute(img, st, win, GPU);
+			Planes cpu = BoxStatistics.compute(img, st, win, CPU);
+			for (int z = 0; z < 2; z++) {
+				float[] g = (float[]) gpu.plane(z), c = (float[]) cpu.plane(z);
+				if (t != PixelType.FLOAT32) {
+					assertArrayEquals(c, g, st + " plane " + z); // exact tables, same arithmetic
+					continue;
+				}
+				for (int i = 0; i < c.length; i++) {
+					// float tables are summed in another order on the device: a box sum may differ by the
+					// rounding of the largest table entries, about 1e-16 of w*h*|I|max (w*h*|I|max^2 for
+					// the squares), plus the float rounding of the result
+					double scale = st == BoxStatistics.Statistic.VARIANCE ? 1e-12 * TestImages.FLOAT_RANGE
+						* TestImages.FLOAT_RANGE * w * h : 1e-12 * TestImages.FLOAT_RANGE * w * h;
+					assertTrue(Math.abs(c[i] - g[i]) <= Math.max(scale, 2 * Math.ulp(c[i])),
+						st + " plane " + z + " pixel " + i + ": GPU " + g[i] + ", CPU " + c[i]);
+				}
+			}
+		}
+	}
+
+	@ParameterizedTest(name = "{0} {1}x{2} {3}")
+	@MethodSource("statCases")
+	void localThresholdsMatchTheCpu(PixelType t, int w, int h, Window win, int seed) {
+		Planes img = TestImages.random(t, w, h, 2, seed);
+		int r = Math.max(1, win.left());
+		for (LocalThreshold.Method m : LocalThreshold.Method.values())
+			for (boolean white : new boolean[] { true, false }) {
+				LocalThreshold.Settings st = LocalThreshold.Settings.of(m, r, 0, 0, white);
+				Planes gpu = LocalThreshold.threshold(img, st, GPU);
+				Planes cpu = LocalThreshold.threshold(img, st, CPU);
+				long differ = 0, n = 0;
+				for (int z = 0; z < 2; z++) {
+					byte[] g = (byte[]) gpu.plane(z), c = (byte[]) cpu.plane(z);
+					for (int i = 0; i < c.length; i++, n++)
+						if (g[i] != c[i]) differ++;
+				}
+				// integer images: identical; float: the tables' other summation order may flip a
+				// pixel that sits on its threshold to within 1e-12, which random data never does
+				assertEquals(0, differ, m + (white ? " white" : " black") + ": " + differ + " of " + n + " pixels differ");
+			}
+	}
+
+	@Test
+	void thresholdInPlaceOnTheGpuLeavesEveryPlaneThresholdedOnce() {
+		Planes img = TestImages.random(PixelType.UINT8, 333, 211, 4, 9);
+		Planes cpu = LocalThreshold.threshold(img.copy(), LocalThreshold.Settings.of(LocalThreshold.Method.SAUVOLA, 9, 0,
+			0, true), CPU);
+		LocalThreshold.thresholdInto(img, img, LocalThreshold.Settings.of(LocalThreshold.Method.SAUVOLA, 9, 0, 0, true),
+			GPU);
+		for (int z = 0; z < 4; z++)
+			assertArrayEquals((byte[]) cpu.plane(z), (byte[]) img.plane(z), "plane " + z);
+	}
+
 	static void assertSame(SummedAreaTable want, SummedAreaTable got, String what) {
 		assertEquals(want.isExact(), got.isExact(), what);
 		if (want.isExact()) {

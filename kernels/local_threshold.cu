@@ -1,0 +1,95 @@
+// Local thresholds for Fiji CUDA (Mean, Niblack, Sauvola, Phansalkar), from the window mean and
+// population standard deviation read off the summed-area tables of kernels/integral_image.cu.
+//
+// Conventions
+// -----------
+//  * Input plane T (u8, u16, f32), tables A (long long for u8/u16, double for f32), output one
+//    byte per pixel: fg where the pixel is foreground, else bg (255/0, or 0/255 without white).
+//  * The window and statistics are those of kernels/box_statistics.cu (fc::satWindow,
+//    satMean, satVariance), and the rule is LocalThreshold.isForeground on the CPU, computed in
+//    the same order with _rn intrinsics (no FMA contraction). Phansalkar's exp may differ from
+//    Java's Math.exp by an ulp, which can only matter for a pixel exactly on its threshold.
+//
+// Launch: local_threshold_<T>   blockDim (256,1,1), grid (ceil(W/256), min(H, 65535), 1), rows
+//         beyond grid.y by a grid-stride loop. No shared memory.
+//  Parameters: p1, p2 as LocalThreshold.Settings after defaults; lo, range = the plane's minimum
+//  and max - min (Phansalkar only; pass 0, 1 otherwise).
+
+#include "common.cuh"
+#include "sat.cuh"
+
+using namespace fc;
+
+#define LOCAL_THRESHOLD_THREADS 256
+#define LT_MEAN 0
+#define LT_NIBLACK 1
+#define LT_SAUVOLA 2
+#define LT_PHANSALKAR 3
+#define LT_PHANSALKAR_P 2.0
+#define LT_PHANSALKAR_Q 10.0
+
+// ---------------------------------------------------------------------------------------------
+// Local thresholds
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+template <typename T> struct Acc;
+template <> struct Acc<u8> { typedef long long A; };
+template <> struct Acc<u16> { typedef long long A; };
+template <> struct Acc<f32> { typedef double A; };
+
+__device__ __forceinline__ bool isForeground(int method, double p1, double p2, double p, double m, double s,
+	double lo, double range)
+{
+	double t;
+	switch (method) {
+		case LT_MEAN: t = __dsub_rn(m, p1); break;
+		case LT_NIBLACK: t = __dsub_rn(__dadd_rn(m, __dmul_rn(p1, s)), p2); break;
+		case LT_SAUVOLA: t = __dmul_rn(m, __dadd_rn(1.0, __dmul_rn(p1, __dsub_rn(__ddiv_rn(s, p2), 1.0)))); break;
+		default: {
+			if (!(range > 0)) return false;  // constant plane: all background
+			const double ms = __ddiv_rn(__dsub_rn(m, lo), range), ss = __ddiv_rn(s, range);
+			const double a = __dadd_rn(1.0, __dmul_rn(LT_PHANSALKAR_P, exp(__dmul_rn(-LT_PHANSALKAR_Q, ms))));
+			t = __dmul_rn(ms, __dadd_rn(a, __dmul_rn(p1, __dsub_rn(__ddiv_rn(ss, p2), 1.0))));
+			return __ddiv_rn(__dsub_rn(p, lo), range) > t;
+		}
+	}
+	return p > t;
+}
+
+template <typename T>
+__device__ __forceinline__ void localThreshold(const T* __restrict__ d_in,
+	const typename Acc<T>::A* __restrict__ d_S, const typename Acc<T>::A* __restrict__ d_Q,
+	unsigned char* __restrict__ d_out, int W, int H, int left, int right, int above, int below, int method,
+	double p1, double p2, double lo, double range, int fg, int bg)
+{
+	const int x = blockIdx.x * LOCAL_THRESHOLD_THREADS + threadIdx.x;
+	if (x >= W) return;
+	for (int y = blockIdx.y; y < H; y += gridDim.y) {
+		int x0, y0, x1, y1;
+		const long long n = satWindow(x, y, W, H, left, right, above, below, x0, y0, x1, y1);
+		const typename Acc<T>::A s = satBox(d_S, W, x0, y0, x1, y1);
+		const double m = satMean(s, n);
+		const double sd = __dsqrt_rn(satVariance(s, satBox(d_Q, W, x0, y0, x1, y1), n));
+		const size_t i = (size_t)y * W + x;
+		const double p = (double)d_in[i];
+		d_out[i] = (unsigned char)(isForeground(method, p1, p2, p, m, sd, lo, range) ? fg : bg);
+	}
+}
+
+} // namespace
+
+#define LOCAL_THRESHOLD_ENTRY(TN, T)                                                                   \
+	extern "C" __global__ void __launch_bounds__(LOCAL_THRESHOLD_THREADS) local_threshold_##TN(       \
+		const T* d_in, const Acc<T>::A* d_S, const Acc<T>::A* d_Q, unsigned char* d_out, int W, int H, \
+		int left, int right, int above, int below, int method, double p1, double p2, double lo,     \
+		double range, int fg, int bg)                                                               \
+	{                                                                                                \
+		localThreshold<T>(d_in, d_S, d_Q, d_out, W, H, left, right, above, below, method, p1, p2, lo, \
+			range, fg, bg);                                                                          \
+	}
+
+LOCAL_THRESHOLD_ENTRY(u8, u8)
+LOCAL_THRESHOLD_ENTRY(u16, u16)
+LOCAL_THRESHOLD_ENTRY(f32, f32)
