@@ -21,7 +21,6 @@ import ij.process.ImageProcessor;
 import ij.process.ShortProcessor;
 
 import java.util.List;
-import java.util.Random;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
@@ -30,49 +29,6 @@ import org.junit.jupiter.api.Test;
 class AlignSlicesTest {
 
 	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU).withThreads(2);
-
-	/** A smooth random texture: a sum of plane waves with wavelengths of 9 to 40 pixels. */
-	static double[] texture(int w, int h, long seed) {
-		Random r = new Random(seed);
-		double[] t = new double[w * h];
-		for (int k = 0; k < 14; k++) {
-			double angle = r.nextDouble() * 2 * Math.PI, lambda = 9 + 31 * r.nextDouble(), phase = r.nextDouble() * 7;
-			double fx = Math.cos(angle) / lambda * 2 * Math.PI, fy = Math.sin(angle) / lambda * 2 * Math.PI;
-			for (int y = 0; y < h; y++)
-				for (int x = 0; x < w; x++)
-					t[y * w + x] += Math.sin(fx * x + fy * y + phase);
-		}
-		return t;
-	}
-
-	/**
-	 * A stack whose slice z shows the texture moved by (sx[z], sy[z]): its pixel (x, y) is the
-	 * texture at (x + pad − sx, y + pad − sy), sampled bilinearly, scaled to about 40..215.
-	 */
-	static Planes stack(PixelType type, int w, int h, double[] sx, double[] sy, long seed) {
-		int pad = 12, tw = w + 2 * pad, th = h + 2 * pad;
-		double[] t = texture(tw, th, seed);
-		Object[] planes = new Object[sx.length];
-		for (int z = 0; z < sx.length; z++) {
-			Object p = type.newPlane(w * h);
-			for (int y = 0; y < h; y++)
-				for (int x = 0; x < w; x++) {
-					double u = x + pad - sx[z], v = y + pad - sy[z];
-					int u0 = (int) Math.floor(u), v0 = (int) Math.floor(v);
-					double fu = u - u0, fv = v - v0;
-					double a = t[v0 * tw + u0], b = t[v0 * tw + u0 + 1], c = t[(v0 + 1) * tw + u0],
-						d = t[(v0 + 1) * tw + u0 + 1];
-					double val = 127.5 + 11 * ((1 - fv) * ((1 - fu) * a + fu * b) + fv * ((1 - fu) * c + fu * d));
-					val = Math.max(0, Math.min(255, val));
-					int i = y * w + x;
-					if (type == PixelType.UINT8) ((byte[]) p)[i] = (byte) Math.round(val);
-					else if (type == PixelType.UINT16) ((short[]) p)[i] = (short) Math.round(val * 100);
-					else ((float[]) p)[i] = (float) val;
-				}
-			planes[z] = p;
-		}
-		return Planes.wrap(w, h, planes);
-	}
 
 	static Settings settings(int x, int y, int w, int h, int margin) {
 		Settings s = new Settings().landmark(x, y, w, h);
@@ -85,7 +41,7 @@ class AlignSlicesTest {
 		double[] sx = {0, 3, -5, 7, -2}, sy = {0, -4, 2, 6, 0};
 		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32})
 			for (boolean subpixel : new boolean[] {false, true}) {
-				Planes p = stack(type, 90, 80, sx, sy, 1);
+				Planes p = DriftingStack.make(type, 90, 80, sx, sy, 1);
 				Settings s = settings(25, 20, 40, 36, 9);
 				s.subpixel = subpixel;
 				List<Shift> shifts = AlignSlices.align(p, s, CPU);
@@ -110,7 +66,7 @@ class AlignSlicesTest {
 		double[] sx = {0, 0.3, -1.7, 2.45, -0.8}, sy = {0, -1.7, 0.3, -2.2, 1.15};
 		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.FLOAT32})
 			for (Interpolation interp : Interpolation.values()) {
-				Planes p = stack(type, 100, 90, sx, sy, 2);
+				Planes p = DriftingStack.make(type, 100, 90, sx, sy, 2);
 				Settings s = settings(30, 25, 40, 40, 6);
 				s.interpolation = interp;
 				List<Shift> shifts = AlignSlices.align(p, s, CPU);
@@ -135,7 +91,7 @@ class AlignSlicesTest {
 		double[] sx = {0, 0.3}, sy = {0, -1.7};
 		Settings s = settings(30, 25, 40, 40, 6);
 		s.subpixel = false;
-		List<Shift> shifts = AlignSlices.align(stack(PixelType.FLOAT32, 100, 90, sx, sy, 3), s, CPU);
+		List<Shift> shifts = AlignSlices.align(DriftingStack.make(PixelType.FLOAT32, 100, 90, sx, sy, 3), s, CPU);
 		assertEquals(0, shifts.get(1).dx, 0.0);
 		assertEquals(2, shifts.get(1).dy, 0.0);
 	}
@@ -147,7 +103,7 @@ class AlignSlicesTest {
 		s.subpixel = false;
 		s.reference = 1;
 		s.previous = true;
-		Planes p = stack(PixelType.UINT8, 100, 90, sx, sy, 4);
+		Planes p = DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 4);
 		List<Shift> shifts = AlignSlices.align(p, s, CPU);
 		for (int z = 0; z < 5; z++) {
 			assertEquals(sx[1] - sx[z], shifts.get(z).dx, 0.0, shifts.get(z).toString());
@@ -155,7 +111,7 @@ class AlignSlicesTest {
 		}
 		// a fixed reference cannot see that far with this margin
 		s.previous = false;
-		List<Shift> fixed = AlignSlices.align(stack(PixelType.UINT8, 100, 90, sx, sy, 4), s, CPU);
+		List<Shift> fixed = AlignSlices.align(DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 4), s, CPU);
 		assertNotEquals(sx[1] - sx[4], fixed.get(4).dx);
 	}
 
@@ -216,7 +172,7 @@ class AlignSlicesTest {
 	}
 
 	private static void expectRefusal(Consumer<Settings> change, String message) {
-		Planes p = stack(PixelType.UINT16, 90, 80, new double[] {0, 1, 2}, new double[] {0, 1, 2}, 6);
+		Planes p = DriftingStack.make(PixelType.UINT16, 90, 80, new double[] {0, 1, 2}, new double[] {0, 1, 2}, 6);
 		Planes before = p.copy();
 		Settings s = settings(20, 20, 30, 30, 5);
 		change.accept(s);
@@ -229,7 +185,7 @@ class AlignSlicesTest {
 	@Test
 	void aCanceledAlignmentLeavesEachSliceShiftedOrUntouched() {
 		double[] sx = {0, 2, 4, 6, 8}, sy = {0, 1, 2, 3, 4};
-		Planes p = stack(PixelType.FLOAT32, 80, 70, sx, sy, 9), before = p.copy();
+		Planes p = DriftingStack.make(PixelType.FLOAT32, 80, 70, sx, sy, 9), before = p.copy();
 		int[] updates = {0};
 		Progress cancelAfterTwo = new Progress() {
 			@Override
