@@ -1,0 +1,37 @@
+// Headless batch job: aligns the slices of a stack with GPU Align Slices, saves the aligned
+// stack and the shifts (Slice, dX, dY, Score) as a CSV table, and prints the shifts.
+//   xvfb-run -a ImageJ -batch align_stack.ijm "input=[/data/drift.tif] output=[/data/aligned.tif] shifts=[/data/shifts.csv] x=100 y=80 width=64 height=64 margin=20 reference=1 interpolation=Bilinear"
+// Without x/y/width/height, a rectangle saved with the stack (TIFF keeps the selection) is the landmark.
+// Add "whole" for whole-pixel shifts, "previous" to compare each slice with its aligned neighbour.
+arg = getArgument();
+input = call("ij.Macro.getValue", arg, "input", "");
+output = call("ij.Macro.getValue", arg, "output", "");
+shiftsFile = call("ij.Macro.getValue", arg, "shifts", "");
+x = call("ij.Macro.getValue", arg, "x", "");
+y = call("ij.Macro.getValue", arg, "y", "");
+width = call("ij.Macro.getValue", arg, "width", "");
+height = call("ij.Macro.getValue", arg, "height", "");
+margin = call("ij.Macro.getValue", arg, "margin", "20");
+reference = call("ij.Macro.getValue", arg, "reference", "1");
+interpolation = call("ij.Macro.getValue", arg, "interpolation", "Bilinear");
+if (input == "" || output == "")
+	exit("Usage: input=[stack.tif] output=[aligned.tif] shifts=[shifts.csv] x= y= width= height= margin=20 reference=1 interpolation=Bilinear");
+setBatchMode(true);
+open(input);
+options = "reference=" + reference + " margin=" + margin + " interpolation=" + interpolation;
+if (width != "")
+	options = options + " x=" + x + " y=" + y + " width=" + width + " height=" + height;
+if (indexOf(" " + arg + " ", " whole ") < 0)
+	options = options + " subpixel";
+if (indexOf(" " + arg + " ", " previous ") >= 0)
+	options = options + " previous";
+start = getTime();
+run("GPU Align Slices...", options);
+seconds = (getTime() - start) / 1000;
+saveAs("Tiff", output);
+if (shiftsFile != "")
+	saveAs("Results", shiftsFile);
+for (i = 0; i < nResults; i++)
+	print("Slice " + getResult("Slice", i) + ": dX=" + d2s(getResult("dX", i), 3) + " dY="
+		+ d2s(getResult("dY", i), 3) + " score=" + d2s(getResult("Score", i), 4));
+print("Aligned " + nSlices + " slices of " + input + " in " + d2s(seconds, 1) + " s");

@@ -1,0 +1,87 @@
+package fiji.cuda.command;
+
+import fiji.cuda.ij.AlignSlicesPlugin;
+import fiji.cuda.ncc.AlignSlices;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.GpuException;
+import ij.ImagePlus;
+import ij.measure.ResultsTable;
+
+import java.awt.Rectangle;
+
+import org.scijava.ItemIO;
+import org.scijava.command.Command;
+import org.scijava.command.ContextCommand;
+import org.scijava.plugin.Parameter;
+import org.scijava.plugin.Plugin;
+
+/**
+ * Slice alignment as a SciJava command, for scripts, headless runs and other SciJava tools.
+ * It has no menu path: the menu entry is ImageJ 1's "GPU Align Slices...", whose parameters
+ * and table it shares. The stack is aligned in place and the shifts come back as a table.
+ * A width or height of 0 takes the landmark from the image's area selection. Bad input
+ * cancels the command with the reason instead of throwing, with the image unchanged. The
+ * landmark is not remembered between runs (a stale rectangle would silently align to the
+ * wrong feature).
+ */
+@Plugin(type = Command.class, headless = true, label = "GPU Align Slices")
+public class AlignSlicesCommand extends ContextCommand {
+
+	@Parameter(type = ItemIO.BOTH)
+	private ImagePlus image;
+
+	@Parameter(label = "Reference slice", min = "1")
+	private int reference = 1;
+
+	@Parameter(label = "Landmark x", required = false, persist = false)
+	private int x;
+
+	@Parameter(label = "Landmark y", required = false, persist = false)
+	private int y;
+
+	@Parameter(label = "Landmark width", description = "0: the selection's bounds", required = false,
+		persist = false)
+	private int width;
+
+	@Parameter(label = "Landmark height", description = "0: the selection's bounds", required = false,
+		persist = false)
+	private int height;
+
+	@Parameter(label = "Margin (pixels)", min = "0")
+	private int margin = 20;
+
+	@Parameter(label = "Interpolation", choices = {"Bilinear", "Bicubic"})
+	private String interpolation = "Bilinear";
+
+	@Parameter(label = "Subpixel shifts", required = false)
+	private boolean subpixel = true;
+
+	@Parameter(label = "Previous slice", description = "compare each slice with its aligned neighbour",
+		required = false)
+	private boolean previous;
+
+	@Parameter(type = ItemIO.OUTPUT)
+	private ResultsTable shifts;
+
+	@Override
+	public void run() {
+		try {
+			AlignSlices.Settings s = new AlignSlices.Settings();
+			if (width == 0 && height == 0 && image != null && image.getRoi() != null && image.getRoi().isArea()) {
+				Rectangle r = image.getRoi().getBounds();
+				s.landmark(r.x, r.y, r.width, r.height);
+			} else {
+				s.landmark(x, y, width, height);
+			}
+			s.reference = reference - 1;
+			s.margin = margin;
+			s.interpolation = "Bicubic".equalsIgnoreCase(interpolation) ? AlignSlices.Interpolation.BICUBIC
+				: AlignSlices.Interpolation.BILINEAR;
+			s.subpixel = subpixel;
+			s.previous = previous;
+			shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table;
+		} catch (IllegalArgumentException | GpuException e) {
+			cancel(e.getMessage());
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.image.Planes;
+import fiji.cuda.ncc.AlignSlices;
+import fiji.cuda.ncc.AlignSlices.Interpolation;
+import fiji.cuda.ncc.AlignSlices.Settings;
+import fiji.cuda.ncc.AlignSlices.Shift;
+import fiji.cuda.ops.ExecutionOptions;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.Macro;
+import ij.Undo;
+import ij.WindowManager;
+import ij.gui.GenericDialog;
+import ij.gui.Roi;
+import ij.measure.ResultsTable;
+import ij.plugin.PlugIn;
+
+import java.awt.Rectangle;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * "GPU Align Slices...": registers the slices of a stack by translation with
+ * {@link AlignSlices#align}: a landmark rectangle of the reference slice is found in every
+ * other slice by normalized cross-correlation, and each slice is moved (in place) to bring it
+ * back.
+ * <p>
+ * Macro keys: {@code reference} (1-based slice), the landmark {@code x}, {@code y},
+ * {@code width}, {@code height} (without them, the bounds of the image's area selection),
+ * {@code margin} (search distance in pixels), {@code interpolation} ({@code Bilinear} or
+ * {@code Bicubic}), and the flags {@code subpixel} (sub-pixel shifts, else whole pixels) and
+ * {@code previous} (compare each slice with its already aligned neighbour rather than with
+ * the reference). All slices of the stack are aligned in stack order; hyperstacks with
+ * several channels are refused (split the channels first).
+ * <p>
+ * Output: the Results table, one row per slice: Slice, dX, dY (the translation applied,
+ * positive right and down) and Score (the landmark's best match; 1 for the reference).
+ * Progress shows on ImageJ's bar; Esc stops between slices, leaving each slice either aligned
+ * or untouched, and the table lists the slices done.
+ */
+public class AlignSlicesPlugin implements PlugIn {
+
+	static {
+		IjBridge.init();
+	}
+
+	/** The command's name in the menu (without the dots) and in messages. */
+	public static final String COMMAND = "GPU Align Slices";
+
+	private static final String[] INTERPOLATIONS = {"Bilinear", "Bicubic"};
+
+	/* remembered for the next interactive use */
+	private static int lastMargin = 20;
+	private static int lastInterpolation;
+	private static boolean lastSubpixel = true, lastPrevious;
+
+	/** What a run did. */
+	public static final class Outcome {
+		/** One shift per slice done, in slice order. */
+		public final List<Shift> shifts;
+		/** Slice, dX, dY, Score: one row per shift. */
+		public final ResultsTable table = new ResultsTable();
+		/** True when Esc stopped the run before every slice was aligned. */
+		public final boolean canceled;
+
+		Outcome(List<Shift> shifts, int slices) {
+			this.shifts = shifts;
+			this.canceled = shifts.size() < slices;
+			for (Shift s : shifts) {
+				table.incrementCounter();
+				table.addValue("Slice", s.plane + 1);
+				table.addValue("dX", s.dx);
+				table.addValue("dY", s.dy);
+				table.addValue("Score", s.score);
+			}
+			table.setPrecision(4);
+		}
+	}
+
+	@Override
+	public void run(String arg) {
+		try {
+			ImagePlus imp = WindowManager.getCurrentImage();
+			if (imp == null) {
+				IjErrors.report(COMMAND, "There is no image open.");
+				return;
+			}
+			String options = Macro.getOptions();
+			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);
+			if (s == null) return;
+			Outcome out = run(imp, s, ExecutionOptions.defaults().withProgress(new IjProgress()));
+			show(imp, out);
+		} catch (RuntimeException e) {
+			IjErrors.report(COMMAND, e);
+		} finally {
+			IJ.showProgress(1.0);
+		}
+	}
+
+	/**
+	 * Aligns without showing anything; for the plug-in, the SciJava command and tests.
+	 *
+	 * @param imp  the stack, changed in place
+	 * @param s    landmark, reference (0-based), margin, mode, sub-pixel and interpolation
+	 * @param opts backend, threads, progress and cancellation
+	 * @return the shifts and their table
+	 * @throws IllegalArgumentException for bad input, before any slice is changed
+	 */
+	public static Outcome run(ImagePlus imp, Settings s, ExecutionOptions opts) {
+		if (imp == null) throw new IllegalArgumentException("There is no image.");
+		if (imp.getBitDepth() == 24)
+			throw new IllegalArgumentException("RGB stacks are not supported; convert to 8-bit, or split the channels "
+				+ "and align one of them.");
+		if (imp.getNChannels() > 1)
+			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "
+				+ "first (Image>Color>Split Channels) and align one channel.");
+		Planes planes = ImagePlusPlanes.wrap(imp);
+		List<Shift> shifts = AlignSlices.align(planes, s, opts);
+		imp.changes = true;
+		imp.updateAndDraw();
+		return new Outcome(shifts, planes.depth());
+	}
+
+	/**
+	 * Reads the settings from macro options.
+	 *
+	 * @param imp     the image, whose area selection is the landmark when no width is given
+	 * @param options the macro options
+	 * @return the settings, with the reference 0-based
+	 * @throws IllegalArgumentException for a value that is not a number, an unknown interpolation,
+	 *         or no landmark
+	 */
+	public static Settings fromMacro(ImagePlus imp, String options) {
+		Settings s = new Settings();
+		s.reference = integer(options, "reference", 1) - 1;
+		if (Macro.getValue(options, "width", null) != null || Macro.getValue(options, "height", null) != null) {
+			s.landmark(integer(options, "x", 0), integer(options, "y", 0), integer(options, "width", 0),
+				integer(options, "height", 0));
+		} else {
+			Rectangle r = selection(imp);
+			if (r == null)
+				throw new IllegalArgumentException("Please give the landmark (x= y= width= height=) or draw a rectangle "
+					+ "on the image.");
+			s.landmark(r.x, r.y, r.width, r.height);
+		}
+		s.margin = integer(options, "margin", s.margin);
+		s.interpolation = interpolation(Macro.getValue(options, "interpolation", INTERPOLATIONS[0]));
+		s.subpixel = flag(options, "subpixel");
+		s.previous = flag(options, "previous");
+		return s;
+	}
+
+	/** The dialog, recorded by ImageJ's macro recorder with the keys {@link #fromMacro} reads. */
+	private static Settings dialog(ImagePlus imp) {
+		Rectangle r = selection(imp);
+		if (r == null) {
+			int w = Math.max(1, imp.getWidth() / 2), h = Math.max(1, imp.getHeight() / 2);
+			r = new Rectangle((imp.getWidth() - w) / 2, (imp.getHeight() - h) / 2, w, h);
+		}
+		GenericDialog gd = new GenericDialog(COMMAND);
+		gd.addNumericField("Reference slice:", imp.getCurrentSlice(), 0);
+		gd.addMessage("Landmark (the selection's bounds, if any):");
+		gd.addNumericField("X:", r.x, 0);
+		gd.addNumericField("Y:", r.y, 0);
+		gd.addNumericField("Width:", r.width, 0);
+		gd.addNumericField("Height:", r.height, 0);
+		gd.addNumericField("Margin (search distance):", lastMargin, 0, 6, "pixels");
+		gd.addChoice("Interpolation:", INTERPOLATIONS, INTERPOLATIONS[lastInterpolation]);
+		gd.addCheckbox("Subpixel shifts", lastSubpixel);
+		gd.addCheckbox("Previous slice (compare each slice with its aligned neighbour)", lastPrevious);
+		gd.showDialog();
+		if (gd.wasCanceled()) return null;
+		Settings s = new Settings();
+		s.reference = (int) gd.getNextNumber() - 1;
+		s.landmark((int) gd.getNextNumber(), (int) gd.getNextNumber(), (int) gd.getNextNumber(),
+			(int) gd.getNextNumber());
+		s.margin = (int) gd.getNextNumber();
+		if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
+		lastInterpolation = gd.getNextChoiceIndex();
+		s.interpolation = Interpolation.values()[lastInterpolation];
+		s.subpixel = lastSubpixel = gd.getNextBoolean();
+		s.previous = lastPrevious = gd.getNextBoolean();
+		lastMargin = s.margin;
+		IJ.register(AlignSlicesPlugin.class); // keeps the remembered values when ImageJ unloads classes
+		return s;
+	}
+
+	/** Fills ImageJ's Results table and says how it went. */
+	private static void show(ImagePlus imp, Outcome out) {
+		Undo.reset(); // ImageJ's Undo cannot restore a stack
+		ResultsTable rt = ResultsTable.getResultsTable();
+		if (rt == null) rt = new ResultsTable();
+		rt.reset();
+		rt.setPrecision(4);
+		for (int i = 0; i < out.table.size(); i++) {
+			rt.incrementCounter();
+			for (String h : out.table.getHeadings())
+				rt.addValue(h, out.table.getValue(h, i));
+		}
+		rt.show("Results");
+		String msg = out.canceled ? String.format(Locale.US, "canceled; %d of %d slices aligned", out.shifts.size(),
+			imp.getStackSize()) : imp.getStackSize() + " slices aligned";
+		IJ.showStatus(COMMAND + ": " + msg);
+		if (out.canceled) IJ.log(COMMAND + ": " + msg + " (" + imp.getTitle() + ").");
+	}
+
+	/** @return the bounds of the image's area selection, or null */
+	private static Rectangle selection(ImagePlus imp) {
+		Roi roi = imp.getRoi();
+		return roi != null && roi.isArea() ? roi.getBounds() : null;
+	}
+
+	private static Interpolation interpolation(String name) {
+		for (int i = 0; i < INTERPOLATIONS.length; i++)
+			if (INTERPOLATIONS[i].equalsIgnoreCase(name.trim())) return Interpolation.values()[i];
+		throw new IllegalArgumentException("'" + name + "' is not an interpolation (interpolation=Bilinear or "
+			+ "interpolation=Bicubic).");
+	}
+
+	private static int integer(String options, String key, int dflt) {
+		String v = Macro.getValue(options, key, null);
+		if (v == null) return dflt;
+		try {
+			double d = Double.parseDouble(v.trim());
+			if (d != Math.rint(d) || Math.abs(d) > Integer.MAX_VALUE) throw new NumberFormatException();
+			return (int) d;
+		} catch (NumberFormatException e) {
+			throw new IllegalArgumentException("'" + v + "' is not a whole number (" + key + ").");
+		}
+	}
+
+	private static boolean flag(String options, String key) {
+		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(options).find();
+	}
+}

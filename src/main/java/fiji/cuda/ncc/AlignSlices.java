@@ -1,0 +1,420 @@
+package fiji.cuda.ncc;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.Progress;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Stack registration by a landmark: a rectangle cut from a reference slice is found in every
+ * other slice by {@link TemplateMatching#match} (TM_CCOEFF_NORMED, so the GPU path is used
+ * whenever the matching has one), and each slice is translated, in place, so that the
+ * landmark comes back to where it was in the reference.
+ * <ul>
+ * <li><b>Search.</b> In each slice the landmark is searched within {@code margin} pixels of
+ * its position in every direction (the rectangle expanded by the margin, clipped to the
+ * image). The best score wins; among equal scores the one nearest the expected position. In
+ * "previous slice" mode the template is cut from the neighbouring slice already aligned, and
+ * the search is centred where that neighbour's landmark was found, so the margin bounds the
+ * motion between consecutive slices rather than the total drift; slices are then processed
+ * outwards from the reference.</li>
+ * <li><b>Sub-pixel.</b> With sub-pixel shifts the peak is refined by {@link Peaks#refine} (a
+ * quadratic fit to the 3x3 scores around it). A perfect score (at least 1 − 1e-6) means the
+ * landmark occurs exactly at a whole-pixel position, and is not refined: the fit could only
+ * add its bias. A peak on the edge of the searched area is not refined along that axis.</li>
+ * <li><b>Translation</b> is ImageJ's {@code ImageProcessor.translate(dx, dy)}, bit for bit:
+ * whole-pixel shifts only move pixels; otherwise each pixel is sampled at (x − dx, y − dy)
+ * bilinearly or bicubically (ImageJ's Catmull-Rom bicubic, falling back to clamped bilinear
+ * within a pixel of the border). Pixels whose source lies outside the image become 0, also
+ * for 32-bit images (ImageJ's translate uses a background of 0). A quirk kept for
+ * compatibility: with bilinear interpolation and a fractional shift, a source position in the
+ * last column or row ({@code x ≥ width − 1}) also gives 0. 8 and 16-bit results are rounded
+ * (bilinear half up, bicubic by truncating v + 0.5) and clamped to the type's range.</li>
+ * <li><b>Shifts</b> are reported as the translation applied to each slice: positive dX moves
+ * the slice right, positive dY down; the landmark had moved by (−dX, −dY). The reference
+ * slice is reported with shift 0 and score 1. A slice where nothing scores above 0 (a flat
+ * search area or, in "previous slice" mode, a flat template) keeps the shift of the slice it
+ * was compared with (0 for a fixed reference) and reports its best score.</li>
+ * <li><b>Types.</b> 8, 16 and 32-bit. RGB is refused: convert to 8-bit or split the channels,
+ * align one and apply the shifts to the others.</li>
+ * <li><b>Cancellation</b> is checked between slices; a canceled run leaves every slice either
+ * translated or untouched, and returns the shifts of the slices done.</li>
+ * </ul>
+ */
+public final class AlignSlices {
+
+	/** The operation's name in messages. */
+	public static final String NAME = "Align Slices";
+
+	/** Scores at or above this are a perfect match at a whole-pixel position. */
+	static final double PERFECT = 1 - 1e-6;
+
+	private AlignSlices() {}
+
+	/** How a fractional shift samples the pixels, as in ImageJ. */
+	public enum Interpolation {
+		/** Linear in x and y from the 4 nearest pixels. */
+		BILINEAR,
+		/** ImageJ's bicubic (Catmull-Rom, a = 0.5) from the 16 nearest pixels. */
+		BICUBIC
+	}
+
+	/** What to align and how; the defaults are those of the command's dialog. */
+	public static final class Settings {
+		/** The landmark rectangle in the reference slice, which must lie wholly inside the image. */
+		public int x, y, width, height;
+		/** How far, in pixels, the landmark is searched around its position; at least 0. */
+		public int margin = 20;
+		/** 0-based reference slice (the first slice compared in "previous slice" mode). */
+		public int reference;
+		/** Compare each slice with its already aligned neighbour instead of the reference. */
+		public boolean previous;
+		/** Refine shifts to sub-pixel precision (else they are whole pixels). */
+		public boolean subpixel = true;
+		/** How fractional shifts sample the pixels. */
+		public Interpolation interpolation = Interpolation.BILINEAR;
+
+		/** @return the landmark as a region */
+		public Region landmark() {
+			return new Region(x, y, width, height, null);
+		}
+
+		/**
+		 * @return these settings with the landmark set to the rectangle
+		 */
+		public Settings landmark(int x, int y, int width, int height) {
+			this.x = x;
+			this.y = y;
+			this.width = width;
+			this.height = height;
+			return this;
+		}
+	}
+
+	/** The translation applied to one slice, and how well its landmark matched. */
+	public static final class Shift {
+		/** 0-based slice. */
+		public final int plane;
+		/** Translation applied, pixels: positive moves right, resp. down. */
+		public final double dx, dy;
+		/** The landmark's best score in this slice (1 for the reference). */
+		public final double score;
+
+		/**
+		 * @param plane 0-based slice
+		 * @param dx    translation along x
+		 * @param dy    translation along y
+		 * @param score the best score
+		 */
+		public Shift(int plane, double dx, double dy, double score) {
+			this.plane = plane;
+			this.dx = dx;
+			this.dy = dy;
+			this.score = score;
+		}
+
+		@Override
+		public String toString() {
+			return String.format("slice %d: (%.3f, %.3f) score %.4f", plane + 1, dx, dy, score);
+		}
+	}
+
+	/**
+	 * Aligns every slice to the reference, in place.
+	 *
+	 * @param stack the slices, changed in place
+	 * @param s     landmark, margin, reference, mode, sub-pixel and interpolation
+	 * @param opts  backend and threads of the matching, progress and cancellation (between slices)
+	 * @return one shift per slice done, in slice order (all slices unless canceled)
+	 * @throws IllegalArgumentException for bad input, before any slice is changed
+	 */
+	public static List<Shift> align(Planes stack, Settings s, ExecutionOptions opts) {
+		check(stack, s);
+		if (opts == null) opts = ExecutionOptions.defaults();
+		Interpolation interp = s.interpolation == null ? Interpolation.BILINEAR : s.interpolation;
+		Region landmark = s.landmark();
+		Planes fixed = TemplateMatching.crop(stack, s.reference, landmark);
+		if (!usable(fixed))
+			throw new IllegalArgumentException(NAME + ": the landmark is " + (flat(fixed) ? "flat" : "not finite")
+				+ " in slice " + (s.reference + 1) + " (" + (flat(fixed) ? "all its pixels are equal" :
+					"it contains NaN or infinite values") + "); choose a landmark with structure.");
+		int n = stack.depth();
+		Shift[] done = new Shift[n];
+		done[s.reference] = new Shift(s.reference, 0, 0, 1);
+		Progress progress = opts.progress();
+		int[] order = order(n, s.reference, s.previous);
+		ExecutionOptions matchOpts = opts.withProgress(Progress.NONE);
+		for (int k = 0; k < order.length && !progress.isCanceled(); k++) {
+			int z = order[k];
+			Shift from = null;
+			Planes template = fixed;
+			if (s.previous) {
+				from = done[z < s.reference ? z + 1 : z - 1];
+				template = TemplateMatching.crop(stack, from.plane, landmark);
+			}
+			Shift shift = measure(stack, z, template, landmark, s, from, matchOpts);
+			translate(stack, z, shift.dx, shift.dy, interp, opts.threads());
+			done[z] = shift;
+			progress.update((k + 1) / (double) order.length);
+		}
+		List<Shift> out = new ArrayList<>();
+		for (Shift sh : done)
+			if (sh != null) out.add(sh);
+		return out;
+	}
+
+	/** Slices other than the reference: in order, or outwards from it for "previous slice" mode. */
+	private static int[] order(int n, int reference, boolean previous) {
+		int[] o = new int[n - 1];
+		int k = 0;
+		if (!previous) {
+			for (int z = 0; z < n; z++)
+				if (z != reference) o[k++] = z;
+		} else {
+			for (int z = reference + 1; z < n; z++)
+				o[k++] = z;
+			for (int z = reference - 1; z >= 0; z--)
+				o[k++] = z;
+		}
+		return o;
+	}
+
+	/**
+	 * Finds the landmark in one slice.
+	 *
+	 * @param from the aligned neighbour the template was cut from ("previous slice" mode), or null
+	 * @return the translation that brings the landmark back to its reference position
+	 */
+	private static Shift measure(Planes stack, int z, Planes template, Region landmark, Settings s, Shift from,
+		ExecutionOptions opts)
+	{
+		int iw = stack.width(), ih = stack.height(), w = landmark.width, h = landmark.height;
+		double keepDx = from == null ? 0 : from.dx, keepDy = from == null ? 0 : from.dy;
+		// where the landmark is expected: its reference position, or where the neighbour's was found
+		int ex = clamp(landmark.x - (int) Math.round(keepDx), 0, iw - w);
+		int ey = clamp(landmark.y - (int) Math.round(keepDy), 0, ih - h);
+		if (!usable(template)) return new Shift(z, keepDx, keepDy, Double.NaN);
+		Region search = new Region(ex - s.margin, ey - s.margin, w + 2 * s.margin, h + 2 * s.margin, null)
+			.clipTo(iw, ih);
+		Planes area = TemplateMatching.crop(stack, z, search);
+		float[] map = TemplateMatching.match(area, 0, template, 0, null, false, opts);
+		int mw = TemplateMatching.validSize(search.width, w), mh = TemplateMatching.validSize(search.height, h);
+		int cx = ex - search.x, cy = ey - search.y; // the expected position in the map
+		int best = -1;
+		long bestDist = Long.MAX_VALUE;
+		for (int y = 0; y < mh; y++)
+			for (int x = 0; x < mw; x++) {
+				float v = map[y * mw + x];
+				if (!(v > 0)) continue;
+				long d = (long) (x - cx) * (x - cx) + (long) (y - cy) * (y - cy);
+				if (best < 0 || v > map[best] || (v == map[best] && d < bestDist)) {
+					best = y * mw + x;
+					bestDist = d;
+				}
+			}
+		if (best < 0) return new Shift(z, keepDx, keepDy, max(map));
+		int px = best % mw, py = best / mw;
+		double fx = px, fy = py;
+		if (s.subpixel && map[best] < PERFECT) {
+			double[] d = Peaks.refine(map, mw, mh, px, py);
+			fx += d[0];
+			fy += d[1];
+		}
+		// +0.0 turns a -0.0 into 0, which reads better in tables
+		return new Shift(z, landmark.x - (search.x + fx) + 0.0, landmark.y - (search.y + fy) + 0.0, map[best]);
+	}
+
+	private static double max(float[] map) {
+		double m = Double.NaN;
+		for (float v : map)
+			if (!Float.isNaN(v) && !(v <= m)) m = v;
+		return m;
+	}
+
+	private static int clamp(int v, int lo, int hi) {
+		return Math.max(lo, Math.min(hi, v));
+	}
+
+	/** @return true when the template can be matched: finite and not flat */
+	private static boolean usable(Planes template) {
+		if (template.type() == PixelType.FLOAT32)
+			for (float v : (float[]) template.plane(0))
+				if (!Float.isFinite(v)) return false;
+		return !flat(template);
+	}
+
+	private static boolean flat(Planes p) {
+		Object a = p.plane(0);
+		double first = TemplateMatchingCpu.value(a, p.type(), 0);
+		for (int i = 1; i < p.planeSize(); i++)
+			if (TemplateMatchingCpu.value(a, p.type(), i) != first) return false;
+		return true;
+	}
+
+	static void check(Planes stack, Settings s) {
+		if (stack == null) throw new IllegalArgumentException(NAME + ": there is no image.");
+		if (s == null) throw new IllegalArgumentException(NAME + ": there are no settings.");
+		if (stack.type() == PixelType.RGB)
+			throw new IllegalArgumentException(NAME + ": RGB stacks are not supported; convert to 8-bit, or split "
+				+ "the channels and align one of them.");
+		if (stack.depth() < 2)
+			throw new IllegalArgumentException(NAME + ": the image has a single slice; aligning needs a stack.");
+		int iw = stack.width(), ih = stack.height();
+		if (iw < 2 || ih < 2)
+			throw new IllegalArgumentException(NAME + ": the image (" + iw + "x" + ih + ") is too small to align.");
+		if (s.reference < 0 || s.reference >= stack.depth())
+			throw new IllegalArgumentException(NAME + ": the reference slice " + (s.reference + 1)
+				+ " is not in the stack (1 to " + stack.depth() + ").");
+		if (s.width < 1 || s.height < 1)
+			throw new IllegalArgumentException(NAME + ": the landmark has zero area (" + s.width + "x" + s.height
+				+ "); draw a rectangle or give width and height.");
+		if (s.x < 0 || s.y < 0 || (long) s.x + s.width > iw || (long) s.y + s.height > ih)
+			throw new IllegalArgumentException(NAME + ": the landmark (x=" + s.x + " y=" + s.y + " width=" + s.width
+				+ " height=" + s.height + ") does not lie inside the image (" + iw + "x" + ih + ").");
+		if (s.margin < 0)
+			throw new IllegalArgumentException(NAME + ": the margin must be at least 0 pixels, not " + s.margin + ".");
+	}
+
+	/**
+	 * Translates one plane in place exactly as ImageJ's {@code ImageProcessor.translate(dx, dy)}
+	 * does with the given interpolation (see the class comment).
+	 *
+	 * @param planes  the planes (8, 16 or 32-bit)
+	 * @param plane   0-based plane to translate
+	 * @param dx      pixels to the right (negative: left)
+	 * @param dy      pixels down (negative: up)
+	 * @param interp  for fractional shifts
+	 * @param threads CPU threads
+	 * @throws IllegalArgumentException for RGB, a missing plane, or a shift that is not finite
+	 */
+	public static void translate(Planes planes, int plane, double dx, double dy, Interpolation interp, int threads) {
+		if (planes.type() == PixelType.RGB)
+			throw new IllegalArgumentException(NAME + ": RGB images are not supported.");
+		if (plane < 0 || plane >= planes.depth())
+			throw new IllegalArgumentException(NAME + ": the image has no slice " + (plane + 1) + ".");
+		if (!Double.isFinite(dx) || !Double.isFinite(dy))
+			throw new IllegalArgumentException(NAME + ": the shift (" + dx + ", " + dy + ") is not finite.");
+		int w = planes.width(), h = planes.height();
+		PixelType type = planes.type();
+		Object dst = planes.plane(plane);
+		double[] src = new double[w * h];
+		for (int i = 0; i < src.length; i++)
+			src[i] = TemplateMatchingCpu.value(dst, type, i);
+		if (dx == (int) dx && dy == (int) dy) {
+			int ix = (int) dx, iy = (int) dy;
+			Parallel.forRows(h, threads, w, (y0, y1) -> {
+				for (int y = y0; y < y1; y++)
+					for (int x = 0; x < w; x++) {
+						int sx = x - ix, sy = y - iy;
+						boolean in = sx >= 0 && sy >= 0 && sx < w && sy < h;
+						store(dst, type, y * w + x, in ? src[sy * w + sx] : 0, false);
+					}
+			});
+			return;
+		}
+		Axis ax = new Axis(w, dx), ay = new Axis(h, dy);
+		boolean cubic = interp == Interpolation.BICUBIC;
+		Parallel.forRows(h, threads, cubic ? 16L * w : 4L * w, (y0, y1) -> {
+			for (int y = y0; y < y1; y++)
+				for (int x = 0; x < w; x++) {
+					double v;
+					if (cubic) v = bicubic(src, w, h, ax, ay, x, y);
+					else if (ax.pos[x] < 0 || ay.pos[y] < 0 || ax.pos[x] >= w - 1 || ay.pos[y] >= h - 1) v = 0;
+					else v = bilinear(src, w, ax.pos[x], ay.pos[y]);
+					store(dst, type, y * w + x, v, cubic);
+				}
+		});
+	}
+
+	/**
+	 * The source positions along one axis and their cubic weights. A translation samples every
+	 * row at the same x positions, so what ImageJ computes per pixel is computed once per column
+	 * (and per row): the same doubles, hence the same results.
+	 */
+	private static final class Axis {
+		final double[] pos;
+		final int[] base;
+		final double[] weights;
+
+		Axis(int n, double shift) {
+			pos = new double[n];
+			base = new int[n];
+			weights = new double[4 * n];
+			for (int i = 0; i < n; i++) {
+				double p = i - shift;
+				pos[i] = p;
+				base[i] = (int) Math.floor(p);
+				for (int k = 0; k < 4; k++)
+					weights[4 * i + k] = cubic(p - (base[i] - 1 + k));
+			}
+		}
+	}
+
+	/** ImageJ's bicubic kernel: Catmull-Rom, a = 0.5, written as ImageJ evaluates it (same rounding). */
+	static double cubic(double t) {
+		final double a = 0.5;
+		if (t < 0.0) t = -t;
+		if (t < 1.0) return t * t * (t * (-a + 2.0) + (a - 3.0)) + 1.0;
+		if (t < 2.0) return -a * t * t * t + 5.0 * a * t * t - 8.0 * a * t + 4.0 * a;
+		return 0.0;
+	}
+
+	private static double bicubic(double[] src, int w, int h, Axis ax, Axis ay, int x, int y) {
+		int u0 = ax.base[x], v0 = ay.base[y];
+		if (u0 <= 0 || u0 >= w - 2 || v0 <= 0 || v0 >= h - 2) {
+			// ImageJ's fallback near the border: bilinear with the position clamped to the image
+			double sx = ax.pos[x], sy = ay.pos[y];
+			if (!(sx >= -1 && sx < w && sy >= -1 && sy < h)) return 0;
+			if (sx < 0.0) sx = 0.0;
+			if (sx >= w - 1.0) sx = w - 1.001;
+			if (sy < 0.0) sy = 0.0;
+			if (sy >= h - 1.0) sy = h - 1.001;
+			return bilinear(src, w, sx, sy);
+		}
+		double q = 0;
+		for (int j = 0; j < 4; j++) {
+			int row = (v0 - 1 + j) * w + u0 - 1;
+			double p = 0;
+			for (int i = 0; i < 4; i++)
+				p = p + src[row + i] * ax.weights[4 * x + i];
+			q = q + p * ay.weights[4 * y + j];
+		}
+		return q;
+	}
+
+	/**
+	 * Bilinear value at (sx, sy), both at least 0 and below the last column/row (a position
+	 * of w − 1.001 reads the last column with weight 0.999). A NaN neighbour (32-bit only) is
+	 * skipped in favour of the nearer side, as ImageJ does.
+	 */
+	private static double bilinear(double[] src, int w, double sx, double sy) {
+		int xb = (int) sx, yb = (int) sy;
+		double fx = sx - xb, fy = sy - yb;
+		int o = yb * w + xb;
+		double ll = src[o], lr = src[o + 1], ur = src[o + w + 1], ul = src[o + w];
+		double upper = lerpNaN(ul, ur, fx), lower = lerpNaN(ll, lr, fx);
+		return lerpNaN(lower, upper, fy);
+	}
+
+	private static double lerpNaN(double a, double b, double f) {
+		if (Double.isNaN(a) && f >= 0.5) return b;
+		if (Double.isNaN(b) && f < 0.5) return a;
+		return a + f * (b - a);
+	}
+
+	/** Writes a value as ImageJ's putPixel would after its translate rounded it. */
+	private static void store(Object dst, PixelType type, int i, double v, boolean cubic) {
+		if (type == PixelType.FLOAT32) {
+			((float[]) dst)[i] = (float) v;
+			return;
+		}
+		long r = cubic ? (long) (v + 0.5) : Math.round(v);
+		r = Math.max(0, Math.min((long) type.maxValue(), r));
+		if (type == PixelType.UINT8) ((byte[]) dst)[i] = (byte) r;
+		else ((short[]) dst)[i] = (short) r;
+	}
+}

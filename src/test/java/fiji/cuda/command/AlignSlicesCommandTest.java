@@ -1,0 +1,76 @@
+package fiji.cuda.command;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ncc.DriftingStack;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.gui.Roi;
+import ij.measure.ResultsTable;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.scijava.Context;
+import org.scijava.command.CommandInfo;
+import org.scijava.command.CommandModule;
+import org.scijava.command.CommandService;
+
+class AlignSlicesCommandTest {
+
+	private static Context context;
+	private static CommandService commands;
+
+	@BeforeAll
+	static void start() {
+		context = new Context(CommandService.class);
+		commands = context.service(CommandService.class);
+	}
+
+	@AfterAll
+	static void stop() {
+		context.dispose();
+	}
+
+	private static ImagePlus image(double[] sx, double[] sy) {
+		Planes p = DriftingStack.make(PixelType.FLOAT32, 70, 60, sx, sy, 5);
+		ImageStack st = new ImageStack(70, 60);
+		for (int z = 0; z < p.depth(); z++)
+			st.addSlice(null, p.plane(z));
+		return new ImagePlus("drift", st);
+	}
+
+	@Test
+	void alignsInPlaceWithTheSelectionAsLandmarkAndReturnsTheShifts() throws Exception {
+		ImagePlus imp = image(new double[] {0, 2, -3}, new double[] {0, 1, 4});
+		imp.setRoi(new Roi(15, 15, 30, 25));
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "margin", 6, "subpixel", false)
+			.get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		ResultsTable rt = (ResultsTable) m.getOutput("shifts");
+		assertEquals(3, rt.size());
+		assertEquals(-2, rt.getValue("dX", 1), 0.0);
+		assertEquals(-4, rt.getValue("dY", 2), 0.0);
+		assertEquals(imp.getStack().getProcessor(1).getf(30, 30), imp.getStack().getProcessor(3).getf(30, 30), 0.0);
+	}
+
+	@Test
+	void badInputCancelsWithTheReasonLeavesTheImageAndThereIsNoMenuEntry() throws Exception {
+		ImagePlus imp = image(new double[] {0, 1}, new double[] {0, 1});
+		float[] before = ((float[]) imp.getStack().getPixels(2)).clone();
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 60, "y", 5, "width", 20,
+			"height", 20).get();
+		assertTrue(m.isCanceled());
+		assertTrue(m.getCancelReason().contains("does not lie inside the image"), m.getCancelReason());
+		assertArrayEquals(before, (float[]) imp.getStack().getPixels(2));
+		CommandInfo info = commands.getCommand(AlignSlicesCommand.class.getName());
+		assertNotNull(info);
+		assertTrue(info.getMenuPath() == null || info.getMenuPath().isEmpty());
+	}
+}

@@ -1,0 +1,95 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ncc.AlignSlices;
+import fiji.cuda.ncc.DriftingStack;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.io.FileSaver;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * macros/align_stack.ijm and error handling, in real ImageJ 1.54p run in {@code -batch} mode
+ * under Xvfb (see {@link ImageJProcess}).
+ */
+class AlignSlicesMacroTest {
+
+	@TempDir
+	static Path dir;
+	static ImageJProcess imagej;
+
+	@BeforeAll
+	static void install() throws Exception {
+		imagej = ImageJProcess.create(dir);
+	}
+
+	@Test
+	void theMacroRecoversKnownShiftsAndSavesTheAlignedStack() throws Exception {
+		double[] sx = {0, 3, 0.3, -1.7, 5}, sy = {0, -2, -1.7, 0.3, 4};
+		Planes planes = DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 11);
+		Path input = dir.resolve("drift.tif"), output = dir.resolve("aligned.tif"), csv = dir.resolve("shifts.csv");
+		assertTrue(new FileSaver(AlignSlicesPluginTest.image("drift", planes.copy())).saveAsTiffStack(input.toString()));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
+			+ output + "] shifts=[" + csv + "] x=30 y=25 width=40 height=40 margin=8 interpolation=Bicubic",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Aligned 5 slices of " + input), r::toString);
+		assertFalse(r.output.contains("Exception"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertEquals(6, lines.size(), lines::toString);
+		List<String> head = List.of(lines.get(0).split(","));
+		int slice = head.indexOf("Slice"), dx = head.indexOf("dX"), dy = head.indexOf("dY"), score = head.indexOf("Score");
+		assertTrue(slice >= 0 && dx >= 0 && dy >= 0 && score >= 0, lines.get(0));
+		for (int z = 0; z < 5; z++) {
+			String[] f = lines.get(z + 1).split(",");
+			assertEquals(z + 1, Double.parseDouble(f[slice]), 0.0, lines.get(z + 1));
+			// whole-pixel shifts exactly, fractional ones within a tenth of a pixel
+			double tol = sx[z] == Math.rint(sx[z]) && sy[z] == Math.rint(sy[z]) ? 1e-4 : 0.1;
+			assertEquals(-sx[z], Double.parseDouble(f[dx]), tol, lines.get(z + 1));
+			assertEquals(-sy[z], Double.parseDouble(f[dy]), tol, lines.get(z + 1));
+			assertTrue(Double.parseDouble(f[score]) > 0.98, lines.get(z + 1));
+		}
+		// the saved stack is what the operation gives in this JVM
+		AlignSlices.Settings s = new AlignSlices.Settings().landmark(30, 25, 40, 40);
+		s.margin = 8;
+		s.interpolation = AlignSlices.Interpolation.BICUBIC;
+		AlignSlices.align(planes, s, null);
+		ImagePlus aligned = IJ.openImage(output.toString());
+		assertNotNull(aligned);
+		assertEquals(5, aligned.getStackSize());
+		for (int z = 0; z < 5; z++)
+			assertTrue(java.util.Arrays.equals((byte[]) planes.plane(z), (byte[]) aligned.getStack().getPixels(z + 1)),
+				"slice " + (z + 1) + " differs");
+	}
+
+	@Test
+	void badInputStopsTheMacroWithAMessageAndSavesNothing() throws Exception {
+		Path input = dir.resolve("single.tif"), output = dir.resolve("never.tif");
+		assertTrue(new FileSaver(IJ.createImage("single", "8-bit noise", 40, 30, 1)).saveAsTiff(input.toString()));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
+			+ output + "] x=5 y=5 width=10 height=10");
+		assertTrue(r.output.contains("GPU Align Slices: the image has a single slice; aligning needs a stack."),
+			r::toString);
+		assertFalse(r.output.contains("Aligned "), r::toString);
+		assertFalse(Files.exists(output), "the macro went on and saved");
+		Path stack = dir.resolve("stack.tif");
+		assertTrue(new FileSaver(IJ.createImage("stack", "8-bit noise", 40, 30, 3)).saveAsTiffStack(stack.toString()));
+		r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + stack + "] output=[" + output
+			+ "] x=35 y=5 width=10 height=10 margin=-1");
+		assertTrue(r.output.contains("GPU Align Slices: the landmark (x=35 y=5 width=10 height=10) does not lie inside "
+			+ "the image (40x30)."), r::toString);
+		assertFalse(Files.exists(output), "the macro went on and saved");
+	}
+}

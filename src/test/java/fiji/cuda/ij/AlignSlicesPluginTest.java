@@ -1,0 +1,103 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ncc.AlignSlices;
+import fiji.cuda.ncc.DriftingStack;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.gui.OvalRoi;
+import ij.gui.Roi;
+import ij.measure.ResultsTable;
+
+import org.junit.jupiter.api.Test;
+
+/** The plug-in's work without its dialog: macro keys, the selection as landmark, the table, refusals. */
+class AlignSlicesPluginTest {
+
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+
+	/** @return the planes as an image (sharing the arrays) */
+	static ImagePlus image(String title, Planes p) {
+		ImageStack st = new ImageStack(p.width(), p.height());
+		for (int z = 0; z < p.depth(); z++)
+			st.addSlice("slice " + (z + 1), p.plane(z));
+		return new ImagePlus(title, st);
+	}
+
+	@Test
+	void macroKeysAreReadAndTheSelectionIsTheLandmarkWhenNoneIsGiven() {
+		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT8, 60, 50, new double[2], new double[2], 1));
+		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp,
+			"reference=2 x=3 y=4 width=20 height=10 margin=7 interpolation=Bicubic subpixel previous");
+		assertEquals(1, s.reference);
+		assertEquals(3, s.x);
+		assertEquals(4, s.y);
+		assertEquals(20, s.width);
+		assertEquals(10, s.height);
+		assertEquals(7, s.margin);
+		assertEquals(AlignSlices.Interpolation.BICUBIC, s.interpolation);
+		assertTrue(s.subpixel && s.previous);
+		imp.setRoi(new OvalRoi(5, 6, 30, 25));
+		s = AlignSlicesPlugin.fromMacro(imp, "margin=3");
+		assertEquals(0, s.reference);
+		assertEquals(5, s.x);
+		assertEquals(6, s.y);
+		assertEquals(30, s.width);
+		assertEquals(25, s.height);
+		assertEquals(AlignSlices.Interpolation.BILINEAR, s.interpolation);
+		assertFalse(s.subpixel || s.previous);
+		imp.deleteRoi();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlicesPlugin.fromMacro(imp, "margin=3"));
+		assertEquals("Please give the landmark (x= y= width= height=) or draw a rectangle on the image.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlicesPlugin.fromMacro(imp, "x=1 y=1 width=5 height=5 interpolation=Nearest"));
+		assertTrue(e.getMessage().startsWith("'Nearest' is not an interpolation"), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlicesPlugin.fromMacro(imp, "x=1 y=1 width=5 height=5 margin=2.5"));
+		assertEquals("'2.5' is not a whole number (margin).", e.getMessage());
+	}
+
+	@Test
+	void theTableHasOneRowPerSliceWithTheAppliedShift() {
+		double[] sx = {0, 4, -3}, sy = {0, 2, 5};
+		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT16, 80, 70, sx, sy, 2));
+		imp.setRoi(new Roi(20, 20, 30, 30));
+		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp, "margin=8");
+		AlignSlicesPlugin.Outcome out = AlignSlicesPlugin.run(imp, s, CPU);
+		ResultsTable rt = out.table;
+		assertFalse(out.canceled);
+		assertEquals(3, rt.size());
+		for (int z = 0; z < 3; z++) {
+			assertEquals(z + 1, rt.getValue("Slice", z));
+			assertEquals(-sx[z], rt.getValue("dX", z), 0.0);
+			assertEquals(-sy[z], rt.getValue("dY", z), 0.0);
+			assertTrue(rt.getValue("Score", z) > 0.9999);
+		}
+		assertTrue(imp.changes);
+	}
+
+	@Test
+	void rgbAndMultiChannelImagesAreRefusedUnchanged() {
+		ImagePlus rgb = IJ.createImage("rgb", "RGB noise", 40, 30, 3);
+		int[] before = ((int[]) rgb.getStack().getPixels(2)).clone();
+		AlignSlices.Settings s = new AlignSlices.Settings().landmark(5, 5, 10, 10);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlicesPlugin.run(rgb, s, CPU));
+		assertTrue(e.getMessage().startsWith("RGB stacks are not supported"), e.getMessage());
+		assertArrayEquals(before, (int[]) rgb.getStack().getPixels(2));
+		ImagePlus hyper = IJ.createImage("hyper", "8-bit noise", 40, 30, 2, 3, 1);
+		e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.run(hyper, s, CPU));
+		assertTrue(e.getMessage().contains("2 channels"), e.getMessage());
+	}
+}

@@ -1,0 +1,221 @@
+package fiji.cuda.ncc;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ncc.AlignSlices.Interpolation;
+import fiji.cuda.ncc.AlignSlices.Settings;
+import fiji.cuda.ncc.AlignSlices.Shift;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.Progress;
+import ij.process.ByteProcessor;
+import ij.process.FloatProcessor;
+import ij.process.ImageProcessor;
+import ij.process.ShortProcessor;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+/** Landmark alignment on the CPU: known shifts, ImageJ's translation, bad input, cancellation. */
+class AlignSlicesTest {
+
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU).withThreads(2);
+
+	static Settings settings(int x, int y, int w, int h, int margin) {
+		Settings s = new Settings().landmark(x, y, w, h);
+		s.margin = margin;
+		return s;
+	}
+
+	@Test
+	void integerShiftsAreRecoveredExactlyAndTheSlicesMatchTheReference() {
+		double[] sx = {0, 3, -5, 7, -2}, sy = {0, -4, 2, 6, 0};
+		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32})
+			for (boolean subpixel : new boolean[] {false, true}) {
+				Planes p = DriftingStack.make(type, 90, 80, sx, sy, 1);
+				Settings s = settings(25, 20, 40, 36, 9);
+				s.subpixel = subpixel;
+				List<Shift> shifts = AlignSlices.align(p, s, CPU);
+				assertEquals(5, shifts.size());
+				for (int z = 0; z < 5; z++) {
+					Shift sh = shifts.get(z);
+					String what = type + " subpixel=" + subpixel + " " + sh;
+					assertEquals(z, sh.plane, what);
+					assertEquals(-sx[z], sh.dx, 0.0, what);
+					assertEquals(-sy[z], sh.dy, 0.0, what);
+					assertTrue(sh.score > 0.9999, what);
+					// away from the zero-filled borders every aligned slice is the reference
+					for (int y = 8; y < 72; y++)
+						for (int x = 8; x < 82; x++)
+							assertEquals(value(p, 0, x, y), value(p, z, x, y), 0.0, what + " at " + x + "," + y);
+				}
+			}
+	}
+
+	@Test
+	void subPixelShiftsAreRecoveredWithinATenthOfAPixel() {
+		double[] sx = {0, 0.3, -1.7, 2.45, -0.8}, sy = {0, -1.7, 0.3, -2.2, 1.15};
+		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.FLOAT32})
+			for (Interpolation interp : Interpolation.values()) {
+				Planes p = DriftingStack.make(type, 100, 90, sx, sy, 2);
+				Settings s = settings(30, 25, 40, 40, 6);
+				s.interpolation = interp;
+				List<Shift> shifts = AlignSlices.align(p, s, CPU);
+				for (int z = 1; z < 5; z++) {
+					Shift sh = shifts.get(z);
+					String what = type + " " + interp + " " + sh;
+					assertEquals(-sx[z], sh.dx, 0.1, what);
+					assertEquals(-sy[z], sh.dy, 0.1, what);
+				}
+				// the aligned slices now match the reference's landmark almost perfectly
+				Planes tpl = TemplateMatching.crop(p, 0, s.landmark());
+				for (int z = 1; z < 5; z++) {
+					float[] m = TemplateMatching.match(TemplateMatching.crop(p, z, s.landmark()), 0, tpl, 0, null, false,
+						CPU);
+					assertTrue(m[0] > 0.99, type + " " + interp + " slice " + (z + 1) + " scores " + m[0]);
+				}
+			}
+	}
+
+	@Test
+	void wholePixelShiftsSkipRefinementOnlyWhenAsked() {
+		double[] sx = {0, 0.3}, sy = {0, -1.7};
+		Settings s = settings(30, 25, 40, 40, 6);
+		s.subpixel = false;
+		List<Shift> shifts = AlignSlices.align(DriftingStack.make(PixelType.FLOAT32, 100, 90, sx, sy, 3), s, CPU);
+		assertEquals(0, shifts.get(1).dx, 0.0);
+		assertEquals(2, shifts.get(1).dy, 0.0);
+	}
+
+	@Test
+	void previousSliceModeFollowsADriftLargerThanTheMargin() {
+		double[] sx = {0, 3, 6, 9, 12}, sy = {0, -2, -4, -6, -8};
+		Settings s = settings(35, 30, 30, 30, 4);
+		s.subpixel = false;
+		s.reference = 1;
+		s.previous = true;
+		Planes p = DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 4);
+		List<Shift> shifts = AlignSlices.align(p, s, CPU);
+		for (int z = 0; z < 5; z++) {
+			assertEquals(sx[1] - sx[z], shifts.get(z).dx, 0.0, shifts.get(z).toString());
+			assertEquals(sy[1] - sy[z], shifts.get(z).dy, 0.0, shifts.get(z).toString());
+		}
+		// a fixed reference cannot see that far with this margin
+		s.previous = false;
+		List<Shift> fixed = AlignSlices.align(DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 4), s, CPU);
+		assertNotEquals(sx[1] - sx[4], fixed.get(4).dx);
+	}
+
+	@Test
+	void translationIsImageJsBitForBit() {
+		double[][] shifts = {{2, -3}, {0.3, -1.7}, {-0.5, 0}, {0, 0.25}, {5.25, 4.75}, {-40, 3.5}, {-1.5, -1.5}};
+		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32})
+			for (Interpolation interp : Interpolation.values())
+				for (double[] d : shifts) {
+					Planes p = TestImages.random(type, 37, 29, 1, 5);
+					ImageProcessor ip = processor(p.copy());
+					ip.setInterpolationMethod(interp == Interpolation.BICUBIC ? ImageProcessor.BICUBIC
+						: ImageProcessor.BILINEAR);
+					ip.translate(d[0], d[1]);
+					AlignSlices.translate(p, 0, d[0], d[1], interp, 2);
+					String what = type + " " + interp + " by " + d[0] + "," + d[1];
+					for (int i = 0; i < 37 * 29; i++)
+						assertEquals(ip.getf(i), (float) value(p, 0, i % 37, i / 37), 0.0, what + " at pixel " + i);
+				}
+	}
+
+	@Test
+	void bilinearTranslationOfARampIsTheRampMovedAndZeroOutside() {
+		int w = 30, h = 20;
+		float[] ramp = new float[w * h];
+		for (int i = 0; i < ramp.length; i++)
+			ramp[i] = 3 * (i % w) - 2 * (i / w) + 100;
+		Planes p = Planes.wrap(w, h, ramp.clone());
+		double dx = 2.25, dy = -1.5;
+		AlignSlices.translate(p, 0, dx, dy, Interpolation.BILINEAR, 1);
+		float[] out = (float[]) p.plane(0);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				double sx = x - dx, sy = y - dy;
+				double expected = sx >= 0 && sy >= 0 && sx < w - 1 && sy < h - 1 ? 3 * sx - 2 * sy + 100 : 0;
+				assertEquals(expected, out[y * w + x], 1e-4, "at " + x + "," + y);
+			}
+	}
+
+	@Test
+	void badInputIsRefusedWithAClearMessageAndTheImageIsUnchanged() {
+		expectRefusal(s -> s.landmark(80, 10, 20, 20), "does not lie inside the image (90x80)");
+		expectRefusal(s -> s.landmark(-1, 10, 20, 20), "does not lie inside the image");
+		expectRefusal(s -> s.landmark(10, 10, 0, 20), "the landmark has zero area (0x20)");
+		expectRefusal(s -> s.margin = -3, "the margin must be at least 0 pixels, not -3.");
+		expectRefusal(s -> s.reference = 3, "the reference slice 4 is not in the stack (1 to 3)");
+		Planes single = TestImages.random(PixelType.UINT8, 50, 40, 1, 7), before = single.copy();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlices.align(single, settings(5, 5, 10, 10, 3), CPU));
+		assertEquals("Align Slices: the image has a single slice; aligning needs a stack.", e.getMessage());
+		assertArrayEquals((byte[]) before.plane(0), (byte[]) single.plane(0));
+		Planes rgb = TestImages.random(PixelType.RGB, 50, 40, 2, 8);
+		e = assertThrows(IllegalArgumentException.class, () -> AlignSlices.align(rgb, settings(5, 5, 10, 10, 3), CPU));
+		assertTrue(e.getMessage().contains("RGB stacks are not supported"), e.getMessage());
+		Planes flat = Planes.wrap(30, 30, new float[900], new float[900]);
+		e = assertThrows(IllegalArgumentException.class, () -> AlignSlices.align(flat, settings(5, 5, 10, 10, 3), CPU));
+		assertTrue(e.getMessage().contains("the landmark is flat in slice 1"), e.getMessage());
+	}
+
+	private static void expectRefusal(Consumer<Settings> change, String message) {
+		Planes p = DriftingStack.make(PixelType.UINT16, 90, 80, new double[] {0, 1, 2}, new double[] {0, 1, 2}, 6);
+		Planes before = p.copy();
+		Settings s = settings(20, 20, 30, 30, 5);
+		change.accept(s);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AlignSlices.align(p, s, CPU));
+		assertTrue(e.getMessage().startsWith("Align Slices: ") && e.getMessage().contains(message), e.getMessage());
+		for (int z = 0; z < 3; z++)
+			assertArrayEquals((short[]) before.plane(z), (short[]) p.plane(z), "slice " + (z + 1) + " changed");
+	}
+
+	@Test
+	void aCanceledAlignmentLeavesEachSliceShiftedOrUntouched() {
+		double[] sx = {0, 2, 4, 6, 8}, sy = {0, 1, 2, 3, 4};
+		Planes p = DriftingStack.make(PixelType.FLOAT32, 80, 70, sx, sy, 9), before = p.copy();
+		int[] updates = {0};
+		Progress cancelAfterTwo = new Progress() {
+			@Override
+			public void update(double fraction) {
+				updates[0]++;
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return updates[0] >= 2;
+			}
+		};
+		Settings s = settings(20, 20, 30, 30, 10);
+		s.subpixel = false;
+		List<Shift> shifts = AlignSlices.align(p, s, CPU.withProgress(cancelAfterTwo));
+		assertEquals(3, shifts.size(), shifts::toString);
+		assertEquals(-4, shifts.get(2).dx, 0.0);
+		for (int z = 3; z < 5; z++)
+			assertArrayEquals((float[]) before.plane(z), (float[]) p.plane(z), "slice " + (z + 1) + " was changed");
+		assertEquals(value(before, 2, 30, 30), value(p, 2, 26, 28), 0.0, "slice 3 was not shifted");
+	}
+
+	static double value(Planes p, int z, int x, int y) {
+		return TemplateMatchingCpu.value(p.plane(z), p.type(), y * p.width() + x);
+	}
+
+	private static ImageProcessor processor(Planes p) {
+		Object a = p.plane(0);
+		if (a instanceof byte[]) return new ByteProcessor(p.width(), p.height(), (byte[]) a);
+		if (a instanceof short[]) return new ShortProcessor(p.width(), p.height(), (short[]) a, null);
+		return new FloatProcessor(p.width(), p.height(), (float[]) a);
+	}
+}
