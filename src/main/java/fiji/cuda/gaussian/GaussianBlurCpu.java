@@ -3,14 +3,10 @@ package fiji.cuda.gaussian;
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
+import fiji.cuda.ops.CpuParallel;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Progress;
 
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The multithreaded CPU path, and the reference the GPU path is tested against.
@@ -30,21 +26,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * writes outside the selection rectangle.
  */
 final class GaussianBlurCpu {
-
-	/** Below about this many multiply-adds per thread, a further thread costs more than it saves. */
-	private static final long WORK_PER_THREAD = 16000;
-
-	private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
-
-	/**
-	 * Shared by all calls; the threads are daemons and end after a minute idle, so
-	 * nothing keeps the JVM alive or accumulates.
-	 */
-	private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
-		Thread t = new Thread(r, "Fiji CUDA CPU " + THREAD_NUMBER.incrementAndGet());
-		t.setDaemon(true);
-		return t;
-	});
 
 	private GaussianBlurCpu() {}
 
@@ -96,7 +77,7 @@ final class GaussianBlurCpu {
 			int channel = c;
 			// Each task takes whole image rows: the z-lines of one row are stored together,
 			// so a row of every plane is read once and the inner loop runs along x.
-			forEachRange(0, h, opts.threads(), (long) w * d * kz.radius(), (y0, y1) -> {
+			CpuParallel.forRange(0, h, opts.threads(), (long) w * d * kz.radius(), (y0, y1) -> {
 				float[] block = new float[d * w];
 				float[] acc = new float[w];
 				for (int y = y0; y < y1; y++) {
@@ -139,7 +120,7 @@ final class GaussianBlurCpu {
 			int rw = rect.width, rx = rect.x;
 			if (ky == null) {
 				// x only: every row blurred is a row written, so store straight away
-				forEachRange(rect.y, rect.y + rect.height, threads, (long) width * kx.radius(), (y0, y1) -> {
+				CpuParallel.forRange(rect.y, rect.y + rect.height, threads, (long) width * kx.radius(), (y0, y1) -> {
 					float[] line = new float[width];
 					float[] out = new float[rw];
 					for (int y = y0; y < y1; y++) {
@@ -151,7 +132,7 @@ final class GaussianBlurCpu {
 				return;
 			}
 			long xCost = kx == null ? 1 : (long) width * kx.radius();
-			forEachRange(row0, row1, threads, xCost, (y0, y1) -> {
+			CpuParallel.forRange(row0, row1, threads, xCost, (y0, y1) -> {
 				float[] line = kx == null ? null : new float[width];
 				for (int y = y0; y < y1; y++) {
 					int at = (y - row0) * rw;
@@ -163,7 +144,7 @@ final class GaussianBlurCpu {
 					}
 				}
 			});
-			forEachRange(rect.y, rect.y + rect.height, threads, (long) rw * ky.radius(), (y0, y1) -> {
+			CpuParallel.forRange(rect.y, rect.y + rect.height, threads, (long) rw * ky.radius(), (y0, y1) -> {
 				float[] acc = new float[rw];
 				for (int y = y0; y < y1; y++) {
 					convolveAcross(buffer, row0, rw, height, ky, y, acc, rw);
@@ -341,61 +322,4 @@ final class GaussianBlurCpu {
 		return 16 - 8 * channel;
 	}
 
-	/** A piece of work over lines {@code from..to-1}. */
-	interface RangeTask {
-		void run(int from, int to);
-	}
-
-	/**
-	 * Runs {@code task} over lines {@code from..to-1}, split into chunks shared by up to
-	 * {@code threads} threads (the caller is one of them). Each line must be independent of
-	 * the others, so the result does not depend on the thread count. Returns when every
-	 * chunk is done, even if this thread is interrupted meanwhile (the workers write into
-	 * the caller's arrays); the first exception of any chunk is rethrown.
-	 *
-	 * @param costPerLine rough multiply-adds per line, to use fewer threads on small work
-	 */
-	static void forEachRange(int from, int to, int threads, long costPerLine, RangeTask task) {
-		int lines = to - from;
-		if (lines <= 0) return;
-		double byWork = (double) lines * Math.max(1, costPerLine) / WORK_PER_THREAD + 1;
-		int n = (int) Math.min(Math.min(threads, lines), byWork);
-		if (n <= 1) {
-			task.run(from, to);
-			return;
-		}
-		int chunk = Math.max(1, lines / (4 * n));
-		AtomicInteger next = new AtomicInteger(from);
-		Runnable worker = () -> {
-			for (int s = next.getAndAdd(chunk); s < to; s = next.getAndAdd(chunk))
-				task.run(s, Math.min(to, s + chunk));
-		};
-		Future<?>[] others = new Future<?>[n - 1];
-		for (int t = 0; t < others.length; t++)
-			others[t] = POOL.submit(worker);
-		Throwable failure = null;
-		try {
-			worker.run();
-		} catch (RuntimeException | Error e) {
-			failure = e;
-		}
-		boolean interrupted = false;
-		for (Future<?> f : others) {
-			while (true) {
-				try {
-					f.get();
-					break;
-				} catch (InterruptedException e) {
-					interrupted = true;
-				} catch (ExecutionException e) {
-					if (failure == null) failure = e.getCause();
-					break;
-				}
-			}
-		}
-		if (interrupted) Thread.currentThread().interrupt();
-		if (failure instanceof RuntimeException) throw (RuntimeException) failure;
-		if (failure instanceof Error) throw (Error) failure;
-		if (failure != null) throw new IllegalStateException(failure);
-	}
 }

@@ -1,5 +1,7 @@
 package fiji.cuda.integral;
 
+import fiji.cuda.ops.CpuParallel;
+
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.ops.Backend;
@@ -134,7 +136,7 @@ public final class BoxStatistics {
 		}
 		long[] sl = t.sumLong(), ql = t.sumSqLong();
 		double[] sd = t.sumDouble(), qd = t.sumSqDouble();
-		IntegralImageCpu.parallel(h, threads, w, (y0, y1) -> {
+		CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
 			for (int y = y0; y < y1; y++) {
 				int ya = (int) Math.max(0, (long) y - window.above());
 				int yb = (int) Math.min(h, (long) y + window.below() + 1);

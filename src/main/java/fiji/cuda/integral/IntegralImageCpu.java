@@ -1,15 +1,10 @@
 package fiji.cuda.integral;
 
+import fiji.cuda.ops.CpuParallel;
+
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The multithreaded CPU build of summed-area tables, the reference the GPU builds are tested
@@ -22,56 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class IntegralImageCpu {
 
-	/** Below about this many pixels per thread, a further thread costs more than it saves. */
-	private static final long PIXELS_PER_THREAD = 1 << 15;
-
-	private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
-
-	/** Daemon threads that end after a minute idle, so nothing keeps the JVM alive. */
-	private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
-		Thread t = new Thread(r, "Fiji CUDA integral " + THREAD_NUMBER.incrementAndGet());
-		t.setDaemon(true);
-		return t;
-	});
-
 	private IntegralImageCpu() {}
-
-	/** A piece of work over the items [from, to). */
-	interface Range {
-		void run(int from, int to);
-	}
-
-	/**
-	 * Runs {@code task} over [0, n) split into at most {@code threads} contiguous ranges, and
-	 * waits for all of them; the caller's thread takes the first range.
-	 *
-	 * @param pixelsPerItem work of one item, to keep small jobs on one thread
-	 */
-	static void parallel(int n, int threads, long pixelsPerItem, Range task) {
-		int t = (int) Math.max(1, Math.min(Math.min(threads, n), (long) n * pixelsPerItem / PIXELS_PER_THREAD));
-		if (t <= 1) {
-			task.run(0, n);
-			return;
-		}
-		List<Future<?>> futures = new ArrayList<>(t - 1);
-		for (int i = 1; i < t; i++) {
-			int from = (int) ((long) n * i / t), to = (int) ((long) n * (i + 1) / t);
-			futures.add(POOL.submit(() -> task.run(from, to)));
-		}
-		task.run(0, (int) ((long) n / t));
-		try {
-			for (Future<?> f : futures)
-				f.get();
-		} catch (InterruptedException e) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted", e);
-		} catch (ExecutionException e) {
-			Throwable c = e.getCause();
-			if (c instanceof RuntimeException) throw (RuntimeException) c;
-			if (c instanceof Error) throw (Error) c;
-			throw new IllegalStateException(c);
-		}
-	}
 
 	/**
 	 * Builds both tables of plane {@code z}.
@@ -85,7 +31,7 @@ final class IntegralImageCpu {
 		if (type == PixelType.FLOAT32) {
 			double[] s = new double[w * h], q = new double[w * h];
 			float[] p = (float[]) plane;
-			parallel(h, threads, w, (y0, y1) -> {
+			CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
 				for (int y = y0; y < y1; y++) {
 					double a = 0, b = 0;
 					for (int i = y * w, e = i + w; i < e; i++) {
@@ -97,7 +43,7 @@ final class IntegralImageCpu {
 					}
 				}
 			});
-			parallel(w, threads, h, (x0, x1) -> {
+			CpuParallel.forRange(0, w, threads, h, (x0, x1) -> {
 				for (int y = 1; y < h; y++)
 					for (int i = y * w + x0, e = y * w + x1; i < e; i++) {
 						s[i] += s[i - w];
@@ -109,7 +55,7 @@ final class IntegralImageCpu {
 		long[] s = new long[w * h], q = new long[w * h];
 		if (type == PixelType.UINT8) {
 			byte[] p = (byte[]) plane;
-			parallel(h, threads, w, (y0, y1) -> {
+			CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
 				for (int y = y0; y < y1; y++) {
 					long a = 0, b = 0;
 					for (int i = y * w, e = i + w; i < e; i++) {
@@ -123,7 +69,7 @@ final class IntegralImageCpu {
 			});
 		} else if (type == PixelType.UINT16) {
 			short[] p = (short[]) plane;
-			parallel(h, threads, w, (y0, y1) -> {
+			CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
 				for (int y = y0; y < y1; y++) {
 					long a = 0, b = 0;
 					for (int i = y * w, e = i + w; i < e; i++) {
@@ -138,7 +84,7 @@ final class IntegralImageCpu {
 		} else {
 			throw new IllegalArgumentException("Integral images of " + type + " planes are not supported.");
 		}
-		parallel(w, threads, h, (x0, x1) -> {
+		CpuParallel.forRange(0, w, threads, h, (x0, x1) -> {
 			for (int y = 1; y < h; y++)
 				for (int i = y * w + x0, e = y * w + x1; i < e; i++) {
 					s[i] += s[i - w];

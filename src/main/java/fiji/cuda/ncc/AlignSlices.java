@@ -1,5 +1,7 @@
 package fiji.cuda.ncc;
 
+import fiji.cuda.ops.CpuParallel;
+
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
@@ -306,7 +308,7 @@ public final class AlignSlices {
 			src[i] = TemplateMatchingCpu.value(dst, type, i);
 		if (dx == (int) dx && dy == (int) dy) {
 			int ix = (int) dx, iy = (int) dy;
-			Parallel.forRows(h, threads, w, (y0, y1) -> {
+			CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
 				for (int y = y0; y < y1; y++)
 					for (int x = 0; x < w; x++) {
 						int sx = x - ix, sy = y - iy;
@@ -318,7 +320,7 @@ public final class AlignSlices {
 		}
 		Axis ax = new Axis(w, dx), ay = new Axis(h, dy);
 		boolean cubic = interp == Interpolation.BICUBIC;
-		Parallel.forRows(h, threads, cubic ? 16L * w : 4L * w, (y0, y1) -> {
+		CpuParallel.forRange(0, h, threads, cubic ? 16L * w : 4L * w, (y0, y1) -> {
 			for (int y = y0; y < y1; y++)
 				for (int x = 0; x < w; x++) {
 					double v;

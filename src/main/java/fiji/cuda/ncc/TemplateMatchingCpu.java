@@ -1,5 +1,7 @@
 package fiji.cuda.ncc;
 
+import fiji.cuda.ops.CpuParallel;
+
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 
@@ -108,7 +110,7 @@ final class TemplateMatchingCpu {
 		PixelType type = image.type();
 		if (!t.flat) { // a flat template scores 0 everywhere
 			boolean exact = type.isInteger() && t.ints != null;
-			Parallel.forRows(oh, threads, (long) ow * t.n * (exact ? 1 : 3), (y0, y1) -> {
+			CpuParallel.forRange(0, oh, threads, (long) ow * t.n * (exact ? 1 : 3), (y0, y1) -> {
 				if (exact && !t.masked) slidingExact(img, type, iw, t, valid, ow, y0, y1);
 				else if (exact) for (int y = y0; y < y1; y++) maskedExactRow(img, type, iw, t, valid, ow, y);
 				else for (int y = y0; y < y1; y++) doubleRow(img, type, iw, t, valid, ow, y);

@@ -1,0 +1,91 @@
+package fiji.cuda.ops;
+
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The one parallel loop of the CPU paths: splits a range of lines (rows, columns, planes) among
+ * the calling thread and pooled daemon threads.
+ */
+public final class CpuParallel {
+
+	/** A task over items {@code from} (inclusive) to {@code to} (exclusive). */
+	public interface Range {
+		/**
+		 * @param from first item
+		 * @param to   one past the last item
+		 */
+		void run(int from, int to);
+	}
+
+	/** Below about this much work (multiply-adds, or pixels touched) another thread costs more than it saves. */
+	private static final long MIN_WORK_PER_THREAD = 32_000;
+
+	private static final AtomicInteger COUNT = new AtomicInteger();
+
+	// daemon threads that end when idle, so the pool neither keeps the JVM alive nor grows unbounded
+	private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
+		Thread t = new Thread(r, "Fiji CUDA CPU " + COUNT.incrementAndGet());
+		t.setDaemon(true);
+		return t;
+	});
+
+	private CpuParallel() {}
+
+	/**
+	 * Runs {@code task} over items [from, to) in contiguous chunks, a few per thread so uneven
+	 * items balance out, on the calling thread and up to {@code threads - 1} pool threads. Items
+	 * of one chunk come in order, so a task may carry running sums from one item to the next.
+	 * Results must not depend on the split (each chunk writes only its own items). A failure in
+	 * any chunk is rethrown here once every thread has stopped.
+	 *
+	 * @param threads     at most this many threads
+	 * @param workPerItem rough work per item, so small jobs use fewer threads
+	 */
+	public static void forRange(int from, int to, int threads, long workPerItem, Range task) {
+		int items = to - from;
+		if (items <= 0) return;
+		long byWork = items * Math.max(1, workPerItem) / MIN_WORK_PER_THREAD + 1;
+		int n = (int) Math.min(Math.min(threads, items), byWork);
+		if (n <= 1) {
+			task.run(from, to);
+			return;
+		}
+		int chunk = Math.max(1, (items + 4 * n - 1) / (4 * n));
+		AtomicInteger next = new AtomicInteger(from);
+		Runnable worker = () -> {
+			for (int s = next.getAndAdd(chunk); s < to; s = next.getAndAdd(chunk))
+				task.run(s, Math.min(to, s + chunk));
+		};
+		Future<?>[] others = new Future<?>[n - 1];
+		for (int i = 0; i < others.length; i++)
+			others[i] = POOL.submit(worker);
+		Throwable failure = null;
+		try {
+			worker.run();
+		} catch (RuntimeException | Error e) {
+			failure = e;
+		}
+		boolean interrupted = false;
+		for (Future<?> f : others) {
+			while (true) {
+				try {
+					f.get();
+					break;
+				} catch (InterruptedException e) {
+					interrupted = true; // the workers must finish before their output is used
+				} catch (ExecutionException e) {
+					if (failure == null) failure = e.getCause();
+					break;
+				}
+			}
+		}
+		if (interrupted) Thread.currentThread().interrupt();
+		if (failure instanceof RuntimeException) throw (RuntimeException) failure;
+		if (failure instanceof Error) throw (Error) failure;
+		if (failure != null) throw new IllegalStateException(failure);
+	}
+}
