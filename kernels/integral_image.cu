@@ -679,7 +679,7 @@ SAT_TABLE_ENTRIES(f64, double)
 // Registers (ptxas, sm_90): sat_dlb_cols_<A> keeps 32 64-bit values per thread and needs ~186
 // registers (one block per SM); capped at 128 it spilled 412 bytes, so it is left uncapped.
 // sat_dlb_cols32_i64 fits two blocks per SM in 128 registers without spilling.
-// Not yet measured on a GPU: written and compiled without one (see kernels/README.md).
+// Measured on the H200 (2026-11-29): docs/benchmarks.md.
 
 // DLB with 32-bit row sums (u8, W <= SAT_DLB_U32_MAX_W): half the intermediate traffic.
 extern "C" __global__ void __launch_bounds__(SAT_ROW_THREADS, 2) sat_dlb_rows32_u8(
@@ -693,4 +693,40 @@ extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, 2) sat_dlb_cols32
 	unsigned* d_flags, long long* d_carry)
 {
 	satDlbCols<u32, i64>(d_rs, d_rq, d_S, d_Q, W, H, d_flags, d_carry);
+}
+
+// =============================================================================================
+// Strips: tables taller than device memory
+// =============================================================================================
+
+// A table built strip by strip: each strip is built as an image of its own, then completed by
+// adding the last row of the finished strip above (d_carryS, d_carryQ: W values each) to every
+// one of its rows. blockDim (SAT_CARRY_THREADS), grid (ceil(W / SAT_CARRY_THREADS),
+// min(rows, 65535)); rows beyond grid.y by a grid-stride loop.
+#define SAT_CARRY_THREADS 256
+
+template <typename A>
+__device__ __forceinline__ void satAddCarry(A* __restrict__ d_S, A* __restrict__ d_Q,
+	const A* __restrict__ d_carryS, const A* __restrict__ d_carryQ, int W, int rows)
+{
+	const int x = blockIdx.x * SAT_CARRY_THREADS + threadIdx.x;
+	if (x >= W) return;
+	const A cs = d_carryS[x], cq = d_carryQ[x];
+	for (int y = blockIdx.y; y < rows; y += gridDim.y) {
+		const size_t i = (size_t)y * W + x;
+		d_S[i] += cs;
+		d_Q[i] += cq;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(SAT_CARRY_THREADS) sat_add_carry_i64(long long* d_S, long long* d_Q,
+	const long long* d_carryS, const long long* d_carryQ, int W, int rows)
+{
+	satAddCarry<long long>(d_S, d_Q, d_carryS, d_carryQ, W, rows);
+}
+
+extern "C" __global__ void __launch_bounds__(SAT_CARRY_THREADS) sat_add_carry_f64(double* d_S, double* d_Q,
+	const double* d_carryS, const double* d_carryQ, int W, int rows)
+{
+	satAddCarry<double>(d_S, d_Q, d_carryS, d_carryQ, W, rows);
 }

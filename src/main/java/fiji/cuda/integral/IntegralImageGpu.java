@@ -6,6 +6,7 @@ import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuSession;
+import fiji.cuda.runtime.GpuUnavailableException;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -50,24 +51,56 @@ final class IntegralImageGpu {
 		int w = image.width(), h = image.height();
 		long n = (long) w * h;
 		boolean exact = t != PixelType.FLOAT32;
-		return gpu.run(IntegralImage.NAME, s -> {
-			try (DeviceBuffer in = s.alloc(n * t.bytesPerPixel()); DeviceBuffer sum = s.alloc(8 * n);
-				DeviceBuffer sq = s.alloc(8 * n))
+		Object plane = image.plane(z);
+		Object sums = exact ? new long[(int) n] : new double[(int) n];
+		Object squares = exact ? new long[(int) n] : new double[(int) n];
+		gpu.run(IntegralImage.NAME, s -> {
+			int strip = stripRows(s, w, h, t);
+			long cap = (long) w * strip;
+			try (DeviceBuffer in = s.alloc(cap * t.bytesPerPixel()); DeviceBuffer sum = s.alloc(8 * cap);
+				DeviceBuffer sq = s.alloc(8 * cap); DeviceBuffer carry = strip < h ? s.alloc(16L * w) : null)
 			{
-				s.upload(image.plane(z), 0, n, in.ptr());
-				launch(s, b, t, w, h, in.ptr(), sum.ptr(), sq.ptr());
-				if (exact) {
-					long[] sl = new long[(int) n], ql = new long[(int) n];
-					s.download(sum.ptr(), sl, 0, n);
-					s.download(sq.ptr(), ql, 0, n);
-					return SummedAreaTable.ofLong(w, h, sl, ql);
+				// A table taller than device memory is built strip by strip: each strip as an image
+				// of its own, then completed with the last row of the finished strip above.
+				for (int r0 = 0; r0 < h; r0 += strip) {
+					int rows = Math.min(strip, h - r0);
+					long first = (long) r0 * w, count = (long) rows * w;
+					s.upload(plane, first, count, in.ptr());
+					launch(s, b, t, w, rows, in.ptr(), sum.ptr(), sq.ptr());
+					if (r0 > 0)
+						s.launch(s.function(MODULE, "sat_add_carry_" + acc(t)), new int[] { ceil(w, ROW_THREADS),
+							Math.min(rows, 65535) }, block(ROW_THREADS), 0, sum, sq, carry, carry.at(8L * w), w, rows);
+					if (r0 + rows < h) {
+						s.copy(sum.at(8L * (rows - 1) * w), carry.ptr(), 8L * w);
+						s.copy(sq.at(8L * (rows - 1) * w), carry.at(8L * w), 8L * w);
+					}
+					s.download(sum.ptr(), sums, first, count);
+					s.download(sq.ptr(), squares, first, count);
 				}
-				double[] sd = new double[(int) n], qd = new double[(int) n];
-				s.download(sum.ptr(), sd, 0, n);
-				s.download(sq.ptr(), qd, 0, n);
-				return SummedAreaTable.ofDouble(w, h, sd, qd);
+				return null;
 			}
 		});
+		return exact ? SummedAreaTable.ofLong(w, h, (long[]) sums, (long[]) squares)
+			: SummedAreaTable.ofDouble(w, h, (double[]) sums, (double[]) squares);
+	}
+
+	/** For tests: build in strips of at most this many rows (0: as many as device memory allows). */
+	static volatile int maxStripRowsForTest;
+
+	/**
+	 * Rows per strip: the whole plane when it fits in what the device has free, with room for the
+	 * builds' scratch (at most 16 bytes a pixel more, for CUB-style's transposes) and a margin.
+	 *
+	 * @throws GpuUnavailableException when not even one row fits
+	 */
+	private static int stripRows(GpuSession s, int w, int h, PixelType t) {
+		if (maxStripRowsForTest > 0) return Math.min(h, maxStripRowsForTest);
+		long perRow = (long) w * (t.bytesPerPixel() + 16 + 16);
+		long rows = (long) (0.7 * s.freeMemory()) / Math.max(1, perRow);
+		if (rows < 1)
+			throw new GpuUnavailableException(IntegralImage.NAME + ": one row of " + w + " pixels needs more GPU memory"
+				+ " than is free");
+		return (int) Math.min(h, rows);
 	}
 
 	/**

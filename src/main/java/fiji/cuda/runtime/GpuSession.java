@@ -9,6 +9,7 @@ import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
@@ -203,6 +204,13 @@ public final class GpuSession {
 		cuMemcpyDtoHAsync(b.host, (CUdeviceptr) src.withByteOffset(k * chunk * es), n * es, stream);
 		cuEventRecord(b.done, stream);
 		b.pending = true;
+	}
+
+	/** @return device memory the driver reports free now, in bytes (the pool's idle blocks not included) */
+	public long freeMemory() {
+		long[] free = new long[1], total = new long[1];
+		cuMemGetInfo(free, total);
+		return free[0];
 	}
 
 	/** Sets {@code bytes} of device memory to zero on this session's stream (flags, tickets). */

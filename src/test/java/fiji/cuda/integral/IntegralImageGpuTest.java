@@ -113,6 +113,23 @@ class IntegralImageGpuTest {
 	}
 
 	@Test
+	void tablesTallerThanTheDeviceAreBuiltInStrips() {
+		try {
+			IntegralImageGpu.maxStripRowsForTest = 37; // 257 rows: seven strips, the last one partial
+			for (SatBuild b : BUILDS)
+				for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 }) {
+					Planes img = TestImages.random(t, 301, 257, 1, 31);
+					assertSame(IntegralImageCpu.build(img, 0, 2), IntegralImage.build(img, 0, b, GPU), b + " " + t + " in strips");
+				}
+			Planes max = Planes.wrap(1000, 100, new short[100_000]);
+			Arrays.fill((short[]) max.plane(0), (short) 65535);
+			assertSame(IntegralImageCpu.build(max, 0, 2), IntegralImage.build(max, 0, SatBuild.FUSED, GPU), "max in strips");
+		} finally {
+			IntegralImageGpu.maxStripRowsForTest = 0;
+		}
+	}
+
+	@Test
 	void autoPicksAGpuBuild() {
 		Planes img = TestImages.random(PixelType.UINT8, 300, 200, 1, 5);
 		SummedAreaTable t = IntegralImage.build(img, 0, SatBuild.AUTO, GPU);
