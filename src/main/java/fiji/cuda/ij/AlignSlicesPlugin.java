@@ -10,7 +10,6 @@ import ij.IJ;
 import ij.ImagePlus;
 import ij.Macro;
 import ij.Undo;
-import ij.WindowManager;
 import ij.gui.GenericDialog;
 import ij.gui.Roi;
 import ij.measure.ResultsTable;
@@ -82,11 +81,8 @@ public class AlignSlicesPlugin implements PlugIn {
 	@Override
 	public void run(String arg) {
 		try {
-			ImagePlus imp = WindowManager.getCurrentImage();
-			if (imp == null) {
-				IjErrors.report(COMMAND, "There is no image open.");
-				return;
-			}
+			ImagePlus imp = IjErrors.currentImage(COMMAND);
+			if (imp == null) return;
 			String options = Macro.getOptions();
 			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);
 			if (s == null) return;

@@ -9,7 +9,6 @@ import fiji.cuda.ops.OpReport;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
-import ij.WindowManager;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.FloatProcessor;
@@ -35,11 +34,8 @@ public class BoxStatisticsPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
-		ImagePlus imp = WindowManager.getCurrentImage();
-		if (imp == null) {
-			IjErrors.report(COMMAND, "There is no image open.");
-			return;
-		}
+		ImagePlus imp = IjErrors.currentImage(COMMAND);
+		if (imp == null) return;
 		String[] labels = new String[Statistic.values().length];
 		for (Statistic s : Statistic.values())
 			labels[s.ordinal()] = s.label();

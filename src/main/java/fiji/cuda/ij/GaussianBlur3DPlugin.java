@@ -8,7 +8,6 @@ import fiji.cuda.ops.Progress;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.Undo;
-import ij.WindowManager;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.ImageProcessor;
@@ -36,11 +35,8 @@ public class GaussianBlur3DPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
-		ImagePlus imp = WindowManager.getCurrentImage();
-		if (imp == null) {
-			IjErrors.report(COMMAND, "There is no image open.");
-			return;
-		}
+		ImagePlus imp = IjErrors.currentImage(COMMAND);
+		if (imp == null) return;
 		if (imp.isComposite() && imp.getNChannels() == imp.getStackSize()) {
 			IjErrors.report(COMMAND, "Composite color images are not supported (their channels would be "
 				+ "blurred into each other). Use Image>Color>Split Channels first.");

@@ -2,7 +2,9 @@ package fiji.cuda.ij;
 
 import fiji.cuda.runtime.GpuException;
 import ij.IJ;
+import ij.ImagePlus;
 import ij.Macro;
+import ij.WindowManager;
 import ij.macro.Interpreter;
 
 import java.awt.GraphicsEnvironment;
@@ -78,5 +80,15 @@ public final class IjErrors {
 		if (colon > 0 && command.endsWith(message.substring(0, colon)))
 			return message.substring(colon + 2);
 		return message;
+	}
+
+	/**
+	 * @param command the command asking, for the message
+	 * @return the current image, or null after reporting that there is none
+	 */
+	public static ImagePlus currentImage(String command) {
+		ImagePlus imp = WindowManager.getCurrentImage();
+		if (imp == null) report(command, "There is no image open.");
+		return imp;
 	}
 }

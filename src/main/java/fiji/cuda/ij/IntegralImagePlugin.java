@@ -8,7 +8,6 @@ import fiji.cuda.ops.ExecutionOptions;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
-import ij.WindowManager;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.FloatProcessor;
@@ -43,11 +42,8 @@ public class IntegralImagePlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
-		ImagePlus imp = WindowManager.getCurrentImage();
-		if (imp == null) {
-			IjErrors.report(COMMAND, "There is no image open.");
-			return;
-		}
+		ImagePlus imp = IjErrors.currentImage(COMMAND);
+		if (imp == null) return;
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addChoice("Table:", TABLES, lastTable);
 		boolean isStack = imp.getStackSize() > 1;

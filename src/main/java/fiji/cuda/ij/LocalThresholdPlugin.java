@@ -10,7 +10,6 @@ import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
 import ij.Undo;
-import ij.WindowManager;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.ByteProcessor;
@@ -43,11 +42,8 @@ public class LocalThresholdPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
-		ImagePlus imp = WindowManager.getCurrentImage();
-		if (imp == null) {
-			IjErrors.report(COMMAND, "There is no image open.");
-			return;
-		}
+		ImagePlus imp = IjErrors.currentImage(COMMAND);
+		if (imp == null) return;
 		String[] labels = new String[Method.values().length];
 		for (Method m : Method.values())
 			labels[m.ordinal()] = m.label();
