@@ -1,0 +1,641 @@
+// WORK IN PROGRESS (kernels/wip/ is not built into the jar): written and compiled without a GPU;
+// kernels/bench/ncc_check.cu verifies it on the GPU machine. It moves to kernels/ (and into
+// the fatbin build) once verified and once the Java host side (TemplateMatchingGpu) exists.
+//
+// Normalized cross-correlation (template matching) kernels for Fiji CUDA.
+//
+// Score (OpenCV TM_CCOEFF_NORMED), for the w x h window whose top-left corner is (x, y):
+//     R = (N*SIT - SI*ST) / sqrt((N*SI2 - SI^2) * (N*ST2 - ST^2)),   N = w*h (or the mask count)
+// written as a float32 map of ow x oh = (W-w+1) x (H-h+1), row-major, pitch ow ("valid" size).
+// A flat window or a flat template gives 0; the score is clamped to [-1, 1]; NaN stays NaN.
+// The CPU oracle is src/main/java/fiji/cuda/ncc/TemplateMatchingCpu.java.
+//
+// Conventions shared by every entry point below
+// ----------------------------------------------
+//  * Image plane T: u8, u16 or f32, pixel i at d_img[i] (gray, step 1), W x H, row-major.
+//  * d_S, d_Q: the summed-area tables of the image from integral_image.cu (inclusive,
+//    unbordered; long long for u8/u16, double for f32), read with fc::satBox.
+//  * Numerator mode, picked by the host from the two pixel types:
+//      t8   u8 image and u8 template: __dp4a on packed bytes, exact (u32 per chunk, then u64)
+//      t16  integer image, integer template, not both u8: 32x32->64-bit products, exact u64
+//      tf   either operand 32-bit: float products of (I - c) * (T - mean T), c a per-block
+//           image shift, summed in float along one template row and in double across rows
+//    Entry point names: <family>_<image>_<mode>: u8_t8, u8_t16, u16_t16, u8_tf, u16_tf, f32_tf.
+//  * The template goes in as 32-bit words in one of two layouts (TQ = quads per row, pitch
+//    4*TQ words per template row; see NCC_TQ):
+//      t16/tf: word r*4*TQ + c = T(c, r) for c < w, 0 for w <= c < 4*TQ (u32 value, or the
+//              float bits of T - mean T computed in double and rounded to float)
+//      t8:     word r*4*TQ + k*TQ + q, byte m = T(4q + m - k, r), 0 outside [0, w): the row
+//              shifted right by k bytes, k = 0..3, so output column x0+k is a plain dp4a
+//              of aligned image words with copy k.
+//  * Exact integer normalization: window sums from the tables, N*SI2 - SI^2 and N*SIT - SI*ST
+//    in __int128, then double. tf: num / sqrt(V_I * V_T) with V = sum of squared deviations.
+//
+// Launch configuration (also in kernels/README.md; the #defines below are the table)
+// ----------------------------------------------------------------------------------
+//  ncc_direct_*, ncc_stream_*, ncc_bank_*   blockDim (32, 8, 1)
+//      grid (ceil(ow / 128), ceil(oh / 32), 1) (ncc_bank: gridDim.z any >= 1, templates
+//      t = blockIdx.z, += gridDim.z). Each thread: 4 adjacent columns x 4 rows 8 apart.
+//      dynamic shared bytes = NCC_STAGE_BYTES(t8, chunkH, chunkQ)
+//                           (+ NCC_STREAM_TPL_BYTES(chunkH, chunkQ) for ncc_stream_*),
+//      chunk = template rows x quads staged per pass; nccPlan() below is the host rule.
+//      Above 48 KiB set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first.
+//  ncc_masked_*   blockDim (128, 1, 1), grid (ceil(ow / 128), min(oh, 65535), 1); no shared.
+//  No scratch buffers; no kernel writes anything but d_out.
+
+#include "../common.cuh"
+#include "../sat.cuh"
+
+#include <type_traits>
+
+using namespace fc;
+
+// ---------------------------------------------------------------------------------------------
+// Host-visible launch table
+// ---------------------------------------------------------------------------------------------
+
+#define NCC_THREADS_X 32        // blockDim.x: one warp reads one staged row, contiguously
+#define NCC_THREADS_Y 8         // blockDim.y
+#define NCC_PX 4                // adjacent output columns per thread
+#define NCC_PY 4                // output rows per thread (NCC_THREADS_Y apart)
+#define NCC_TILE_W (NCC_THREADS_X * NCC_PX)   // 128 output columns per block
+#define NCC_TILE_H (NCC_THREADS_Y * NCC_PY)   // 32 output rows per block
+
+// Words of template in the kernel parameter struct of ncc_direct_*: with the 32-byte header
+// and the other parameters the launch stays under the 32764-byte limit (Volta+, CUDA 12.1+).
+#define NCC_PARAM_WORDS 8000
+
+// Quads (4 columns) per template row: t8 holds 3 extra shifted columns.
+#define NCC_TQ(t8, w) ((t8) ? ((w) + 6) / 4 : ((w) + 3) / 4)
+#define NCC_TPL_WORDS(t8, w, h) ((size_t)(h) * 4 * NCC_TQ(t8, w))
+
+// Staged image for a chunk of chunkH template rows and chunkQ quads: NCC_TILE_H + chunkH - 1
+// rows of NCC_TILE_W + 4*chunkQ + 4 pixels (bytes for t8, 32-bit words otherwise), pitch
+// rounded up to 16 bytes for the vector loads. A warp always reads one contiguous stretch of
+// one staged row (32 words, or 32 x 16 bytes in four conflict-free quarter-warp phases), so the
+// compute loop is free of bank conflicts for any such pitch and no further padding is needed.
+#define NCC_STAGE_COLS(cq) (NCC_TILE_W + 4 * (cq) + 4)
+#define NCC_PITCH_BYTES(t8, cq) (((NCC_STAGE_COLS(cq) * ((t8) ? 1 : 4)) + 15) / 16 * 16)
+#define NCC_STAGE_ROWS(ch) (NCC_TILE_H + (ch) - 1)
+#define NCC_STAGE_BYTES(t8, ch, cq) ((size_t)NCC_STAGE_ROWS(ch) * NCC_PITCH_BYTES(t8, cq))
+// ncc_stream_*: the template chunk follows the image in shared memory
+#define NCC_STREAM_TPL_BYTES(ch, cq) ((size_t)16 * (ch) * (cq))
+// t8: per-chunk u32 sums stay exact while chunkH * 4 * chunkQ * 255^2 < 2^32
+#define NCC_T8_MAX_CHUNK_QUADS 16384
+
+// f32 images: a window whose variance from the double tables is below this fraction of its
+// four Q corners is recomputed directly (shifted, in double), so that flat windows score 0.
+#define NCC_F32_FLAT_REL 1e-9
+
+// Shared memory the host plans a direct / stream chunk into, from the device's opt-in limit.
+#define NCC_SMEM_BUDGET(optin) ((size_t)(optin) / 2)
+
+#define NCC_MASK_THREADS 128    // ncc_masked_*: blockDim.x, one output pixel per thread
+
+#define NCC_MODE_T8 0
+#define NCC_MODE_T16 1
+#define NCC_MODE_TF 2
+
+/** What the score needs of a template besides its pixels. 32 bytes. */
+struct NccTplInfo {
+	int w, h;         // template size (the mask's size for ncc_masked_*)
+	int tq;           // NCC_TQ(t8, w)
+	int n;            // counted pixels: w*h, or the mask count
+	long long sumT;   // t8/t16 and ncc_masked_*_ti: sum of T over the counted pixels
+	double varT;      // t8/t16/_ti: N*ST2 - ST^2 rounded to double; tf: sum (T - mean)^2 in
+	                  // double. 0 marks a flat template: every score is 0.
+};
+
+/** ncc_direct_*: the template by value, so it lives in constant bank 0 of this launch only. */
+struct __align__(16) NccTemplate {
+	NccTplInfo info;
+	unsigned w[NCC_PARAM_WORDS];   // NCC_TPL_WORDS(t8, w, h) used
+};
+
+/**
+ * Host rule for the chunk of the direct and streamed kernels: the whole template (one pass,
+ * image tile plus the full overfetch) when it fits in smemBytes, else the most template rows
+ * that fit with all quads, else one row and the most quads that fit. smemBytes =
+ * NCC_SMEM_BUDGET(optin) with optin = CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+ * half of it, so that two blocks (16 warps) share an SM; chunking costs only the re-staged
+ * overfetch rows, while one block per SM leaves too few warps to hide latency.
+ * Returns false only when not even one row of one quad fits (about 2 KiB: never).
+ */
+static inline __host__ bool nccPlan(bool t8, bool streamed, int w, int h, size_t smemBytes, int* chunkH, int* chunkQ,
+	size_t* bytes)
+{
+	const int tq = NCC_TQ(t8, w);
+	auto need = [&](int ch, int cq) {
+		return NCC_STAGE_BYTES(t8, ch, cq) + (streamed ? NCC_STREAM_TPL_BYTES(ch, cq) : 0);
+	};
+	int cq = tq, ch = h;
+	if (t8 && (size_t)ch * cq > NCC_T8_MAX_CHUNK_QUADS) ch = NCC_T8_MAX_CHUNK_QUADS / cq;
+	while (ch > 1 && need(ch, cq) > smemBytes) --ch;
+	while (cq > 1 && need(ch, cq) > smemBytes) --cq;
+	if (need(ch, cq) > smemBytes) return false;
+	*chunkH = ch;
+	*chunkQ = cq;
+	*bytes = need(ch, cq);
+	return true;
+}
+
+namespace ncc {
+
+typedef unsigned long long u64;
+
+template <typename T> struct Sat { typedef long long A; };
+template <> struct Sat<f32> { typedef double A; };
+
+template <int MODE> struct Tot { typedef u64 type; };
+template <> struct Tot<NCC_MODE_TF> { typedef double type; };
+
+// =============================================================================================
+// Template sources: where a chunk's template words come from. All three index the same way:
+// word(i) for t8 (copy k of quad q of row r at r*rowStride + k*kStride + q), quad(i) for
+// t16/tf (4 consecutive words, 16-byte aligned). The index is uniform across the block, so
+// constant and L1 reads are broadcasts.
+// =============================================================================================
+
+struct TplPlain {   // the param struct (__grid_constant__) or the shared-memory chunk
+	const unsigned* p;
+	__device__ __forceinline__ unsigned word(int i) const { return p[i]; }
+	__device__ __forceinline__ uint4 quad(int i) const { return *reinterpret_cast<const uint4*>(p + i); }
+};
+
+struct TplGlobal {  // ncc_bank_*: read-only global memory
+	const unsigned* p;
+	__device__ __forceinline__ unsigned word(int i) const { return __ldg(p + i); }
+	__device__ __forceinline__ uint4 quad(int i) const { return __ldg(reinterpret_cast<const uint4*>(p + i)); }
+};
+
+// =============================================================================================
+// Staging: image rows [gy0, gy0 + rows) x columns [gx0, gx0 + cols) into shared memory, 0
+// outside the image (those values only reach outputs outside the map, or zero template words).
+// t8: bytes packed in words; t16: u32; tf: float (I - c).
+// =============================================================================================
+
+template <int MODE, typename T>
+__device__ __forceinline__ void nccStage(unsigned char* s, int pitchB, const T* __restrict__ img, int W, int H,
+	int gx0, int gy0, int rows, int cols, float c)
+{
+	const int tid = threadIdx.y * NCC_THREADS_X + threadIdx.x;
+	const int nthreads = NCC_THREADS_X * NCC_THREADS_Y;
+	if (MODE == NCC_MODE_T8) {
+		const int wpr = cols / 4;
+		for (int i = tid; i < rows * wpr; i += nthreads) {
+			const int r = i / wpr, cw = i - r * wpr;
+			const int y = gy0 + r, x = gx0 + 4 * cw;
+			unsigned v = 0;
+			if (y < H) {
+				const T* p = img + (size_t)y * W;
+#pragma unroll
+				for (int m = 0; m < 4; ++m)
+					if (x + m < W) v |= (unsigned)__ldg(p + x + m) << (8 * m);
+			}
+			*reinterpret_cast<unsigned*>(s + (size_t)r * pitchB + 4 * cw) = v;
+		}
+	} else {
+		for (int i = tid; i < rows * cols; i += nthreads) {
+			const int r = i / cols, cc = i - r * cols;
+			const int y = gy0 + r, x = gx0 + cc;
+			const bool in = y < H && x < W;
+			unsigned* d = reinterpret_cast<unsigned*>(s + (size_t)r * pitchB) + cc;
+			if (MODE == NCC_MODE_T16) {
+				*d = in ? (unsigned)__ldg(img + (size_t)y * W + x) : 0u;
+			} else {
+				const float v = in ? (float)__ldg(img + (size_t)y * W + x) - c : 0.0f;
+				*d = __float_as_uint(v);
+			}
+		}
+	}
+}
+
+// =============================================================================================
+// Chunk accumulation: for this thread's 4 x 4 outputs, add the products of template rows
+// [0, ch) x quads [0, cq) of the chunk (template words at src, rowStride words per row, t8
+// copies kStride apart) with the staged image. Staged row of output row py and template row r
+// is ty + 8*py + r; staged column of output k and template column c is 4*tx + k + c.
+// =============================================================================================
+
+template <class Src>
+__device__ __forceinline__ void nccChunkT8(u64 (&tot)[NCC_PY][NCC_PX], const unsigned char* s, int pitchB,
+	const Src& src, int rowStride, int kStride, int ch, int cq)
+{
+	unsigned a[NCC_PY][NCC_PX];
+#pragma unroll
+	for (int py = 0; py < NCC_PY; ++py)
+#pragma unroll
+		for (int k = 0; k < NCC_PX; ++k) a[py][k] = 0;
+	for (int r = 0; r < ch; ++r) {
+		const unsigned* row[NCC_PY];
+#pragma unroll
+		for (int py = 0; py < NCC_PY; ++py)
+			row[py] = reinterpret_cast<const unsigned*>(s + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
+				threadIdx.x;
+		const int tb = r * rowStride;
+#pragma unroll 2
+		for (int q = 0; q < cq; ++q) {
+			const unsigned t0 = src.word(tb + q), t1 = src.word(tb + kStride + q);
+			const unsigned t2 = src.word(tb + 2 * kStride + q), t3 = src.word(tb + 3 * kStride + q);
+#pragma unroll
+			for (int py = 0; py < NCC_PY; ++py) {
+				const unsigned v = row[py][q];   // image bytes 4*(tx+q) .. +3 of the staged row
+				a[py][0] = __dp4a(v, t0, a[py][0]);
+				a[py][1] = __dp4a(v, t1, a[py][1]);
+				a[py][2] = __dp4a(v, t2, a[py][2]);
+				a[py][3] = __dp4a(v, t3, a[py][3]);
+			}
+		}
+	}
+#pragma unroll
+	for (int py = 0; py < NCC_PY; ++py)
+#pragma unroll
+		for (int k = 0; k < NCC_PX; ++k) tot[py][k] += a[py][k];
+}
+
+template <class Src>
+__device__ __forceinline__ void nccChunkT16(u64 (&tot)[NCC_PY][NCC_PX], const unsigned char* s, int pitchB,
+	const Src& src, int rowStride, int ch, int cq)
+{
+	for (int r = 0; r < ch; ++r) {
+		const uint4* row[NCC_PY];
+		uint4 prev[NCC_PY];
+#pragma unroll
+		for (int py = 0; py < NCC_PY; ++py) {
+			row[py] = reinterpret_cast<const uint4*>(s + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
+				threadIdx.x;
+			prev[py] = row[py][0];
+		}
+		const int tb = r * rowStride;
+		for (int q = 0; q < cq; ++q) {
+			const uint4 tu = src.quad(tb + 4 * q);
+			const unsigned t[4] = {tu.x, tu.y, tu.z, tu.w};
+#pragma unroll
+			for (int py = 0; py < NCC_PY; ++py) {
+				const uint4 nx = row[py][q + 1];
+				const unsigned v[8] = {prev[py].x, prev[py].y, prev[py].z, prev[py].w, nx.x, nx.y, nx.z, nx.w};
+#pragma unroll
+				for (int k = 0; k < NCC_PX; ++k)
+#pragma unroll
+					for (int m = 0; m < 4; ++m) tot[py][k] += (u64)v[k + m] * t[m];
+				prev[py] = nx;
+			}
+		}
+	}
+}
+
+template <class Src>
+__device__ __forceinline__ void nccChunkTF(double (&tot)[NCC_PY][NCC_PX], const unsigned char* s, int pitchB,
+	const Src& src, int rowStride, int ch, int cq)
+{
+	for (int r = 0; r < ch; ++r) {
+		const float4* row[NCC_PY];
+		float4 prev[NCC_PY];
+		float a[NCC_PY][NCC_PX];
+#pragma unroll
+		for (int py = 0; py < NCC_PY; ++py) {
+			row[py] = reinterpret_cast<const float4*>(s + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
+				threadIdx.x;
+			prev[py] = row[py][0];
+#pragma unroll
+			for (int k = 0; k < NCC_PX; ++k) a[py][k] = 0.0f;
+		}
+		const int tb = r * rowStride;
+		for (int q = 0; q < cq; ++q) {
+			const uint4 tu = src.quad(tb + 4 * q);
+			const float t[4] = {__uint_as_float(tu.x), __uint_as_float(tu.y), __uint_as_float(tu.z),
+				__uint_as_float(tu.w)};
+#pragma unroll
+			for (int py = 0; py < NCC_PY; ++py) {
+				const float4 nx = row[py][q + 1];
+				const float v[8] = {prev[py].x, prev[py].y, prev[py].z, prev[py].w, nx.x, nx.y, nx.z, nx.w};
+#pragma unroll
+				for (int k = 0; k < NCC_PX; ++k)
+#pragma unroll
+					for (int m = 0; m < 4; ++m) a[py][k] = fmaf(v[k + m], t[m], a[py][k]);
+				prev[py] = nx;
+			}
+		}
+		// one template row in float, rows summed in double: the float error stays that of w terms
+#pragma unroll
+		for (int py = 0; py < NCC_PY; ++py)
+#pragma unroll
+			for (int k = 0; k < NCC_PX; ++k) tot[py][k] += (double)a[py][k];
+	}
+}
+
+template <int MODE, class Src>
+__device__ __forceinline__ void nccChunk(typename Tot<MODE>::type (&tot)[NCC_PY][NCC_PX], const unsigned char* s,
+	int pitchB, const Src& src, int rowStride, int kStride, int ch, int cq)
+{
+	if constexpr (MODE == NCC_MODE_T8) nccChunkT8(tot, s, pitchB, src, rowStride, kStride, ch, cq);
+	else if constexpr (MODE == NCC_MODE_T16) nccChunkT16(tot, s, pitchB, src, rowStride, ch, cq);
+	else nccChunkTF(tot, s, pitchB, src, rowStride, ch, cq);
+}
+
+// =============================================================================================
+// Normalization: the score of one window from its numerator and the tables (fused into the
+// numerator kernels; ncc_masked_* has its own sums)
+// =============================================================================================
+
+__device__ __forceinline__ float nccClamp(double r) {
+	return (float)(r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r);   // NaN falls through as NaN
+}
+
+// Exact integer score: N*SIT - SI*ST and N*SI2 - SI^2 in 128 bits, then double.
+__device__ __forceinline__ float nccScoreInt(u64 sit, long long si, long long si2, const NccTplInfo& t) {
+	if (!(t.varT > 0)) return 0.0f;
+	const __int128 vi = (__int128)t.n * si2 - (__int128)si * si;
+	if (vi <= 0) return 0.0f;   // flat window
+	const __int128 num = (__int128)t.n * (__int128)sit - (__int128)si * t.sumT;
+	return nccClamp((double)num / (sqrt((double)vi) * sqrt(t.varT)));
+}
+
+// tf with an integer image: exact window variance; num = sum (I - c)(T - mean T).
+__device__ __forceinline__ float nccScoreF(double num, long long si, long long si2, const NccTplInfo& t) {
+	if (!(t.varT > 0)) return 0.0f;
+	const __int128 v = (__int128)t.n * si2 - (__int128)si * si;
+	if (v <= 0) return 0.0f;
+	const double vi = (double)v / t.n;
+	return nccClamp(num / sqrt(vi * t.varT));
+}
+
+// Sum of squared deviations of an f32 window, shifted by its first pixel as the CPU path does,
+// so a constant window gives exactly 0.
+template <typename T>
+__device__ double nccWindowVar(const T* __restrict__ img, int W, int x, int y, int w, int h) {
+	const double c = (double)__ldg(img + (size_t)y * W + x);
+	double s = 0, s2 = 0;
+	for (int r = 0; r < h; ++r) {
+		const T* p = img + (size_t)(y + r) * W + x;
+		for (int i = 0; i < w; ++i) {
+			const double d = (double)__ldg(p + i) - c;
+			s += d;
+			s2 += d * d;
+		}
+	}
+	return s2 - s * s / ((double)w * h);
+}
+
+// tf with an f32 image: variance from the double tables, recomputed directly where it is too
+// small to trust (flat and nearly flat windows).
+__device__ __forceinline__ float nccScoreF32(double num, const f32* __restrict__ img, const double* __restrict__ S,
+	const double* __restrict__ Q, int W, int x, int y, const NccTplInfo& t)
+{
+	if (!(t.varT > 0)) return 0.0f;
+	const int x1 = x + t.w - 1, y1 = y + t.h - 1;
+	const double si = satBox(S, W, x, y, x1, y1), si2 = satBox(Q, W, x, y, x1, y1);
+	double vi = si2 - si * si / t.n;
+	const size_t w = (size_t)W;
+	const double corners = Q[(size_t)y1 * w + x1] + (y > 0 ? Q[(size_t)(y - 1) * w + x1] : 0.0) +
+		(x > 0 ? Q[(size_t)y1 * w + x - 1] : 0.0) + (x > 0 && y > 0 ? Q[(size_t)(y - 1) * w + x - 1] : 0.0);
+	if (vi <= NCC_F32_FLAT_REL * corners) vi = nccWindowVar(img, W, x, y, t.w, t.h);
+	if (!(vi > 0)) return isnan(vi) ? __int_as_float(0x7fc00000) : 0.0f;
+	return nccClamp(num / sqrt(vi * t.varT));
+}
+
+template <int MODE, typename T>
+__device__ __forceinline__ float nccScore(typename Tot<MODE>::type sum, const T* img, const typename Sat<T>::A* S,
+	const typename Sat<T>::A* Q, int W, int x, int y, const NccTplInfo& t)
+{
+	if constexpr (MODE == NCC_MODE_TF && std::is_same<T, f32>::value) {
+		return nccScoreF32(sum, img, S, Q, W, x, y, t);
+	} else {
+		const int x1 = x + t.w - 1, y1 = y + t.h - 1;
+		const long long si = satBox(S, W, x, y, x1, y1), si2 = satBox(Q, W, x, y, x1, y1);
+		if constexpr (MODE == NCC_MODE_TF) return nccScoreF(sum, si, si2, t);
+		else return nccScoreInt(sum, si, si2, t);
+	}
+}
+
+template <int MODE, typename T>
+__device__ __forceinline__ void nccWrite(float* __restrict__ out, const typename Tot<MODE>::type (&tot)[NCC_PY][NCC_PX],
+	const T* img, const typename Sat<T>::A* S, const typename Sat<T>::A* Q, int W, int ow, int oh, int ox0, int oy0,
+	const NccTplInfo& t)
+{
+#pragma unroll
+	for (int py = 0; py < NCC_PY; ++py) {
+		const int y = oy0 + threadIdx.y + NCC_THREADS_Y * py;
+		if (y >= oh) break;
+#pragma unroll
+		for (int k = 0; k < NCC_PX; ++k) {
+			const int x = ox0 + NCC_PX * threadIdx.x + k;
+			if (x < ow) out[(size_t)y * ow + x] = nccScore<MODE, T>(tot[py][k], img, S, Q, W, x, y, t);
+		}
+	}
+}
+
+// The per-block image shift of tf: the tile's first pixel (0 if not finite), so the float
+// products carry the local dynamic range only, not the image's offset.
+template <int MODE, typename T>
+__device__ __forceinline__ float nccShift(const T* img, int W, int H, int ox0, int oy0) {
+	if (MODE != NCC_MODE_TF) return 0.0f;
+	const float c = (float)__ldg(img + (size_t)min(oy0, H - 1) * W + min(ox0, W - 1));
+	return isfinite(c) ? c : 0.0f;
+}
+
+template <int MODE, typename T>
+__device__ __forceinline__ void nccZero(typename Tot<MODE>::type (&tot)[NCC_PY][NCC_PX]) {
+#pragma unroll
+	for (int py = 0; py < NCC_PY; ++py)
+#pragma unroll
+		for (int k = 0; k < NCC_PX; ++k) tot[py][k] = 0;
+}
+
+// =============================================================================================
+// Direct and streamed numerator + normalization: one block per 128 x 32 outputs. The template
+// is processed in chunks of chunkH rows x chunkQ quads (one chunk when it fits: the seed's
+// tile plus full overfetch); for each chunk the block stages the image it needs, and
+// ncc_stream_* also copies the chunk's template words from global memory into shared memory.
+// =============================================================================================
+
+template <int MODE, typename T, bool STREAM>
+__device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __restrict__ d_img,
+	const typename Sat<T>::A* __restrict__ d_S, const typename Sat<T>::A* __restrict__ d_Q, int W, int H,
+	int chunkH, int chunkQ, const NccTplInfo& info, const unsigned* tplWords)
+{
+	extern __shared__ __align__(16) unsigned char s_ncc[];
+	constexpr bool t8 = MODE == NCC_MODE_T8;
+	const int ow = W - info.w + 1, oh = H - info.h + 1;
+	const int ox0 = blockIdx.x * NCC_TILE_W, oy0 = blockIdx.y * NCC_TILE_H;
+	if (ox0 >= ow || oy0 >= oh) return;
+	const int pitchW = 4 * info.tq;
+	const int pitchB = NCC_PITCH_BYTES(t8, chunkQ);
+	unsigned* s_tpl = reinterpret_cast<unsigned*>(s_ncc + NCC_STAGE_BYTES(t8, chunkH, chunkQ));
+	const float c = nccShift<MODE, T>(d_img, W, H, ox0, oy0);
+
+	typename Tot<MODE>::type tot[NCC_PY][NCC_PX];
+	nccZero<MODE, T>(tot);
+	for (int r0 = 0; r0 < info.h; r0 += chunkH) {
+		const int ch = min(chunkH, info.h - r0);
+		for (int q0 = 0; q0 < info.tq; q0 += chunkQ) {
+			const int cq = min(chunkQ, info.tq - q0);
+			__syncthreads();   // the previous chunk is consumed
+			nccStage<MODE, T>(s_ncc, pitchB, d_img, W, H, ox0 + 4 * q0, oy0 + r0, NCC_STAGE_ROWS(ch),
+				NCC_STAGE_COLS(cq), c);
+			// template words of the chunk: row r, copy k (t8), quad q at base + r*rowStride + k*kStride + q
+			const int qoff = t8 ? q0 : 4 * q0;
+			if (STREAM) {
+				// chunk layout in shared memory: rowStride 4*cq, kStride cq
+				const int tid = threadIdx.y * NCC_THREADS_X + threadIdx.x;
+				for (int i = tid; i < ch * 4 * cq; i += NCC_THREADS_X * NCC_THREADS_Y) {
+					const int r = i / (4 * cq), j = i - r * 4 * cq;
+					const int src = t8 ? (j / cq) * info.tq + (j % cq) : j;
+					s_tpl[i] = __ldg(tplWords + (size_t)(r0 + r) * pitchW + qoff + src);
+				}
+				__syncthreads();
+				nccChunk<MODE>(tot, s_ncc, pitchB, TplPlain{s_tpl}, 4 * cq, cq, ch, cq);
+			} else {
+				__syncthreads();
+				nccChunk<MODE>(tot, s_ncc, pitchB, TplPlain{tplWords + r0 * pitchW + qoff}, pitchW, info.tq, ch, cq);
+			}
+		}
+	}
+	nccWrite<MODE, T>(d_out, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
+}
+
+// =============================================================================================
+// Template banks: nT templates of one size against one image. The block stages its image tile
+// with the full overfetch once (the host must plan a single chunk: NCC_STAGE_BYTES(t8, h, tq)
+// fits) and runs every template over it, reading template words from global memory (uniform
+// addresses, served by L1). Template t: words at d_tpl + t * NCC_TPL_WORDS, info d_info[t],
+// scores at d_out + t * ow * oh.
+// =============================================================================================
+
+template <int MODE, typename T>
+__device__ __forceinline__ void nccBank(float* __restrict__ d_out, const T* __restrict__ d_img,
+	const typename Sat<T>::A* __restrict__ d_S, const typename Sat<T>::A* __restrict__ d_Q, int W, int H, int nT,
+	const NccTplInfo* __restrict__ d_info, const unsigned* __restrict__ d_tpl)
+{
+	extern __shared__ __align__(16) unsigned char s_ncc[];
+	constexpr bool t8 = MODE == NCC_MODE_T8;
+	const NccTplInfo i0 = d_info[0];
+	const int ow = W - i0.w + 1, oh = H - i0.h + 1;
+	const int ox0 = blockIdx.x * NCC_TILE_W, oy0 = blockIdx.y * NCC_TILE_H;
+	if (ox0 >= ow || oy0 >= oh || (int)blockIdx.z >= nT) return;
+	const int pitchW = 4 * i0.tq;
+	const int pitchB = NCC_PITCH_BYTES(t8, i0.tq);
+	const float c = nccShift<MODE, T>(d_img, W, H, ox0, oy0);
+	nccStage<MODE, T>(s_ncc, pitchB, d_img, W, H, ox0, oy0, NCC_STAGE_ROWS(i0.h), NCC_STAGE_COLS(i0.tq), c);
+	__syncthreads();
+	const size_t words = (size_t)i0.h * pitchW;
+	for (int t = blockIdx.z; t < nT; t += gridDim.z) {
+		const NccTplInfo info = d_info[t];
+		typename Tot<MODE>::type tot[NCC_PY][NCC_PX];
+		nccZero<MODE, T>(tot);
+		nccChunk<MODE>(tot, s_ncc, pitchB, TplGlobal{d_tpl + t * words}, pitchW, i0.tq, i0.h, i0.tq);
+		nccWrite<MODE, T>(d_out + (size_t)t * ow * oh, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
+	}
+}
+
+// =============================================================================================
+// Masked templates: only the n mask pixels count, at offsets d_off[k] = (dx, dy) from the
+// window's corner, with template values d_tv[k]. The tables cannot give sums over a mask, so
+// each thread sums I, I^2 and I*T over the mask itself, straight from global memory (L1/L2
+// serve the overlap): exact int64 for _ti, shifted double for _tf (as the CPU path).
+// =============================================================================================
+
+template <typename T>
+__device__ __forceinline__ void nccMaskedInt(float* __restrict__ d_out, const T* __restrict__ d_img, int W, int H,
+	const NccTplInfo& info, const int2* __restrict__ d_off, const int* __restrict__ d_tv)
+{
+	const int ow = W - info.w + 1, oh = H - info.h + 1;
+	const int x = blockIdx.x * NCC_MASK_THREADS + threadIdx.x;
+	if (x >= ow) return;
+	for (int y = blockIdx.y; y < oh; y += gridDim.y) {
+		const T* base = d_img + (size_t)y * W + x;
+		long long s = 0, s2 = 0, sit = 0;
+		for (int k = 0; k < info.n; ++k) {
+			const int2 o = __ldg(d_off + k);
+			const long long v = __ldg(base + (size_t)o.y * W + o.x);
+			s += v;
+			s2 += v * v;
+			sit += v * __ldg(d_tv + k);
+		}
+		d_out[(size_t)y * ow + x] = nccScoreInt((u64)sit, s, s2, info);
+	}
+}
+
+template <typename T>
+__device__ __forceinline__ void nccMaskedF(float* __restrict__ d_out, const T* __restrict__ d_img, int W, int H,
+	const NccTplInfo& info, const int2* __restrict__ d_off, const double* __restrict__ d_tv)
+{
+	const int ow = W - info.w + 1, oh = H - info.h + 1;
+	const int x = blockIdx.x * NCC_MASK_THREADS + threadIdx.x;
+	if (x >= ow) return;
+	for (int y = blockIdx.y; y < oh; y += gridDim.y) {
+		const T* base = d_img + (size_t)y * W + x;
+		float r = 0.0f;
+		if (info.varT > 0) {
+			const int2 o0 = __ldg(d_off);
+			const double c = (double)__ldg(base + (size_t)o0.y * W + o0.x);
+			double s = 0, s2 = 0, sp = 0;
+			for (int k = 0; k < info.n; ++k) {
+				const int2 o = __ldg(d_off + k);
+				const double d = (double)__ldg(base + (size_t)o.y * W + o.x) - c;
+				s += d;
+				s2 += d * d;
+				sp += d * __ldg(d_tv + k);
+			}
+			const double vi = s2 - s * s / info.n;
+			r = vi > 0 ? nccClamp(sp / sqrt(vi * info.varT)) : isnan(vi) ? __int_as_float(0x7fc00000) : 0.0f;
+		}
+		d_out[(size_t)y * ow + x] = r;
+	}
+}
+
+} // namespace ncc
+
+// ---------------------------------------------------------------------------------------------
+// Exported entry points (extern "C": unmangled names for cuModuleGetFunction)
+// ---------------------------------------------------------------------------------------------
+
+#define NCC_ENTRIES(NAME, MODE, T, A)                                                           \
+	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_direct_##NAME( \
+		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int chunkH,        \
+		int chunkQ, const __grid_constant__ NccTemplate tpl)                                       \
+	{                                                                                          \
+		ncc::nccTile<MODE, T, false>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, tpl.info, tpl.w); \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_stream_##NAME( \
+		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int chunkH,        \
+		int chunkQ, NccTplInfo info, const unsigned* d_tpl)                                        \
+	{                                                                                          \
+		ncc::nccTile<MODE, T, true>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, d_tpl);   \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_bank_##NAME(   \
+		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int nT,            \
+		const NccTplInfo* d_info, const unsigned* d_tpl)                                           \
+	{                                                                                          \
+		ncc::nccBank<MODE, T>(d_out, d_img, d_S, d_Q, W, H, nT, d_info, d_tpl);                   \
+	}
+
+NCC_ENTRIES(u8_t8, NCC_MODE_T8, u8, long long)
+NCC_ENTRIES(u8_t16, NCC_MODE_T16, u8, long long)
+NCC_ENTRIES(u16_t16, NCC_MODE_T16, u16, long long)
+NCC_ENTRIES(u8_tf, NCC_MODE_TF, u8, long long)
+NCC_ENTRIES(u16_tf, NCC_MODE_TF, u16, long long)
+NCC_ENTRIES(f32_tf, NCC_MODE_TF, f32, double)
+
+#define NCC_MASKED_INT(TN, T)                                                                    \
+	extern "C" __global__ void __launch_bounds__(NCC_MASK_THREADS) ncc_masked_##TN##_ti(          \
+		float* d_out, const T* d_img, int W, int H, NccTplInfo info, const int2* d_off,           \
+		const int* d_tv)                                                                       \
+	{                                                                                          \
+		ncc::nccMaskedInt<T>(d_out, d_img, W, H, info, d_off, d_tv);                           \
+	}
+#define NCC_MASKED_F(TN, T)                                                                      \
+	extern "C" __global__ void __launch_bounds__(NCC_MASK_THREADS) ncc_masked_##TN##_tf(          \
+		float* d_out, const T* d_img, int W, int H, NccTplInfo info, const int2* d_off,           \
+		const double* d_tv)                                                                    \
+	{                                                                                          \
+		ncc::nccMaskedF<T>(d_out, d_img, W, H, info, d_off, d_tv);                             \
+	}
+
+NCC_MASKED_INT(u8, u8)
+NCC_MASKED_INT(u16, u16)
+NCC_MASKED_F(u8, u8)
+NCC_MASKED_F(u16, u16)
+NCC_MASKED_F(f32, f32)
+
+// Not yet run on a GPU: written and compiled without one (see kernels/README.md).
