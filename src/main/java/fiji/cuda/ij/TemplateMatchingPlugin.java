@@ -15,6 +15,7 @@ import ij.WindowManager;
 import ij.gui.GenericDialog;
 import ij.gui.Overlay;
 import ij.gui.Roi;
+import ij.io.Opener;
 import ij.macro.Interpreter;
 import ij.measure.ResultsTable;
 import ij.plugin.PlugIn;
@@ -25,9 +26,15 @@ import ij.process.ImageProcessor;
 import java.awt.Color;
 import java.awt.GraphicsEnvironment;
 import java.awt.Rectangle;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import java.util.regex.Pattern;
 
 /**
@@ -36,7 +43,8 @@ import java.util.regex.Pattern;
  * <p>
  * Macro keys: {@code image} and {@code template} (titles of open images; every slice of the
  * template image is a template, and an area selection on it restricts the template to the
- * selection: its bounds, with a mask when it is not a rectangle), {@code score_threshold},
+ * selection: its bounds, with a mask when it is not a rectangle; {@code template} may also be
+ * a folder, see {@link #folderTemplates}), {@code score_threshold},
  * {@code max_objects}, {@code nms} (largest overlap, intersection over union, between two
  * detections), {@code angles} (degrees, separated by spaces or commas), and the flags
  * {@code flip} (also mirrored templates), {@code stack} (every slice, else the current one),
@@ -46,7 +54,8 @@ import java.util.regex.Pattern;
  * image is also the template: then the selection is the template and the whole image is searched.
  * <p>
  * Outputs: the Results table (one row per detection: Image, Slice, Template, Angle, Flip,
- * Score, X, Y, Width, Height, Centre X, Centre Y), the ROI Manager (a rectangle per detection,
+ * Score, X, Y, Width, Height, Centre X, Centre Y; Template is the template's slice number, or
+ * for a folder the file name, with ":slice" for a slice of a stack), the ROI Manager (a rectangle per detection,
  * named with its score), and an overlay of the same rectangles on the image.
  */
 public class TemplateMatchingPlugin implements PlugIn {
@@ -86,6 +95,16 @@ public class TemplateMatchingPlugin implements PlugIn {
 		public final ResultsTable table = new ResultsTable();
 		/** "Score map of ...", or null when not asked for. */
 		public ImagePlus scoreMap;
+		/** True when the Template column holds names (templates from a folder), not numbers. */
+		boolean namedTemplates;
+	}
+
+	/** Templates read from files, each with the name the Results table gives it. */
+	public static final class NamedTemplates {
+		/** The templates, {@link Template#index} counting from 0 in this list's order. */
+		public final List<Template> templates = new ArrayList<>();
+		/** One per template: the file name, with ":slice" (1-based) for a slice of a stack. */
+		public final List<String> names = new ArrayList<>();
 	}
 
 	private static final Settings LAST = new Settings();
@@ -99,13 +118,16 @@ public class TemplateMatchingPlugin implements PlugIn {
 				IjErrors.report(COMMAND, "There is no image open.");
 				return;
 			}
-			ImagePlus image, template;
+			ImagePlus image, template = null;
+			NamedTemplates folder = null;
 			Settings s = new Settings();
 			if (options != null) {
 				// read the keys here: GenericDialog answers an unknown image title with a macro
 				// error dialog, which would hang a batch run
 				image = find(Macro.getValue(options, "image", WindowManager.getCurrentImage().getTitle()), "image");
-				template = find(Macro.getValue(options, "template", ""), "template");
+				String t = Macro.getValue(options, "template", "");
+				if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath());
+				else template = find(t, "template");
 				s.threshold = number(options, "score_threshold", s.threshold);
 				s.maxObjects = (int) number(options, "max_objects", s.maxObjects);
 				s.nms = number(options, "nms", s.nms);
@@ -144,7 +166,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s.sameSize = gd.getNextBoolean();
 				copy(s, LAST);
 			}
-			Outcome out = run(image, template, s, ExecutionOptions.defaults().withProgress(new IjProgress()));
+			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
+			Outcome out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
 			show(image, out);
 		} catch (RuntimeException e) {
 			IjErrors.report(COMMAND, e);
@@ -168,12 +191,43 @@ public class TemplateMatchingPlugin implements PlugIn {
 		if (template == null) throw new IllegalArgumentException("There is no template.");
 		if (image.getBitDepth() == 24 || template.getBitDepth() == 24)
 			throw new IllegalArgumentException("RGB images are not supported; convert to 8-bit or split the channels first.");
-		List<Template> bank = Template.bank(templates(template), s.flip, s.angles);
 		// a selection on an image that is also the template marks the template, not the search
-		Rectangle search = image == template ? null : searchRectangle(image);
+		return run(image, templates(template), null, image == template, template.getStackSize() > 1, s, opts);
+	}
+
+	/**
+	 * Matches the templates of a folder (see {@link #folderTemplates}) without showing anything.
+	 *
+	 * @param image     the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
+	 * @param templates the templates and their names, which the Template column and the score
+	 *                  map's slice labels carry
+	 * @param s         the settings
+	 * @param opts      backend, threads, progress and cancellation (checked between templates)
+	 * @return the detections, their table, and the score map if asked for
+	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
+	 */
+	public static Outcome run(ImagePlus image, NamedTemplates templates, Settings s, ExecutionOptions opts) {
+		if (image == null) throw new IllegalArgumentException("There is no image.");
+		if (templates == null || templates.templates.isEmpty()) throw new IllegalArgumentException("There is no template.");
+		if (image.getBitDepth() == 24)
+			throw new IllegalArgumentException("RGB images are not supported; convert to 8-bit or split the channels first.");
+		return run(image, templates.templates, templates.names, false, true, s, opts);
+	}
+
+	/**
+	 * @param names      the Template column's names, or null to number the templates
+	 * @param selfSearch the image is its own template: its selection is not a search area
+	 * @param several    more than one template: the score map's labels say which
+	 */
+	private static Outcome run(ImagePlus image, List<Template> originals, List<String> names, boolean selfSearch,
+		boolean several, Settings s, ExecutionOptions opts)
+	{
+		List<Template> bank = Template.bank(originals, s.flip, s.angles);
+		Rectangle search = selfSearch ? null : searchRectangle(image);
 		ImageStack stack = image.getStack();
 		int first = s.stack ? 1 : image.getCurrentSlice(), last = s.stack ? stack.getSize() : first;
 		Outcome out = new Outcome();
+		out.namedTemplates = names != null;
 		List<float[]> maps = new ArrayList<>();
 		List<String> labels = new ArrayList<>();
 		List<int[]> sizes = new ArrayList<>();
@@ -201,25 +255,26 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s.scoreMap ? (t, unused, map) -> {
 					maps.add(map);
 					sizes.add(new int[] {t.width(), t.height(), searched.width(), searched.height()});
-					labels.add("slice " + slice + ", " + describe(t, bank.size() > 1 || template.getStackSize() > 1));
+					labels.add("slice " + slice + ", " + describe(t, names, bank.size() > 1 || several));
 				} : null, sliceOpts);
 			for (Detection d : found) {
 				Detection inImage = search != null ? d.shifted(search.x, search.y) : d;
 				inImage = new Detection(inImage.x, inImage.y, inImage.width, inImage.height, inImage.score,
 					inImage.template, inImage.angle, inImage.flipped, z - 1, inImage.refinedX, inImage.refinedY);
 				out.detections.add(inImage);
-				addRow(out.table, image, inImage);
+				addRow(out.table, image, inImage, names);
 			}
 		}
 		if (s.scoreMap && !maps.isEmpty()) out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
 		return out;
 	}
 
-	private static void addRow(ResultsTable rt, ImagePlus image, Detection d) {
+	private static void addRow(ResultsTable rt, ImagePlus image, Detection d, List<String> names) {
 		rt.incrementCounter();
 		rt.addValue("Image", image.getTitle());
 		rt.addValue("Slice", d.plane + 1);
-		rt.addValue("Template", d.template + 1);
+		if (names != null) rt.addValue("Template", names.get(d.template));
+		else rt.addValue("Template", d.template + 1);
 		rt.addValue("Angle", d.angle);
 		rt.addValue("Flip", d.flipped ? 1 : 0);
 		rt.addValue("Score", d.score);
@@ -248,6 +303,67 @@ public class TemplateMatchingPlugin implements PlugIn {
 			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, z - 1, 0, false));
 		}
 		return out;
+	}
+
+	/**
+	 * Reads a folder of templates: every .tif or .tiff file in it (not in its subfolders, and
+	 * not hidden files), sorted by name, and every slice of each, as one template. The files
+	 * may differ in size and type (8, 16 or 32-bit); each template is scored on its own, and
+	 * the detections of all compete in the same non-maximum suppression.
+	 *
+	 * @param folder the folder
+	 * @return the templates, named "file.tif", or "file.tif:2" for slice 2 of a stack
+	 * @throws IllegalArgumentException when the folder does not exist, holds no .tif or .tiff
+	 *                                  file, or a file cannot be read or is RGB
+	 */
+	public static NamedTemplates folderTemplates(Path folder) {
+		if (folder != null && Files.isRegularFile(folder))
+			throw new IllegalArgumentException("'" + folder + "' is a file, not a folder: open it and give its title, "
+				+ "or give a folder of templates (template).");
+		if (folder == null || !Files.isDirectory(folder))
+			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist.");
+		List<Path> files;
+		try (Stream<Path> list = Files.list(folder)) {
+			files = list.filter(f -> isTiff(f.getFileName().toString()) && Files.isRegularFile(f)).sorted()
+				.collect(Collectors.toList());
+		} catch (IOException e) {
+			throw new IllegalArgumentException("The folder '" + folder + "' cannot be read (template): " + e.getMessage());
+		}
+		if (files.isEmpty())
+			throw new IllegalArgumentException("The folder '" + folder + "' holds no .tif or .tiff image (template).");
+		NamedTemplates out = new NamedTemplates();
+		for (Path f : files) {
+			String name = f.getFileName().toString();
+			ImagePlus imp = new Opener().openImage(f.toString());
+			if (imp == null)
+				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened.");
+			if (imp.getBitDepth() == 24)
+				throw new IllegalArgumentException("The template '" + name
+					+ "' is RGB, which is not supported; convert it to 8-bit or split the channels first.");
+			ImageStack stack = imp.getStack();
+			for (int z = 1; z <= stack.getSize(); z++) {
+				ImageProcessor ip = stack.getProcessor(z);
+				out.templates.add(new Template(Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels()), null,
+					out.templates.size(), 0, false));
+				out.names.add(stack.getSize() > 1 ? name + ":" + z : name);
+			}
+		}
+		return out;
+	}
+
+	private static boolean isTiff(String name) {
+		String n = name.toLowerCase(Locale.ROOT);
+		return !n.startsWith(".") && (n.endsWith(".tif") || n.endsWith(".tiff"));
+	}
+
+	/**
+	 * A {@code template} value that is no open image's title is taken as a folder when it is
+	 * one, or when it looks like a path (so that a missing folder gets its own message).
+	 */
+	private static boolean isFolderPath(String value) {
+		if (value == null || value.isEmpty()) return false;
+		File f = new File(value);
+		return f.isDirectory() || f.isAbsolute() || value.indexOf('/') >= 0 || value.indexOf(File.separatorChar) >= 0;
 	}
 
 	/** @return the bounds of the image's area selection clipped to the image, or null for the whole image */
@@ -290,7 +406,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 		for (int i = 0; i < out.table.size(); i++) {
 			rt.incrementCounter();
 			for (String h : out.table.getHeadings())
-				if (h.equals("Image")) rt.addValue(h, out.table.getStringValue(h, i));
+				if (h.equals("Image") || h.equals("Template") && out.namedTemplates)
+					rt.addValue(h, out.table.getStringValue(h, i));
 				else rt.addValue(h, out.table.getValue(h, i));
 		}
 		rt.show("Results");
@@ -312,8 +429,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found");
 	}
 
-	private static String describe(Template t, boolean withIndex) {
-		String s = withIndex ? "template " + (t.index + 1) : "template";
+	private static String describe(Template t, List<String> names, boolean withIndex) {
+		String s = names != null ? names.get(t.index) : withIndex ? "template " + (t.index + 1) : "template";
 		if (t.angle != 0) s += ", " + format(new double[] {t.angle}) + " deg";
 		if (t.flipped) s += ", flipped";
 		return s;

@@ -90,4 +90,44 @@ class TemplateMatchingMacroTest {
 			r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
 	}
+
+	@Test
+	void aFolderOfTemplatesIsMatchedAndTheResultsNameTheFiles() throws Exception {
+		Path templates = Files.createDirectories(dir.resolve("templates"));
+		ImagePlus big = noise("8-bit", 15, 11, 1, 106), small = noise("16-bit", 7, 9, 1, 107);
+		save(big, templates.resolve("big.tif"));
+		save(small, templates.resolve("small.tiff"));
+		Files.writeString(templates.resolve("readme.txt"), "not an image");
+		ImagePlus image = noise("16-bit", 120, 80, 1, 108);
+		plant(image, 1, big.getProcessor(), 12, 30);
+		plant(image, 1, small.getProcessor(), 90, 50);
+		save(image, dir.resolve("scene.tif"));
+		Path macro = Files.writeString(dir.resolve("folder.ijm"), "dir = getArgument();\n"
+			+ "open(dir + \"/scene.tif\");\n"
+			+ "run(\"GPU Template Matching...\", \"image=scene.tif template=[\" + dir + \"/templates] score_threshold=0.8\");\n"
+			+ "for (r = 0; r < nResults; r++)\n"
+			+ "  print(\"row \" + getResultString(\"Template\", r) + \" \" + getResult(\"X\", r) + \" \" + getResult(\"Y\", r)"
+			+ " + \" \" + getResult(\"Width\", r) + \" \" + getResult(\"Score\", r));\n"
+			+ "print(\"rows \" + nResults);\n");
+		ImageJProcess.Result r = imagej.run(macro, dir.toString(), "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("rows 2"), r::toString);
+		List<String> rows = new ArrayList<>();
+		for (String line : r.output.split("\\R"))
+			if (line.startsWith("row ")) {
+				String[] f = line.split(" ");
+				assertTrue(Double.parseDouble(f[5]) > 0.99, line);
+				rows.add(f[1] + " " + f[2] + " " + f[3] + " " + f[4]);
+			}
+		assertEquals(List.of("big.tif 12 30 15", "small.tiff 90 50 7"), rows, r::toString);
+		// a folder without images: a message, and the macro stops
+		Path empty = Files.createDirectories(dir.resolve("no-images"));
+		Files.writeString(empty.resolve("notes.txt"), "nothing");
+		r = imagej.run(Files.writeString(dir.resolve("empty.ijm"), "dir = getArgument();\n"
+			+ "open(dir + \"/scene.tif\");\n"
+			+ "run(\"GPU Template Matching...\", \"image=scene.tif template=[\" + dir + \"/no-images]\");\n"
+			+ "print(\"still running\");\n"), dir.toString());
+		assertTrue(r.output.contains("GPU Template Matching: The folder '" + empty + "' holds no .tif or .tiff image"),
+			r::toString);
+		assertFalse(r.output.contains("still running"), r::toString);
+	}
 }

@@ -1,6 +1,7 @@
 package fiji.cuda.ij;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,9 +16,13 @@ import ij.gui.Roi;
 import ij.measure.ResultsTable;
 import ij.process.ImageProcessor;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The plug-in's work without its dialog: tables, selections, stacks and score maps. */
 class TemplateMatchingPluginTest {
@@ -120,5 +125,55 @@ class TemplateMatchingPluginTest {
 		assertTrue(e.getMessage().contains("no area"), e.getMessage());
 		assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.parseAngles("0 ninety"));
 		assertEquals(3, TemplateMatchingPlugin.parseAngles("0, 90 180").length);
+	}
+
+	@Test
+	void aFolderOfTemplatesOfDifferentSizesIsMatchedAndNamed(@TempDir Path dir) {
+		ImagePlus image = noise("16-bit", 110, 90, 1, 8);
+		ImagePlus a = noise("8-bit", 11, 7, 1, 9);
+		ImagePlus b = noise("32-bit", 9, 13, 2, 10); // a stack: each slice is a template
+		plant(image, 1, a.getProcessor(), 10, 20);
+		plant(image, 1, b.getStack().getProcessor(2), 60, 40);
+		TemplateMatchingMacroTest.save(b, dir.resolve("b.tiff"));
+		TemplateMatchingMacroTest.save(a, dir.resolve("a.tif"));
+		TemplateMatchingPlugin.NamedTemplates t = TemplateMatchingPlugin.folderTemplates(dir);
+		assertEquals(List.of("a.tif", "b.tiff:1", "b.tiff:2"), t.names);
+		assertEquals(9, t.templates.get(2).width());
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = 0.8;
+		s.scoreMap = true;
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, t, s, CPU);
+		ResultsTable rt = out.table;
+		assertEquals(2, rt.size(), () -> out.detections.toString());
+		assertEquals("a.tif", rt.getStringValue("Template", 0));
+		assertEquals("b.tiff:2", rt.getStringValue("Template", 1));
+		assertEquals(10, rt.getValue("X", 0));
+		assertEquals(20, rt.getValue("Y", 0));
+		assertEquals(60, rt.getValue("X", 1));
+		assertEquals(40, rt.getValue("Y", 1));
+		assertEquals(9, rt.getValue("Width", 1));
+		assertEquals(13, rt.getValue("Height", 1));
+		// the sizes differ, so the score map has the image's size; each slice names its file
+		assertEquals(110, out.scoreMap.getWidth());
+		assertEquals(3, out.scoreMap.getStackSize());
+		assertEquals("slice 1, b.tiff:2", out.scoreMap.getStack().getSliceLabel(3));
+	}
+
+	@Test
+	void aBadTemplateFolderIsRefusedWithAMessage(@TempDir Path dir) throws Exception {
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.folderTemplates(dir.resolve("missing")));
+		assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
+		Files.writeString(dir.resolve("notes.txt"), "no image");
+		TemplateMatchingMacroTest.save(noise("8-bit", 5, 5, 1, 11), dir.resolve(".hidden.tif"));
+		e = assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.folderTemplates(dir));
+		assertTrue(e.getMessage().contains("holds no .tif or .tiff image"), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.folderTemplates(dir.resolve(".hidden.tif")));
+		assertTrue(e.getMessage().contains("is a file, not a folder"), e.getMessage());
+		Files.writeString(dir.resolve("broken.tif"), "not a tiff");
+		e = assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.folderTemplates(dir));
+		assertTrue(e.getMessage().contains("'broken.tif'"), e.getMessage());
+		assertFalse(e.getMessage().contains("Exception"), e.getMessage());
 	}
 }
