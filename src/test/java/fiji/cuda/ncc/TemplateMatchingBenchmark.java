@@ -1,0 +1,217 @@
+package fiji.cuda.ncc;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.process.ImageProcessor;
+
+/**
+ * Benchmark of template matching and Align Slices (not a test): prints a Markdown table of the
+ * time for the full normalized score map ("valid" size) through the {@link TemplateMatching}
+ * facade, on the GPU (forced) and on the CPU path, each end to end from an ImagePlus (the
+ * planes are wrapped, nothing is converted), then Align Slices on a 16-bit stack.
+ * <p>
+ * Cases: 4096² 8, 16 and 32-bit images with square templates of 8 to 128 pixels, banks of 16
+ * and 64 templates of 16², and Align Slices on 1024×1024×500. While the GPU path is not
+ * connected its column says so. Run on the GPU machine with
+ * {@code .device/run java fiji.cuda.ncc.TemplateMatchingBenchmark} and record the table in
+ * docs/benchmarks.md. Locally (the pom pins exec:java to the quick start, so run java with the
+ * test classpath): {@code mvn -q -B -o test-compile dependency:build-classpath
+ * -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test}, then {@code java -cp
+ * target/test-classes:target/classes:$(cat target/cp.txt) fiji.cuda.ncc.TemplateMatchingBenchmark quick}.
+ * Where the GPU cannot be used at all, the GPU column says "no GPU".
+ * <p>
+ * Arguments: {@code quick} (1024² images, templates 8 to 32, a bank of 16, 50 slices),
+ * {@code nocpu} (GPU column only), {@code cpumax=N} (the CPU path only for templates up to N
+ * pixels wide: at 4096² a 128² template is about 2.7·10¹¹ multiply-adds per map).
+ */
+public final class TemplateMatchingBenchmark {
+
+	static final ExecutionOptions GPU = ExecutionOptions.defaults().withBackend(Backend.GPU);
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+	static final String NOT_CONNECTED = "GPU path not connected";
+	/** A measurement that takes longer than this (ms) is not repeated. */
+	static final double ONCE_MS = 2000;
+
+	static boolean cpu = true;
+	static int cpuMax = Integer.MAX_VALUE;
+
+	public static void main(String[] args) {
+		boolean quick = false;
+		for (String a : args) {
+			if (a.equals("quick")) quick = true;
+			else if (a.equals("nocpu")) cpu = false;
+			else if (a.startsWith("cpumax=")) cpuMax = Integer.parseInt(a.substring(7));
+			else {
+				System.err.println("Unknown argument '" + a + "'; use quick, nocpu or cpumax=N.");
+				System.exit(2);
+			}
+		}
+		try {
+			System.out.println("Device: " + Gpu.get().info());
+		} catch (GpuException e) {
+			System.out.println("Device: none (" + e.getMessage() + ")");
+		}
+		System.out.println("CPU threads: " + Runtime.getRuntime().availableProcessors());
+		warmUp();
+		int size = quick ? 1024 : 4096;
+		int[] templates = quick ? new int[] {8, 16, 32} : new int[] {8, 16, 32, 64, 128};
+		int[] banks = quick ? new int[] {16} : new int[] {16, 64};
+		System.out.println();
+		System.out.println("| Case | Maps | GPU ms (end to end) | CPU path ms | CPU / GPU |");
+		System.out.println("|---|---|---|---|---|");
+		for (String type : new String[] {"8-bit", "16-bit", "32-bit"}) {
+			ImagePlus image = random(type, size, size, 1, 1);
+			for (int t : templates)
+				matchRow(image, List.of(cut(image, t, 2)), String.format("%s %d², template %d²", typeName(type), size, t), t);
+			for (int n : banks) {
+				List<Planes> bank = new ArrayList<>();
+				for (int i = 0; i < n; i++)
+					bank.add(cut(image, 16, 3 + i));
+				matchRow(image, bank, String.format("%s %d², bank of %d × 16²", typeName(type), size, n), 16);
+			}
+		}
+		alignRow(1024, 1024, quick ? 50 : 500);
+		System.exit(0);
+	}
+
+	/** Times every map of the templates against the image's plane, on the GPU and on the CPU path. */
+	static void matchRow(ImagePlus image, List<Planes> templates, String what, int templateSize) {
+		Runnable onGpu = () -> matchAll(image, templates, GPU);
+		Runnable onCpu = () -> matchAll(image, templates, CPU);
+		String gpuMs = timeOrWhy(onGpu);
+		String cpuMs = cpu && templateSize <= cpuMax ? fmt(time(onCpu)) : "skipped";
+		row(what, String.valueOf(templates.size()), gpuMs, cpuMs);
+	}
+
+	/** End to end from the ImagePlus: its pixels are wrapped as they are, as the plug-in does. */
+	static void matchAll(ImagePlus image, List<Planes> templates, ExecutionOptions opts) {
+		ImageProcessor ip = image.getProcessor();
+		Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+		for (Planes t : templates)
+			TemplateMatching.match(plane, 0, t, 0, null, false, opts);
+	}
+
+	/** Align Slices of a drifting 16-bit stack to its first slice by a 128² landmark, margin 20. */
+	static void alignRow(int w, int h, int d) {
+		Random r = new Random(4);
+		double[] sx = new double[d], sy = new double[d];
+		for (int z = 1; z < d; z++) {
+			sx[z] = Math.round((r.nextDouble() * 16 - 8) * 4) / 4.0;
+			sy[z] = Math.round((r.nextDouble() * 16 - 8) * 4) / 4.0;
+		}
+		Planes drifting = DriftingStack.make(PixelType.UINT16, w, h, sx, sy, 5);
+		ImageStack st = new ImageStack(w, h);
+		for (int z = 0; z < d; z++)
+			st.addSlice(null, drifting.plane(z));
+		ImagePlus imp = new ImagePlus("drifting", st);
+		AlignSlices.Settings s = new AlignSlices.Settings().landmark(w / 2 - 64, h / 2 - 64, 128, 128);
+		// each run aligns a fresh copy, as a user's stack is aligned in place once
+		Runnable onGpu = () -> AlignSlices.align(copy(imp), s, GPU);
+		Runnable onCpu = () -> AlignSlices.align(copy(imp), s, CPU);
+		String gpuMs = timeOrWhy(onGpu);
+		String cpuMs = cpu ? fmt(time(onCpu)) : "skipped";
+		row(String.format("Align Slices u16 %dx%dx%d, landmark 128², margin %d", w, h, d, s.margin),
+			String.valueOf(d - 1), gpuMs, cpuMs);
+	}
+
+	static Planes copy(ImagePlus imp) {
+		ImageStack st = imp.getStack();
+		Object[] planes = new Object[st.getSize()];
+		for (int z = 0; z < planes.length; z++)
+			planes[z] = ((short[]) st.getPixels(z + 1)).clone();
+		return Planes.wrap(st.getWidth(), st.getHeight(), planes);
+	}
+
+	/** @return the median time in ms, or why the GPU path did not run */
+	static String timeOrWhy(Runnable work) {
+		try {
+			return fmt(time(work));
+		} catch (GpuException e) {
+			String msg = e.getMessage() == null ? "" : e.getMessage();
+			return msg.contains("not connected") ? NOT_CONNECTED : "no GPU";
+		}
+	}
+
+	/**
+	 * @return the median of 3 runs after a warm-up run (JIT, modules, memory pool), or the
+	 *         warm-up's time alone when it took longer than {@link #ONCE_MS}
+	 */
+	static double time(Runnable work) {
+		double first = millis(work);
+		if (first > ONCE_MS) return first;
+		double[] t = new double[3];
+		for (int i = 0; i < t.length; i++)
+			t[i] = millis(work);
+		Arrays.sort(t);
+		return t[1];
+	}
+
+	static double millis(Runnable work) {
+		long t0 = System.nanoTime();
+		work.run();
+		return (System.nanoTime() - t0) / 1e6;
+	}
+
+	/** Compiles the CPU path's loops before the first timed case, which may run only once. */
+	static void warmUp() {
+		for (String type : new String[] {"8-bit", "32-bit"}) {
+			ImagePlus image = random(type, 256, 256, 1, 7);
+			for (int i = 0; i < 3; i++)
+				matchAll(image, List.of(cut(image, 16, 8)), CPU);
+		}
+	}
+
+	static ImagePlus random(String type, int w, int h, int slices, long seed) {
+		ImagePlus imp = IJ.createImage("bench", type + " black", w, h, slices);
+		Random r = new Random(seed);
+		int max = type.equals("8-bit") ? 256 : 4096;
+		for (int s = 1; s <= slices; s++) {
+			ImageProcessor ip = imp.getStack().getProcessor(s);
+			for (int i = 0; i < w * h; i++)
+				ip.setf(i, type.equals("32-bit") ? r.nextFloat() * 1000 : r.nextInt(max));
+		}
+		return imp;
+	}
+
+	/** A square of the image's pixels at a pseudo-random place, of the image's type. */
+	static Planes cut(ImagePlus image, int size, long seed) {
+		Random r = new Random(seed);
+		ImageProcessor ip = image.getProcessor();
+		ip.setRoi(r.nextInt(ip.getWidth() - size + 1), r.nextInt(ip.getHeight() - size + 1), size, size);
+		ImageProcessor t = ip.crop();
+		ip.resetRoi();
+		return Planes.wrap(size, size, t.getPixels());
+	}
+
+	static void row(String what, String maps, String gpu, String cpuMs) {
+		String ratio = "";
+		try {
+			ratio = String.format(Locale.ROOT, "%.0fx", Double.parseDouble(cpuMs) / Double.parseDouble(gpu));
+		} catch (NumberFormatException e) {
+			// a column without a time has no ratio
+		}
+		System.out.printf("| %s | %s | %s | %s | %s |%n", what, maps, gpu, cpuMs, ratio);
+		System.out.flush();
+	}
+
+	static String typeName(String type) {
+		return type.equals("8-bit") ? "u8" : type.equals("16-bit") ? "u16" : "f32";
+	}
+
+	static String fmt(double ms) {
+		return ms >= 100 ? String.format(Locale.ROOT, "%.0f", ms) : String.format(Locale.ROOT, "%.2f", ms);
+	}
+}
