@@ -27,10 +27,8 @@ import ij.process.ImageProcessor;
  * and 64 templates of 16², and Align Slices on 1024×1024×500. While the GPU path is not
  * connected its column says so. Run on the GPU machine with
  * {@code .device/run java fiji.cuda.ncc.TemplateMatchingBenchmark} and record the table in
- * docs/benchmarks.md. Locally (the pom pins exec:java to the quick start, so run java with the
- * test classpath): {@code mvn -q -B -o test-compile dependency:build-classpath
- * -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test}, then {@code java -cp
- * target/test-classes:target/classes:$(cat target/cp.txt) fiji.cuda.ncc.TemplateMatchingBenchmark quick}.
+ * docs/benchmarks.md. Locally: {@code mvn -q -B test-compile exec:java -Dexec.classpathScope=test
+ * -Dexec.mainClass=fiji.cuda.ncc.TemplateMatchingBenchmark -Dexec.args=quick}.
  * Where the GPU cannot be used at all, the GPU column says "no GPU".
  * <p>
  * Arguments: {@code quick} (1024² images, templates 8 to 32, a bank of 16, 50 slices),
