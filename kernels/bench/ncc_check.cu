@@ -14,6 +14,7 @@
 // dp4a / FP32 FMA throughput as measured by the peak kernels below.
 // Exit status 0 when every check passes, 1 when one fails, 2 on a CUDA error.
 
+#include "bench_util.cuh"
 #include "../integral_image.cu"
 #include "../wip/template_matching.cu"
 
@@ -28,16 +29,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#define CK(call)                                                                                \
-	do {                                                                                        \
-		cudaError_t e_ = (call);                                                                \
-		if (e_ != cudaSuccess) {                                                                \
-			std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, \
-				__LINE__, cudaGetErrorString(e_));                                              \
-			std::exit(2);                                                                       \
-		}                                                                                       \
-	} while (0)
 
 static int g_failures = 0;
 static int g_checks = 0;
@@ -536,30 +527,6 @@ static void correctness(bool small, std::mt19937& rng) {
 // ---------------------------------------------------------------------------------------------
 // Timing
 // ---------------------------------------------------------------------------------------------
-
-template <typename F>
-static float medianMs(F launch) {
-	cudaEvent_t a, b;
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	launch();   // warm-up
-	CK(cudaDeviceSynchronize());
-	std::vector<float> ms;
-	for (int i = 0; i < 20; ++i) {
-		CK(cudaEventRecord(a));
-		launch();
-		CK(cudaEventRecord(b));
-		CK(cudaEventSynchronize(b));
-		float t;
-		CK(cudaEventElapsedTime(&t, a, b));
-		ms.push_back(t);
-	}
-	CK(cudaGetLastError());
-	cudaEventDestroy(a);
-	cudaEventDestroy(b);
-	std::sort(ms.begin(), ms.end());
-	return 0.5f * (ms[9] + ms[10]);
-}
 
 // Peak kernels: 8 independent dp4a (resp. FMA) chains per thread, 4096 steps; the device's
 // measured throughput in multiply-adds per second (a dp4a counts 4).

@@ -11,6 +11,7 @@
 // every build on u8 and u16 planes from 512^2 to 8192^2.
 // Exit status 0 when every check passes, 1 when one fails, 2 on a CUDA error.
 
+#include "bench_util.cuh"
 #include "../integral_image.cu"
 
 #include <algorithm>
@@ -23,16 +24,6 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#define CK(call)                                                                                \
-	do {                                                                                        \
-		cudaError_t e_ = (call);                                                                \
-		if (e_ != cudaSuccess) {                                                                \
-			std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, \
-				__LINE__, cudaGetErrorString(e_));                                              \
-			std::exit(2);                                                                       \
-		}                                                                                       \
-	} while (0)
 
 static int g_failures = 0;
 static int g_checks = 0;
@@ -320,30 +311,6 @@ static void testRepeat(int W, int H, int reps, std::mt19937& rng) {
 // ---------------------------------------------------------------------------------------------
 // Timing
 // ---------------------------------------------------------------------------------------------
-
-template <typename F>
-static float medianMs(F launch) {
-	cudaEvent_t a, b;
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	launch();  // warm-up
-	CK(cudaDeviceSynchronize());
-	std::vector<float> ms;
-	for (int i = 0; i < 20; ++i) {
-		CK(cudaEventRecord(a));
-		launch();
-		CK(cudaEventRecord(b));
-		CK(cudaEventSynchronize(b));
-		float t;
-		CK(cudaEventElapsedTime(&t, a, b));
-		ms.push_back(t);
-	}
-	CK(cudaGetLastError());
-	cudaEventDestroy(a);
-	cudaEventDestroy(b);
-	std::sort(ms.begin(), ms.end());
-	return 0.5f * (ms[9] + ms[10]);
-}
 
 // Device-to-device copy of 256 MiB; GB/s counts bytes read + written.
 static double copyGBs() {
