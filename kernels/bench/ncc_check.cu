@@ -16,7 +16,7 @@
 
 #include "bench_util.cuh"
 #include "../integral_image.cu"
-#include "../wip/template_matching.cu"
+#include "../template_matching.cu"
 
 #include <algorithm>
 #include <cmath>
@@ -270,7 +270,7 @@ static dim3 nccGrid(int ow, int oh, int z = 1) {
 	return dim3((unsigned)((ow + NCC_TILE_W - 1) / NCC_TILE_W), (unsigned)((oh + NCC_TILE_H - 1) / NCC_TILE_H), (unsigned)z);
 }
 
-static bool fitsParams(const Tpl& t) { return t.words.size() <= NCC_PARAM_WORDS; }
+static bool fitsConst(const Tpl& t) { return t.words.size() <= NCC_CONST_WORDS; }
 
 // chunkH / chunkQ <= 0: plan from the device's shared memory
 static void launchDirect(const DevImage& im, const Tpl& t, float* d_out, int chunkH = 0, int chunkQ = 0) {
@@ -278,14 +278,13 @@ static void launchDirect(const DevImage& im, const Tpl& t, float* d_out, int chu
 	size_t bytes;
 	if (chunkH <= 0 && !nccPlan(t8, false, t.info.w, t.info.h, NCC_SMEM_BUDGET(g_optinSmem), &chunkH, &chunkQ, &bytes)) std::exit(3);
 	bytes = NCC_STAGE_BYTES(t8, chunkH, chunkQ);
-	static NccTemplate p;   // 32 KB: not on the stack
-	p.info = t.info;
-	std::memcpy(p.w, t.words.data(), t.words.size() * 4);
+	CK(cudaMemcpyToSymbolAsync(c_ncc_tpl, t.words.data(), t.words.size() * 4, 0, cudaMemcpyHostToDevice, 0));
 	const void* fn = fnDirect(im.type, t.mode);
 	setSmem(fn, bytes);
 	int W = im.W, H = im.H;
+	NccTplInfo info = t.info;
 	void* dImg = im.d_img; void* dS = im.d_S; void* dQ = im.d_Q;
-	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &p};
+	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info};
 	CK(cudaLaunchKernel(fn, nccGrid(W - t.info.w + 1, H - t.info.h + 1), dim3(NCC_THREADS_X, NCC_THREADS_Y), args, bytes, 0));
 }
 
@@ -376,7 +375,7 @@ static void testPair(int it, int tt, int w, int h, int W, int H, std::mt19937& r
 			kModeName[mode], w, h, W, H);
 		compare(download(d_out, (size_t)ow * oh), ref, ow, name);
 	};
-	if (fitsParams(t)) {
+	if (fitsConst(t)) {
 		run("direct", [&] { launchDirect(im, t, d_out); });
 		if (h > 1 || t.info.tq > 1) run("direct/chunk", [&] { launchDirect(im, t, d_out, std::max(1, h / 3), std::max(1, t.info.tq / 2)); });
 	}
@@ -528,38 +527,18 @@ static void correctness(bool small, std::mt19937& rng) {
 // Timing
 // ---------------------------------------------------------------------------------------------
 
-// Peak kernels: 8 independent dp4a (resp. FMA) chains per thread, 4096 steps; the device's
-// measured throughput in multiply-adds per second (a dp4a counts 4).
+// The peak kernels of template_matching.cu, 4096 steps: the device's measured throughput in
+// multiply-adds per second (a dp4a counts 4).
 #define PEAK_STEPS 4096
-__global__ void peakDp4a(unsigned* out, unsigned a) {
-	unsigned acc[8];
-	for (int i = 0; i < 8; ++i) acc[i] = threadIdx.x + i;
-	for (int s = 0; s < PEAK_STEPS; ++s)
-#pragma unroll
-		for (int i = 0; i < 8; ++i) acc[i] = __dp4a(acc[i], a, acc[i]);
-	unsigned r = 0;
-	for (int i = 0; i < 8; ++i) r += acc[i];
-	if (r == 0x12345678u) out[0] = r;
-}
-__global__ void peakFma(float* out, float a, float b) {
-	float acc[8];
-	for (int i = 0; i < 8; ++i) acc[i] = threadIdx.x + i;
-	for (int s = 0; s < PEAK_STEPS; ++s)
-#pragma unroll
-		for (int i = 0; i < 8; ++i) acc[i] = fmaf(acc[i], a, b);
-	float r = 0;
-	for (int i = 0; i < 8; ++i) r += acc[i];
-	if (r == 1234.5f) out[0] = r;
-}
 
 static void bench(int sms) {
 	const unsigned blocks = (unsigned)sms * 16;
 	unsigned* d_u;
 	CK(cudaMalloc(&d_u, 4));
-	const float tDp = medianMs([&] { peakDp4a<<<blocks, 256>>>(d_u, 0x01010101u); });
-	const float tFma = medianMs([&] { peakFma<<<blocks, 256>>>((float*)d_u, 0.999f, 0.5f); });
+	const float tDp = medianMs([&] { ncc_peak_dp4a<<<blocks, 256>>>(d_u, 0x01010101u, PEAK_STEPS); });
+	const float tFma = medianMs([&] { ncc_peak_fma<<<blocks, 256>>>((float*)d_u, 0.999f, 0.5f, PEAK_STEPS); });
 	cudaFree(d_u);
-	const double ops = (double)blocks * 256 * 8 * PEAK_STEPS;
+	const double ops = (double)blocks * 256 * NCC_PEAK_CHAINS * PEAK_STEPS;
 	const double peakInt = 4 * ops / (tDp * 1e-3), peakF = ops / (tFma * 1e-3);
 	std::printf("\nmeasured peaks: dp4a %.1f T int8-MAC/s, FP32 FMA %.1f T FMA/s\n", peakInt * 1e-12, peakF * 1e-12);
 	std::printf("timings: median of 20; 'map' = kernel alone (tables built), 'full' = table build + kernel;\n"
@@ -593,19 +572,20 @@ static void bench(int sms) {
 		CK(cudaMalloc(&d_out, (size_t)nT * ow * ow * 4));
 		unsigned* d_tpl = upload(words);
 		NccTplInfo* d_info = upload(info);
-		const char* path;
-		std::function<void()> run;
-		if (c.bank) { path = "bank"; run = [&] { launchBank(d, mode, c.T, c.T, nT, d_info, d_tpl, d_out, 1); }; }
-		else if (fitsParams(first)) { path = "direct"; run = [&] { launchDirect(d, first, d_out); }; }
-		else { path = "stream"; run = [&] { launchStream(d, first, d_tpl, d_out); }; }
-		const float tMap = medianMs(run);
-		const float tFull = medianMs([&] { d.buildTables(); run(); });
-		const double macs = (double)ow * ow * c.T * c.T * nT;
-		const double frac = macs / (tMap * 1e-3) / (mode == NCC_MODE_T8 ? peakInt : peakF);
-		char label[64];
-		std::snprintf(label, sizeof label, "%s %s T=%d%s%s", kTypeName[c.it], kModeName[mode], c.T, c.bank ? " bank " : "",
-			c.bank ? std::to_string(c.bank).c_str() : "");
-		std::printf("  %-24s %-6s map %8.4f ms  full %8.4f ms  %5.1f%% of peak\n", label, path, tMap, tFull, 100 * frac);
+		std::vector<std::pair<const char*, std::function<void()>>> paths;
+		if (c.bank) paths.push_back({"bank", [&] { launchBank(d, mode, c.T, c.T, nT, d_info, d_tpl, d_out, 1); }});
+		if (!c.bank && fitsConst(first)) paths.push_back({"direct", [&] { launchDirect(d, first, d_out); }});
+		if (!c.bank) paths.push_back({"stream", [&] { launchStream(d, first, d_tpl, d_out); }});
+		for (auto& pr : paths) {
+			const float tMap = medianMs(pr.second);
+			const float tFull = medianMs([&] { d.buildTables(); pr.second(); });
+			const double macs = (double)ow * ow * c.T * c.T * nT;
+			const double frac = macs / (tMap * 1e-3) / (mode == NCC_MODE_T8 ? peakInt : peakF);
+			char label[64];
+			std::snprintf(label, sizeof label, "%s %s T=%d%s%s", kTypeName[c.it], kModeName[mode], c.T, c.bank ? " bank " : "",
+				c.bank ? std::to_string(c.bank).c_str() : "");
+			std::printf("  %-24s %-6s map %8.4f ms  full %8.4f ms  %5.1f%% of peak\n", label, pr.first, tMap, tFull, 100 * frac);
+		}
 		cudaFree(d_out);
 		cudaFree(d_tpl);
 		cudaFree(d_info);

@@ -26,6 +26,25 @@ public final class IntegralImage {
 	private IntegralImage() {}
 
 	/**
+	 * Enqueues the fastest build of both tables of one device plane, for the GPU paths of other
+	 * operations (template matching's denominators) that keep the tables on the device. The
+	 * launches are asynchronous on the session's stream; scratch memory goes back to the pool.
+	 *
+	 * @param s     the caller's session
+	 * @param type  8, 16 or 32-bit
+	 * @param w     width
+	 * @param h     height
+	 * @param in    the plane on the device
+	 * @param sum   w·h int64 (8/16-bit) or double (32-bit) table of Σ I
+	 * @param sq    the same for Σ I²
+	 */
+	public static void buildOnDevice(fiji.cuda.runtime.GpuSession s, PixelType type, int w, int h,
+		jcuda.driver.CUdeviceptr in, jcuda.driver.CUdeviceptr sum, jcuda.driver.CUdeviceptr sq)
+	{
+		IntegralImageGpu.launch(s, IntegralImageGpu.fastest(type), type, w, h, in, sum, sq);
+	}
+
+	/**
 	 * Builds the tables of one plane.
 	 *
 	 * @param image the planes (not modified)

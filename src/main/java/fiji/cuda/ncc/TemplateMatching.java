@@ -150,18 +150,69 @@ public final class TemplateMatching {
 		if (opts == null) opts = ExecutionOptions.defaults();
 		Progress progress = opts.progress();
 		List<Detection> candidates = new ArrayList<>();
-		for (int i = 0; i < bank.size() && !progress.isCanceled(); i++) {
-			Template t = bank.get(i);
-			float[] map = match(image, plane, t.pixels, 0, t.mask, false, opts);
-			if (maps != null) maps.accept(t, plane, map);
-			Detection box = new Detection(0, 0, t.width(), t.height(), 0, t.index, t.angle, t.flipped, plane, 0, 0);
-			// at most maxObjects survive anyway, and only a candidate's betters can suppress it,
-			// but a candidate that is suppressed frees a place: keep them all for the global pass
-			candidates.addAll(Peaks.localMaxima(map, validSize(image.width(), t.width()),
-				validSize(image.height(), t.height()), box, threshold, refine));
-			progress.update((i + 1) / (double) bank.size());
+		for (int i = 0; i < bank.size() && !progress.isCanceled();) {
+			// templates go to the device in groups whose maps fit a bounded amount of memory
+			int j = i;
+			long bytes = 0;
+			do {
+				Template t = bank.get(j++);
+				bytes += 4L * validSize(image.width(), t.width()) * validSize(image.height(), t.height());
+			} while (j < bank.size() && bytes < GROUP_BYTES);
+			List<Template> group = bank.subList(i, j);
+			List<float[]> groupMaps = matchAll(image, plane, group, opts);
+			for (int k = 0; k < group.size(); k++) {
+				Template t = group.get(k);
+				float[] map = groupMaps.get(k);
+				if (maps != null) maps.accept(t, plane, map);
+				Detection box = new Detection(0, 0, t.width(), t.height(), 0, t.index, t.angle, t.flipped, plane, 0, 0);
+				// at most maxObjects survive anyway, and only a candidate's betters can suppress it,
+				// but a candidate that is suppressed frees a place: keep them all for the global pass
+				candidates.addAll(Peaks.localMaxima(map, validSize(image.width(), t.width()),
+					validSize(image.height(), t.height()), box, threshold, refine));
+			}
+			i = j;
+			progress.update(i / (double) bank.size());
 		}
 		return Peaks.suppress(candidates, nms, maxObjects);
+	}
+
+	/** Score maps held at once while {@link #detect} works through a bank. */
+	private static final long GROUP_BYTES = 256L << 20;
+
+	/**
+	 * Scores every template of a list (plane 0 of each, with its mask) against one plane. On the
+	 * GPU the image and its tables go to the device once for the whole list, and templates of
+	 * one size and type without masks share one launch (a template bank).
+	 *
+	 * @param image     the image searched
+	 * @param plane     0-based plane
+	 * @param templates the templates
+	 * @param opts      backend and CPU threads
+	 * @return one "valid" map per template, in order
+	 * @throws IllegalArgumentException for bad input, with nothing computed
+	 * @throws GpuException             only when the GPU was forced and failed
+	 */
+	public static List<float[]> matchAll(Planes image, int plane, List<Template> templates, ExecutionOptions opts) {
+		if (templates == null || templates.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
+		List<Planes> pixels = new ArrayList<>();
+		List<byte[]> masks = new ArrayList<>();
+		for (Template t : templates) {
+			check(image, plane, t.pixels, 0, t.mask);
+			pixels.add(t.pixels);
+			masks.add(t.mask);
+		}
+		if (opts == null) opts = ExecutionOptions.defaults();
+		if (opts.backend() != Backend.CPU) {
+			try {
+				return java.util.Arrays.asList(TemplateMatchingGpu.matchBank(Gpu.get(), image, plane, pixels, masks));
+			} catch (GpuException e) {
+				fallBack(opts, e);
+			}
+		}
+		List<float[]> maps = new ArrayList<>();
+		for (Template t : templates)
+			maps.add(TemplateMatchingCpu.match(image, plane, t.pixels, 0, t.mask, false, opts.threads()));
+		return maps;
 	}
 
 	/**

@@ -1,28 +1,499 @@
 package fiji.cuda.ncc;
 
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
+import fiji.cuda.integral.IntegralImage;
+import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuSession;
 import fiji.cuda.runtime.GpuUnavailableException;
 
 /**
- * The GPU path of {@link TemplateMatching}. Its kernels ({@code kernels/wip/template_matching.cu})
- * pass their standalone check on the H200 but have no host side yet, so this reports the GPU
- * unavailable and the facade takes the CPU path (with one log line on AUTO). Connected, this
- * method must return the same map as {@link TemplateMatchingCpu#match} to within 1e-4, with the
- * same flat-window and clamping rules.
+ * The GPU path of {@link TemplateMatching}, on the kernels of {@code kernels/template_matching.cu}.
+ * The image's tables (Σ I, Σ I²) are built on the device by {@link IntegralImage#buildOnDevice}
+ * and stay there; each kernel computes the numerator Σ I·T and normalizes in the same pass.
+ * <p>
+ * Which kernel runs:
+ * <ul>
+ * <li><b>direct</b>: the template in constant memory, when it is small (up to {@value #DIRECT_MAX_WORDS} words);</li>
+ * <li><b>stream</b>: the template streamed through shared memory in chunks, for any size;</li>
+ * <li><b>bank</b>: several templates of one size against one image tile, one launch;</li>
+ * <li><b>masked</b>: with a template mask, and for 32-bit images holding NaN or infinity (whose
+ * tables are NaN beyond the first such pixel, so windows are summed directly instead).</li>
+ * </ul>
+ * Every path gives the CPU path's scores to within 1e-4, with the same flat-window, clamping
+ * and NaN rules. The launch geometry mirrors that file's launch table; keep them in step.
  */
 final class TemplateMatchingGpu {
 
-	private TemplateMatchingGpu() {}
+	static final String MODULE = "template_matching";
+
+	private static final int THREADS_X = 32, THREADS_Y = 8, TILE_W = 128, TILE_H = 32;
+	private static final int CONST_WORDS = 16000, T8_MAX_CHUNK_QUADS = 16384, MASK_THREADS = 128;
+	/**
+	 * AUTO takes the direct kernel up to this many words (2 KiB): the constant cache serves
+	 * them as broadcasts. Bigger templates thrash it (H200, u8 4096²: T=32 1.21 ms direct against
+	 * 0.72 streamed, T=64 10.0 against 1.9), while small ones run 5% faster direct.
+	 */
+	private static final int DIRECT_MAX_WORDS = 512;
+	private static final int INFO_BYTES = 32;
+
+	/** Numerator modes of the kernel file: exact dp4a, exact 32×32→64, float. */
+	enum Mode {
+		T8("t8"), T16("t16"), TF("tf");
+
+		final String suffix;
+
+		Mode(String suffix) {
+			this.suffix = suffix;
+		}
+	}
+
+	/** For tests: forces the single-template kernel (AUTO: direct when it fits constant memory). */
+	enum Path { AUTO, DIRECT, STREAM }
+
+	static volatile Path pathForTest = Path.AUTO;
+	/** For tests: chunk sizes (template rows, quads) instead of the plan; 0 for the plan. */
+	static volatile int chunkRowsForTest, chunkQuadsForTest;
 
 	/**
-	 * Same contract as {@link TemplateMatchingCpu#match}; the input is already validated.
-	 *
-	 * @throws GpuUnavailableException always, for now
+	 * The direct kernels read the template from one {@code __constant__} array per context:
+	 * writing it, launching and waiting happen under this lock, so concurrent callers cannot
+	 * overwrite a template that a running kernel still reads.
 	 */
+	private static final Object CONSTANT_TEMPLATE = new Object();
+
+	private TemplateMatchingGpu() {}
+
+	/** Same contract as {@link TemplateMatchingCpu#match}; the input is already validated. */
 	static float[] match(Gpu gpu, Planes image, int plane, Planes template, int templatePlane, byte[] mask,
 		boolean sameSize)
 	{
-		throw new GpuUnavailableException("GPU template matching is not connected yet");
+		Planes t = Planes.wrap(template.width(), template.height(), template.plane(templatePlane));
+		float[] valid = matchBank(gpu, image, plane, Collections.singletonList(t), Collections.singletonList(mask))[0];
+		return sameSize ? TemplateMatching.toSameSize(valid, image.width(), image.height(), t.width(), t.height())
+			: valid;
+	}
+
+	/**
+	 * "Valid" score maps of several templates (plane 0 of each) against one image plane, in one
+	 * session: the image and its tables go to the device once. Templates of one size and type
+	 * without masks share one bank launch.
+	 *
+	 * @param masks one per template, each null or template-sized
+	 * @return one map per template, in order
+	 */
+	static float[][] matchBank(Gpu gpu, Planes image, int plane, List<Planes> templates, List<byte[]> masks) {
+		return gpu.run(TemplateMatching.NAME, s -> {
+			try (Device d = new Device(s, image, plane, needsTables(masks))) {
+				float[][] maps = new float[templates.size()][];
+				if (d.finite && bankable(d, templates, masks)) {
+					try (Launch l = d.prepareBank(templates)) {
+						l.run();
+						long size = l.mapSize;
+						for (int i = 0; i < maps.length; i++)
+							maps[i] = new float[(int) size];
+						s.downloadAll(l.out.ptr(), maps, size);
+					}
+				} else {
+					for (int i = 0; i < maps.length; i++)
+						try (Launch l = d.prepare(templates.get(i), masks.get(i))) {
+							l.run();
+							maps[i] = new float[(int) l.mapSize];
+							s.download(l.out.ptr(), maps[i], 0, l.mapSize);
+						}
+				}
+				return maps;
+			}
+		});
+	}
+
+	/**
+	 * For the benchmark: device time of the full normalized maps (table build, numerators and
+	 * normalization; no transfers), with everything uploaded beforehand.
+	 *
+	 * @return the median of {@code reps} runs in milliseconds
+	 */
+	static double deviceMillis(Gpu gpu, Planes image, List<Planes> templates, int reps) {
+		List<byte[]> masks = Collections.nCopies(templates.size(), null);
+		return gpu.run(TemplateMatching.NAME + " benchmark", s -> {
+			try (Device d = new Device(s, image, 0, true)) {
+				List<Launch> ls = new ArrayList<>();
+				try {
+					if (bankable(d, templates, masks)) ls.add(d.prepareBank(templates));
+					else for (Planes t : templates)
+						ls.add(d.prepare(t, null));
+					double[] t = new double[reps];
+					for (int r = 0; r < reps; r++)
+						t[r] = s.timeMillis(() -> {
+							d.buildTables();
+							for (Launch l : ls)
+								l.run();
+						});
+					Arrays.sort(t);
+					return t[reps / 2];
+				} finally {
+					for (Launch l : ls)
+						l.close();
+				}
+			}
+		});
+	}
+
+	/**
+	 * For the benchmark: the device's measured multiply-add rates, from the probes at the end of
+	 * the kernel file.
+	 *
+	 * @return {int8 multiply-adds per second by dp4a, FP32 FMAs per second}
+	 */
+	static double[] peakRates(Gpu gpu) {
+		return gpu.run(TemplateMatching.NAME + " benchmark", s -> {
+			int blocks = s.device().multiprocessors * 16, steps = 4096;
+			double ops = (double) blocks * 256 * 8 * steps;
+			try (DeviceBuffer o = s.alloc(4)) {
+				double[] r = new double[2];
+				for (int k = 0; k < 2; k++) {
+					boolean dp = k == 0;
+					Runnable run = () -> s.launch(s.function(MODULE, dp ? "ncc_peak_dp4a" : "ncc_peak_fma"),
+						new int[] { blocks }, new int[] { 256 }, 0, dp ? new Object[] { o, 0x01010101, steps }
+							: new Object[] { o, 0.999f, 0.5f, steps });
+					run.run();
+					double[] t = new double[5];
+					for (int i = 0; i < t.length; i++)
+						t[i] = s.timeMillis(run);
+					Arrays.sort(t);
+					r[k] = (dp ? 4 : 1) * ops / (t[2] * 1e-3);
+				}
+				return r;
+			}
+		});
+	}
+
+	private static boolean needsTables(List<byte[]> masks) {
+		for (byte[] m : masks)
+			if (m == null) return true;
+		return false;
+	}
+
+	/** The tables' last elements are the sums over the whole plane: finite exactly when every pixel is. */
+	private static boolean tablesFinite(GpuSession s, DeviceBuffer sum, DeviceBuffer sq, long n) {
+		double[] last = new double[2];
+		s.download(sum.at(8 * (n - 1)), last, 0, 1);
+		s.download(sq.at(8 * (n - 1)), last, 1, 1);
+		return Double.isFinite(last[0]) && Double.isFinite(last[1]);
+	}
+
+	/** Several templates of one size and type, no masks, whose tile with overfetch fits shared memory. */
+	private static boolean bankable(Device d, List<Planes> templates, List<byte[]> masks) {
+		if (templates.size() < 2) return false;
+		Planes t0 = templates.get(0);
+		for (int i = 0; i < templates.size(); i++) {
+			Planes t = templates.get(i);
+			if (masks.get(i) != null || t.width() != t0.width() || t.height() != t0.height() || t.type() != t0.type())
+				return false;
+		}
+		Mode m = mode(d.image.type(), t0.type());
+		boolean t8 = m == Mode.T8;
+		return stageBytes(t8, t0.height(), quads(t8, t0.width())) <= d.s.device().maxSharedPerBlockOptin;
+	}
+
+	/**
+	 * One kernel launch, ready: its output and template buffers allocated and filled. A direct
+	 * launch also carries the words it copies into constant memory under the lock.
+	 */
+	private static final class Launch implements AutoCloseable {
+		final GpuSession s;
+		final DeviceBuffer out;
+		final long mapSize;
+		final List<DeviceBuffer> owned = new ArrayList<>();
+		String kernel;
+		int[] grid, block;
+		int shared;
+		Object[] args;
+		DeviceBuffer constantWords;
+
+		Launch(GpuSession s, long maps, long mapSize) {
+			this.s = s;
+			this.mapSize = mapSize;
+			this.out = own(s.alloc(4L * maps * mapSize));
+		}
+
+		DeviceBuffer own(DeviceBuffer b) {
+			owned.add(b);
+			return b;
+		}
+
+		void run() {
+			if (constantWords == null) {
+				s.launch(s.function(MODULE, kernel), grid, block, shared, args);
+				return;
+			}
+			synchronized (CONSTANT_TEMPLATE) {
+				s.copyToConstant(MODULE, "c_ncc_tpl", constantWords.ptr(), constantWords.size());
+				s.launch(s.function(MODULE, kernel), grid, block, shared, args);
+				s.sync();
+			}
+		}
+
+		/** Waits for the launch first: its buffers go back to the pool for other streams. */
+		@Override
+		public void close() {
+			s.sync();
+			for (DeviceBuffer b : owned)
+				b.close();
+		}
+	}
+
+	/** One image plane on the device with its tables, and the launches against it. */
+	private static final class Device implements AutoCloseable {
+		final GpuSession s;
+		final Planes image;
+		final DeviceBuffer img, sum, sq;
+		final boolean tables;
+		boolean finite;
+		final int iw, ih;
+
+		Device(GpuSession s, Planes image, int plane, boolean tables) {
+			this.s = s;
+			this.image = image;
+			this.tables = tables;
+			iw = image.width();
+			ih = image.height();
+			long n = (long) iw * ih;
+			PixelType it = image.type();
+			img = s.alloc(n * it.bytesPerPixel());
+			DeviceBuffer a = null, b = null;
+			try {
+				a = s.alloc(tables ? 8 * n : 8);
+				b = s.alloc(tables ? 8 * n : 8);
+			} catch (RuntimeException e) {
+				img.close();
+				if (a != null) a.close();
+				throw e;
+			}
+			sum = a;
+			sq = b;
+			try {
+				s.upload(image.plane(plane), 0, n, img.ptr());
+				buildTables();
+				finite = !tables || it != PixelType.FLOAT32 || tablesFinite(s, sum, sq, n);
+			} catch (RuntimeException e) {
+				close();
+				throw e;
+			}
+		}
+
+		void buildTables() {
+			if (tables) IntegralImage.buildOnDevice(s, image.type(), iw, ih, img.ptr(), sum.ptr(), sq.ptr());
+		}
+
+		@Override
+		public void close() {
+			s.sync();
+			img.close();
+			sum.close();
+			sq.close();
+		}
+
+		Launch prepare(Planes t, byte[] mask) {
+			int tw = t.width(), th = t.height();
+			TemplateMatchingCpu.Prepared p = new TemplateMatchingCpu.Prepared(t.plane(0), t.type(), tw, th, mask, iw);
+			Launch l = new Launch(s, 1, (long) (iw - tw + 1) * (ih - th + 1));
+			try {
+				Mode m = mode(image.type(), t.type());
+				if (mask != null || !finite) masked(l, p, m, t.type().isInteger());
+				else plain(l, p, m, t);
+				return l;
+			} catch (RuntimeException e) {
+				l.close();
+				throw e;
+			}
+		}
+
+		private void plain(Launch l, TemplateMatchingCpu.Prepared p, Mode m, Planes t) {
+			boolean t8 = m == Mode.T8;
+			int tq = quads(t8, t.width());
+			int[] words = words(p, m, t);
+			Path path = pathForTest;
+			boolean direct = words.length <= CONST_WORDS
+				&& (path == Path.DIRECT || (path == Path.AUTO && words.length <= DIRECT_MAX_WORDS));
+			int[] plan = plan(t8, !direct, t.width(), t.height(), s.device().maxSharedPerBlockOptin / 2);
+			if (chunkRowsForTest > 0) {
+				plan[0] = Math.min(chunkRowsForTest, t.height());
+				plan[1] = Math.min(chunkQuadsForTest, tq);
+				plan[2] = (int) need(t8, !direct, plan[0], plan[1]);
+			}
+			DeviceBuffer w = l.own(s.alloc(4L * words.length));
+			s.upload(words, 0, words.length, w.ptr());
+			l.kernel = (direct ? "ncc_direct_" : "ncc_stream_") + imageSuffix(image.type()) + "_" + m.suffix;
+			l.grid = new int[] { ceil(iw - t.width() + 1, TILE_W), ceil(ih - t.height() + 1, TILE_H) };
+			l.block = new int[] { THREADS_X, THREADS_Y };
+			l.shared = plan[2];
+			byte[] info = info(p, m, tq).array();
+			if (direct) {
+				l.constantWords = w;
+				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info };
+			} else {
+				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, w };
+			}
+		}
+
+		/** Masks, and 32-bit images with non-finite pixels: every window summed directly. */
+		private void masked(Launch l, TemplateMatchingCpu.Prepared p, Mode m, boolean intTemplate) {
+			boolean exact = m != Mode.TF && intTemplate;
+			int[] off = new int[2 * p.n];
+			for (int k = 0; k < p.n; k++) {
+				off[2 * k] = p.offsets[k] % iw;
+				off[2 * k + 1] = p.offsets[k] / iw;
+			}
+			ByteBuffer info = GpuSession.struct(INFO_BYTES);
+			info.putInt(0, p.width).putInt(4, p.height).putInt(8, 0).putInt(12, p.n);
+			info.putLong(16, exact ? p.sumT : 0).putDouble(24, exact ? p.exactVariance : p.flat ? 0 : p.centredSquares);
+			DeviceBuffer d_off = l.own(s.alloc(4L * off.length)), d_tv = l.own(s.alloc(8L * p.n));
+			s.upload(off, 0, off.length, d_off.ptr());
+			if (exact) {
+				int[] tv = new int[p.n];
+				for (int k = 0; k < p.n; k++)
+					tv[k] = (int) p.ints[k];
+				s.upload(tv, 0, tv.length, d_tv.ptr());
+			} else {
+				s.upload(p.centred, 0, p.n, d_tv.ptr());
+			}
+			l.kernel = "ncc_masked_" + imageSuffix(image.type()) + (exact ? "_ti" : "_tf");
+			l.grid = new int[] { ceil(iw - p.width + 1, MASK_THREADS), Math.min(ih - p.height + 1, 65535) };
+			l.block = new int[] { MASK_THREADS };
+			l.args = new Object[] { l.out, img, iw, ih, info.array(), d_off, d_tv };
+		}
+
+		/** All templates share one size, type and mode; one launch writes every map. */
+		Launch prepareBank(List<Planes> templates) {
+			Planes t0 = templates.get(0);
+			int tw = t0.width(), th = t0.height(), nt = templates.size();
+			Mode m = mode(image.type(), t0.type());
+			boolean t8 = m == Mode.T8;
+			int tq = quads(t8, tw);
+			int per = th * 4 * tq;
+			int[] words = new int[nt * per];
+			ByteBuffer info = GpuSession.struct(INFO_BYTES * nt);
+			for (int i = 0; i < nt; i++) {
+				Planes t = templates.get(i);
+				TemplateMatchingCpu.Prepared p = new TemplateMatchingCpu.Prepared(t.plane(0), t.type(), tw, th, null, iw);
+				System.arraycopy(words(p, m, t), 0, words, i * per, per);
+				info.put(info(p, m, tq).array());
+			}
+			Launch l = new Launch(s, nt, (long) (iw - tw + 1) * (ih - th + 1));
+			try {
+				DeviceBuffer w = l.own(s.alloc(4L * words.length)), d_info = l.own(s.alloc(INFO_BYTES * nt));
+				s.upload(words, 0, words.length, w.ptr());
+				s.upload(info.array(), 0, INFO_BYTES * nt, d_info.ptr());
+				l.kernel = "ncc_bank_" + imageSuffix(image.type()) + "_" + m.suffix;
+				l.grid = new int[] { ceil(iw - tw + 1, TILE_W), ceil(ih - th + 1, TILE_H), Math.min(nt, 65535) };
+				l.block = new int[] { THREADS_X, THREADS_Y };
+				l.shared = (int) stageBytes(t8, th, tq);
+				l.args = new Object[] { l.out, img, sum, sq, iw, ih, nt, d_info, w };
+				return l;
+			} catch (RuntimeException e) {
+				l.close();
+				throw e;
+			}
+		}
+	}
+
+	// ---- the host rules of kernels/template_matching.cu -------------------------------------
+
+	static Mode mode(PixelType image, PixelType template) {
+		if (image == PixelType.FLOAT32 || template == PixelType.FLOAT32) return Mode.TF;
+		return image == PixelType.UINT8 && template == PixelType.UINT8 ? Mode.T8 : Mode.T16;
+	}
+
+	/** NCC_TQ: quads (4 columns) per template row; t8 holds 3 extra shifted columns. */
+	static int quads(boolean t8, int w) {
+		return t8 ? (w + 6) / 4 : (w + 3) / 4;
+	}
+
+	private static long stageBytes(boolean t8, int chunkRows, int chunkQuads) {
+		long cols = TILE_W + 4L * chunkQuads + 4;
+		long pitch = (cols * (t8 ? 1 : 4) + 15) / 16 * 16;
+		return (TILE_H + chunkRows - 1) * pitch;
+	}
+
+	/**
+	 * nccPlan: the whole template in one chunk when it fits the budget, else the most rows with
+	 * every quad, else one row and the most quads.
+	 *
+	 * @return {chunk rows, chunk quads, dynamic shared bytes}
+	 */
+	static int[] plan(boolean t8, boolean streamed, int w, int h, long budget) {
+		int tq = quads(t8, w);
+		int cq = tq, ch = h;
+		if (t8 && (long) ch * cq > T8_MAX_CHUNK_QUADS) ch = T8_MAX_CHUNK_QUADS / cq;
+		while (ch > 1 && need(t8, streamed, ch, cq) > budget)
+			ch--;
+		while (cq > 1 && need(t8, streamed, ch, cq) > budget)
+			cq--;
+		if (need(t8, streamed, ch, cq) > budget)
+			throw new GpuUnavailableException("the device has too little shared memory for template matching");
+		return new int[] { ch, cq, (int) need(t8, streamed, ch, cq) };
+	}
+
+	private static long need(boolean t8, boolean streamed, int ch, int cq) {
+		return stageBytes(t8, ch, cq) + (streamed ? 16L * ch * cq : 0);
+	}
+
+	/** The template's words in the layout of its mode (see the kernel file's header). */
+	static int[] words(TemplateMatchingCpu.Prepared p, Mode m, Planes t) {
+		int w = t.width(), h = t.height(), tq = quads(m == Mode.T8, w), pitch = 4 * tq;
+		int[] words = new int[h * pitch];
+		Object px = t.plane(0);
+		for (int y = 0; y < h; y++) {
+			if (m == Mode.T8) {
+				byte[] b = (byte[]) px;
+				for (int k = 0; k < 4; k++)
+					for (int q = 0; q < tq; q++) {
+						int word = 0;
+						for (int j = 0; j < 4; j++) {
+							int c = 4 * q + j - k;
+							if (c >= 0 && c < w) word |= (b[y * w + c] & 0xff) << (8 * j);
+						}
+						words[y * pitch + k * tq + q] = word;
+					}
+			} else if (m == Mode.T16) {
+				for (int x = 0; x < w; x++)
+					words[y * pitch + x] = (int) TemplateMatchingCpu.value(px, t.type(), y * w + x);
+			} else {
+				// Prepared (no mask) holds T − mean in row-major order
+				for (int x = 0; x < w; x++)
+					words[y * pitch + x] = Float.floatToRawIntBits((float) p.centred[y * w + x]);
+			}
+		}
+		return words;
+	}
+
+	/** NccTplInfo: int w, h, tq, n; long sumT; double varT (0 marks a flat template). */
+	static ByteBuffer info(TemplateMatchingCpu.Prepared p, Mode m, int tq) {
+		ByteBuffer b = GpuSession.struct(INFO_BYTES);
+		b.putInt(0, p.width).putInt(4, p.height).putInt(8, tq).putInt(12, p.n);
+		if (m == Mode.TF) b.putLong(16, 0).putDouble(24, p.flat ? 0 : p.centredSquares);
+		else b.putLong(16, p.sumT).putDouble(24, p.exactVariance);
+		return b;
+	}
+
+	private static String imageSuffix(PixelType t) {
+		switch (t) {
+			case UINT8: return "u8";
+			case UINT16: return "u16";
+			case FLOAT32: return "f32";
+			default: throw new IllegalArgumentException(TemplateMatching.NAME + ": RGB is not supported");
+		}
+	}
+
+	private static int ceil(long a, int b) {
+		return (int) ((a + b - 1) / b);
 	}
 }

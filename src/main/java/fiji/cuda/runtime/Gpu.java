@@ -15,6 +15,7 @@ import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleGetGlobal;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
@@ -347,6 +348,22 @@ public final class Gpu {
 
 	BufferPool pool() {
 		return pool;
+	}
+
+	/**
+	 * @return the device address of a module-scope variable ({@code __constant__} or
+	 *         {@code __device__}) and its size in bytes, from the cached module
+	 */
+	long[] global(String module, String name, jcuda.driver.CUdeviceptr ptr) {
+		CUmodule m = modules.computeIfAbsent(module, this::loadModule);
+		long[] size = new long[1];
+		try {
+			cuModuleGetGlobal(ptr, size, m, name);
+		} catch (CudaException e) {
+			throw new GpuException("variable " + name + " is missing from " + module + ".fatbin (" + e.getMessage() + ")",
+				e);
+		}
+		return size;
 	}
 
 	CUfunction function(String module, String name) {

@@ -75,7 +75,8 @@ public final class GpuSession {
 	 * @param block  block size, 1 to 3 values
 	 * @param shared dynamic shared memory in bytes
 	 * @param args   kernel arguments in order: {@link DeviceBuffer}, {@link CUdeviceptr}, Integer, Long, Float,
-	 *               Double, or a float[] for a struct of floats passed by value
+	 *               Double, a float[] for a struct of floats passed by value, or a byte[] for any struct
+	 *               passed by value (its bytes in the device's little-endian layout, see {@link #struct})
 	 */
 	public void launch(CUfunction f, int[] grid, int[] block, int shared, Object... args) {
 		Pointer[] ps = new Pointer[args.length];
@@ -97,6 +98,7 @@ public final class GpuSession {
 		if (a instanceof Float) return Pointer.to(new float[] { (Float) a });
 		if (a instanceof Double) return Pointer.to(new double[] { (Double) a });
 		if (a instanceof float[]) return Pointer.to((float[]) a);
+		if (a instanceof byte[]) return Pointer.to((byte[]) a);
 		throw new IllegalArgumentException("unsupported kernel argument " + a);
 	}
 
@@ -204,6 +206,34 @@ public final class GpuSession {
 		cuMemcpyDtoHAsync(b.host, (CUdeviceptr) src.withByteOffset(k * chunk * es), n * es, stream);
 		cuEventRecord(b.done, stream);
 		b.pending = true;
+	}
+
+	/**
+	 * @param capacity the struct's size in bytes (sizeof on the device, padding included)
+	 * @return a little-endian buffer to fill field by field (with absolute puts at the fields'
+	 *         offsets) and pass to {@link #launch} as {@code array()}
+	 */
+	public static java.nio.ByteBuffer struct(int capacity) {
+		return java.nio.ByteBuffer.allocate(capacity).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+	}
+
+	/**
+	 * Copies device memory into a module's {@code __constant__} variable, on this session's
+	 * stream (so it is ordered with the uploads before it and the launches after it). Constant
+	 * memory is one copy per module, shared by every stream: the caller must make sure that no
+	 * launch of another session that reads it can run meanwhile (hold a lock over the copy, the
+	 * launches and {@link #sync()}).
+	 *
+	 * @param module kernel family
+	 * @param name   the {@code __constant__} variable
+	 * @param src    device source
+	 * @param bytes  how many bytes, at most the variable's size
+	 */
+	public void copyToConstant(String module, String name, CUdeviceptr src, long bytes) {
+		CUdeviceptr p = new CUdeviceptr();
+		long size = gpu.global(module, name, p)[0];
+		if (bytes > size) throw new IllegalArgumentException(name + " holds " + size + " bytes, not " + bytes);
+		cuMemcpyDtoDAsync(p, src, bytes, stream);
 	}
 
 	/** @return device memory the driver reports free now, in bytes (the pool's idle blocks not included) */

@@ -19,13 +19,14 @@ import ij.process.ImageProcessor;
 
 /**
  * Benchmark of template matching and Align Slices (not a test): prints a Markdown table of the
- * time for the full normalized score map ("valid" size) through the {@link TemplateMatching}
- * facade, on the GPU (forced) and on the CPU path, each end to end from an ImagePlus (the
- * planes are wrapped, nothing is converted), then Align Slices on a 16-bit stack.
+ * time for the full normalized score map ("valid" size): on the device alone (table build,
+ * numerators and normalization, against the device's measured multiply-add rate), and through
+ * the {@link TemplateMatching} facade on the GPU (forced) and on the CPU path, each end to end
+ * from an ImagePlus (the planes are wrapped, nothing is converted); then Align Slices on a
+ * 16-bit stack.
  * <p>
  * Cases: 4096² 8, 16 and 32-bit images with square templates of 8 to 128 pixels, banks of 16
- * and 64 templates of 16², and Align Slices on 1024×1024×500. While the GPU path is not
- * connected its column says so. Run on the GPU machine with
+ * and 64 templates of 16², and Align Slices on 1024×1024×500. Run on the GPU machine with
  * {@code .device/run java fiji.cuda.ncc.TemplateMatchingBenchmark} and record the table in
  * docs/benchmarks.md. Locally: {@code mvn -q -B test-compile exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=fiji.cuda.ncc.TemplateMatchingBenchmark -Dexec.args=quick}.
@@ -39,7 +40,6 @@ public final class TemplateMatchingBenchmark {
 
 	static final ExecutionOptions GPU = ExecutionOptions.defaults().withBackend(Backend.GPU);
 	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
-	static final String NOT_CONNECTED = "GPU path not connected";
 	/** A measurement that takes longer than this (ms) is not repeated. */
 	static final double ONCE_MS = 2000;
 
@@ -68,38 +68,69 @@ public final class TemplateMatchingBenchmark {
 		int[] templates = quick ? new int[] {8, 16, 32} : new int[] {8, 16, 32, 64, 128};
 		int[] banks = quick ? new int[] {16} : new int[] {16, 64};
 		System.out.println();
-		System.out.println("| Case | Maps | GPU ms (end to end) | CPU path ms | CPU / GPU |");
-		System.out.println("|---|---|---|---|---|");
+		double[] peaks = peakRates();
+		if (peaks != null)
+			System.out.printf(Locale.ROOT, "Measured peaks: dp4a %.1f T int8 multiply-adds/s, FP32 FMA %.1f T/s%n",
+				peaks[0] * 1e-12, peaks[1] * 1e-12);
+		System.out.println();
+		System.out.println("| Case | Maps | Device ms (tables + maps) | % of peak | GPU ms end to end | CPU path ms | CPU / GPU |");
+		System.out.println("|---|---|---|---|---|---|---|");
 		for (String type : new String[] {"8-bit", "16-bit", "32-bit"}) {
 			ImagePlus image = random(type, size, size, 1, 1);
 			for (int t : templates)
-				matchRow(image, List.of(cut(image, t, 2)), String.format("%s %d², template %d²", typeName(type), size, t), t);
+				matchRow(image, List.of(cut(image, t, 2)), String.format("%s %d², template %d²", typeName(type), size, t), t, peaks);
 			for (int n : banks) {
 				List<Planes> bank = new ArrayList<>();
 				for (int i = 0; i < n; i++)
 					bank.add(cut(image, 16, 3 + i));
-				matchRow(image, bank, String.format("%s %d², bank of %d × 16²", typeName(type), size, n), 16);
+				matchRow(image, bank, String.format("%s %d², bank of %d × 16²", typeName(type), size, n), 16, peaks);
 			}
 		}
 		alignRow(1024, 1024, quick ? 50 : 500);
 		System.exit(0);
 	}
 
-	/** Times every map of the templates against the image's plane, on the GPU and on the CPU path. */
-	static void matchRow(ImagePlus image, List<Planes> templates, String what, int templateSize) {
+	/**
+	 * Times every map of the templates against the image's plane: on the device alone (tables,
+	 * numerators, normalization; the fraction of peak counts w·h multiply-adds per output against
+	 * dp4a for 8-bit pairs, FP32 FMA otherwise), and end to end on the GPU and the CPU path.
+	 */
+	static void matchRow(ImagePlus image, List<Planes> templates, String what, int templateSize, double[] peaks) {
 		Runnable onGpu = () -> matchAll(image, templates, GPU);
 		Runnable onCpu = () -> matchAll(image, templates, CPU);
+		String device = "no GPU", frac = "";
+		if (peaks != null) {
+			ImageProcessor ip = image.getProcessor();
+			Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+			double ms = TemplateMatchingGpu.deviceMillis(Gpu.get(), plane, templates, 5);
+			long ow = ip.getWidth() - templateSize + 1, oh = ip.getHeight() - templateSize + 1;
+			double macs = (double) ow * oh * templateSize * templateSize * templates.size();
+			boolean dp4a = plane.type() == PixelType.UINT8 && templates.get(0).type() == PixelType.UINT8;
+			device = String.format(Locale.ROOT, "%.3f", ms);
+			frac = String.format(Locale.ROOT, "%.0f%%", 100 * macs / (ms * 1e-3) / peaks[dp4a ? 0 : 1]);
+		}
 		String gpuMs = timeOrWhy(onGpu);
 		String cpuMs = cpu && templateSize <= cpuMax ? fmt(time(onCpu)) : "skipped";
-		row(what, String.valueOf(templates.size()), gpuMs, cpuMs);
+		row(what, String.valueOf(templates.size()), device, frac, gpuMs, cpuMs);
+	}
+
+	/** @return the device's measured {dp4a, FMA} multiply-add rates, or null without a GPU */
+	static double[] peakRates() {
+		try {
+			return TemplateMatchingGpu.peakRates(Gpu.get());
+		} catch (GpuException e) {
+			return null;
+		}
 	}
 
 	/** End to end from the ImagePlus: its pixels are wrapped as they are, as the plug-in does. */
 	static void matchAll(ImagePlus image, List<Planes> templates, ExecutionOptions opts) {
 		ImageProcessor ip = image.getProcessor();
 		Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
-		for (Planes t : templates)
-			TemplateMatching.match(plane, 0, t, 0, null, false, opts);
+		List<Template> bank = new ArrayList<>();
+		for (int i = 0; i < templates.size(); i++)
+			bank.add(new Template(templates.get(i), null, i, 0, false));
+		TemplateMatching.matchAll(plane, 0, bank, opts);
 	}
 
 	/** Align Slices of a drifting 16-bit stack to its first slice by a 128² landmark, margin 20. */
@@ -122,7 +153,7 @@ public final class TemplateMatchingBenchmark {
 		String gpuMs = timeOrWhy(onGpu);
 		String cpuMs = cpu ? fmt(time(onCpu)) : "skipped";
 		row(String.format("Align Slices u16 %dx%dx%d, landmark 128², margin %d", w, h, d, s.margin),
-			String.valueOf(d - 1), gpuMs, cpuMs);
+			String.valueOf(d - 1), "", "", gpuMs, cpuMs);
 	}
 
 	static Planes copy(ImagePlus imp) {
@@ -138,8 +169,7 @@ public final class TemplateMatchingBenchmark {
 		try {
 			return fmt(time(work));
 		} catch (GpuException e) {
-			String msg = e.getMessage() == null ? "" : e.getMessage();
-			return msg.contains("not connected") ? NOT_CONNECTED : "no GPU";
+			return "no GPU";
 		}
 	}
 
@@ -194,14 +224,14 @@ public final class TemplateMatchingBenchmark {
 		return Planes.wrap(size, size, t.getPixels());
 	}
 
-	static void row(String what, String maps, String gpu, String cpuMs) {
+	static void row(String what, String maps, String device, String frac, String gpu, String cpuMs) {
 		String ratio = "";
 		try {
 			ratio = String.format(Locale.ROOT, "%.0fx", Double.parseDouble(cpuMs) / Double.parseDouble(gpu));
 		} catch (NumberFormatException e) {
 			// a column without a time has no ratio
 		}
-		System.out.printf("| %s | %s | %s | %s | %s |%n", what, maps, gpu, cpuMs, ratio);
+		System.out.printf("| %s | %s | %s | %s | %s | %s | %s |%n", what, maps, device, frac, gpu, cpuMs, ratio);
 		System.out.flush();
 	}
 

@@ -1,8 +1,3 @@
-// WORK IN PROGRESS (kernels/wip/ is not built into the jar). Verified on the H200 by
-// kernels/bench/ncc_check.cu (2026-11-29: 405 checks, 0 failed) but far from its speed targets
-// (docs/benchmarks.md). It moves to kernels/ (and into the fatbin build) with the Java host side
-// (TemplateMatchingGpu).
-//
 // Normalized cross-correlation (template matching) kernels for Fiji CUDA.
 //
 // Score (OpenCV TM_CCOEFF_NORMED), for the w x h window whose top-left corner is (x, y):
@@ -44,8 +39,8 @@
 //  ncc_masked_*   blockDim (128, 1, 1), grid (ceil(ow / 128), min(oh, 65535), 1); no shared.
 //  No scratch buffers; no kernel writes anything but d_out.
 
-#include "../common.cuh"
-#include "../sat.cuh"
+#include "common.cuh"
+#include "sat.cuh"
 
 #include <type_traits>
 
@@ -62,9 +57,9 @@ using namespace fc;
 #define NCC_TILE_W (NCC_THREADS_X * NCC_PX)   // 128 output columns per block
 #define NCC_TILE_H (NCC_THREADS_Y * NCC_PY)   // 32 output rows per block
 
-// Words of template in the kernel parameter struct of ncc_direct_*: with the 32-byte header
-// and the other parameters the launch stays under the 32764-byte limit (Volta+, CUDA 12.1+).
-#define NCC_PARAM_WORDS 8000
+// Words of template in constant memory for ncc_direct_* (c_ncc_tpl, 64000 of the 64 KiB bank).
+// A template with more words takes ncc_stream_*.
+#define NCC_CONST_WORDS 16000
 
 // Quads (4 columns) per template row: t8 holds 3 extra shifted columns.
 #define NCC_TQ(t8, w) ((t8) ? ((w) + 6) / 4 : ((w) + 3) / 4)
@@ -107,11 +102,12 @@ struct NccTplInfo {
 	                  // double. 0 marks a flat template: every score is 0.
 };
 
-/** ncc_direct_*: the template by value, so it lives in constant bank 0 of this launch only. */
-struct __align__(16) NccTemplate {
-	NccTplInfo info;
-	unsigned w[NCC_PARAM_WORDS];   // NCC_TPL_WORDS(t8, w, h) used
-};
+/**
+ * ncc_direct_*: the template's words (NCC_TPL_WORDS of them, at the start). One copy per module
+ * and context, so the host must not change it while a direct launch that reads it may run: the
+ * Java side writes it, launches and waits under one lock.
+ */
+__constant__ __align__(16) unsigned c_ncc_tpl[NCC_CONST_WORDS];
 
 /**
  * Host rule for the chunk of the direct and streamed kernels: the whole template (one pass,
@@ -122,7 +118,7 @@ struct __align__(16) NccTemplate {
  * overfetch rows, while one block per SM leaves too few warps to hide latency.
  * Returns false only when not even one row of one quad fits (about 2 KiB: never).
  */
-static inline __host__ bool nccPlan(bool t8, bool streamed, int w, int h, size_t smemBytes, int* chunkH, int* chunkQ,
+inline __host__ bool nccPlan(bool t8, bool streamed, int w, int h, size_t smemBytes, int* chunkH, int* chunkQ,
 	size_t* bytes)
 {
 	const int tq = NCC_TQ(t8, w);
@@ -157,7 +153,7 @@ template <> struct Tot<NCC_MODE_TF> { typedef double type; };
 // constant and L1 reads are broadcasts.
 // =============================================================================================
 
-struct TplPlain {   // the param struct (__grid_constant__) or the shared-memory chunk
+struct TplPlain {   // c_ncc_tpl (constant memory) or the shared-memory chunk
 	const unsigned* p;
 	__device__ __forceinline__ unsigned word(int i) const { return p[i]; }
 	__device__ __forceinline__ uint4 quad(int i) const { return *reinterpret_cast<const uint4*>(p + i); }
@@ -343,22 +339,44 @@ __device__ __forceinline__ float nccClamp(double r) {
 	return (float)(r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r);   // NaN falls through as NaN
 }
 
-// Exact integer score: N*SIT - SI*ST and N*SI2 - SI^2 in 128 bits, then double.
-__device__ __forceinline__ float nccScoreInt(u64 sit, long long si, long long si2, const NccTplInfo& t) {
+// Exact integer score: N*SIT - SI*ST and N*SI2 - SI^2, then double. With N * max < 2^31
+// (max the largest value either operand's type can hold) every product stays below 2^62, so
+// 64-bit arithmetic is exact; larger windows of 16-bit data take 128 bits. The quotient is one
+// reciprocal square root (1 ulp in double), not two square roots and a division: this runs once
+// per output and dominated small templates.
+__device__ __forceinline__ bool nccNarrow(int n, int maxv) { return (long long)n * maxv < (1LL << 31); }
+
+__device__ __forceinline__ float nccScoreInt(u64 sit, long long si, long long si2, const NccTplInfo& t, int maxv) {
 	if (!(t.varT > 0)) return 0.0f;
-	const __int128 vi = (__int128)t.n * si2 - (__int128)si * si;
-	if (vi <= 0) return 0.0f;   // flat window
-	const __int128 num = (__int128)t.n * (__int128)sit - (__int128)si * t.sumT;
-	return nccClamp((double)num / (sqrt((double)vi) * sqrt(t.varT)));
+	double vi, num;
+	if (nccNarrow(t.n, maxv)) {
+		const long long v = (long long)t.n * si2 - si * si;
+		if (v <= 0) return 0.0f;   // flat window
+		vi = (double)v;
+		num = (double)((long long)t.n * (long long)sit - si * t.sumT);
+	} else {
+		const __int128 v = (__int128)t.n * si2 - (__int128)si * si;
+		if (v <= 0) return 0.0f;
+		vi = (double)v;
+		num = (double)((__int128)t.n * (__int128)sit - (__int128)si * t.sumT);
+	}
+	return nccClamp(num * rsqrt(vi * t.varT));
 }
 
 // tf with an integer image: exact window variance; num = sum (I - c)(T - mean T).
-__device__ __forceinline__ float nccScoreF(double num, long long si, long long si2, const NccTplInfo& t) {
+__device__ __forceinline__ float nccScoreF(double num, long long si, long long si2, const NccTplInfo& t, int maxv) {
 	if (!(t.varT > 0)) return 0.0f;
-	const __int128 v = (__int128)t.n * si2 - (__int128)si * si;
-	if (v <= 0) return 0.0f;
-	const double vi = (double)v / t.n;
-	return nccClamp(num / sqrt(vi * t.varT));
+	double v;
+	if (nccNarrow(t.n, maxv)) {
+		const long long e = (long long)t.n * si2 - si * si;
+		if (e <= 0) return 0.0f;
+		v = (double)e;
+	} else {
+		const __int128 e = (__int128)t.n * si2 - (__int128)si * si;
+		if (e <= 0) return 0.0f;
+		v = (double)e;
+	}
+	return nccClamp(num * rsqrt(v / t.n * t.varT));
 }
 
 // Sum of squared deviations of an f32 window, shifted by its first pixel as the CPU path does,
@@ -395,17 +413,22 @@ __device__ __forceinline__ float nccScoreF32(double num, const f32* __restrict__
 	return nccClamp(num / sqrt(vi * t.varT));
 }
 
+// Not inlined: nccWrite calls it for 16 outputs, and inlined copies of the 128-bit and
+// double arithmetic made each kernel ten times larger for no measurable gain (it runs once per
+// output, after the numerator).
 template <int MODE, typename T>
-__device__ __forceinline__ float nccScore(typename Tot<MODE>::type sum, const T* img, const typename Sat<T>::A* S,
-	const typename Sat<T>::A* Q, int W, int x, int y, const NccTplInfo& t)
+__device__ __noinline__ float nccScore(typename Tot<MODE>::type sum, const T* img, const typename Sat<T>::A* S,
+	const typename Sat<T>::A* Q, int W, int x, int y, NccTplInfo t)
 {
 	if constexpr (MODE == NCC_MODE_TF && std::is_same<T, f32>::value) {
 		return nccScoreF32(sum, img, S, Q, W, x, y, t);
 	} else {
 		const int x1 = x + t.w - 1, y1 = y + t.h - 1;
 		const long long si = satBox(S, W, x, y, x1, y1), si2 = satBox(Q, W, x, y, x1, y1);
-		if constexpr (MODE == NCC_MODE_TF) return nccScoreF(sum, si, si2, t);
-		else return nccScoreInt(sum, si, si2, t);
+		// the largest pixel value of the image's type, or of either type for t16
+		constexpr int maxv = MODE == NCC_MODE_T8 ? 255 : MODE == NCC_MODE_T16 ? 65535 : sizeof(T) == 1 ? 255 : 65535;
+		if constexpr (MODE == NCC_MODE_TF) return nccScoreF(sum, si, si2, t, maxv);
+		else return nccScoreInt(sum, si, si2, t, maxv);
 	}
 }
 
@@ -553,7 +576,7 @@ __device__ __forceinline__ void nccMaskedInt(float* __restrict__ d_out, const T*
 			s2 += v * v;
 			sit += v * __ldg(d_tv + k);
 		}
-		d_out[(size_t)y * ow + x] = nccScoreInt((u64)sit, s, s2, info);
+		d_out[(size_t)y * ow + x] = nccScoreInt((u64)sit, s, s2, info, 65535);
 	}
 }
 
@@ -594,9 +617,9 @@ __device__ __forceinline__ void nccMaskedF(float* __restrict__ d_out, const T* _
 #define NCC_ENTRIES(NAME, MODE, T, A)                                                           \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_direct_##NAME( \
 		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int chunkH,        \
-		int chunkQ, const __grid_constant__ NccTemplate tpl)                                       \
+		int chunkQ, NccTplInfo info)                                                               \
 	{                                                                                          \
-		ncc::nccTile<MODE, T, false>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, tpl.info, tpl.w); \
+		ncc::nccTile<MODE, T, false>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, c_ncc_tpl); \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_stream_##NAME( \
 		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int chunkH,        \
@@ -639,4 +662,37 @@ NCC_MASKED_F(u8, u8)
 NCC_MASKED_F(u16, u16)
 NCC_MASKED_F(f32, f32)
 
-// Not yet run on a GPU: written and compiled without one (see kernels/README.md).
+// ---------------------------------------------------------------------------------------------
+// Throughput probes for the benchmarks (TemplateMatchingBenchmark, ncc_check): the rates the
+// numerator kernels are measured against. Each thread runs 8 independent chains of `steps`
+// dp4a (4 int8 multiply-adds each) or FP32 FMAs; launch (SMs * 16) x 256. d_out is written only
+// for an impossible result, so the work cannot be optimized away.
+// ---------------------------------------------------------------------------------------------
+
+#define NCC_PEAK_CHAINS 8
+
+extern "C" __global__ void ncc_peak_dp4a(unsigned* d_out, unsigned a, int steps) {
+	unsigned acc[NCC_PEAK_CHAINS];
+#pragma unroll
+	for (int i = 0; i < NCC_PEAK_CHAINS; ++i) acc[i] = threadIdx.x + i;
+	for (int s = 0; s < steps; ++s)
+#pragma unroll
+		for (int i = 0; i < NCC_PEAK_CHAINS; ++i) acc[i] = __dp4a(acc[i], a, acc[i]);
+	unsigned r = 0;
+#pragma unroll
+	for (int i = 0; i < NCC_PEAK_CHAINS; ++i) r += acc[i];
+	if (r == 0x12345678u) d_out[0] = r;
+}
+
+extern "C" __global__ void ncc_peak_fma(float* d_out, float a, float b, int steps) {
+	float acc[NCC_PEAK_CHAINS];
+#pragma unroll
+	for (int i = 0; i < NCC_PEAK_CHAINS; ++i) acc[i] = threadIdx.x + i;
+	for (int s = 0; s < steps; ++s)
+#pragma unroll
+		for (int i = 0; i < NCC_PEAK_CHAINS; ++i) acc[i] = fmaf(acc[i], a, b);
+	float r = 0;
+#pragma unroll
+	for (int i = 0; i < NCC_PEAK_CHAINS; ++i) r += acc[i];
+	if (r == 1234.5f) d_out[0] = r;
+}

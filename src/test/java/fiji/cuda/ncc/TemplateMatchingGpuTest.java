@@ -1,0 +1,325 @@
+package fiji.cuda.ncc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.Gpu;
+
+/**
+ * The GPU path of template matching against the double-precision reference and the CPU path:
+ * every kernel (direct, streamed, chunked, bank, masked), every pair of pixel types, awkward
+ * sizes, flat and non-finite cases, many callers at once, and device memory afterwards.
+ */
+@Tag("gpu")
+class TemplateMatchingGpuTest {
+
+	static final ExecutionOptions GPU = ExecutionOptions.defaults().withBackend(Backend.GPU);
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
+	static final double TOLERANCE = 1e-4;
+	static final PixelType[] TYPES = TemplateMatchingCpuTest.TYPES;
+	/** Template sizes of the issue; {0, 0} means the image's own size. */
+	static final int[][] SIZES = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 3, 3 }, { 16, 16 }, { 31, 17 }, { 64, 64 },
+		{ 128, 128 }, { 0, 0 } };
+
+	@BeforeAll
+	static void needsGpu() {
+		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
+	}
+
+	static void assertClose(double[] ref, float[] got, String what) {
+		assertEquals(ref.length, got.length, what + ": map size");
+		double worst = 0;
+		int at = -1;
+		for (int i = 0; i < ref.length; i++) {
+			double d = Math.abs(ref[i] - got[i]);
+			if (!(d <= worst)) {
+				worst = d;
+				at = i;
+			}
+		}
+		final double w = worst;
+		final int a = at;
+		assertTrue(worst <= TOLERANCE, () -> what + ": worst difference " + w + " at " + a + " (ref " + ref[a] + ", gpu "
+			+ got[a] + ")");
+	}
+
+	/** Same size, NaN exactly where the CPU has NaN, else within the tolerance. */
+	static void assertLikeCpu(float[] cpu, float[] gpu, String what) {
+		assertEquals(cpu.length, gpu.length, what + ": map size");
+		for (int i = 0; i < cpu.length; i++) {
+			if (Float.isNaN(cpu[i]) || Float.isNaN(gpu[i])) {
+				final int k = i;
+				assertTrue(Float.isNaN(cpu[i]) && Float.isNaN(gpu[i]), () -> what + ": NaN mismatch at " + k + " cpu "
+					+ cpu[k] + " gpu " + gpu[k]);
+			} else if (Math.abs(cpu[i] - gpu[i]) > TOLERANCE) {
+				assertEquals(cpu[i], gpu[i], TOLERANCE, what + " at " + i);
+			}
+		}
+	}
+
+	static List<Arguments> pairs() {
+		List<Arguments> a = new ArrayList<>();
+		for (PixelType it : TYPES)
+			for (PixelType tt : TYPES)
+				a.add(Arguments.of(it, tt));
+		return a;
+	}
+
+	/** A random image of 211x173 (primes) with a planted copy of the template and a flat block. */
+	static Planes imageFor(PixelType it, Planes tpl, long seed) {
+		Planes image = TestImages.random(it, 211, 173, 1, seed);
+		int tw = tpl.width(), th = tpl.height();
+		if (tw < 211 && th < 173) {
+			Planes cut = NccReference.cut(tpl, 0, 0, tw, th, it);
+			for (int v = 0; v < th; v++)
+				for (int u = 0; u < tw; u++)
+					NccReference.set(image.plane(0), it, (40 % (173 - th + 1) + v) * 211 + 7 + u,
+						TestImages.value(cut.plane(0), it, v * tw + u, 0));
+		}
+		for (int y = 150; y < 173; y++)
+			for (int x = 0; x < 60; x++)
+				NccReference.set(image.plane(0), it, y * 211 + x, 100);
+		return image;
+	}
+
+	/** Templates hold 8-bit values, so a planted copy has the same values in every image type. */
+	static Planes template(PixelType tt, int w, int h, long seed) {
+		return NccReference.cut(TestImages.random(PixelType.UINT8, w, h, 1, seed), 0, 0, w, h, tt);
+	}
+
+	@ParameterizedTest(name = "image {0}, template {1}")
+	@MethodSource("pairs")
+	void everySizeOnEveryPathMatchesTheReference(PixelType it, PixelType tt) {
+		long seed = 100 * it.ordinal() + 10 * tt.ordinal();
+		for (int[] s : SIZES) {
+			int w = s[0] == 0 ? 211 : s[0], h = s[1] == 0 ? 173 : s[1];
+			Planes tpl = template(tt, w, h, seed + w);
+			Planes image = imageFor(it, tpl, seed + h);
+			double[] ref = NccReference.valid(image, 0, tpl, 0, null);
+			for (TemplateMatchingGpu.Path p : TemplateMatchingGpu.Path.values()) {
+				try {
+					TemplateMatchingGpu.pathForTest = p;
+					float[] got = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+					assertClose(ref, got, it + "/" + tt + " " + w + "x" + h + " " + p);
+				} finally {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+				}
+			}
+		}
+	}
+
+	@ParameterizedTest(name = "image {0}, template {1}")
+	@MethodSource("pairs")
+	void smallChunksGiveTheSameScores(PixelType it, PixelType tt) {
+		Planes tpl = template(tt, 31, 17, 7);
+		Planes image = imageFor(it, tpl, 8);
+		double[] ref = NccReference.valid(image, 0, tpl, 0, null);
+		int[][] chunks = { { 1, 1 }, { 3, 2 }, { 5, 100 }, { 17, 1 } };
+		for (TemplateMatchingGpu.Path p : new TemplateMatchingGpu.Path[] { TemplateMatchingGpu.Path.DIRECT,
+			TemplateMatchingGpu.Path.STREAM })
+			for (int[] c : chunks) {
+				try {
+					TemplateMatchingGpu.pathForTest = p;
+					TemplateMatchingGpu.chunkRowsForTest = c[0];
+					TemplateMatchingGpu.chunkQuadsForTest = c[1];
+					assertClose(ref, TemplateMatching.match(image, 0, tpl, 0, null, false, GPU), it + "/" + tt + " " + p
+						+ " chunks " + Arrays.toString(c));
+				} finally {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+					TemplateMatchingGpu.chunkRowsForTest = 0;
+					TemplateMatchingGpu.chunkQuadsForTest = 0;
+				}
+			}
+	}
+
+	@ParameterizedTest(name = "image {0}, template {1}")
+	@MethodSource("pairs")
+	void masksCountOnlyTheirPixels(PixelType it, PixelType tt) {
+		for (int[] s : new int[][] { { 1, 1 }, { 17, 13 }, { 40, 3 } }) {
+			Planes tpl = template(tt, s[0], s[1], 21);
+			byte[] mask = s[0] == 1 ? new byte[] { 1 } : NccReference.randomMask(s[0] * s[1], 0.5, 22);
+			Planes image = imageFor(it, tpl, 23);
+			assertClose(NccReference.valid(image, 0, tpl, 0, mask), TemplateMatching.match(image, 0, tpl, 0, mask, false,
+				GPU), it + "/" + tt + " masked " + s[0] + "x" + s[1]);
+		}
+	}
+
+	@ParameterizedTest(name = "image {0}, template {1}")
+	@MethodSource("pairs")
+	void banksShareOneLaunchAndMatchOneByOne(PixelType it, PixelType tt) {
+		Planes image = TestImages.random(it, 300, 199, 1, 31);
+		List<Template> bank = new ArrayList<>();
+		for (int i = 0; i < 16; i++)
+			bank.add(new Template(template(tt, 16, 16, 40 + i), null, i, 0, false));
+		// a flat template in the bank scores 0 everywhere
+		bank.add(new Template(NccReference.cut(Planes.wrap(16, 16, new byte[256]), 0, 0, 16, 16, tt), null, 16, 0, false));
+		List<float[]> maps = TemplateMatching.matchAll(image, 0, bank, GPU);
+		for (int i = 0; i < bank.size(); i++)
+			assertClose(NccReference.valid(image, 0, bank.get(i).pixels, 0, null), maps.get(i), it + "/" + tt + " bank "
+				+ i);
+		// mixed sizes and masks in one call
+		List<Template> mixed = new ArrayList<>(bank.subList(0, 3));
+		mixed.add(new Template(template(tt, 9, 21, 60), NccReference.randomMask(9 * 21, 0.6, 61), 3, 0, false));
+		mixed.add(new Template(template(tt, 33, 5, 62), null, 4, 0, false));
+		List<float[]> mm = TemplateMatching.matchAll(image, 0, mixed, GPU);
+		for (int i = 0; i < mixed.size(); i++)
+			assertClose(NccReference.valid(image, 0, mixed.get(i).pixels, 0, mixed.get(i).mask), mm.get(i), it + "/" + tt
+				+ " mixed " + i);
+	}
+
+	@Test
+	void sameSizeMapsEqualTheCpuPath() {
+		Planes image = TestImages.random(PixelType.UINT16, 129, 67, 1, 3);
+		Planes tpl = template(PixelType.UINT16, 12, 7, 4);
+		float[] cpu = TemplateMatching.match(image, 0, tpl, 0, null, true, CPU);
+		float[] gpu = TemplateMatching.match(image, 0, tpl, 0, null, true, GPU);
+		assertLikeCpu(cpu, gpu, "same size");
+	}
+
+	@Test
+	void flatWindowsAndTemplatesScoreExactlyZero() {
+		for (PixelType it : TYPES) {
+			Planes tpl = template(PixelType.UINT8, 8, 8, 5);
+			Planes image = imageFor(it, tpl, 6);
+			float[] map = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+			int ow = 211 - 8 + 1;
+			for (int y = 150; y <= 173 - 8; y++)
+				for (int x = 0; x <= 60 - 8; x++)
+					assertEquals(0f, map[y * ow + x], it + " flat window at " + x + "," + y);
+			Planes flat = NccReference.cut(Planes.wrap(8, 8, new byte[64]), 0, 0, 8, 8, it);
+			for (float v : TemplateMatching.match(image, 0, flat, 0, null, false, GPU))
+				assertEquals(0f, v, it + " flat template");
+		}
+	}
+
+	@Test
+	void nonFiniteFloatPixelsGiveNaNOnlyWhereTheyAre() {
+		Planes image = TestImages.random(PixelType.FLOAT32, 150, 90, 1, 11);
+		float[] p = (float[]) image.plane(0);
+		p[20 * 150 + 30] = Float.NaN;
+		p[70 * 150 + 100] = Float.POSITIVE_INFINITY;
+		for (PixelType tt : TYPES) {
+			Planes tpl = template(tt, 10, 6, 12);
+			assertLikeCpu(TemplateMatching.match(image, 0, tpl, 0, null, false, CPU),
+				TemplateMatching.match(image, 0, tpl, 0, null, false, GPU), "non-finite image, template " + tt);
+		}
+	}
+
+	@Test
+	void largeEightBitMapsAreExactAgainstTheCpuPath() {
+		Planes image = TestImages.random(PixelType.UINT8, 2053, 1031, 1, 13);
+		for (int t : new int[] { 8, 16, 33 }) {
+			Planes tpl = template(PixelType.UINT8, t, t, 14 + t);
+			assertLikeCpu(TemplateMatching.match(image, 0, tpl, 0, null, false, CPU),
+				TemplateMatching.match(image, 0, tpl, 0, null, false, GPU), "2053x1031 T" + t);
+		}
+	}
+
+	@Test
+	void plantedCopiesAreFoundOnTheGpu() {
+		int[][] spots = DetectionTest.SPOTS;
+		for (PixelType it : TYPES) {
+			Planes image = TestImages.random(it, 200, 150, 1, 3);
+			Planes tpl = template(it, 12, 9, 4);
+			for (int[] s : spots)
+				DetectionTest.plant(image, tpl, null, s[0], s[1]);
+			List<Detection> found = TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 0.5, 20, 0.3, false,
+				null, GPU);
+			DetectionTest.assertFoundAt(found, spots);
+		}
+	}
+
+	@Test
+	void alignSlicesOnTheGpuEqualsTheCpuPath() {
+		double[] sx = { 0, 0.3, -1.7, 2.45, -3 }, sy = { 0, -1.7, 0.3, -2.2, 4 };
+		Planes stack = DriftingStack.make(PixelType.UINT16, 120, 100, sx, sy, 4);
+		AlignSlices.Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 8);
+		List<AlignSlices.Shift> cpu = AlignSlices.align(stack.copy(), s, CPU);
+		List<AlignSlices.Shift> gpu = AlignSlices.align(stack.copy(), s, GPU);
+		assertEquals(cpu.size(), gpu.size());
+		for (int i = 0; i < cpu.size(); i++) {
+			assertEquals(cpu.get(i).dx, gpu.get(i).dx, 1e-3, "dx of slice " + i);
+			assertEquals(cpu.get(i).dy, gpu.get(i).dy, 1e-3, "dy of slice " + i);
+		}
+	}
+
+	@Test
+	void inputIsNotModified() {
+		Planes image = TestImages.random(PixelType.FLOAT32, 90, 70, 1, 31);
+		Planes tpl = template(PixelType.UINT16, 12, 10, 32);
+		Planes ic = image.copy(), tc = tpl.copy();
+		TemplateMatching.match(image, 0, tpl, 0, null, true, GPU);
+		assertTrue(TestImages.sameBits(image, ic) && TestImages.sameBits(tpl, tc), "input modified");
+		TemplateMatching.crop(image, 0, new Region(5, 5, 30, 20, null));
+		assertTrue(TestImages.sameBits(image, ic), "input modified by crop");
+	}
+
+	@Test
+	void sixteenCallersAtOnceGetTheirOwnMaps() throws Exception {
+		ExecutorService ex = Executors.newFixedThreadPool(16);
+		try {
+			List<Future<String>> fs = new ArrayList<>();
+			for (int k = 0; k < 16; k++) {
+				final int seed = k;
+				fs.add(ex.submit(() -> {
+					for (int rep = 0; rep < 4; rep++) {
+						PixelType it = TYPES[(seed + rep) % 3], tt = TYPES[seed % 3];
+						Planes image = TestImages.random(it, 150 + seed, 120 + rep, 1, seed * 10 + rep);
+						// different template sizes, so a direct launch reading another caller's
+						// template from constant memory would score wrongly
+						Planes tpl = template(tt, 5 + seed, 4 + rep, seed + 1000);
+						float[] cpu = TemplateMatching.match(image, 0, tpl, 0, null, false, CPU);
+						float[] gpu = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+						for (int i = 0; i < cpu.length; i++)
+							if (Math.abs(cpu[i] - gpu[i]) > TOLERANCE && !(Float.isNaN(cpu[i]) && Float.isNaN(gpu[i])))
+								return "caller " + seed + " rep " + rep + " differs at " + i + ": " + cpu[i] + " vs " + gpu[i];
+					}
+					return null;
+				}));
+			}
+			for (Future<String> f : fs)
+				assertEquals(null, f.get(300, TimeUnit.SECONDS));
+		} finally {
+			ex.shutdownNow();
+		}
+	}
+
+	@Test
+	void thousandMatchesLeaveDeviceMemoryWhereItWas() {
+		Gpu g = Gpu.get();
+		Planes image = TestImages.random(PixelType.UINT8, 200, 100, 1, 3);
+		Planes tpl = template(PixelType.UINT8, 9, 9, 4);
+		byte[] mask = NccReference.randomMask(81, 0.5, 5);
+		TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+		g.trimPool();
+		long before = g.memoryInfo()[0];
+		for (int i = 0; i < 1000; i++)
+			TemplateMatching.match(image, 0, tpl, 0, i % 3 == 0 ? mask : null, false, GPU);
+		assertEquals(0, g.bytesInUse(), "pooled buffers still handed out");
+		g.trimPool();
+		long after = g.memoryInfo()[0];
+		assertTrue(Math.abs(before - after) < (4L << 20), "free memory before " + before + ", after " + after);
+	}
+}
