@@ -25,19 +25,22 @@
 //              shifted right by k bytes, k = 0..3, so output column x0+k is a plain dp4a
 //              of aligned image words with copy k.
 //  * Exact integer normalization: window sums from the tables, N*SI2 - SI^2 and N*SIT - SI*ST
-//    in __int128, then double. tf: num / sqrt(V_I * V_T) with V = sum of squared deviations.
+//    in 64 bits where that is exact, else __int128, then double. tf: num / sqrt(V_I * V_T) with
+//    V = sum of squared deviations.
 //
 // Launch configuration (also in kernels/README.md; the #defines below are the table)
 // ----------------------------------------------------------------------------------
 //  ncc_direct_*, ncc_stream_*, ncc_bank_*   blockDim (32, 8, 1)
-//      grid (ceil(ow / 128), ceil(oh / 32), 1) (ncc_bank: gridDim.z any >= 1, templates
-//      t = blockIdx.z, += gridDim.z). Each thread: 4 adjacent columns x 4 rows 8 apart.
+//      grid (ceil(ow / 128), ceil(oh / 32), Z). Each thread: 4 adjacent columns x 4 rows 8
+//      apart. direct/stream: Z = ceil(h / splitRows), 1 unless split (see nccTile);
+//      ncc_bank: Z any >= 1, templates t = blockIdx.z, += gridDim.z.
 //      dynamic shared bytes = NCC_STAGE_BYTES(t8, chunkH, chunkQ)
 //                           (+ NCC_STREAM_TPL_BYTES(chunkH, chunkQ) for ncc_stream_*),
 //      chunk = template rows x quads staged per pass; nccPlan() below is the host rule.
 //      Above 48 KiB set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first.
+//  ncc_finish_*   blockDim (256, 1, 1), any grid (grid-stride); after a split launch.
 //  ncc_masked_*   blockDim (128, 1, 1), grid (ceil(ow / 128), min(oh, 65535), 1); no shared.
-//  No scratch buffers; no kernel writes anything but d_out.
+//  Scratch: only d_part of split launches (ow * oh * 8 bytes, zeroed by the host).
 
 #include "common.cuh"
 #include "sat.cuh"
@@ -87,6 +90,7 @@ using namespace fc;
 #define NCC_SMEM_BUDGET(optin) ((size_t)(optin) / 2)
 
 #define NCC_MASK_THREADS 128    // ncc_masked_*: blockDim.x, one output pixel per thread
+#define NCC_FINISH_THREADS 256  // ncc_finish_*: blockDim.x, grid-stride over the outputs
 
 #define NCC_MODE_T8 0
 #define NCC_MODE_T16 1
@@ -471,12 +475,20 @@ __device__ __forceinline__ void nccZero(typename Tot<MODE>::type (&tot)[NCC_PY][
 // is processed in chunks of chunkH rows x chunkQ quads (one chunk when it fits: the seed's
 // tile plus full overfetch); for each chunk the block stages the image it needs, and
 // ncc_stream_* also copies the chunk's template words from global memory into shared memory.
+//
+// Split template rows: when the map has too few tiles to fill the device (a big template on a
+// small image, as in slice alignment), blockIdx.z takes template rows
+// [z * splitRows, (z + 1) * splitRows) only and adds its raw numerators into d_part (zeroed,
+// ow * oh of Tot: u64 or double) with atomics; ncc_finish_* then normalizes. splitRows >= h
+// and d_part null: one pass, normalized in place. The tf image shift depends on the tile only,
+// so it cancels across the splits as it does within one pass (sum of T - mean T is 0).
 // =============================================================================================
 
 template <int MODE, typename T, bool STREAM>
 __device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __restrict__ d_img,
 	const typename Sat<T>::A* __restrict__ d_S, const typename Sat<T>::A* __restrict__ d_Q, int W, int H,
-	int chunkH, int chunkQ, const NccTplInfo& info, const unsigned* tplWords)
+	int chunkH, int chunkQ, const NccTplInfo& info, const unsigned* tplWords, int splitRows,
+	typename Tot<MODE>::type* __restrict__ d_part)
 {
 	extern __shared__ __align__(16) unsigned char s_ncc[];
 	constexpr bool t8 = MODE == NCC_MODE_T8;
@@ -488,10 +500,11 @@ __device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __re
 	unsigned* s_tpl = reinterpret_cast<unsigned*>(s_ncc + NCC_STAGE_BYTES(t8, chunkH, chunkQ));
 	const float c = nccShift<MODE, T>(d_img, W, H, ox0, oy0);
 
+	const int rBegin = blockIdx.z * splitRows, rEnd = min(info.h, rBegin + splitRows);
 	typename Tot<MODE>::type tot[NCC_PY][NCC_PX];
 	nccZero<MODE, T>(tot);
-	for (int r0 = 0; r0 < info.h; r0 += chunkH) {
-		const int ch = min(chunkH, info.h - r0);
+	for (int r0 = rBegin; r0 < rEnd; r0 += chunkH) {
+		const int ch = min(chunkH, rEnd - r0);
 		for (int q0 = 0; q0 < info.tq; q0 += chunkQ) {
 			const int cq = min(chunkQ, info.tq - q0);
 			__syncthreads();   // the previous chunk is consumed
@@ -515,7 +528,34 @@ __device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __re
 			}
 		}
 	}
-	nccWrite<MODE, T>(d_out, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
+	if (d_part == nullptr) {
+		nccWrite<MODE, T>(d_out, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
+		return;
+	}
+#pragma unroll
+	for (int py = 0; py < NCC_PY; ++py) {
+		const int y = oy0 + threadIdx.y + NCC_THREADS_Y * py;
+		if (y >= oh) break;
+#pragma unroll
+		for (int k = 0; k < NCC_PX; ++k) {
+			const int x = ox0 + NCC_PX * threadIdx.x + k;
+			if (x < ow) atomicAdd(d_part + (size_t)y * ow + x, tot[py][k]);
+		}
+	}
+}
+
+// The normalization of split launches: one thread per output.
+template <int MODE, typename T>
+__device__ __forceinline__ void nccFinish(float* __restrict__ d_out, const typename Tot<MODE>::type* __restrict__ d_part,
+	const T* __restrict__ d_img, const typename Sat<T>::A* __restrict__ d_S, const typename Sat<T>::A* __restrict__ d_Q,
+	int W, int H, const NccTplInfo& info)
+{
+	const int ow = W - info.w + 1, oh = H - info.h + 1;
+	const size_t n = (size_t)ow * oh;
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		const int y = (int)(i / ow), x = (int)(i - (size_t)y * ow);
+		d_out[i] = nccScore<MODE, T>(d_part[i], d_img, d_S, d_Q, W, x, y, info);
+	}
 }
 
 // =============================================================================================
@@ -617,15 +657,24 @@ __device__ __forceinline__ void nccMaskedF(float* __restrict__ d_out, const T* _
 #define NCC_ENTRIES(NAME, MODE, T, A)                                                           \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_direct_##NAME( \
 		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int chunkH,        \
-		int chunkQ, NccTplInfo info)                                                               \
+		int chunkQ, NccTplInfo info, int splitRows, ncc::Tot<MODE>::type* d_part)                  \
 	{                                                                                          \
-		ncc::nccTile<MODE, T, false>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, c_ncc_tpl); \
+		ncc::nccTile<MODE, T, false>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, c_ncc_tpl, \
+			splitRows, d_part);                                                                    \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_stream_##NAME( \
 		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int chunkH,        \
-		int chunkQ, NccTplInfo info, const unsigned* d_tpl)                                        \
+		int chunkQ, NccTplInfo info, const unsigned* d_tpl, int splitRows,                         \
+		ncc::Tot<MODE>::type* d_part)                                                              \
 	{                                                                                          \
-		ncc::nccTile<MODE, T, true>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, d_tpl);   \
+		ncc::nccTile<MODE, T, true>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, d_tpl,    \
+			splitRows, d_part);                                                                    \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(NCC_FINISH_THREADS) ncc_finish_##NAME(           \
+		float* d_out, const ncc::Tot<MODE>::type* d_part, const T* d_img, const A* d_S,           \
+		const A* d_Q, int W, int H, NccTplInfo info)                                               \
+	{                                                                                          \
+		ncc::nccFinish<MODE, T>(d_out, d_part, d_img, d_S, d_Q, W, H, info);                      \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_bank_##NAME(   \
 		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int nT,            \

@@ -284,7 +284,9 @@ static void launchDirect(const DevImage& im, const Tpl& t, float* d_out, int chu
 	int W = im.W, H = im.H;
 	NccTplInfo info = t.info;
 	void* dImg = im.d_img; void* dS = im.d_S; void* dQ = im.d_Q;
-	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info};
+	int split = t.info.h;   // one pass (the Java tests cover split launches)
+	void* part = nullptr;
+	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info, &split, &part};
 	CK(cudaLaunchKernel(fn, nccGrid(W - t.info.w + 1, H - t.info.h + 1), dim3(NCC_THREADS_X, NCC_THREADS_Y), args, bytes, 0));
 }
 
@@ -300,7 +302,9 @@ static void launchStream(const DevImage& im, const Tpl& t, const unsigned* d_tpl
 	int W = im.W, H = im.H;
 	NccTplInfo info = t.info;
 	void* dImg = im.d_img; void* dS = im.d_S; void* dQ = im.d_Q;
-	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info, &d_tpl};
+	int split = t.info.h;
+	void* part = nullptr;
+	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info, &d_tpl, &split, &part};
 	CK(cudaLaunchKernel(fn, nccGrid(W - t.info.w + 1, H - t.info.h + 1), dim3(NCC_THREADS_X, NCC_THREADS_Y), args, bytes, 0));
 }
 

@@ -304,8 +304,10 @@ public final class AlignSlices {
 		PixelType type = planes.type();
 		Object dst = planes.plane(plane);
 		double[] src = new double[w * h];
-		for (int i = 0; i < src.length; i++)
-			src[i] = TemplateMatchingCpu.value(dst, type, i);
+		CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
+			for (int i = y0 * w; i < y1 * w; i++)
+				src[i] = TemplateMatchingCpu.value(dst, type, i);
+		});
 		if (dx == (int) dx && dy == (int) dy) {
 			int ix = (int) dx, iy = (int) dy;
 			CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {

@@ -13,6 +13,7 @@ import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuSession;
 import fiji.cuda.runtime.GpuUnavailableException;
+import jcuda.driver.CUdeviceptr;
 
 /**
  * The GPU path of {@link TemplateMatching}, on the kernels of {@code kernels/template_matching.cu}.
@@ -42,7 +43,7 @@ final class TemplateMatchingGpu {
 	 * 0.72 streamed, T=64 10.0 against 1.9), while small ones run 5% faster direct.
 	 */
 	private static final int DIRECT_MAX_WORDS = 512;
-	private static final int INFO_BYTES = 32;
+	private static final int INFO_BYTES = 32, FINISH_THREADS = 256;
 
 	/** Numerator modes of the kernel file: exact dp4a, exact 32×32→64, float. */
 	enum Mode {
@@ -61,6 +62,8 @@ final class TemplateMatchingGpu {
 	static volatile Path pathForTest = Path.AUTO;
 	/** For tests: chunk sizes (template rows, quads) instead of the plan; 0 for the plan. */
 	static volatile int chunkRowsForTest, chunkQuadsForTest;
+	/** For tests: split the template rows over this many launches' worth of blocks; 0 for the rule. */
+	static volatile int splitsForTest;
 
 	/**
 	 * The direct kernels read the template from one {@code __constant__} array per context:
@@ -217,6 +220,10 @@ final class TemplateMatchingGpu {
 		int shared;
 		Object[] args;
 		DeviceBuffer constantWords;
+		/** Split launches: the partial numerators to zero first, and the normalization after. */
+		DeviceBuffer part;
+		String finishKernel;
+		Object[] finishArgs;
 
 		Launch(GpuSession s, long maps, long mapSize) {
 			this.s = s;
@@ -231,13 +238,24 @@ final class TemplateMatchingGpu {
 
 		void run() {
 			if (constantWords == null) {
-				s.launch(s.function(MODULE, kernel), grid, block, shared, args);
+				enqueue();
 				return;
 			}
 			synchronized (CONSTANT_TEMPLATE) {
 				s.copyToConstant(MODULE, "c_ncc_tpl", constantWords.ptr(), constantWords.size());
-				s.launch(s.function(MODULE, kernel), grid, block, shared, args);
+				enqueue();
 				s.sync();
+			}
+		}
+
+		private void enqueue() {
+			if (part != null) s.zero(part.ptr(), part.size());
+			s.launch(s.function(MODULE, kernel), grid, block, shared, args);
+			if (finishKernel != null) {
+				long n = mapSize;
+				int blocks = (int) Math.min((n + FINISH_THREADS - 1) / FINISH_THREADS, 65535L * 16);
+				s.launch(s.function(MODULE, finishKernel), new int[] { blocks }, new int[] { FINISH_THREADS }, 0,
+					finishArgs);
 			}
 		}
 
@@ -323,24 +341,34 @@ final class TemplateMatchingGpu {
 			Path path = pathForTest;
 			boolean direct = words.length <= CONST_WORDS
 				&& (path == Path.DIRECT || (path == Path.AUTO && words.length <= DIRECT_MAX_WORDS));
-			int[] plan = plan(t8, !direct, t.width(), t.height(), s.device().maxSharedPerBlockOptin / 2);
+			int th = t.height(), gx = ceil(iw - t.width() + 1, TILE_W), gy = ceil(ih - th + 1, TILE_H);
+			int splitRows = splitRows(th, (long) gx * gy, s.device().multiprocessors);
+			int[] plan = plan(t8, !direct, t.width(), splitRows, s.device().maxSharedPerBlockOptin / 2);
 			if (chunkRowsForTest > 0) {
-				plan[0] = Math.min(chunkRowsForTest, t.height());
+				plan[0] = Math.min(chunkRowsForTest, splitRows);
 				plan[1] = Math.min(chunkQuadsForTest, tq);
 				plan[2] = (int) need(t8, !direct, plan[0], plan[1]);
 			}
 			DeviceBuffer w = l.own(s.alloc(4L * words.length));
 			s.upload(words, 0, words.length, w.ptr());
-			l.kernel = (direct ? "ncc_direct_" : "ncc_stream_") + imageSuffix(image.type()) + "_" + m.suffix;
-			l.grid = new int[] { ceil(iw - t.width() + 1, TILE_W), ceil(ih - t.height() + 1, TILE_H) };
+			String name = imageSuffix(image.type()) + "_" + m.suffix;
+			l.kernel = (direct ? "ncc_direct_" : "ncc_stream_") + name;
+			l.grid = new int[] { gx, gy, ceil(th, splitRows) };
 			l.block = new int[] { THREADS_X, THREADS_Y };
 			l.shared = plan[2];
 			byte[] info = info(p, m, tq).array();
+			Object part = new CUdeviceptr(); // null: one pass, normalized in place
+			if (splitRows < th) {
+				l.part = l.own(s.alloc(8 * l.mapSize));
+				part = l.part;
+				l.finishKernel = "ncc_finish_" + name;
+				l.finishArgs = new Object[] { l.out, l.part, img, sum, sq, iw, ih, info };
+			}
 			if (direct) {
 				l.constantWords = w;
-				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info };
+				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, splitRows, part };
 			} else {
-				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, w };
+				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, w, splitRows, part };
 			}
 		}
 
@@ -406,6 +434,18 @@ final class TemplateMatchingGpu {
 	}
 
 	// ---- the host rules of kernels/template_matching.cu -------------------------------------
+
+	/**
+	 * Template rows per split: all of them (one pass) when the map has enough tiles for two
+	 * blocks per multiprocessor; else the rows are shared out over blockIdx.z so that a big
+	 * template on a small image (slice alignment: a 41x41 map of a 128x128 landmark is two tiles)
+	 * still fills the device.
+	 */
+	static int splitRows(int h, long tiles, int multiprocessors) {
+		int splits = splitsForTest > 0 ? splitsForTest
+			: tiles >= 2L * multiprocessors ? 1 : (int) Math.min(h, (2L * multiprocessors + tiles - 1) / tiles);
+		return ceil(h, Math.max(1, Math.min(h, splits)));
+	}
 
 	static Mode mode(PixelType image, PixelType template) {
 		if (image == PixelType.FLOAT32 || template == PixelType.FLOAT32) return Mode.TF;

@@ -156,6 +156,38 @@ class TemplateMatchingGpuTest {
 
 	@ParameterizedTest(name = "image {0}, template {1}")
 	@MethodSource("pairs")
+	void templateRowsSplitOverBlocksGiveTheSameScores(PixelType it, PixelType tt) {
+		// a 41x41 map of a 128x128 template: two tiles, so the rule splits the rows by itself
+		Planes big = template(tt, 128, 128, 71);
+		Planes small = NccReference.cut(TestImages.random(PixelType.UINT8, 168, 168, 1, 72), 0, 0, 168, 168, it);
+		assertClose(NccReference.valid(small, 0, big, 0, null), TemplateMatching.match(small, 0, big, 0, null, false, GPU),
+			it + "/" + tt + " split by the rule");
+		Planes tpl = template(tt, 31, 17, 73);
+		Planes image = imageFor(it, tpl, 74);
+		double[] ref = NccReference.valid(image, 0, tpl, 0, null);
+		for (TemplateMatchingGpu.Path p : new TemplateMatchingGpu.Path[] { TemplateMatchingGpu.Path.DIRECT,
+			TemplateMatchingGpu.Path.STREAM })
+			for (int splits : new int[] { 2, 5, 17 }) {
+				try {
+					TemplateMatchingGpu.pathForTest = p;
+					TemplateMatchingGpu.splitsForTest = splits;
+					if (splits == 5) {
+						TemplateMatchingGpu.chunkRowsForTest = 2;
+						TemplateMatchingGpu.chunkQuadsForTest = 3;
+					}
+					assertClose(ref, TemplateMatching.match(image, 0, tpl, 0, null, false, GPU), it + "/" + tt + " " + p
+						+ " in " + splits + " splits");
+				} finally {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+					TemplateMatchingGpu.splitsForTest = 0;
+					TemplateMatchingGpu.chunkRowsForTest = 0;
+					TemplateMatchingGpu.chunkQuadsForTest = 0;
+				}
+			}
+	}
+
+	@ParameterizedTest(name = "image {0}, template {1}")
+	@MethodSource("pairs")
 	void masksCountOnlyTheirPixels(PixelType it, PixelType tt) {
 		for (int[] s : new int[][] { { 1, 1 }, { 17, 13 }, { 40, 3 } }) {
 			Planes tpl = template(tt, s[0], s[1], 21);
