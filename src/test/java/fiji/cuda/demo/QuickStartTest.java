@@ -1,0 +1,26 @@
+package fiji.cuda.demo;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's first Quick start command writes every output it announces. */
+class QuickStartTest {
+
+	@Test
+	void writesTheSampleAndEveryResult(@TempDir Path dir) throws Exception {
+		QuickStart.main(new String[] { dir.toString() });
+		for (String f : new String[] { "sample.tif", "gaussian_blur.tif", "gaussian_blur_3d.tif", "local_threshold.tif",
+			"detections.csv" })
+			assertTrue(new File(dir.toFile(), f).length() > 0, f + " missing or empty");
+		List<String> csv = Files.readAllLines(dir.resolve("detections.csv"));
+		// the synthetic slice holds dozens of cells; the disk template must find many of them
+		assertTrue(csv.size() > 20, "only " + (csv.size() - 1) + " detections");
+	}
+}
