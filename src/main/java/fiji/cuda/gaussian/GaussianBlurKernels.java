@@ -40,7 +40,7 @@ final class GaussianBlurKernels implements AutoCloseable {
 		this.ky = ky;
 		this.step = t == PixelType.RGB ? 4 : 1;
 		this.channels = t.channels();
-		this.suffix = t == PixelType.UINT16 ? "u16" : t == PixelType.FLOAT32 ? "f32" : "u8";
+		this.suffix = t == PixelType.RGB ? "u8" : t.kernelSuffix(); // RGB: one 8-bit channel at a time
 		this.rx = kx == null ? 0 : kx.radius();
 		this.ry = ky == null ? 0 : ky.radius();
 		int r = Math.max(rx, ry);

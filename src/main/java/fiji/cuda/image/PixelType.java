@@ -40,6 +40,19 @@ public enum PixelType {
 		return this != FLOAT32;
 	}
 
+	/**
+	 * @return the suffix of the gray kernels for this type in {@code kernels/} ("u8", "u16",
+	 *         "f32"), or null for RGB, whose channels run as 8-bit planes
+	 */
+	public String kernelSuffix() {
+		switch (this) {
+			case UINT8: return "u8";
+			case UINT16: return "u16";
+			case FLOAT32: return "f32";
+			default: return null;
+		}
+	}
+
 	/** @return the number of channels processed separately (3 for RGB, else 1) */
 	public int channels() {
 		return this == RGB ? 3 : 1;

@@ -170,12 +170,9 @@ final class IntegralImageGpu {
 	}
 
 	private static String suffix(PixelType t) {
-		switch (t) {
-			case UINT8: return "u8";
-			case UINT16: return "u16";
-			case FLOAT32: return "f32";
-			default: throw new IllegalArgumentException(IntegralImage.NAME + ": RGB images have no integral image.");
-		}
+		if (t.kernelSuffix() == null)
+			throw new IllegalArgumentException(IntegralImage.NAME + ": RGB images have no integral image.");
+		return t.kernelSuffix();
 	}
 
 	private static int[] grid(int x) {

@@ -525,12 +525,9 @@ final class TemplateMatchingGpu {
 	}
 
 	private static String imageSuffix(PixelType t) {
-		switch (t) {
-			case UINT8: return "u8";
-			case UINT16: return "u16";
-			case FLOAT32: return "f32";
-			default: throw new IllegalArgumentException(TemplateMatching.NAME + ": RGB is not supported");
-		}
+		if (t.kernelSuffix() == null)
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": RGB is not supported");
+		return t.kernelSuffix();
 	}
 
 	private static int ceil(long a, int b) {
