@@ -5,17 +5,22 @@ import fiji.cuda.ops.CpuParallel;
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
+import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Progress;
+import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Stack registration by a landmark: a rectangle cut from a reference slice is found in every
- * other slice by {@link TemplateMatching#match} (TM_CCOEFF_NORMED, so the GPU path is used
- * whenever the matching has one), and each slice is translated, in place, so that the
- * landmark comes back to where it was in the reference.
+ * other slice by normalized cross-correlation ({@link TemplateMatching}, TM_CCOEFF_NORMED),
+ * and each slice is translated, in place, so that the landmark comes back to where it was in
+ * the reference. On the GPU ({@link AlignSlicesGpu}) the matching and the translation both run
+ * on the device; the translation is bit for bit the CPU path's, and the shifts agree to the
+ * precision of the scores (1e-4).
  * <ul>
  * <li><b>Search.</b> In each slice the landmark is searched within {@code margin} pixels of
  * its position in every direction (the rectangle expanded by the margin, clipped to the
@@ -34,7 +39,9 @@ import java.util.List;
  * within a pixel of the border). Pixels whose source lies outside the image become 0, also
  * for 32-bit images (ImageJ's translate uses a background of 0). A quirk kept for
  * compatibility: with bilinear interpolation and a fractional shift, a source position in the
- * last column or row ({@code x ≥ width − 1}) also gives 0. 8 and 16-bit results are rounded
+ * last column or row ({@code x ≥ width − 1}) also gives 0. A plane 1 pixel wide or high has no
+ * neighbourhood to interpolate in, so a fractional shift makes it 0 (ImageJ fails there). 8
+ * and 16-bit results are rounded
  * (bilinear half up, bicubic by truncating v + 0.5) and clamped to the type's range.</li>
  * <li><b>Shifts</b> are reported as the translation applied to each slice: positive dX moves
  * the slice right, positive dY down; the landmark had moved by (−dX, −dY). The reference
@@ -150,7 +157,19 @@ public final class AlignSlices {
 		Progress progress = opts.progress();
 		int[] order = order(n, s.reference, s.previous);
 		ExecutionOptions matchOpts = opts.withProgress(Progress.NONE);
-		for (int k = 0; k < order.length && !progress.isCanceled(); k++) {
+		int k = 0;
+		if (opts.backend() != Backend.CPU && stack.depth() > 1) {
+			try {
+				k = AlignSlicesGpu.align(Gpu.get(), stack, s, fixed, order, 0, done, interp, progress);
+			} catch (GpuException e) {
+				TemplateMatching.fallBack(NAME, opts, e);
+				while (k < order.length && done[order[k]] != null)
+					k++; // the slices written before the failure stay aligned
+			}
+			// the matching of the slices left runs on the CPU too: the GPU just failed
+			matchOpts = matchOpts.withBackend(Backend.CPU);
+		}
+		for (; k < order.length && !progress.isCanceled(); k++) {
 			int z = order[k];
 			Shift from = null;
 			Planes template = fixed;
@@ -194,40 +213,71 @@ public final class AlignSlices {
 	private static Shift measure(Planes stack, int z, Planes template, Region landmark, Settings s, Shift from,
 		ExecutionOptions opts)
 	{
-		int iw = stack.width(), ih = stack.height(), w = landmark.width, h = landmark.height;
-		double keepDx = from == null ? 0 : from.dx, keepDy = from == null ? 0 : from.dy;
-		// where the landmark is expected: its reference position, or where the neighbour's was found
-		int ex = clamp(landmark.x - (int) Math.round(keepDx), 0, iw - w);
-		int ey = clamp(landmark.y - (int) Math.round(keepDy), 0, ih - h);
-		if (!usable(template)) return new Shift(z, keepDx, keepDy, Double.NaN);
-		Region search = new Region(ex - s.margin, ey - s.margin, w + 2 * s.margin, h + 2 * s.margin, null)
-			.clipTo(iw, ih);
-		Planes area = TemplateMatching.crop(stack, z, search);
-		float[] map = TemplateMatching.match(area, 0, template, 0, null, false, opts);
-		int mw = TemplateMatching.validSize(search.width, w), mh = TemplateMatching.validSize(search.height, h);
-		int cx = ex - search.x, cy = ey - search.y; // the expected position in the map
-		int best = -1;
-		long bestDist = Long.MAX_VALUE;
-		for (int y = 0; y < mh; y++)
-			for (int x = 0; x < mw; x++) {
-				float v = map[y * mw + x];
-				if (!(v > 0)) continue;
-				long d = (long) (x - cx) * (x - cx) + (long) (y - cy) * (y - cy);
-				if (best < 0 || v > map[best] || (v == map[best] && d < bestDist)) {
-					best = y * mw + x;
-					bestDist = d;
-				}
-			}
-		if (best < 0) return new Shift(z, keepDx, keepDy, max(map));
-		int px = best % mw, py = best / mw;
-		double fx = px, fy = py;
-		if (s.subpixel && map[best] < PERFECT) {
-			double[] d = Peaks.refine(map, mw, mh, px, py);
-			fx += d[0];
-			fy += d[1];
+		Search search = new Search(stack.width(), stack.height(), landmark, s, from);
+		if (!usable(template)) return search.keep(z);
+		Planes area = TemplateMatching.crop(stack, z, search.area);
+		return search.pick(z, TemplateMatching.match(area, 0, template, 0, null, false, opts));
+	}
+
+	/** Where the landmark is expected in one slice, the area searched around it, and the choice of the peak. */
+	static final class Search {
+		final Region landmark;
+		final Settings settings;
+		/** The shift kept when nothing matches: the neighbour's, or 0. */
+		final double keepDx, keepDy;
+		/** The expected top-left corner of the landmark. */
+		final int ex, ey;
+		/** The searched rectangle, clipped to the image. */
+		final Region area;
+
+		Search(int iw, int ih, Region landmark, Settings s, Shift from) {
+			this.landmark = landmark;
+			this.settings = s;
+			int w = landmark.width, h = landmark.height;
+			keepDx = from == null ? 0 : from.dx;
+			keepDy = from == null ? 0 : from.dy;
+			// where the landmark is expected: its reference position, or where the neighbour's was found
+			ex = clamp(landmark.x - (int) Math.round(keepDx), 0, iw - w);
+			ey = clamp(landmark.y - (int) Math.round(keepDy), 0, ih - h);
+			area = new Region(ex - s.margin, ey - s.margin, w + 2 * s.margin, h + 2 * s.margin, null).clipTo(iw, ih);
 		}
-		// +0.0 turns a -0.0 into 0, which reads better in tables
-		return new Shift(z, landmark.x - (search.x + fx) + 0.0, landmark.y - (search.y + fy) + 0.0, map[best]);
+
+		/** @return the shift of a slice whose template cannot be matched (flat or not finite) */
+		Shift keep(int z) {
+			return new Shift(z, keepDx, keepDy, Double.NaN);
+		}
+
+		/**
+		 * @param map the "valid" score map of the landmark over {@link #area}
+		 * @return the best position's translation (nearest the expected one among equal scores)
+		 */
+		Shift pick(int z, float[] map) {
+			int w = landmark.width, h = landmark.height;
+			int mw = TemplateMatching.validSize(area.width, w), mh = TemplateMatching.validSize(area.height, h);
+			int cx = ex - area.x, cy = ey - area.y; // the expected position in the map
+			int best = -1;
+			long bestDist = Long.MAX_VALUE;
+			for (int y = 0; y < mh; y++)
+				for (int x = 0; x < mw; x++) {
+					float v = map[y * mw + x];
+					if (!(v > 0)) continue;
+					long d = (long) (x - cx) * (x - cx) + (long) (y - cy) * (y - cy);
+					if (best < 0 || v > map[best] || (v == map[best] && d < bestDist)) {
+						best = y * mw + x;
+						bestDist = d;
+					}
+				}
+			if (best < 0) return new Shift(z, keepDx, keepDy, max(map));
+			int px = best % mw, py = best / mw;
+			double fx = px, fy = py;
+			if (settings.subpixel && map[best] < PERFECT) {
+				double[] d = Peaks.refine(map, mw, mh, px, py);
+				fx += d[0];
+				fy += d[1];
+			}
+			// +0.0 turns a -0.0 into 0, which reads better in tables
+			return new Shift(z, landmark.x - (area.x + fx) + 0.0, landmark.y - (area.y + fy) + 0.0, map[best]);
+		}
 	}
 
 	private static double max(float[] map) {
@@ -242,7 +292,7 @@ public final class AlignSlices {
 	}
 
 	/** @return true when the template can be matched: finite and not flat */
-	private static boolean usable(Planes template) {
+	static boolean usable(Planes template) {
 		if (template.type() == PixelType.FLOAT32)
 			for (float v : (float[]) template.plane(0))
 				if (!Float.isFinite(v)) return false;
@@ -339,7 +389,7 @@ public final class AlignSlices {
 	 * row at the same x positions, so what ImageJ computes per pixel is computed once per column
 	 * (and per row): the same doubles, hence the same results.
 	 */
-	private static final class Axis {
+	static final class Axis {
 		final double[] pos;
 		final int[] base;
 		final double[] weights;
@@ -372,7 +422,8 @@ public final class AlignSlices {
 		if (u0 <= 0 || u0 >= w - 2 || v0 <= 0 || v0 >= h - 2) {
 			// ImageJ's fallback near the border: bilinear with the position clamped to the image
 			double sx = ax.pos[x], sy = ay.pos[y];
-			if (!(sx >= -1 && sx < w && sy >= -1 && sy < h)) return 0;
+			// a plane 1 pixel wide or high has no 2x2 neighbourhood (ImageJ would read past it)
+			if (!(sx >= -1 && sx < w && sy >= -1 && sy < h) || w < 2 || h < 2) return 0;
 			if (sx < 0.0) sx = 0.0;
 			if (sx >= w - 1.0) sx = w - 1.001;
 			if (sy < 0.0) sy = 0.0;

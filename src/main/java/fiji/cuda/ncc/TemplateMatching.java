@@ -232,10 +232,15 @@ public final class TemplateMatching {
 
 	/** Rethrows when the GPU was forced; otherwise logs the reason (unavailability once per session). */
 	private static void fallBack(ExecutionOptions opts, GpuException e) {
+		fallBack(NAME, opts, e);
+	}
+
+	/** {@link #fallBack(ExecutionOptions, GpuException)} for the operation {@code name} (Align Slices). */
+	static void fallBack(String name, ExecutionOptions opts, GpuException e) {
 		if (opts.backend() == Backend.GPU) throw e;
 		String why = e.getMessage();
 		if (!(e instanceof GpuUnavailableException) || Gpu.shouldLogFallback(why))
-			OpLog.log(NAME + " ran on the CPU: " + why);
+			OpLog.log(name + " ran on the CPU: " + why);
 	}
 
 	static void check(Planes image, int plane, Planes template, int templatePlane, byte[] mask) {

@@ -118,6 +118,23 @@ final class TemplateMatchingGpu {
 	}
 
 	/**
+	 * The "valid" map of one template (plane 0, no mask) against a plane already on the device,
+	 * inside the caller's session (slice alignment matches in a search area it cut there).
+	 *
+	 * @param plane w×h pixels of {@code type} on the device; not modified, not closed
+	 */
+	static float[] matchOnDevice(GpuSession s, PixelType type, int w, int h, DeviceBuffer plane, Planes template) {
+		try (Device d = new Device(s, type, w, h, plane, false, true, null);
+			Launch l = d.prepare(template, null))
+		{
+			l.run();
+			float[] map = new float[(int) l.mapSize];
+			s.download(l.out.ptr(), map, 0, l.mapSize);
+			return map;
+		}
+	}
+
+	/**
 	 * For the benchmark: device time of the full normalized maps (table build, numerators and
 	 * normalization; no transfers), with everything uploaded beforehand.
 	 *
@@ -201,7 +218,7 @@ final class TemplateMatchingGpu {
 			if (masks.get(i) != null || t.width() != t0.width() || t.height() != t0.height() || t.type() != t0.type())
 				return false;
 		}
-		Mode m = mode(d.image.type(), t0.type());
+		Mode m = mode(d.type, t0.type());
 		boolean t8 = m == Mode.T8;
 		return stageBytes(t8, t0.height(), quads(t8, t0.width())) <= d.s.device().maxSharedPerBlockOptin;
 	}
@@ -271,36 +288,49 @@ final class TemplateMatchingGpu {
 	/** One image plane on the device with its tables, and the launches against it. */
 	private static final class Device implements AutoCloseable {
 		final GpuSession s;
-		final Planes image;
+		final PixelType type;
 		final DeviceBuffer img, sum, sq;
-		final boolean tables;
+		final boolean ownsImage, tables;
 		boolean finite;
 		final int iw, ih;
 
+		/** Uploads plane {@code plane} of {@code image}. */
 		Device(GpuSession s, Planes image, int plane, boolean tables) {
+			this(s, image.type(), image.width(), image.height(), s.alloc((long) image.planeSize()
+				* image.type().bytesPerPixel()), true, tables, image.plane(plane));
+		}
+
+		/**
+		 * @param img   the plane on the device
+		 * @param owns  whether closing this closes {@code img}
+		 * @param plane the plane's pixels to upload into {@code img} first, or null when it holds them
+		 */
+		Device(GpuSession s, PixelType type, int iw, int ih, DeviceBuffer img, boolean owns, boolean tables,
+			Object plane)
+		{
 			this.s = s;
-			this.image = image;
+			this.type = type;
 			this.tables = tables;
-			iw = image.width();
-			ih = image.height();
+			this.iw = iw;
+			this.ih = ih;
+			this.img = img;
+			this.ownsImage = owns;
 			long n = (long) iw * ih;
-			PixelType it = image.type();
-			img = s.alloc(n * it.bytesPerPixel());
 			DeviceBuffer a = null, b = null;
 			try {
 				a = s.alloc(tables ? 8 * n : 8);
 				b = s.alloc(tables ? 8 * n : 8);
 			} catch (RuntimeException e) {
-				img.close();
+				if (owns) img.close();
 				if (a != null) a.close();
 				throw e;
 			}
 			sum = a;
 			sq = b;
 			try {
-				s.upload(image.plane(plane), 0, n, img.ptr());
+				if (plane != null) s.upload(plane, 0, n, img.ptr());
 				buildTables();
-				finite = !tables || it != PixelType.FLOAT32 || tablesFinite(s, sum, sq, n);
+				finite = !tables || type != PixelType.FLOAT32 || tablesFinite(s, sum, sq, n);
 			} catch (RuntimeException e) {
 				close();
 				throw e;
@@ -308,13 +338,13 @@ final class TemplateMatchingGpu {
 		}
 
 		void buildTables() {
-			if (tables) IntegralImage.buildOnDevice(s, image.type(), iw, ih, img.ptr(), sum.ptr(), sq.ptr());
+			if (tables) IntegralImage.buildOnDevice(s, type, iw, ih, img.ptr(), sum.ptr(), sq.ptr());
 		}
 
 		@Override
 		public void close() {
 			s.sync();
-			img.close();
+			if (ownsImage) img.close();
 			sum.close();
 			sq.close();
 		}
@@ -324,7 +354,7 @@ final class TemplateMatchingGpu {
 			TemplateMatchingCpu.Prepared p = new TemplateMatchingCpu.Prepared(t.plane(0), t.type(), tw, th, mask, iw);
 			Launch l = new Launch(s, 1, (long) (iw - tw + 1) * (ih - th + 1));
 			try {
-				Mode m = mode(image.type(), t.type());
+				Mode m = mode(type, t.type());
 				if (mask != null || !finite) masked(l, p, m, t.type().isInteger());
 				else plain(l, p, m, t);
 				return l;
@@ -351,7 +381,7 @@ final class TemplateMatchingGpu {
 			}
 			DeviceBuffer w = l.own(s.alloc(4L * words.length));
 			s.upload(words, 0, words.length, w.ptr());
-			String name = imageSuffix(image.type()) + "_" + m.suffix;
+			String name = imageSuffix(type) + "_" + m.suffix;
 			l.kernel = (direct ? "ncc_direct_" : "ncc_stream_") + name;
 			l.grid = new int[] { gx, gy, ceil(th, splitRows) };
 			l.block = new int[] { THREADS_X, THREADS_Y };
@@ -393,7 +423,7 @@ final class TemplateMatchingGpu {
 			} else {
 				s.upload(p.centred, 0, p.n, d_tv.ptr());
 			}
-			l.kernel = "ncc_masked_" + imageSuffix(image.type()) + (exact ? "_ti" : "_tf");
+			l.kernel = "ncc_masked_" + imageSuffix(type) + (exact ? "_ti" : "_tf");
 			l.grid = new int[] { ceil(iw - p.width + 1, MASK_THREADS), Math.min(ih - p.height + 1, 65535) };
 			l.block = new int[] { MASK_THREADS };
 			l.args = new Object[] { l.out, img, iw, ih, info.array(), d_off, d_tv };
@@ -403,7 +433,7 @@ final class TemplateMatchingGpu {
 		Launch prepareBank(List<Planes> templates) {
 			Planes t0 = templates.get(0);
 			int tw = t0.width(), th = t0.height(), nt = templates.size();
-			Mode m = mode(image.type(), t0.type());
+			Mode m = mode(type, t0.type());
 			boolean t8 = m == Mode.T8;
 			int tq = quads(t8, tw);
 			int per = th * 4 * tq;
@@ -420,7 +450,7 @@ final class TemplateMatchingGpu {
 				DeviceBuffer w = l.own(s.alloc(4L * words.length)), d_info = l.own(s.alloc(INFO_BYTES * nt));
 				s.upload(words, 0, words.length, w.ptr());
 				s.upload(info.array(), 0, INFO_BYTES * nt, d_info.ptr());
-				l.kernel = "ncc_bank_" + imageSuffix(image.type()) + "_" + m.suffix;
+				l.kernel = "ncc_bank_" + imageSuffix(type) + "_" + m.suffix;
 				l.grid = new int[] { ceil(iw - tw + 1, TILE_W), ceil(ih - th + 1, TILE_H), Math.min(nt, 65535) };
 				l.block = new int[] { THREADS_X, THREADS_Y };
 				l.shared = (int) stageBytes(t8, th, tq);

@@ -218,4 +218,15 @@ class AlignSlicesTest {
 		if (a instanceof short[]) return new ShortProcessor(p.width(), p.height(), (short[]) a, null);
 		return new FloatProcessor(p.width(), p.height(), (float[]) a);
 	}
+
+	@Test
+	void fractionalShiftsOfOnePixelWidePlanesGiveZero() {
+		for (Interpolation in : Interpolation.values())
+			for (int[] sz : new int[][] { { 1, 1 }, { 1, 9 }, { 9, 1 } }) {
+				Planes p = fiji.cuda.TestImages.random(PixelType.UINT16, sz[0], sz[1], 1, 3);
+				AlignSlices.translate(p, 0, 0.5, -0.25, in, 1);
+				for (short v : (short[]) p.plane(0))
+					assertEquals(0, v, in + " " + sz[0] + "x" + sz[1]);
+			}
+	}
 }

@@ -284,20 +284,6 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
-	void alignSlicesOnTheGpuEqualsTheCpuPath() {
-		double[] sx = { 0, 0.3, -1.7, 2.45, -3 }, sy = { 0, -1.7, 0.3, -2.2, 4 };
-		Planes stack = DriftingStack.make(PixelType.UINT16, 120, 100, sx, sy, 4);
-		AlignSlices.Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 8);
-		List<AlignSlices.Shift> cpu = AlignSlices.align(stack.copy(), s, CPU);
-		List<AlignSlices.Shift> gpu = AlignSlices.align(stack.copy(), s, GPU);
-		assertEquals(cpu.size(), gpu.size());
-		for (int i = 0; i < cpu.size(); i++) {
-			assertEquals(cpu.get(i).dx, gpu.get(i).dx, 1e-3, "dx of slice " + i);
-			assertEquals(cpu.get(i).dy, gpu.get(i).dy, 1e-3, "dy of slice " + i);
-		}
-	}
-
-	@Test
 	void inputIsNotModified() {
 		Planes image = TestImages.random(PixelType.FLOAT32, 90, 70, 1, 31);
 		Planes tpl = template(PixelType.UINT16, 12, 10, 32);

@@ -1,0 +1,120 @@
+package fiji.cuda.ncc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import fiji.cuda.TestImages;
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ncc.AlignSlices.Interpolation;
+import fiji.cuda.ncc.AlignSlices.Settings;
+import fiji.cuda.ncc.AlignSlices.Shift;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.Gpu;
+
+/**
+ * The GPU path of Align Slices against the CPU path: the translation bit for bit for every
+ * type, interpolation and kind of shift, and whole alignments (fixed reference and previous
+ * slice) with the same shifts and the same slices.
+ */
+@Tag("gpu")
+class AlignSlicesGpuTest {
+
+	static final ExecutionOptions GPU = ExecutionOptions.defaults().withBackend(Backend.GPU);
+	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU).withThreads(3);
+	static final PixelType[] TYPES = { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 };
+
+	@BeforeAll
+	static void needsGpu() {
+		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
+	}
+
+	@Test
+	void translationIsBitForBitTheCpuPath() {
+		double[][] shifts = { { 0, 0 }, { 3, -2 }, { -7, 11 }, { 0.5, 0.25 }, { -1.3, 2.7 }, { 12.6, -0.4 }, { 0.001, 0 },
+			{ -0.999, -0.999 }, { 200, 0.5 }, { -0.5, -300 } };
+		int[][] sizes = { { 1, 1 }, { 1, 17 }, { 17, 1 }, { 2, 2 }, { 3, 5 }, { 97, 61 }, { 257, 130 } };
+		int seed = 1;
+		for (PixelType t : TYPES)
+			for (int[] sz : sizes)
+				for (double[] sh : shifts)
+					for (Interpolation in : Interpolation.values()) {
+						Planes img = TestImages.random(t, sz[0], sz[1], 1, seed++);
+						if (t == PixelType.FLOAT32 && sz[0] * sz[1] > 10) {
+							float[] p = (float[]) img.plane(0);
+							p[sz[0] + 1] = Float.NaN; // ImageJ's bilinear skips a NaN neighbour
+							p[p.length / 2] = Float.NaN;
+						}
+						Planes cpu = img.copy(), gpu = img.copy();
+						AlignSlices.translate(cpu, 0, sh[0], sh[1], in, 2);
+						AlignSlicesGpu.translate(Gpu.get(), gpu, 0, sh[0], sh[1], in);
+						TestImages.Diff d = TestImages.diff(cpu, gpu);
+						assertTrue(TestImages.sameBits(cpu, gpu), t + " " + sz[0] + "x" + sz[1] + " shift (" + sh[0] + ", "
+							+ sh[1] + ") " + in + ": " + d);
+					}
+	}
+
+	@Test
+	void wholePixelAlignmentsEqualTheCpuPathExactly() {
+		double[] sx = { 0, 3, -5, 7, -2, 4 }, sy = { 0, -4, 2, 6, 0, -7 };
+		for (PixelType type : TYPES)
+			for (boolean previous : new boolean[] { false, true }) {
+				Planes stack = DriftingStack.make(type, 120, 100, sx, sy, 3);
+				Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 9);
+				s.subpixel = false;
+				s.previous = previous;
+				Planes cpu = stack.copy(), gpu = stack.copy();
+				List<Shift> a = AlignSlices.align(cpu, s, CPU), b = AlignSlices.align(gpu, s, GPU);
+				for (int z = 0; z < a.size(); z++) {
+					String what = type + " previous=" + previous + " slice " + z;
+					assertEquals(a.get(z).dx, b.get(z).dx, 0.0, what);
+					assertEquals(a.get(z).dy, b.get(z).dy, 0.0, what);
+					assertEquals(a.get(z).score, b.get(z).score, 1e-4, what);
+				}
+				assertTrue(TestImages.sameBits(cpu, gpu), type + " previous=" + previous + ": " + TestImages.diff(cpu, gpu));
+			}
+	}
+
+	@Test
+	void subPixelAlignmentsAgreeWithTheCpuPath() {
+		double[] sx = { 0, 0.3, -1.7, 2.45, -3, 1.1 }, sy = { 0, -1.7, 0.3, -2.2, 4, 0.6 };
+		for (PixelType type : TYPES)
+			for (Interpolation in : Interpolation.values()) {
+				Planes stack = DriftingStack.make(type, 120, 100, sx, sy, 4);
+				Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 8);
+				s.interpolation = in;
+				s.reference = 2;
+				List<Shift> a = AlignSlices.align(stack.copy(), s, CPU), b = AlignSlices.align(stack.copy(), s, GPU);
+				assertEquals(a.size(), b.size());
+				for (int z = 0; z < a.size(); z++) {
+					String what = type + " " + in + " slice " + z;
+					assertEquals(a.get(z).dx, b.get(z).dx, 1e-3, what);
+					assertEquals(a.get(z).dy, b.get(z).dy, 1e-3, what);
+				}
+			}
+	}
+
+	@Test
+	void aFlatLandmarkSliceKeepsItsNeighboursShiftOnBothPaths() {
+		double[] sx = { 0, 2, -1 }, sy = { 0, 1, 3 };
+		Planes stack = DriftingStack.make(PixelType.UINT16, 90, 80, sx, sy, 5);
+		short[] p = (short[]) stack.plane(1);
+		java.util.Arrays.fill(p, (short) 500); // slice 2 flat: nothing scores above 0
+		Settings s = AlignSlicesTest.settings(25, 20, 40, 36, 9);
+		s.previous = true;
+		Planes cpu = stack.copy(), gpu = stack.copy();
+		List<Shift> a = AlignSlices.align(cpu, s, CPU), b = AlignSlices.align(gpu, s, GPU);
+		for (int z = 0; z < a.size(); z++) {
+			assertEquals(a.get(z).dx, b.get(z).dx, 1e-3, "slice " + z);
+			assertEquals(a.get(z).dy, b.get(z).dy, 1e-3, "slice " + z);
+		}
+	}
+}
