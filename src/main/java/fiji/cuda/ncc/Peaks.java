@@ -77,15 +77,46 @@ public final class Peaks {
 		List<Detection> sorted = new ArrayList<>(candidates);
 		sorted.sort(BEST_FIRST);
 		List<Detection> kept = new ArrayList<>();
+		if (!(maxOverlap >= 0)) {
+			// a negative limit makes even disjoint boxes suppress each other: compare with all kept
+			for (Detection d : sorted) {
+				if (kept.size() >= maxObjects) break;
+				boolean overlaps = false;
+				for (Detection k : kept)
+					if (k.plane == d.plane && k.iou(d) > maxOverlap) {
+						overlaps = true;
+						break;
+					}
+				if (!overlaps) kept.add(d);
+			}
+			return kept;
+		}
+		// With a limit of 0 or more only intersecting boxes can suppress each other, and those
+		// have corners less than the largest box size apart: kept boxes are filed in a grid of
+		// cells that size, and a candidate is compared with the 3x3 cells around its own only.
+		// Same result as comparing with every kept box, without the quadratic cost when a low
+		// threshold and a high max_objects keep hundreds of thousands.
+		int cw = 1, ch = 1;
+		for (Detection d : sorted) {
+			cw = Math.max(cw, d.width);
+			ch = Math.max(ch, d.height);
+		}
+		java.util.Map<List<Integer>, List<Detection>> grid = new java.util.HashMap<>();
 		for (Detection d : sorted) {
 			if (kept.size() >= maxObjects) break;
+			int gx = Math.floorDiv(d.x, cw), gy = Math.floorDiv(d.y, ch);
 			boolean overlaps = false;
-			for (Detection k : kept)
-				if (k.plane == d.plane && k.iou(d) > maxOverlap) {
-					overlaps = true;
-					break;
-				}
-			if (!overlaps) kept.add(d);
+			for (int j = -1; j <= 1 && !overlaps; j++)
+				for (int i = -1; i <= 1 && !overlaps; i++)
+					for (Detection k : grid.getOrDefault(List.of(d.plane, gx + i, gy + j), List.of()))
+						if (k.iou(d) > maxOverlap) {
+							overlaps = true;
+							break;
+						}
+			if (!overlaps) {
+				kept.add(d);
+				grid.computeIfAbsent(List.of(d.plane, gx, gy), c -> new ArrayList<>()).add(d);
+			}
 		}
 		return kept;
 	}

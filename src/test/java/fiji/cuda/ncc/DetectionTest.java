@@ -229,4 +229,50 @@ class DetectionTest {
 		assertTrue(e.getMessage().contains(part), () -> "'" + e.getMessage() + "' lacks '" + part + "'");
 		assertFalse(e.getMessage().contains("Exception"));
 	}
+
+	/** The plain greedy suppression, comparing each candidate with every kept box. */
+	static List<Detection> suppressAllPairs(List<Detection> candidates, double maxOverlap, int maxObjects) {
+		List<Detection> sorted = new java.util.ArrayList<>(candidates);
+		sorted.sort(Peaks.BEST_FIRST);
+		List<Detection> kept = new java.util.ArrayList<>();
+		for (Detection d : sorted) {
+			if (kept.size() >= maxObjects) break;
+			if (kept.stream().noneMatch(k -> k.plane == d.plane && k.iou(d) > maxOverlap)) kept.add(d);
+		}
+		return kept;
+	}
+
+	@Test
+	void suppressionThroughTheGridKeepsWhatComparingAllPairsKeeps() {
+		java.util.Random r = new java.util.Random(9);
+		for (int rep = 0; rep < 20; rep++) {
+			List<Detection> c = new java.util.ArrayList<>();
+			int n = 50 + r.nextInt(1500);
+			for (int i = 0; i < n; i++) {
+				int w = 3 + r.nextInt(rep % 2 == 0 ? 10 : 60), h = 3 + r.nextInt(25);
+				c.add(new Detection(r.nextInt(400) - 50, r.nextInt(300) - 20, w, h, r.nextInt(1000) / 1000.0, r.nextInt(3), 0,
+					false, r.nextInt(2), 0, 0));
+			}
+			for (double nms : new double[] {0, 0.1, 0.3, 0.5, 1, -0.5})
+				for (int max : new int[] {1, 7, 100, Integer.MAX_VALUE})
+					assertEquals(suppressAllPairs(c, nms, max).toString(), Peaks.suppress(c, nms, max).toString(),
+						"rep " + rep + " nms " + nms + " max " + max);
+		}
+	}
+
+	@Test
+	void hundredsOfThousandsOfDisjointCandidatesAreAllKept() {
+		// 300,000 scattered boxes with one overlapping twin each: the grid compares each with a
+		// handful of kept boxes (all pairs would be 4.5e10 comparisons)
+		List<Detection> c = new java.util.ArrayList<>();
+		for (int i = 0; i < 300_000; i++) {
+			int x = (i % 600) * 10, y = (i / 600) * 10;
+			double score = ((long) i * 7919 % 1000) / 1000.0;
+			c.add(new Detection(x, y, 8, 8, score, 0, 0, false, 0, 0, 0));
+			c.add(new Detection(x + 1, y, 8, 8, score / 2, 1, 0, false, 0, 0, 0));
+		}
+		List<Detection> kept = Peaks.suppress(c, 0.3, Integer.MAX_VALUE);
+		assertEquals(300_000, kept.size());
+		assertTrue(kept.stream().allMatch(d -> d.template == 0), "a weaker twin survived");
+	}
 }
