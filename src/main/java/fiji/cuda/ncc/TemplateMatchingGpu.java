@@ -39,8 +39,8 @@ final class TemplateMatchingGpu {
 	private static final int CONST_WORDS = 16000, T8_MAX_CHUNK_QUADS = 16384, MASK_THREADS = 128;
 	/**
 	 * AUTO takes the direct kernel up to this many words (2 KiB): the constant cache serves
-	 * them as broadcasts. Bigger templates thrash it (H200, u8 4096²: T=32 1.21 ms direct against
-	 * 0.72 streamed, T=64 10.0 against 1.9), while small ones run 5% faster direct.
+	 * them as broadcasts. Bigger templates thrash it (H200, u8 4096², map kernel: T=32 1.55 ms
+	 * direct against 0.63 streamed, T=64 10.1 against 1.8), while small ones run 3-8% faster direct.
 	 */
 	private static final int DIRECT_MAX_WORDS = 512;
 	private static final int INFO_BYTES = 32, FINISH_THREADS = 256;
@@ -56,13 +56,13 @@ final class TemplateMatchingGpu {
 		}
 	}
 
-	/** For tests: forces the single-template kernel (AUTO: direct when it fits constant memory). */
+	/** For tests: forces the single-template kernel (AUTO: direct up to {@link #DIRECT_MAX_WORDS} words). */
 	enum Path { AUTO, DIRECT, STREAM }
 
 	static volatile Path pathForTest = Path.AUTO;
 	/** For tests: chunk sizes (template rows, quads) instead of the plan; 0 for the plan. */
 	static volatile int chunkRowsForTest, chunkQuadsForTest;
-	/** For tests: split the template rows over this many launches' worth of blocks; 0 for the rule. */
+	/** For tests: split the template rows into this many parts (blockIdx.z); 0 for the rule. */
 	static volatile int splitsForTest;
 
 	/**
