@@ -5,11 +5,10 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
-import fiji.cuda.ops.OpLog;
+import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
-import fiji.cuda.runtime.GpuUnavailableException;
 
 /**
  * Gaussian blur with the semantics of ImageJ's "Gaussian Blur..." and "Gaussian Blur 3D...":
@@ -64,9 +63,9 @@ public final class GaussianBlur {
 				ran = Backend.GPU;
 			} catch (PartialGpuFailure e) {
 				done = e.planesDone;
-				why = fallBack(opts, e.getCause());
+				why = Fallback.reason(NAME, opts, e.getCause());
 			} catch (GpuException e) {
-				why = fallBack(opts, e);
+				why = Fallback.reason(NAME, opts, e);
 			}
 		}
 		if (done < n && !opts.progress().isCanceled())
@@ -101,7 +100,7 @@ public final class GaussianBlur {
 			} catch (PartialGpuFailure e) {
 				throw new IllegalStateException("unreachable: 3D writes all planes at once", e);
 			} catch (GpuException e) {
-				String why = fallBack(opts, e);
+				String why = Fallback.reason(NAME, opts, e);
 				GaussianBlurCpu.blur3D(volume, kx, ky, kz, opts);
 				return new OpReport(Backend.CPU, why, false, System.nanoTime() - t0);
 			}
@@ -110,17 +109,6 @@ public final class GaussianBlur {
 		return new OpReport(Backend.CPU, null, false, System.nanoTime() - t0);
 	}
 
-	/** Rethrows when the GPU was forced; otherwise logs the reason once and returns it. */
-	private static String fallBack(ExecutionOptions opts, Throwable e) {
-		if (opts.backend() == Backend.GPU) {
-			if (e instanceof GpuException) throw (GpuException) e;
-			throw new GpuException(NAME + ": " + e.getMessage(), e);
-		}
-		String why = e.getMessage();
-		if (!(e instanceof GpuUnavailableException) || Gpu.shouldLogFallback(why))
-			OpLog.log(NAME + " ran on the CPU: " + why);
-		return why;
-	}
 
 	static void checkSigmas(String op, Planes image, double sx, double sy, double sz) {
 		if (image == null) throw new IllegalArgumentException(op + ": there is no image.");

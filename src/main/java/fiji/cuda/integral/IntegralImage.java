@@ -4,10 +4,9 @@ import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
-import fiji.cuda.ops.OpLog;
+import fiji.cuda.ops.Fallback;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
-import fiji.cuda.runtime.GpuUnavailableException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +63,7 @@ public final class IntegralImage {
 			try {
 				return IntegralImageGpu.build(Gpu.get(), image, plane, build == null ? SatBuild.AUTO : build);
 			} catch (GpuException e) {
-				fallBack(NAME, opts, e);
+				Fallback.reason(NAME, opts, e);
 			}
 		}
 		return IntegralImageCpu.build(image, plane, opts.threads());
@@ -87,7 +86,7 @@ public final class IntegralImage {
 				try {
 					t = IntegralImageGpu.build(Gpu.get(), image, z, build == null ? SatBuild.AUTO : build);
 				} catch (GpuException e) {
-					fallBack(NAME, opts, e);
+					Fallback.reason(NAME, opts, e);
 					gpu = false; // the remaining planes go to the CPU without asking again
 				}
 			}
@@ -106,15 +105,4 @@ public final class IntegralImage {
 				+ "(Image>Type>8-bit) or split the channels (Image>Color>Split Channels) first.");
 	}
 
-	/**
-	 * Rethrows when the GPU was forced; otherwise logs why the CPU runs (once per reason and
-	 * session for an unavailable GPU) and returns the reason.
-	 */
-	static String fallBack(String op, ExecutionOptions opts, GpuException e) {
-		if (opts.backend() == Backend.GPU) throw e;
-		String why = e.getMessage();
-		if (!(e instanceof GpuUnavailableException) || Gpu.shouldLogFallback(op + ": " + why))
-			OpLog.log(op + " ran on the CPU: " + why);
-		return why;
-	}
 }

@@ -6,6 +6,7 @@ import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
@@ -229,7 +230,7 @@ public final class LocalThreshold {
 				ran = Backend.GPU;
 			} catch (GpuException e) {
 				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;
-				why = IntegralImage.fallBack(NAME, opts, e);
+				why = Fallback.reason(NAME, opts, e);
 			}
 		}
 		for (; done < n; done++) {

@@ -7,6 +7,7 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
@@ -162,7 +163,7 @@ public final class AlignSlices {
 			try {
 				k = AlignSlicesGpu.align(Gpu.get(), stack, s, fixed, order, 0, done, interp, progress);
 			} catch (GpuException e) {
-				TemplateMatching.fallBack(NAME, opts, e);
+				Fallback.reason(NAME, opts, e);
 				while (k < order.length && done[order[k]] != null)
 					k++; // the slices written before the failure stay aligned
 			}

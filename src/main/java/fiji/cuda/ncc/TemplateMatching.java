@@ -5,11 +5,10 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
-import fiji.cuda.ops.OpLog;
+import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
-import fiji.cuda.runtime.GpuUnavailableException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +68,7 @@ public final class TemplateMatching {
 			try {
 				return TemplateMatchingGpu.match(Gpu.get(), image, plane, template, templatePlane, mask, sameSize);
 			} catch (GpuException e) {
-				fallBack(opts, e);
+				Fallback.reason(NAME, opts, e);
 			}
 		}
 		return TemplateMatchingCpu.match(image, plane, template, templatePlane, mask, sameSize, opts.threads());
@@ -159,7 +158,7 @@ public final class TemplateMatching {
 				bytes += 4L * validSize(image.width(), t.width()) * validSize(image.height(), t.height());
 			} while (j < bank.size() && bytes < GROUP_BYTES);
 			List<Template> group = bank.subList(i, j);
-			List<float[]> groupMaps = matchAll(image, plane, group, opts);
+			List<float[]> groupMaps = maps(image, plane, group, opts);
 			for (int k = 0; k < group.size(); k++) {
 				Template t = group.get(k);
 				float[] map = groupMaps.get(k);
@@ -194,19 +193,24 @@ public final class TemplateMatching {
 	 */
 	public static List<float[]> matchAll(Planes image, int plane, List<Template> templates, ExecutionOptions opts) {
 		if (templates == null || templates.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
+		for (Template t : templates)
+			check(image, plane, t.pixels, 0, t.mask);
+		return maps(image, plane, templates, opts == null ? ExecutionOptions.defaults() : opts);
+	}
+
+	/** {@link #matchAll} of templates already checked ({@link #detect} checks the whole bank first). */
+	private static List<float[]> maps(Planes image, int plane, List<Template> templates, ExecutionOptions opts) {
 		List<Planes> pixels = new ArrayList<>();
 		List<byte[]> masks = new ArrayList<>();
 		for (Template t : templates) {
-			check(image, plane, t.pixels, 0, t.mask);
 			pixels.add(t.pixels);
 			masks.add(t.mask);
 		}
-		if (opts == null) opts = ExecutionOptions.defaults();
 		if (opts.backend() != Backend.CPU) {
 			try {
 				return java.util.Arrays.asList(TemplateMatchingGpu.matchBank(Gpu.get(), image, plane, pixels, masks));
 			} catch (GpuException e) {
-				fallBack(opts, e);
+				Fallback.reason(NAME, opts, e);
 			}
 		}
 		List<float[]> maps = new ArrayList<>();
@@ -230,18 +234,6 @@ public final class TemplateMatching {
 		return Planes.wrap(c.width, c.height, dst);
 	}
 
-	/** Rethrows when the GPU was forced; otherwise logs the reason (unavailability once per session). */
-	private static void fallBack(ExecutionOptions opts, GpuException e) {
-		fallBack(NAME, opts, e);
-	}
-
-	/** {@link #fallBack(ExecutionOptions, GpuException)} for the operation {@code name} (Align Slices). */
-	static void fallBack(String name, ExecutionOptions opts, GpuException e) {
-		if (opts.backend() == Backend.GPU) throw e;
-		String why = e.getMessage();
-		if (!(e instanceof GpuUnavailableException) || Gpu.shouldLogFallback(why))
-			OpLog.log(name + " ran on the CPU: " + why);
-	}
 
 	static void check(Planes image, int plane, Planes template, int templatePlane, byte[] mask) {
 		if (image == null) throw new IllegalArgumentException(NAME + ": there is no image.");
