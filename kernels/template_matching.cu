@@ -712,6 +712,58 @@ NCC_MASKED_F(u16, u16)
 NCC_MASKED_F(f32, f32)
 
 // ---------------------------------------------------------------------------------------------
+// Peaks of a score map, for detection without bringing the map back: Peaks.localMaxima's rule
+// (score >= threshold, NaN never, and no neighbour of the 8 inside the map scores higher), then
+// the 3x3 scores around each peak for Peaks.refine on the host.
+//
+//  ncc_peaks       blockDim (256,1,1), grid (ceil(mw / 256), min(mh, 65535), 1), rows
+//                  grid-stride. Appends y*mw + x of each peak at d_list[atomicAdd(d_count, 1)]
+//                  while below capacity (d_count zeroed by the host; a count above capacity
+//                  means the list is incomplete and the host must use the map itself). The
+//                  order is arbitrary: the host sorts.
+//  ncc_peak_patches blockDim (256,1,1), grid (ceil(n / 256), 1, 1): d_patch[9k + 3(j+1) + (i+1)]
+//                  = the score at (x + i, y + j) of peak k, 0 outside the map.
+// ---------------------------------------------------------------------------------------------
+
+extern "C" __global__ void __launch_bounds__(256) ncc_peaks(const float* __restrict__ d_map, int mw, int mh,
+	double threshold, int* __restrict__ d_count, int* __restrict__ d_list, int capacity)
+{
+	const int x = blockIdx.x * 256 + threadIdx.x;
+	if (x >= mw) return;
+	for (int y = blockIdx.y; y < mh; y += gridDim.y) {
+		const float v = d_map[(size_t)y * mw + x];
+		if (!((double)v >= threshold)) continue;   // NaN fails too
+		bool peak = true;
+		for (int dy = -1; dy <= 1 && peak; ++dy)
+			for (int dx = -1; dx <= 1; ++dx) {
+				const int xx = x + dx, yy = y + dy;
+				if ((dx | dy) == 0 || xx < 0 || yy < 0 || xx >= mw || yy >= mh) continue;
+				if (d_map[(size_t)yy * mw + xx] > v) {
+					peak = false;
+					break;
+				}
+			}
+		if (!peak) continue;
+		const int k = atomicAdd(d_count, 1);
+		if (k < capacity) d_list[k] = y * mw + x;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(256) ncc_peak_patches(const float* __restrict__ d_map, int mw, int mh,
+	const int* __restrict__ d_list, int n, float* __restrict__ d_patch)
+{
+	const int k = blockIdx.x * 256 + threadIdx.x;
+	if (k >= n) return;
+	const int x = d_list[k] % mw, y = d_list[k] / mw;
+	for (int j = -1; j <= 1; ++j)
+		for (int i = -1; i <= 1; ++i) {
+			const int xx = x + i, yy = y + j;
+			d_patch[9 * k + 3 * (j + 1) + (i + 1)] =
+				xx >= 0 && yy >= 0 && xx < mw && yy < mh ? d_map[(size_t)yy * mw + xx] : 0.0f;
+		}
+}
+
+// ---------------------------------------------------------------------------------------------
 // Throughput probes for the benchmarks (TemplateMatchingBenchmark, ncc_check): the rates the
 // numerator kernels are measured against. Each thread runs 8 independent chains of `steps`
 // dp4a (4 int8 multiply-adds each) or FP32 FMAs; launch (SMs * 16) x 256. d_out is written only

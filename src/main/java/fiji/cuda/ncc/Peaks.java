@@ -131,12 +131,28 @@ public final class Peaks {
 	 * @return {dx, dy}, each within [-1, 1]; added to the integer peak position
 	 */
 	public static double[] refine(float[] map, int w, int h, int x, int y) {
-		boolean inX = x > 0 && x < w - 1, inY = y > 0 && y < h - 1;
+		float[] p = new float[9];
+		for (int j = -1; j <= 1; j++)
+			for (int i = -1; i <= 1; i++) {
+				int xx = x + i, yy = y + j;
+				if (xx >= 0 && yy >= 0 && xx < w && yy < h) p[3 * (j + 1) + i + 1] = map[yy * w + xx];
+			}
+		return refine(p, x > 0 && x < w - 1, y > 0 && y < h - 1);
+	}
+
+	/**
+	 * {@link #refine(float[], int, int, int, int)} from the 3x3 scores around the peak.
+	 *
+	 * @param p   the scores at (x + i, y + j) in {@code p[3(j + 1) + i + 1]}; those outside the map are not read
+	 * @param inX whether the peak has a neighbour on both sides along x
+	 * @param inY the same along y
+	 */
+	static double[] refine(float[] p, boolean inX, boolean inY) {
 		if (inX && inY) {
 			double sx = 0, sy = 0, sxy = 0, side = 0, midX = 0, top = 0, midY = 0;
 			for (int j = -1; j <= 1; j++)
 				for (int i = -1; i <= 1; i++) {
-					double f = map[(y + j) * w + x + i];
+					double f = p[3 * (j + 1) + i + 1];
 					sx += i * f;
 					sy += j * f;
 					sxy += i * j * f;
@@ -154,8 +170,35 @@ public final class Peaks {
 				if (Math.abs(dx) <= 1 && Math.abs(dy) <= 1) return new double[] {dx, dy};
 			}
 		}
-		return new double[] {inX ? parabola(map[y * w + x - 1], map[y * w + x], map[y * w + x + 1]) : 0,
-			inY ? parabola(map[(y - 1) * w + x], map[y * w + x], map[(y + 1) * w + x]) : 0};
+		return new double[] {inX ? parabola(p[3], p[4], p[5]) : 0, inY ? parabola(p[1], p[4], p[7]) : 0};
+	}
+
+	/**
+	 * {@link #localMaxima} from peaks found elsewhere (on the GPU): the same detections, given
+	 * each peak's position and the 3x3 scores around it.
+	 *
+	 * @param index     y·mapWidth + x of each peak, any order
+	 * @param patches   9 scores per peak, as {@link #refine(float[], boolean, boolean)} takes them
+	 * @return the candidates, best first
+	 */
+	static List<Detection> fromPeaks(int[] index, float[] patches, int mapWidth, int mapHeight, Detection box,
+		boolean refine)
+	{
+		List<Detection> out = new ArrayList<>(index.length);
+		for (int k = 0; k < index.length; k++) {
+			int x = index[k] % mapWidth, y = index[k] / mapWidth;
+			float[] p = java.util.Arrays.copyOfRange(patches, 9 * k, 9 * k + 9);
+			double cx = x + box.width / 2, cy = y + box.height / 2;
+			if (refine) {
+				double[] d = refine(p, x > 0 && x < mapWidth - 1, y > 0 && y < mapHeight - 1);
+				cx += d[0];
+				cy += d[1];
+			}
+			out.add(new Detection(x, y, box.width, box.height, p[4], box.template, box.angle, box.flipped, box.plane,
+				cx, cy));
+		}
+		out.sort(BEST_FIRST);
+		return out;
 	}
 
 	/** @return the vertex offset of the parabola through (-1, a), (0, b), (1, c), or 0 if it has none near */

@@ -158,21 +158,65 @@ public final class TemplateMatching {
 				bytes += 4L * validSize(image.width(), t.width()) * validSize(image.height(), t.height());
 			} while (j < bank.size() && bytes < GROUP_BYTES);
 			List<Template> group = bank.subList(i, j);
-			List<float[]> groupMaps = maps(image, plane, group, opts);
+			// without a map sink the maps can stay on the GPU: only their peaks come back
+			List<List<Detection>> peaks = maps == null ? peaksOnGpu(image, plane, group, threshold, refine, opts) : null;
+			List<float[]> groupMaps = peaks == null ? maps(image, plane, group, opts) : null;
 			for (int k = 0; k < group.size(); k++) {
 				Template t = group.get(k);
+				if (peaks != null) {
+					candidates.addAll(peaks.get(k));
+					continue;
+				}
 				float[] map = groupMaps.get(k);
 				if (maps != null) maps.accept(t, plane, map);
-				Detection box = new Detection(0, 0, t.width(), t.height(), 0, t.index, t.angle, t.flipped, plane, 0, 0);
 				// at most maxObjects survive anyway, and only a candidate's betters can suppress it,
 				// but a candidate that is suppressed frees a place: keep them all for the global pass
 				candidates.addAll(Peaks.localMaxima(map, validSize(image.width(), t.width()),
-					validSize(image.height(), t.height()), box, threshold, refine));
+					validSize(image.height(), t.height()), box(t, plane), threshold, refine));
 			}
 			i = j;
 			progress.update(i / (double) bank.size());
 		}
 		return Peaks.suppress(candidates, nms, maxObjects);
+	}
+
+	/** What every candidate of a template gets: its box size, template, angle, flip and plane. */
+	private static Detection box(Template t, int plane) {
+		return new Detection(0, 0, t.width(), t.height(), 0, t.index, t.angle, t.flipped, plane, 0, 0);
+	}
+
+	/**
+	 * The candidates of each template, with the maps and the search for local maxima on the GPU.
+	 *
+	 * @return one list per template, or null when the CPU must do it (CPU backend, or the GPU
+	 *         failed under AUTO: logged)
+	 */
+	private static List<List<Detection>> peaksOnGpu(Planes image, int plane, List<Template> group, double threshold,
+		boolean refine, ExecutionOptions opts)
+	{
+		if (opts.backend() == Backend.CPU) return null;
+		List<Planes> pixels = new ArrayList<>();
+		List<byte[]> masks = new ArrayList<>();
+		for (Template t : group) {
+			pixels.add(t.pixels);
+			masks.add(t.mask);
+		}
+		TemplateMatchingGpu.PeakList[] found;
+		try {
+			found = TemplateMatchingGpu.peaksBank(Gpu.get(), image, plane, pixels, masks, threshold);
+		} catch (GpuException e) {
+			Fallback.reason(NAME, opts, e);
+			return null;
+		}
+		List<List<Detection>> out = new ArrayList<>();
+		for (int k = 0; k < group.size(); k++) {
+			Template t = group.get(k);
+			int mw = validSize(image.width(), t.width()), mh = validSize(image.height(), t.height());
+			TemplateMatchingGpu.PeakList p = found[k];
+			out.add(p.map != null ? Peaks.localMaxima(p.map, mw, mh, box(t, plane), threshold, refine)
+				: Peaks.fromPeaks(p.index, p.patches, mw, mh, box(t, plane), refine));
+		}
+		return out;
 	}
 
 	/** Score maps held at once while {@link #detect} works through a bank. */

@@ -117,6 +117,85 @@ final class TemplateMatchingGpu {
 		});
 	}
 
+	/** The peaks of one score map found on the device, or the map itself when there were too many. */
+	static final class PeakList {
+		/** y·mapWidth + x of each peak, ascending; null when {@link #map} is given instead. */
+		final int[] index;
+		/** 9 scores around each peak (see {@link Peaks#fromPeaks}). */
+		final float[] patches;
+		/** The whole map, when the peaks did not fit the list; else null. */
+		final float[] map;
+
+		PeakList(int[] index, float[] patches, float[] map) {
+			this.index = index;
+			this.patches = patches;
+			this.map = map;
+		}
+	}
+
+	/** Peaks listed per map on the device; a map with more goes back whole. */
+	static final int PEAK_CAPACITY = 1 << 16;
+
+	/**
+	 * Like {@link #matchBank}, but the maps stay on the device: only each map's peaks at or
+	 * above {@code threshold} (Peaks.localMaxima's rule) and the scores around them come back.
+	 */
+	static PeakList[] peaksBank(Gpu gpu, Planes image, int plane, List<Planes> templates, List<byte[]> masks,
+		double threshold)
+	{
+		return gpu.run(TemplateMatching.NAME, s -> {
+			try (Device d = new Device(s, image, plane, needsTables(masks));
+				DeviceBuffer count = s.alloc(4); DeviceBuffer list = s.alloc(4L * PEAK_CAPACITY))
+			{
+				PeakList[] found = new PeakList[templates.size()];
+				if (d.finite && bankable(d, templates, masks)) {
+					try (Launch l = d.prepareBank(templates)) {
+						l.run();
+						for (int i = 0; i < found.length; i++)
+							found[i] = peaks(s, l, i, templates.get(i), d, threshold, count, list);
+					}
+				} else {
+					for (int i = 0; i < found.length; i++)
+						try (Launch l = d.prepare(templates.get(i), masks.get(i))) {
+							l.run();
+							found[i] = peaks(s, l, 0, templates.get(i), d, threshold, count, list);
+						}
+				}
+				return found;
+			}
+		});
+	}
+
+	private static PeakList peaks(GpuSession s, Launch l, int i, Planes t, Device d, double threshold,
+		DeviceBuffer count, DeviceBuffer list)
+	{
+		int mw = d.iw - t.width() + 1, mh = d.ih - t.height() + 1;
+		jcuda.driver.CUdeviceptr map = l.out.at(4L * i * l.mapSize);
+		s.zero(count.ptr(), 4);
+		s.launch(s.function(MODULE, "ncc_peaks"), new int[] { ceil(mw, 256), Math.min(mh, 65535) }, new int[] { 256 }, 0,
+			map, mw, mh, threshold, count, list, PEAK_CAPACITY);
+		int[] n = new int[1];
+		s.download(count.ptr(), n, 0, 1);
+		if (n[0] > PEAK_CAPACITY) {
+			float[] all = new float[(int) l.mapSize];
+			s.download(map, all, 0, l.mapSize);
+			return new PeakList(null, null, all);
+		}
+		int[] index = new int[n[0]];
+		float[] patches = new float[9 * n[0]];
+		if (n[0] > 0) {
+			s.download(list.ptr(), index, 0, n[0]);
+			Arrays.sort(index);
+			s.upload(index, 0, n[0], list.ptr()); // sorted, so the patches come back in the same order
+			try (DeviceBuffer p = s.alloc(36L * n[0])) {
+				s.launch(s.function(MODULE, "ncc_peak_patches"), new int[] { ceil(n[0], 256) }, new int[] { 256 }, 0, map,
+					mw, mh, list, n[0], p);
+				s.download(p.ptr(), patches, 0, 9L * n[0]);
+			}
+		}
+		return new PeakList(index, patches, null);
+	}
+
 	/**
 	 * The "valid" map of one template (plane 0, no mask) against a plane already on the device,
 	 * inside the caller's session (slice alignment matches in a search area it cut there).

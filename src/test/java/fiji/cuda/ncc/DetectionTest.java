@@ -275,4 +275,39 @@ class DetectionTest {
 		assertEquals(300_000, kept.size());
 		assertTrue(kept.stream().allMatch(d -> d.template == 0), "a weaker twin survived");
 	}
+
+	@Test
+	void peaksGivenWithTheirPatchesGiveTheSameDetectionsAsTheMap() {
+		// the GPU hands over peak positions and the 3x3 scores around them; Peaks.fromPeaks must
+		// turn them into exactly what Peaks.localMaxima makes of the whole map
+		java.util.Random r = new java.util.Random(5);
+		int w = 53, h = 37;
+		float[] map = new float[w * h];
+		for (int i = 0; i < map.length; i++)
+			map[i] = r.nextFloat() * 2 - 1;
+		map[0] = 0.99f; // peaks on the edges and corners too
+		map[w * h - 1] = 0.98f;
+		map[5] = Float.NaN;
+		Detection box = new Detection(0, 0, 7, 5, 0, 2, 90, true, 3, 0, 0);
+		for (boolean refine : new boolean[] {false, true}) {
+			List<Detection> expected = Peaks.localMaxima(map, w, h, box, -0.5, refine);
+			int[] index = new int[expected.size()];
+			float[] patches = new float[9 * index.length];
+			for (int k = 0; k < index.length; k++) {
+				Detection d = expected.get(index.length - 1 - k); // any order
+				index[k] = d.y * w + d.x;
+				for (int j = -1; j <= 1; j++)
+					for (int i = -1; i <= 1; i++) {
+						int x = d.x + i, y = d.y + j;
+						patches[9 * k + 3 * (j + 1) + i + 1] = x >= 0 && y >= 0 && x < w && y < h ? map[y * w + x] : 0;
+					}
+			}
+			List<Detection> got = Peaks.fromPeaks(index, patches, w, h, box, refine);
+			assertEquals(expected.toString(), got.toString());
+			for (int k = 0; k < got.size(); k++) {
+				assertEquals(expected.get(k).refinedX, got.get(k).refinedX, 0.0);
+				assertEquals(expected.get(k).refinedY, got.get(k).refinedY, 0.0);
+			}
+		}
+	}
 }

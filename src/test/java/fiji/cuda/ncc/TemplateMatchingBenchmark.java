@@ -33,7 +33,7 @@ import ij.process.ImageProcessor;
  * Where the GPU cannot be used at all, the GPU column says "no GPU".
  * <p>
  * Arguments: {@code quick} (1024² images, templates 8 to 32, a bank of 16, 50 slices),
- * {@code alignonly} (only the Align Slices rows),
+ * {@code alignonly} (only the Align Slices rows), {@code detectonly} (only the detection rows),
  * {@code nocpu} (GPU column only), {@code cpumax=N} (the CPU path only for templates up to N
  * pixels wide: at 4096² a 128² template is about 2.7·10¹¹ multiply-adds per map).
  */
@@ -46,7 +46,7 @@ public final class TemplateMatchingBenchmark {
 
 	static boolean cpu = true;
 	static int cpuMax = Integer.MAX_VALUE;
-	static boolean alignOnly;
+	static boolean alignOnly, detectOnly;
 
 	public static void main(String[] args) {
 		boolean quick = false;
@@ -55,8 +55,9 @@ public final class TemplateMatchingBenchmark {
 			else if (a.equals("nocpu")) cpu = false;
 			else if (a.startsWith("cpumax=")) cpuMax = Integer.parseInt(a.substring(7));
 			else if (a.equals("alignonly")) alignOnly = true;
+			else if (a.equals("detectonly")) detectOnly = true;
 			else {
-				System.err.println("Unknown argument '" + a + "'; use quick, alignonly, nocpu or cpumax=N.");
+				System.err.println("Unknown argument '" + a + "'; use quick, alignonly, detectonly, nocpu or cpumax=N.");
 				System.exit(2);
 			}
 		}
@@ -78,7 +79,7 @@ public final class TemplateMatchingBenchmark {
 		System.out.println();
 		System.out.println("| Case | Maps | Device ms (tables + maps) | % of peak | GPU ms end to end | CPU path ms | CPU / GPU |");
 		System.out.println("|---|---|---|---|---|---|---|");
-		for (String type : alignOnly ? new String[0] : new String[] {"8-bit", "16-bit", "32-bit"}) {
+		for (String type : alignOnly || detectOnly ? new String[0] : new String[] {"8-bit", "16-bit", "32-bit"}) {
 			ImagePlus image = random(type, size, size, 1, 1);
 			for (int t : templates)
 				matchRow(image, List.of(cut(image, t, 2)), String.format("%s %d², template %d²", typeName(type), size, t), t, peaks);
@@ -89,13 +90,39 @@ public final class TemplateMatchingBenchmark {
 				matchRow(image, bank, String.format("%s %d², bank of %d × 16²", typeName(type), size, n), 16, peaks);
 			}
 		}
+		// detection end to end: the maps stay on the GPU and only their peaks come back
+		System.out.println();
+		System.out.println("| Detection (threshold 0.5, NMS 0.3, up to 1000 objects) | Templates | GPU ms end to end | CPU path ms | CPU / GPU |");
+		System.out.println("|---|---|---|---|---|");
+		for (String type : alignOnly ? new String[0] : new String[] {"8-bit", "16-bit", "32-bit"}) {
+			ImagePlus image = random(type, size, size, 1, 1);
+			List<Template> one = List.of(new Template(cut(image, 16, 2), null, 0, 0, false));
+			List<Template> bank = new ArrayList<>();
+			for (int i = 0; i < (quick ? 16 : 64); i++)
+				bank.add(new Template(cut(image, 16, 3 + i), null, i, 0, false));
+			for (List<Template> b : List.of(one, bank)) {
+				String gpuMs = timeOrWhy(() -> detect(image, b, GPU));
+				// the CPU path scales with the templates: timed for one only (the map rows above have banks)
+				String cpuMs = cpu && 16 <= cpuMax && b.size() == 1 ? fmt(time(() -> detect(image, b, CPU))) : "skipped";
+				String ratio = "";
+				try {
+					ratio = String.format(Locale.ROOT, "%.0fx", Double.parseDouble(cpuMs) / Double.parseDouble(gpuMs));
+				} catch (NumberFormatException e) {
+					// no ratio without both times
+				}
+				System.out.printf("| %s %d², %s | %d | %s | %s | %s |%n", typeName(type), size, b.size() == 1
+					? "template 16²" : "bank of " + b.size() + " × 16²", b.size(), gpuMs, cpuMs, ratio);
+			}
+		}
+		System.out.println();
+
 		// one match of Align Slices: the landmark in its search area
-		for (String type : new String[] {"8-bit", "16-bit"}) {
+		for (String type : detectOnly ? new String[0] : new String[] {"8-bit", "16-bit"}) {
 			ImagePlus area = random(type, 168, 168, 1, 9);
 			matchRow(area, List.of(cut(area, 128, 10)), typeName(type) + " 168², template 128² (one Align Slices match)", 128,
 				peaks);
 		}
-		alignRow(1024, 1024, quick ? 50 : 500);
+		if (!detectOnly) alignRow(1024, 1024, quick ? 50 : 500);
 		System.exit(0);
 	}
 
@@ -121,6 +148,12 @@ public final class TemplateMatchingBenchmark {
 		String gpuMs = timeOrWhy(onGpu);
 		String cpuMs = cpu && templateSize <= cpuMax ? fmt(time(onCpu)) : "skipped";
 		row(what, String.valueOf(templates.size()), device, frac, gpuMs, cpuMs);
+	}
+
+	static void detect(ImagePlus image, List<Template> bank, ExecutionOptions opts) {
+		ImageProcessor ip = image.getProcessor();
+		TemplateMatching.detect(Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels()), 0, bank, 0.5, 1000, 0.3, true,
+			null, opts);
 	}
 
 	/** @return the device's measured {dp4a, FMA} multiply-add rates, or null without a GPU */

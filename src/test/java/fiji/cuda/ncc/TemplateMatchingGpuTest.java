@@ -284,6 +284,39 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
+	void peaksFoundOnTheGpuAreThoseOfItsMaps() {
+		// detect() without a map sink keeps the maps on the GPU and brings back only the peaks;
+		// with a sink it brings the maps back and looks for the peaks on the CPU. Both must give
+		// the same candidates, refined the same way, also when the peaks overflow the list.
+		Object[][] cases = { { PixelType.UINT8, 300, 200, 9, 0.3 }, { PixelType.UINT16, 257, 131, 16, -0.2 },
+			{ PixelType.FLOAT32, 211, 173, 5, 0.0 }, { PixelType.UINT8, 1100, 1000, 3, -1.0 } };
+		for (Object[] c : cases) {
+			PixelType t = (PixelType) c[0];
+			int w = (Integer) c[1], h = (Integer) c[2], ts = (Integer) c[3];
+			double threshold = (Double) c[4];
+			Planes image = TestImages.random(t, w, h, 1, w);
+			List<Template> bank = new ArrayList<>();
+			for (int i = 0; i < 3; i++)
+				bank.add(new Template(template(t, ts, ts, i + h), null, i, 0, false));
+			for (boolean refine : new boolean[] { false, true }) {
+				List<Detection> onGpu = TemplateMatching.detect(image, 0, bank, threshold, Integer.MAX_VALUE, 1.0, refine,
+					null, GPU);
+				List<Detection> viaMaps = TemplateMatching.detect(image, 0, bank, threshold, Integer.MAX_VALUE, 1.0, refine,
+					(tpl, plane, map) -> {}, GPU);
+				String what = t + " " + w + "x" + h + " T" + ts + " threshold " + threshold + " refine " + refine;
+				assertEquals(viaMaps.size(), onGpu.size(), what + ": candidates");
+				assertTrue(viaMaps.size() > 0, what + ": nothing found");
+				for (int i = 0; i < onGpu.size(); i++) {
+					Detection a = viaMaps.get(i), b = onGpu.get(i);
+					assertTrue(a.x == b.x && a.y == b.y && a.score == b.score && a.template == b.template
+						&& a.refinedX == b.refinedX && a.refinedY == b.refinedY, what + ": " + a + " vs " + b);
+				}
+				if (ts == 3) assertTrue(onGpu.size() > TemplateMatchingGpu.PEAK_CAPACITY, "the list did not overflow");
+			}
+		}
+	}
+
+	@Test
 	void inputIsNotModified() {
 		Planes image = TestImages.random(PixelType.FLOAT32, 90, 70, 1, 31);
 		Planes tpl = template(PixelType.UINT16, 12, 10, 32);
