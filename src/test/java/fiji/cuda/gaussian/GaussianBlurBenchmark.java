@@ -114,7 +114,7 @@ public final class GaussianBlurBenchmark {
 			}
 		});
 		ImagePlus imp = new ImagePlus("bench", new FloatProcessor(w, h, px.clone()));
-		double e2e = time(5, () -> {
+		double e2e = time(9, () -> {
 			GaussianBlur.blur2D(Planes.wrap(w, h, imp.getProcessor().getPixels()), sigma, sigma, null, GPU);
 			return 0;
 		});
