@@ -214,6 +214,50 @@ final class TemplateMatchingGpu {
 	}
 
 	/**
+	 * One template matched again and again against a search area that the caller refills on
+	 * the device (Align Slices with a fixed reference): the template is prepared once, and each
+	 * match rebuilds the area's tables and leaves its map on the device. Integer pixels only: a
+	 * float area's path depends on whether it holds NaN, which each refill may change.
+	 */
+	static final class AreaMatcher implements AutoCloseable {
+		private final Device d;
+		private final Launch l;
+		/** Scores per map. */
+		final long mapSize;
+
+		/**
+		 * @param area w×h pixels of {@code type} on the device, refilled by the caller before each match
+		 */
+		AreaMatcher(GpuSession s, PixelType type, int w, int h, DeviceBuffer area, Planes template) {
+			if (!type.isInteger()) throw new IllegalArgumentException("AreaMatcher takes 8 or 16-bit areas, not " + type);
+			d = new Device(s, type, w, h, area, false, true, null);
+			try {
+				l = d.prepare(template, null);
+			} catch (RuntimeException e) {
+				d.close();
+				throw e;
+			}
+			mapSize = l.mapSize;
+		}
+
+		/** Queues the match of the area as it will be then, its "valid" map going to {@code dst}. */
+		void match(CUdeviceptr dst) {
+			d.buildTables();
+			l.run();
+			d.s.copy(l.out.ptr(), dst, 4 * mapSize);
+		}
+
+		@Override
+		public void close() {
+			try {
+				l.close();
+			} finally {
+				d.close();
+			}
+		}
+	}
+
+	/**
 	 * For the benchmark: device time of the full normalized maps (table build, numerators and
 	 * normalization; no transfers), with everything uploaded beforehand.
 	 *

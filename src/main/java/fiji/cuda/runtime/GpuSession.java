@@ -44,6 +44,14 @@ public final class GpuSession {
 		return gpu.info();
 	}
 
+	/**
+	 * @return the size of each staging chunk: a copy of at most this many bytes from the device
+	 *         writes nothing into its arrays unless all of it arrived
+	 */
+	public long stagingBytes() {
+		return staging[0].capacity;
+	}
+
 	/** @return the session's stream */
 	public CUstream stream() {
 		return stream;

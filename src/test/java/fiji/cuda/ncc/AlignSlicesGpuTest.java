@@ -117,4 +117,48 @@ class AlignSlicesGpuTest {
 			assertEquals(a.get(z).dy, b.get(z).dy, 1e-3, "slice " + z);
 		}
 	}
+
+	@Test
+	void slicesAlignedInGroupsEqualSlicesAlignedOneByOne() {
+		// the grouped path (fixed reference, 8 and 16-bit) runs the same kernels on the same
+		// data as the slice-by-slice one: same shifts, same pixels, whatever the group size
+		double[] sx = { 0, 0.3, -1.7, 2, -3, 1.1, 4, -2.5, 0, 3.25, -1 };
+		double[] sy = { 0, -1.7, 0.3, -2, 4, 0.6, -3, 1.5, 2, 0, -0.75 };
+		for (PixelType type : new PixelType[] { PixelType.UINT8, PixelType.UINT16 })
+			for (Interpolation in : Interpolation.values()) {
+				Planes stack = DriftingStack.make(type, 97, 83, sx, sy, 6);
+				Settings s = AlignSlicesTest.settings(30, 25, 36, 30, 8);
+				s.interpolation = in;
+				s.reference = 4;
+				Planes one = stack.copy();
+				List<Shift> want;
+				AlignSlicesGpu.groupSlicesForTest = -1;
+				try {
+					want = AlignSlices.align(one, s, GPU);
+				} finally {
+					AlignSlicesGpu.groupSlicesForTest = 0;
+				}
+				List<Shift> cpu = AlignSlices.align(stack.copy(), s, CPU);
+				for (int group : new int[] { 0, 1, 3, 4 }) {
+					Planes grouped = stack.copy();
+					List<Shift> got;
+					AlignSlicesGpu.groupSlicesForTest = group;
+					try {
+						got = AlignSlices.align(grouped, s, GPU);
+					} finally {
+						AlignSlicesGpu.groupSlicesForTest = 0;
+					}
+					String what = type + " " + in + " groups of " + group;
+					assertEquals(want.size(), got.size(), what);
+					for (int z = 0; z < want.size(); z++) {
+						assertEquals(want.get(z).dx, got.get(z).dx, 0.0, what + " slice " + z);
+						assertEquals(want.get(z).dy, got.get(z).dy, 0.0, what + " slice " + z);
+						assertEquals(want.get(z).score, got.get(z).score, 0.0, what + " slice " + z);
+						assertEquals(cpu.get(z).dx, got.get(z).dx, 1e-3, what + " slice " + z + " against the CPU");
+						assertEquals(cpu.get(z).dy, got.get(z).dy, 1e-3, what + " slice " + z + " against the CPU");
+					}
+					assertTrue(TestImages.sameBits(one, grouped), what + ": " + TestImages.diff(one, grouped));
+				}
+			}
+	}
 }

@@ -197,6 +197,21 @@ public final class TemplateMatchingBenchmark {
 		} catch (GpuException e) {
 			gpuMs = "no GPU";
 		}
+		try {
+			AlignSlicesGpu.groupSlicesForTest = -1;
+			double one = alignMillis(imp, s, GPU);
+			AlignSlicesGpu.groupSlicesForTest = 0;
+			s.previous = true;
+			double previous = alignMillis(imp, s, GPU);
+			s.previous = false;
+			System.out.printf("(Align Slices on the GPU: in groups %s ms, one slice at a time %s ms, previous-slice mode %s ms)%n",
+				gpuMs, fmt(one), fmt(previous));
+		} catch (GpuException e) {
+			// reported in the row
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = 0;
+			s.previous = false;
+		}
 		String cpuMs = cpu ? fmt(alignMillis(imp, s, CPU)) : "skipped";
 		row(String.format("Align Slices u16 %dx%dx%d, landmark 128², margin %d", w, h, d, s.margin),
 			String.valueOf(d - 1), "", "", gpuMs, cpuMs);
