@@ -5,6 +5,7 @@ import java.util.Arrays;
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
+import fiji.cuda.ops.CpuParallel;
 import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
@@ -30,6 +31,14 @@ final class AlignSlicesGpu {
 
 	/** Slices per group forced by tests (0: as many as one staging chunk holds; -1: one slice at a time). */
 	static int groupSlicesForTest;
+
+	/**
+	 * When set (by the benchmark), nanoseconds of the grouped path spent in: upload, cut and
+	 * match with the maps brought back, choosing the shifts, translation with the slices
+	 * brought back.
+	 */
+	static long[] phaseNanos;
+	private static final int PICK_THREADS = Runtime.getRuntime().availableProcessors();
 
 	private AlignSlicesGpu() {}
 
@@ -96,11 +105,17 @@ final class AlignSlicesGpu {
 
 	/**
 	 * Fixed-reference alignment of 8 and 16-bit slices, a group at a time: the slices of a
-	 * group go up in one copy, their search areas are cut and matched one after the other with
-	 * the maps left on the device, the maps come back in one copy, the shifts are chosen on the
-	 * host, and the translated slices come back in one copy. One slice at a time, each slice
-	 * waited three times for the device (1024x1024x500 u16: 586 ms). A group fits one staging
-	 * chunk, so its slices are all written or none.
+	 * group go up in one copy; their search areas are cut into one column of areas, one above
+	 * the other, and matched in one launch; the map rows of each area come back in one copy,
+	 * the shifts are chosen on the host, and the translated slices come back in one copy.
+	 * <p>
+	 * Matching the column at once computes rows whose window straddles two areas, which are
+	 * thrown away (about three quarters for a 128² landmark and a margin of 20), but one launch
+	 * with many blocks replaces a dozen small ones per slice that kept most of the GPU idle. The
+	 * scores of the rows kept are those of each area alone: the correlation sums are exact
+	 * integers, and the window sums come from four corners of the tables, in which whatever
+	 * lies above a window cancels. A group fits one staging chunk, so its slices are all
+	 * written or none.
 	 */
 	private static int alignInGroups(GpuSession g, Planes stack, AlignSlices.Settings s, Planes fixed, int[] order,
 		int from, AlignSlices.Shift[] done, AlignSlices.Interpolation interp, Progress progress)
@@ -109,20 +124,21 @@ final class AlignSlicesGpu {
 		String suffix = type.kernelSuffix();
 		int w = stack.width(), h = stack.height();
 		long n = (long) w * h, sliceBytes = n * type.bytesPerPixel();
-		int group = groupSlicesForTest > 0 ? groupSlicesForTest : (int) (g.stagingBytes() / sliceBytes);
+		// small slices: at most 256 areas in the column, which keeps its tables small
+		int group = groupSlicesForTest > 0 ? groupSlicesForTest : (int) Math.min(256, g.stagingBytes() / sliceBytes);
 		group = Math.max(1, Math.min(group, order.length - from));
 		AlignSlices.Search search = new AlignSlices.Search(w, h, s.landmark(), s, null);
 		Region a = search.area;
 		long axisDoubles = 5L * (w + h); // per slice: x positions, x weights, y positions, y weights
+		long areaBytes = (long) a.width * a.height * type.bytesPerPixel();
+		int mw = TemplateMatching.validSize(a.width, fixed.width()), mh = TemplateMatching.validSize(a.height, fixed.height());
 		try (DeviceBuffer slices = g.alloc(sliceBytes * group); DeviceBuffer outs = g.alloc(sliceBytes * group);
-			DeviceBuffer area = g.alloc((long) a.width * a.height * type.bytesPerPixel());
-			DeviceBuffer axes = g.alloc(8 * axisDoubles * group);
-			TemplateMatchingGpu.AreaMatcher matcher = new TemplateMatchingGpu.AreaMatcher(g, type, a.width, a.height,
-				area, fixed);
-			DeviceBuffer maps = g.alloc(4 * matcher.mapSize * group))
+			DeviceBuffer areas = g.alloc(areaBytes * group); DeviceBuffer axes = g.alloc(8 * axisDoubles * group);
+			TemplateMatchingGpu.AreaMatcher matcher = new TemplateMatchingGpu.AreaMatcher(g, type, a.width,
+				a.height * group, areas, fixed);
+			DeviceBuffer maps = g.alloc(4 * matcher.mapSize))
 		{
-			int mapSize = (int) matcher.mapSize;
-			float[] allMaps = new float[mapSize * group];
+			float[] column = new float[(int) matcher.mapSize];
 			double[] packed = new double[(int) (axisDoubles * group)];
 			int k = from;
 			while (k < order.length && !progress.isCanceled()) {
@@ -130,27 +146,39 @@ final class AlignSlicesGpu {
 				Object[] planes = new Object[count];
 				for (int i = 0; i < count; i++)
 					planes[i] = stack.plane(order[k + i]);
+				long t0 = System.nanoTime();
 				g.uploadAll(planes, n, slices.ptr());
-				for (int i = 0; i < count; i++) {
+				if (phaseNanos != null) g.sync();
+				long t1 = System.nanoTime();
+				for (int i = 0; i < count; i++)
 					g.launch(g.function(MODULE, "align_crop_" + suffix), grid(a.width, a.height), new int[] { THREADS }, 0,
-						area, slices.at(i * sliceBytes), w, a.x, a.y, a.width, a.height);
-					matcher.match(maps.at(4L * i * mapSize));
-				}
-				g.download(maps.ptr(), allMaps, 0, (long) count * mapSize);
+						areas.at(i * areaBytes), slices.at(i * sliceBytes), w, a.x, a.y, a.width, a.height);
+				matcher.match(maps.ptr()); // areas past count hold the last group's: matched, not read
+				// area i's map: its mh rows starting at row i * a.height of the column's map
+				long rows = (long) (count - 1) * a.height + mh;
+				g.download(maps.ptr(), column, 0, rows * mw);
+				long t2 = System.nanoTime();
 				AlignSlices.Shift[] shifts = new AlignSlices.Shift[count];
+				final int k0 = k;
+				// each slice's peak, fit and translation weights on its own thread
+				CpuParallel.forRange(0, count, PICK_THREADS, 100L * (mh * mw + 5L * (w + h)), (i0, i1) -> {
+					for (int i = i0; i < i1; i++) {
+						int first = i * a.height * mw;
+						shifts[i] = search.pick(order[k0 + i], Arrays.copyOfRange(column, first, first + mh * mw));
+						AlignSlices.Shift sh = shifts[i];
+						if (sh.dx == (int) sh.dx && sh.dy == (int) sh.dy) continue;
+						AlignSlices.Axis ax = new AlignSlices.Axis(w, sh.dx), ay = new AlignSlices.Axis(h, sh.dy);
+						int at = (int) (i * axisDoubles);
+						System.arraycopy(ax.pos, 0, packed, at, w);
+						System.arraycopy(ax.weights, 0, packed, at + w, 4 * w);
+						System.arraycopy(ay.pos, 0, packed, at + 5 * w, h);
+						System.arraycopy(ay.weights, 0, packed, at + 5 * w + h, 4 * h);
+					}
+				});
 				boolean fractional = false;
-				for (int i = 0; i < count; i++) {
-					shifts[i] = search.pick(order[k + i], Arrays.copyOfRange(allMaps, i * mapSize, (i + 1) * mapSize));
-					AlignSlices.Shift sh = shifts[i];
-					if (sh.dx == (int) sh.dx && sh.dy == (int) sh.dy) continue;
-					fractional = true;
-					AlignSlices.Axis ax = new AlignSlices.Axis(w, sh.dx), ay = new AlignSlices.Axis(h, sh.dy);
-					int at = (int) (i * axisDoubles);
-					System.arraycopy(ax.pos, 0, packed, at, w);
-					System.arraycopy(ax.weights, 0, packed, at + w, 4 * w);
-					System.arraycopy(ay.pos, 0, packed, at + 5 * w, h);
-					System.arraycopy(ay.weights, 0, packed, at + 5 * w + h, 4 * h);
-				}
+				for (AlignSlices.Shift sh : shifts)
+					fractional |= sh.dx != (int) sh.dx || sh.dy != (int) sh.dy;
+				long t3 = System.nanoTime();
 				if (fractional) g.upload(packed, 0, axisDoubles * count, axes.ptr());
 				for (int i = 0; i < count; i++) {
 					AlignSlices.Shift sh = shifts[i];
@@ -167,6 +195,13 @@ final class AlignSlicesGpu {
 						axes.at(at + 8L * w), axes.at(at + 40L * w), axes.at(at + 40L * w + 8L * h));
 				}
 				g.downloadAll(outs.ptr(), planes, n);
+				long[] ph = phaseNanos;
+				if (ph != null) {
+					ph[0] += t1 - t0;
+					ph[1] += t2 - t1;
+					ph[2] += t3 - t2;
+					ph[3] += System.nanoTime() - t3;
+				}
 				for (int i = 0; i < count; i++)
 					done[order[k + i]] = shifts[i];
 				k += count;

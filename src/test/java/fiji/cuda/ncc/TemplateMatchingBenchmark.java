@@ -197,6 +197,18 @@ public final class TemplateMatchingBenchmark {
 		} catch (GpuException e) {
 			gpuMs = "no GPU";
 		}
+		AlignSlicesGpu.phaseNanos = new long[4];
+		try {
+			Planes p = copy(imp);
+			AlignSlices.align(p, s, GPU);
+			long[] ph = AlignSlicesGpu.phaseNanos;
+			System.out.printf("(one grouped alignment: upload %.1f ms, cut+match+maps back %.1f ms, shifts %.1f ms, "
+				+ "translate+download %.1f ms)%n", ph[0] / 1e6, ph[1] / 1e6, ph[2] / 1e6, ph[3] / 1e6);
+		} catch (GpuException e) {
+			// reported in the row
+		} finally {
+			AlignSlicesGpu.phaseNanos = null;
+		}
 		try {
 			AlignSlicesGpu.groupSlicesForTest = -1;
 			double one = alignMillis(imp, s, GPU);
