@@ -1,0 +1,288 @@
+// Prototype of the int8 tensor-core (IMMA) numerator of template matching, the stretch goal of
+// the template-matching issue (not part of the jar, and not yet used by it).
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/ncc_imma kernels/bench/ncc_imma.cu && /tmp/ncc_imma
+//   /tmp/ncc_imma small      correctness only (for compute-sanitizer)
+//
+// Computes the raw correlation N(x, y) = sum_ij I(x + j, y + i) * T(j, i) of an 8-bit image and
+// an 8-bit template, exactly, in int32 (exact for templates up to 181 x 181 pixels), checks it
+// against a CPU loop in 64-bit integers, and times 4096^2 maps for templates of 8 to 128.
+//
+// How a correlation becomes a matrix product
+// ------------------------------------------
+// For one template row i and 8 neighbouring outputs x0 .. x0+7 of one image row y:
+//     N(x0 + n, y) += sum_k I(x0 + k, y + i) * B_i(k, n),   B_i(k, n) = T(k - n, i)
+// where B_i is a band (Toeplitz) matrix, zero where k - n falls outside the template. With
+// mma.m16n8k32 (M = 16 output rows, N = 8 output columns, K = 32 image columns) one K step
+// covers JC = 24 template columns for all 8 outputs (24 + 7 <= 31), so a template row of width
+// tw takes ceil(tw / 24) steps, each 75% useful; narrower templates waste more (tw = 16: 50%).
+//
+// The order of k inside one mma is free, as long as A and B agree. Here lane t of a quad holds
+// the logical columns 8t .. 8t+7: the PTX fragment registers a0 (k = 4t..4t+3) and a2
+// (k = 16+4t..) take logical 8t..8t+3 and 8t+4..8t+7, so a0|a2 (and a1|a3, 8 rows lower) are
+// one aligned 8-byte shared-memory load each.
+//
+// The B fragments of every (template row, K step) are built on the host here; the product
+// would build them on the device from the template.
+//
+// Status (2026-11-29): compiles for sm_90 (64 registers, no spills); the index arithmetic was
+// checked on the CPU against an emulation of the PTX fragment layout. Not yet run on a GPU.
+
+#include "bench_util.cuh"
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+
+static int g_failures = 0;
+static int g_checks = 0;
+
+// ---------------------------------------------------------------------------------------------
+// Kernel geometry (host and device)
+// ---------------------------------------------------------------------------------------------
+
+#define IMMA_JC 24          // template columns per K step of 32
+#define IMMA_WARPS_X 2      // warps of a block across x
+#define IMMA_WARPS_Y 2      // and down y
+#define IMMA_MT 2           // 16-row m tiles per warp
+#define IMMA_NB 4           // 8-column n blocks per warp
+#define IMMA_TILE_W (IMMA_WARPS_X * IMMA_NB * 8)    // 64 output columns per block
+#define IMMA_TILE_H (IMMA_WARPS_Y * IMMA_MT * 16)   // 64 output rows per block
+#define IMMA_THREADS (32 * IMMA_WARPS_X * IMMA_WARPS_Y)
+
+// Staged image columns: the last n block's last K step reads up to column
+// TILE_W - 8 + 24 * (chunks - 1) + 31. The pitch is 32 mod 128 bytes, so the four rows that a
+// half-warp's 8-byte loads touch fall into four different 32-byte bank groups.
+static __host__ __device__ inline int immaChunks(int tw) { return (tw + IMMA_JC - 1) / IMMA_JC; }
+static __host__ __device__ inline int immaPitch(int tw) {
+	int cols = IMMA_TILE_W + IMMA_JC * immaChunks(tw);
+	int p = (cols + 127) / 128 * 128 + 32;
+	return p - 128 >= cols ? p - 128 : p;
+}
+static __host__ __device__ inline int immaRows(int th) { return IMMA_TILE_H + th - 1; }
+static inline size_t immaSmemBytes(int tw, int th) { return (size_t)immaPitch(tw) * immaRows(th); }
+
+// ---------------------------------------------------------------------------------------------
+// The numerator kernel
+// ---------------------------------------------------------------------------------------------
+
+__device__ __forceinline__ void mmaU8(int (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+	uint32_t b0, uint32_t b1)
+{
+	asm volatile(
+		"mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+		"{%0,%1,%2,%3};\n"
+		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+		: "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// d_bfrag[(i * chunks + c) * 32 + lane] = that lane's {b0, b1} for template row i, K step c.
+// d_num: the (W - tw + 1) x (H - th + 1) map, row-major.
+extern "C" __global__ void __launch_bounds__(IMMA_THREADS) ncc_num_imma_u8(const uint8_t* __restrict__ d_img,
+	int W, int H, const uint2* __restrict__ d_bfrag, int tw, int th, int* __restrict__ d_num)
+{
+	extern __shared__ __align__(16) uint8_t s_img[];
+	const int chunks = immaChunks(tw), pitch = immaPitch(tw), rows = immaRows(th);
+	const int mw = W - tw + 1, mh = H - th + 1;
+	const int x0 = blockIdx.x * IMMA_TILE_W, y0 = blockIdx.y * IMMA_TILE_H;
+
+	// stage rows y0 .. y0+rows-1, columns x0 .. x0+pitch-1 (zero outside the image)
+	for (int idx = threadIdx.x; idx < rows * (pitch / 4); idx += IMMA_THREADS) {
+		int r = idx / (pitch / 4), c4 = (idx - r * (pitch / 4)) * 4;
+		int gy = y0 + r, gx = x0 + c4;
+		uint32_t v = 0;
+		if (gy < H) {
+			const uint8_t* p = d_img + (size_t)gy * W;
+			if ((W & 3) == 0 && gx + 3 < W) {
+				v = *reinterpret_cast<const uint32_t*>(p + gx);
+			} else {
+				for (int q = 0; q < 4; ++q)
+					if (gx + q < W) v |= (uint32_t)p[gx + q] << (8 * q);
+			}
+		}
+		*reinterpret_cast<uint32_t*>(s_img + r * pitch + c4) = v;
+	}
+	__syncthreads();
+
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	const int g = lane >> 2, t = lane & 3;
+	const int wy = (warp / IMMA_WARPS_X) * IMMA_MT * 16;  // warp's first output row in the block
+	const int wx = (warp % IMMA_WARPS_X) * IMMA_NB * 8;   // and column
+
+	int acc[IMMA_MT][IMMA_NB][4];
+#pragma unroll
+	for (int m = 0; m < IMMA_MT; ++m)
+#pragma unroll
+		for (int nb = 0; nb < IMMA_NB; ++nb)
+#pragma unroll
+			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
+
+	for (int i = 0; i < th; ++i) {
+		for (int c = 0; c < chunks; ++c) {
+			const uint2 b = __ldg(d_bfrag + ((size_t)i * chunks + c) * 32 + lane);
+#pragma unroll
+			for (int m = 0; m < IMMA_MT; ++m) {
+				// rows g and g+8 of this m tile, template row i
+				const uint8_t* r0 = s_img + (wy + 16 * m + g + i) * pitch + wx + IMMA_JC * c + 8 * t;
+				const uint8_t* r8 = r0 + 8 * pitch;
+#pragma unroll
+				for (int nb = 0; nb < IMMA_NB; ++nb) {
+					const uint2 lo = *reinterpret_cast<const uint2*>(r0 + 8 * nb);
+					const uint2 hi = *reinterpret_cast<const uint2*>(r8 + 8 * nb);
+					mmaU8(acc[m][nb], lo.x, hi.x, lo.y, hi.y, b.x, b.y);
+				}
+			}
+		}
+	}
+
+	// c0, c1: row g, columns 2t, 2t+1; c2, c3: row g+8
+#pragma unroll
+	for (int m = 0; m < IMMA_MT; ++m)
+#pragma unroll
+		for (int nb = 0; nb < IMMA_NB; ++nb)
+#pragma unroll
+			for (int q = 0; q < 4; ++q) {
+				int y = y0 + wy + 16 * m + g + (q >= 2 ? 8 : 0);
+				int x = x0 + wx + 8 * nb + 2 * t + (q & 1);
+				if (x < mw && y < mh) d_num[(size_t)y * mw + x] = acc[m][nb][q];
+			}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side: B fragments, launch, CPU reference
+// ---------------------------------------------------------------------------------------------
+
+// Lane (g, t) holds B(k, n = g) for logical k = 8t .. 8t+7: b0 the first four, b1 the next four.
+static std::vector<uint2> bFragments(const std::vector<uint8_t>& tpl, int tw, int th) {
+	int chunks = immaChunks(tw);
+	std::vector<uint2> f((size_t)th * chunks * 32);
+	for (int i = 0; i < th; ++i)
+		for (int c = 0; c < chunks; ++c)
+			for (int lane = 0; lane < 32; ++lane) {
+				int g = lane >> 2, t = lane & 3;
+				uint32_t w[2] = {0, 0};
+				for (int q = 0; q < 8; ++q) {
+					int k = 8 * t + q, d = k - g, j = IMMA_JC * c + d;
+					if (d >= 0 && d < IMMA_JC && j < tw) w[q >> 2] |= (uint32_t)tpl[(size_t)i * tw + j] << (8 * (q & 3));
+				}
+				f[((size_t)i * chunks + c) * 32 + lane] = make_uint2(w[0], w[1]);
+			}
+	return f;
+}
+
+struct Problem {
+	int W, H, tw, th;
+	uint8_t *d_img = nullptr;
+	uint2* d_b = nullptr;
+	int* d_num = nullptr;
+	std::vector<uint8_t> img, tpl;
+
+	Problem(int W_, int H_, int tw_, int th_, uint32_t seed, bool maxValues = false) : W(W_), H(H_), tw(tw_), th(th_) {
+		std::mt19937 rng(seed);
+		img.resize((size_t)W * H);
+		tpl.resize((size_t)tw * th);
+		for (auto& v : img) v = maxValues ? 255 : (uint8_t)(rng() & 255);
+		for (auto& v : tpl) v = maxValues ? 255 : (uint8_t)(rng() & 255);
+		std::vector<uint2> b = bFragments(tpl, tw, th);
+		CK(cudaMalloc(&d_img, img.size()));
+		CK(cudaMalloc(&d_b, b.size() * sizeof(uint2)));
+		CK(cudaMalloc(&d_num, sizeof(int) * mapSize()));
+		CK(cudaMemcpy(d_img, img.data(), img.size(), cudaMemcpyHostToDevice));
+		CK(cudaMemcpy(d_b, b.data(), b.size() * sizeof(uint2), cudaMemcpyHostToDevice));
+	}
+	~Problem() {
+		cudaFree(d_img);
+		cudaFree(d_b);
+		cudaFree(d_num);
+	}
+	size_t mw() const { return (size_t)(W - tw + 1); }
+	size_t mh() const { return (size_t)(H - th + 1); }
+	size_t mapSize() const { return mw() * mh(); }
+
+	void launch() const {
+		size_t smem = immaSmemBytes(tw, th);
+		dim3 grid((unsigned)((mw() + IMMA_TILE_W - 1) / IMMA_TILE_W), (unsigned)((mh() + IMMA_TILE_H - 1) / IMMA_TILE_H));
+		ncc_num_imma_u8<<<grid, IMMA_THREADS, smem>>>(d_img, W, H, d_b, tw, th, d_num);
+	}
+
+	int64_t reference(size_t x, size_t y) const {
+		int64_t s = 0;
+		for (int i = 0; i < th; ++i)
+			for (int j = 0; j < tw; ++j) s += (int64_t)img[(y + i) * W + x + j] * tpl[(size_t)i * tw + j];
+		return s;
+	}
+
+	// every position, or `samples` random ones plus the four corners
+	void check(const char* what, size_t samples = 0) const {
+		std::vector<int> num(mapSize());
+		CK(cudaMemcpy(num.data(), d_num, sizeof(int) * num.size(), cudaMemcpyDeviceToHost));
+		std::mt19937 rng(7);
+		size_t n = samples ? samples + 4 : num.size(), bad = 0;
+		for (size_t s = 0; s < n; ++s) {
+			size_t x, y;
+			if (!samples) {
+				x = s % mw();
+				y = s / mw();
+			} else if (s < 4) {
+				x = (s & 1) ? mw() - 1 : 0;
+				y = (s & 2) ? mh() - 1 : 0;
+			} else {
+				x = rng() % mw();
+				y = rng() % mh();
+			}
+			int64_t want = reference(x, y);
+			if (want != num[y * mw() + x]) {
+				if (bad < 5)
+					std::printf("  MISMATCH %s at (%zu, %zu): %d, CPU %lld\n", what, x, y, num[y * mw() + x], (long long)want);
+				++bad;
+			}
+		}
+		++g_checks;
+		if (bad) ++g_failures;
+		std::printf("%-44s %s (%zu positions)\n", what, bad ? "FAILED" : "ok", n);
+	}
+};
+
+static void checkCase(int W, int H, int tw, int th, uint32_t seed, bool maxValues = false, size_t samples = 0) {
+	Problem p(W, H, tw, th, seed, maxValues);
+	p.launch();
+	CK(cudaGetLastError());
+	CK(cudaDeviceSynchronize());
+	std::string what = std::to_string(W) + "x" + std::to_string(H) + " template " + std::to_string(tw) + "x" +
+		std::to_string(th) + (maxValues ? " all 255" : "");
+	p.check(what.c_str(), samples);
+}
+
+int main(int argc, char** argv) {
+	bool small = argc > 1 && std::strcmp(argv[1], "small") == 0;
+	cudaDeviceProp prop;
+	CK(cudaGetDeviceProperties(&prop, 0));
+	std::printf("Device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+	CK(cudaFuncSetAttribute(ncc_num_imma_u8, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		(int)prop.sharedMemPerBlockOptin));
+
+	// sizes: 1x1 templates, 1xN and Nx1, primes, widths around the K step (23, 24, 25, 48, 49),
+	// images not multiples of the 64x64 block, template equal to the image, the largest sums
+	const int cases[][4] = {{1, 1, 1, 1}, {37, 29, 1, 1}, {100, 61, 3, 3}, {64, 64, 25, 1}, {70, 70, 1, 25},
+		{129, 77, 16, 16}, {131, 67, 23, 5}, {131, 67, 24, 5}, {131, 67, 25, 5}, {200, 90, 48, 9}, {200, 90, 49, 9},
+		{257, 131, 31, 17}, {300, 300, 64, 64}, {400, 301, 128, 128}, {97, 89, 97, 89}, {8, 300, 8, 1}};
+	uint32_t seed = 1;
+	for (auto& c : cases) checkCase(c[0], c[1], c[2], c[3], seed++);
+	checkCase(300, 300, 128, 128, seed++, true);
+	checkCase(181, 200, 181, 181, seed++, true);  // 181^2 * 255^2 just below 2^31
+	if (!small) checkCase(4096, 4096, 64, 64, seed++, false, 20000);
+
+	if (!small) {
+		std::printf("\n| Template | Map | ms | useful G MAC/s | K-step use |\n|---|---|---|---|---|\n");
+		for (int T : {8, 16, 32, 64, 128}) {
+			Problem p(4096, 4096, T, T, 100 + T);
+			float ms = medianMs([&] { p.launch(); });
+			double macs = (double)p.mapSize() * T * T;
+			double use = (double)T / (immaChunks(T) * 32.0);
+			std::printf("| %dx%d | %zux%zu | %.4f | %.0f | %.0f%% |\n", T, T, p.mw(), p.mh(), ms, macs / ms / 1e6, 100 * use);
+		}
+	}
+	std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
+	return g_failures ? 1 : 0;
+}
