@@ -4,11 +4,8 @@ import fiji.cuda.ops.CpuParallel;
 
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
-import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
-import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
-import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
 
 /**
@@ -102,29 +99,13 @@ public final class BoxStatistics {
 		IntegralImage.checkImage(NAME, image);
 		if (statistic == null) throw new IllegalArgumentException(NAME + ": no statistic was given.");
 		if (window == null) throw new IllegalArgumentException(NAME + ": no window was given.");
-		if (out == null || out.type() != PixelType.FLOAT32 || out.width() != image.width()
-			|| out.height() != image.height() || out.depth() != image.depth())
-			throw new IllegalArgumentException(NAME + ": the output must be a 32-bit image of " + image.width() + "x"
-				+ image.height() + "x" + image.depth() + " pixels" + (out == null ? "." : ", not " + out + "."));
-		int n = image.depth(), done = 0;
-		Backend ran = Backend.CPU;
-		String why = null;
-		if (opts.backend() != Backend.CPU) {
-			try {
-				done = IntegralImageGpu.boxStatistics(Gpu.get(), image, out, 0, n, statistic, window, opts.progress());
-				ran = Backend.GPU;
-			} catch (GpuException e) {
-				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;
-				why = Fallback.reason(NAME, opts, e);
-			}
-		}
-		for (; done < n; done++) {
-			if (opts.progress().isCanceled()) break;
-			SummedAreaTable t = IntegralImageCpu.build(image, done, opts.threads());
-			plane(t, (float[]) out.plane(done), statistic, window, opts.threads());
-			opts.progress().update((done + 1) / (double) n);
-		}
-		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
+		IntegralImage.checkOutput(NAME, image, out, PixelType.FLOAT32, "a 32-bit");
+		int n = image.depth();
+		return IntegralImage.byPlane(NAME, n, opts,
+			gpu -> IntegralImageGpu.boxStatistics(gpu, image, out, 0, n, statistic, window, opts.progress()),
+			z -> plane(IntegralImageCpu.build(image, z, opts.threads()), (float[]) out.plane(z), statistic, window,
+				opts.threads()),
+			t0);
 	}
 
 	/** The CPU path for one plane: rows in parallel, four table reads per moment and pixel. */

@@ -5,11 +5,13 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
+import fiji.cuda.ops.OpReport;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * Summed-area tables (integral images) of 8, 16 and 32-bit planes: Σ I and Σ I² in one
@@ -103,6 +105,54 @@ public final class IntegralImage {
 		if (image.type() == PixelType.RGB)
 			throw new IllegalArgumentException(op + ": RGB images are not supported. Convert to 8-bit "
 				+ "(Image>Type>8-bit) or split the channels (Image>Color>Split Channels) first.");
+	}
+
+	/** Rejects an output that is not of {@code type} and the image's size and depth, naming the operation. */
+	static void checkOutput(String op, Planes image, Planes out, PixelType type, String typeName) {
+		if (out == null || out.type() != type || out.width() != image.width() || out.height() != image.height()
+			|| out.depth() != image.depth())
+			throw new IllegalArgumentException(op + ": the output must be " + typeName + " image of " + image.width() + "x"
+				+ image.height() + "x" + image.depth() + " pixels" + (out == null ? "." : ", not " + out + "."));
+	}
+
+	/** The GPU half of {@link #byPlane}: planes [0, n) in order. */
+	@FunctionalInterface
+	interface GpuPlanes {
+		/**
+		 * @return the planes done (fewer when canceled)
+		 * @throws IntegralImageGpu.PartialFailure after writing some planes; the rest go to the CPU
+		 */
+		int run(Gpu gpu);
+	}
+
+	/**
+	 * Runs an operation over planes [0, n): on the GPU first unless the CPU is asked for, then on
+	 * the CPU for every plane the GPU did not write (all of them, or those after a failure part
+	 * way), one at a time with progress and cancellation between planes.
+	 *
+	 * @param t0 System.nanoTime() when the operation started
+	 * @return which backend ran, why not the GPU, and whether it was canceled
+	 * @throws GpuException only when the GPU was forced and failed
+	 */
+	static OpReport byPlane(String op, int n, ExecutionOptions opts, GpuPlanes gpu, IntConsumer cpuPlane, long t0) {
+		int done = 0;
+		Backend ran = Backend.CPU;
+		String why = null;
+		if (opts.backend() != Backend.CPU) {
+			try {
+				done = gpu.run(Gpu.get());
+				ran = Backend.GPU;
+			} catch (GpuException e) {
+				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;
+				why = Fallback.reason(op, opts, e);
+			}
+		}
+		for (; done < n; done++) {
+			if (opts.progress().isCanceled()) break;
+			cpuPlane.accept(done);
+			opts.progress().update((done + 1) / (double) n);
+		}
+		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
 	}
 
 }

@@ -4,11 +4,8 @@ import fiji.cuda.ops.CpuParallel;
 
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
-import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
-import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
-import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
 
 /**
@@ -217,28 +214,11 @@ public final class LocalThreshold {
 		long t0 = System.nanoTime();
 		IntegralImage.checkImage(NAME, image);
 		if (settings == null) throw new IllegalArgumentException(NAME + ": no settings were given.");
-		if (out == null || out.type() != PixelType.UINT8 || out.width() != image.width()
-			|| out.height() != image.height() || out.depth() != image.depth())
-			throw new IllegalArgumentException(NAME + ": the output must be an 8-bit image of " + image.width() + "x"
-				+ image.height() + "x" + image.depth() + " pixels" + (out == null ? "." : ", not " + out + "."));
-		int n = image.depth(), done = 0;
-		Backend ran = Backend.CPU;
-		String why = null;
-		if (opts.backend() != Backend.CPU) {
-			try {
-				done = IntegralImageGpu.localThreshold(Gpu.get(), image, out, 0, n, settings, opts.progress());
-				ran = Backend.GPU;
-			} catch (GpuException e) {
-				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;
-				why = Fallback.reason(NAME, opts, e);
-			}
-		}
-		for (; done < n; done++) {
-			if (opts.progress().isCanceled()) break;
-			plane(image, done, (byte[]) out.plane(done), settings, opts.threads());
-			opts.progress().update((done + 1) / (double) n);
-		}
-		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
+		IntegralImage.checkOutput(NAME, image, out, PixelType.UINT8, "an 8-bit");
+		int n = image.depth();
+		return IntegralImage.byPlane(NAME, n, opts,
+			gpu -> IntegralImageGpu.localThreshold(gpu, image, out, 0, n, settings, opts.progress()),
+			z -> plane(image, z, (byte[]) out.plane(z), settings, opts.threads()), t0);
 	}
 
 	/** The CPU path for one plane: the tables first, then rows in parallel; out may be the input plane. */

@@ -10,6 +10,7 @@ import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuSession;
+import jcuda.driver.CUdeviceptr;
 
 /**
  * The GPU path of {@link AlignSlices}, on {@code kernels/align_slices.cu}: in one session each
@@ -181,18 +182,10 @@ final class AlignSlicesGpu {
 				long t3 = System.nanoTime();
 				if (fractional) g.upload(packed, 0, axisDoubles * count, axes.ptr());
 				for (int i = 0; i < count; i++) {
-					AlignSlices.Shift sh = shifts[i];
 					long at = 8 * i * axisDoubles;
-					int mode = 0, ix = 0, iy = 0;
-					if (sh.dx == (int) sh.dx && sh.dy == (int) sh.dy) {
-						ix = (int) sh.dx;
-						iy = (int) sh.dy;
-					} else {
-						mode = interp == AlignSlices.Interpolation.BICUBIC ? 2 : 1;
-					}
-					g.launch(g.function(MODULE, "align_translate_" + suffix), grid(w, h), new int[] { THREADS }, 0,
-						outs.at(i * sliceBytes), slices.at(i * sliceBytes), w, h, mode, ix, iy, axes.at(at),
-						axes.at(at + 8L * w), axes.at(at + 40L * w), axes.at(at + 40L * w + 8L * h));
+					launchTranslate(g, suffix, outs.at(i * sliceBytes), slices.at(i * sliceBytes), w, h, shifts[i].dx,
+						shifts[i].dy, interp, axes.at(at), axes.at(at + 8L * w), axes.at(at + 40L * w),
+						axes.at(at + 40L * w + 8L * h));
 				}
 				g.downloadAll(outs.ptr(), planes, n);
 				long[] ph = phaseNanos;
@@ -215,21 +208,28 @@ final class AlignSlicesGpu {
 	static void translate(GpuSession g, String suffix, DeviceBuffer src, DeviceBuffer dst, int w, int h, double dx,
 		double dy, AlignSlices.Interpolation interp, DeviceBuffer px, DeviceBuffer wx, DeviceBuffer py, DeviceBuffer wy)
 	{
-		int mode, ix = 0, iy = 0;
-		if (dx == (int) dx && dy == (int) dy) {
-			mode = 0;
-			ix = (int) dx;
-			iy = (int) dy;
-		} else {
-			mode = interp == AlignSlices.Interpolation.BICUBIC ? 2 : 1;
+		if (dx != (int) dx || dy != (int) dy) {
 			AlignSlices.Axis ax = new AlignSlices.Axis(w, dx), ay = new AlignSlices.Axis(h, dy);
 			g.upload(ax.pos, 0, w, px.ptr());
 			g.upload(ax.weights, 0, 4L * w, wx.ptr());
 			g.upload(ay.pos, 0, h, py.ptr());
 			g.upload(ay.weights, 0, 4L * h, wy.ptr());
 		}
+		launchTranslate(g, suffix, dst.ptr(), src.ptr(), w, h, dx, dy, interp, px.ptr(), wx.ptr(), py.ptr(), wy.ptr());
+	}
+
+	/**
+	 * Launches align_translate: a whole-pixel shift copies, a fractional one interpolates with
+	 * the positions and weights of {@link AlignSlices.Axis}, already on the device at px, wx, py, wy.
+	 */
+	private static void launchTranslate(GpuSession g, String suffix, CUdeviceptr dst, CUdeviceptr src, int w, int h,
+		double dx, double dy, AlignSlices.Interpolation interp, CUdeviceptr px, CUdeviceptr wx, CUdeviceptr py,
+		CUdeviceptr wy)
+	{
+		boolean whole = dx == (int) dx && dy == (int) dy;
+		int mode = whole ? 0 : interp == AlignSlices.Interpolation.BICUBIC ? 2 : 1;
 		g.launch(g.function(MODULE, "align_translate_" + suffix), grid(w, h), new int[] { THREADS }, 0, dst, src, w, h,
-			mode, ix, iy, px, wx, py, wy);
+			mode, whole ? (int) dx : 0, whole ? (int) dy : 0, px, wx, py, wy);
 	}
 
 	/** {@link AlignSlices#translate} of one plane on the GPU, in place (for the tests). */
