@@ -712,6 +712,121 @@ NCC_MASKED_F(u16, u16)
 NCC_MASKED_F(f32, f32)
 
 // ---------------------------------------------------------------------------------------------
+// Int8 tensor-core (IMMA) numerator, u8 image and u8 template (t8), sm_80 and newer
+//
+//  ncc_imma_u8_t8  blockDim (128, 1, 1), grid (ceil(ow / 64), ceil(oh / 64), 1),
+//                  dynamic shared bytes = NCC_IMMA_SMEM_BYTES(w, h) (above 48 KiB set the
+//                  attribute first). Writes SIT of every output to d_part (u64, no zeroing
+//                  needed); ncc_finish_u8_t8 then normalizes. Exact while w*h*255^2 < 2^31
+//                  (w*h <= 33025). On sm_75 the entry point exists but does nothing: the host
+//                  must not pick it below compute capability 8.0.
+//  d_bfrag: for template row r and K step c, lane L's two words at d_bfrag[2 * ((r * C + c) * 32
+//  + L)], C = NCC_IMMA_CHUNKS(w): with g = L / 4, t = L % 4, byte q (0..7) of the pair holds
+//  T(24c + 8t + q - g, r) when 0 <= 8t + q - g < 24 and 24c + 8t + q - g < w, else 0.
+//
+// For one template row r and 8 neighbouring outputs x0 .. x0+7 of image row y,
+//     SIT(x0 + n, y) += sum_k I(x0 + k, y + r) * B_r(k, n),   B_r(k, n) = T(k - n, r),
+// a product with a band matrix: one mma.m16n8k32 (16 output rows, 8 columns, 32 image columns)
+// covers 24 template columns for all 8 outputs. The order of k inside one mma is free when A and
+// B agree: lane t of a quad takes logical columns 8t .. 8t+7, so the PTX registers a0 (k = 4t..)
+// and a2 (k = 16+4t..) are one aligned 8-byte shared-memory load, and a1|a3 (8 rows lower)
+// another. A block of 2x2 warps makes 64x64 outputs, a warp 2 m tiles x 4 n blocks.
+// ---------------------------------------------------------------------------------------------
+
+#define NCC_IMMA_JC 24          // template columns per K step of 32
+#define NCC_IMMA_THREADS 128    // 2 x 2 warps
+#define NCC_IMMA_TILE 64        // output columns and rows per block
+#define NCC_IMMA_MAX_PIXELS 33025
+#define NCC_IMMA_CHUNKS(w) (((w) + NCC_IMMA_JC - 1) / NCC_IMMA_JC)
+// staged columns >= 64 + 24 * chunks; the pitch is 32 mod 128 bytes, so the four rows a
+// half-warp's 8-byte loads touch fall into four different groups of banks
+#define NCC_IMMA_PITCH(w) ((NCC_IMMA_TILE + NCC_IMMA_JC * NCC_IMMA_CHUNKS(w) + 95) / 128 * 128 + 32)
+#define NCC_IMMA_SMEM_BYTES(w, h) ((size_t)NCC_IMMA_PITCH(w) * (NCC_IMMA_TILE + (h) - 1))
+
+namespace ncc {
+
+__device__ __forceinline__ void immaU8(int (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
+	unsigned b1)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	asm volatile(
+		"mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+		"{%0,%1,%2,%3};\n"
+		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+		: "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#endif
+}
+
+} // namespace ncc
+
+extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(ncc::u64* __restrict__ d_part,
+	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, int tw, int th)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	extern __shared__ __align__(16) unsigned char s_imma[];
+	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw), rows = NCC_IMMA_TILE + th - 1;
+	const int ow = W - tw + 1, oh = H - th + 1;
+	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
+
+	// stage rows y0 .. y0+rows-1, columns x0 .. x0+pitch-1 (zero outside the image)
+	const int words = pitch / 4;
+	for (int idx = threadIdx.x; idx < rows * words; idx += NCC_IMMA_THREADS) {
+		const int r = idx / words, c4 = (idx - r * words) * 4, gy = y0 + r, gx = x0 + c4;
+		unsigned v = 0;
+		if (gy < H) {
+			const u8* p = d_img + (size_t)gy * W;
+			if ((W & 3) == 0 && gx + 3 < W) {
+				v = __ldg(reinterpret_cast<const unsigned*>(p + gx));
+			} else {
+				for (int q = 0; q < 4; ++q)
+					if (gx + q < W) v |= (unsigned)__ldg(p + gx + q) << (8 * q);
+			}
+		}
+		*reinterpret_cast<unsigned*>(s_imma + r * pitch + c4) = v;
+	}
+	__syncthreads();
+
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;  // the warp's 32x32 outputs in the block
+	int acc[2][4][4];
+#pragma unroll
+	for (int m = 0; m < 2; ++m)
+#pragma unroll
+		for (int nb = 0; nb < 4; ++nb)
+#pragma unroll
+			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
+
+	for (int r = 0; r < th; ++r) {
+		for (int c = 0; c < chunks; ++c) {
+			const uint2 b = __ldg(d_bfrag + ((size_t)r * chunks + c) * 32 + lane);
+#pragma unroll
+			for (int m = 0; m < 2; ++m) {
+				const unsigned char* row0 = s_imma + (wy + 16 * m + g + r) * pitch + wx + NCC_IMMA_JC * c + 8 * t;
+				const unsigned char* row8 = row0 + 8 * pitch;
+#pragma unroll
+				for (int nb = 0; nb < 4; ++nb) {
+					const uint2 lo = *reinterpret_cast<const uint2*>(row0 + 8 * nb);
+					const uint2 hi = *reinterpret_cast<const uint2*>(row8 + 8 * nb);
+					ncc::immaU8(acc[m][nb], lo.x, hi.x, lo.y, hi.y, b.x, b.y);
+				}
+			}
+		}
+	}
+
+	// accumulator q: row g (+8 for q >= 2), column 2t + (q & 1) of the 16x8 tile
+#pragma unroll
+	for (int m = 0; m < 2; ++m)
+#pragma unroll
+		for (int nb = 0; nb < 4; ++nb)
+#pragma unroll
+			for (int q = 0; q < 4; ++q) {
+				const int y = y0 + wy + 16 * m + g + (q >= 2 ? 8 : 0), x = x0 + wx + 8 * nb + 2 * t + (q & 1);
+				if (x < ow && y < oh) d_part[(size_t)y * ow + x] = (unsigned)acc[m][nb][q];
+			}
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
 // Peaks of a score map, for detection without bringing the map back: Peaks.localMaxima's rule
 // (score >= threshold, NaN never, and no neighbour of the 8 inside the map scores higher), then
 // the 3x3 scores around each peak for Peaks.refine on the host.

@@ -1,5 +1,5 @@
-// Prototype of the int8 tensor-core (IMMA) numerator of template matching, the stretch goal of
-// the template-matching issue (not part of the jar, and not yet used by it).
+// Check and benchmark of the int8 tensor-core (IMMA) numerator of template matching,
+// ncc_imma_u8_t8 in template_matching.cu (the stretch goal of the template-matching issue).
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/ncc_imma kernels/bench/ncc_imma.cu && /tmp/ncc_imma
 //   /tmp/ncc_imma small      correctness only (for compute-sanitizer)
@@ -10,22 +10,9 @@
 // ncc_finish_u8_t8 over the tables of integral_image.cu and checks the scores against a double
 // reference (1e-4), and times 4096^2 maps for templates of 8 to 128, numerator and full map.
 //
-// How a correlation becomes a matrix product
-// ------------------------------------------
-// For one template row i and 8 neighbouring outputs x0 .. x0+7 of one image row y:
-//     N(x0 + n, y) += sum_k I(x0 + k, y + i) * B_i(k, n),   B_i(k, n) = T(k - n, i)
-// where B_i is a band (Toeplitz) matrix, zero where k - n falls outside the template. With
-// mma.m16n8k32 (M = 16 output rows, N = 8 output columns, K = 32 image columns) one K step
-// covers JC = 24 template columns for all 8 outputs (24 + 7 <= 31), so a template row of width
-// tw takes ceil(tw / 24) steps, each 75% useful; narrower templates waste more (tw = 16: 50%).
-//
-// The order of k inside one mma is free, as long as A and B agree. Here lane t of a quad holds
-// the logical columns 8t .. 8t+7: the PTX fragment registers a0 (k = 4t..4t+3) and a2
-// (k = 16+4t..) take logical 8t..8t+3 and 8t+4..8t+7, so a0|a2 (and a1|a3, 8 rows lower) are
-// one aligned 8-byte shared-memory load each.
-//
-// The B fragments of every (template row, K step) are built on the host here; the product
-// would build them on the device from the template.
+// The kernel's design (a product with a band matrix of template rows) and its fragment layout
+// are described above ncc_imma_u8_t8; the B fragments are built on the host here, as
+// TemplateMatchingGpu builds them.
 //
 // Status (2026-11-29): compiles for sm_90 (64 registers, no spills); the index arithmetic was
 // checked on the CPU against an emulation of the PTX fragment layout. Not yet run on a GPU.
@@ -45,124 +32,12 @@ static int g_failures = 0;
 static int g_checks = 0;
 
 // ---------------------------------------------------------------------------------------------
-// Kernel geometry (host and device)
-// ---------------------------------------------------------------------------------------------
-
-#define IMMA_JC 24          // template columns per K step of 32
-#define IMMA_WARPS_X 2      // warps of a block across x
-#define IMMA_WARPS_Y 2      // and down y
-#define IMMA_MT 2           // 16-row m tiles per warp
-#define IMMA_NB 4           // 8-column n blocks per warp
-#define IMMA_TILE_W (IMMA_WARPS_X * IMMA_NB * 8)    // 64 output columns per block
-#define IMMA_TILE_H (IMMA_WARPS_Y * IMMA_MT * 16)   // 64 output rows per block
-#define IMMA_THREADS (32 * IMMA_WARPS_X * IMMA_WARPS_Y)
-
-// Staged image columns: the last n block's last K step reads up to column
-// TILE_W - 8 + 24 * (chunks - 1) + 31. The pitch is 32 mod 128 bytes, so the four rows that a
-// half-warp's 8-byte loads touch fall into four different 32-byte bank groups.
-static __host__ __device__ inline int immaChunks(int tw) { return (tw + IMMA_JC - 1) / IMMA_JC; }
-static __host__ __device__ inline int immaPitch(int tw) {
-	int cols = IMMA_TILE_W + IMMA_JC * immaChunks(tw);
-	int p = (cols + 127) / 128 * 128 + 32;
-	return p - 128 >= cols ? p - 128 : p;
-}
-static __host__ __device__ inline int immaRows(int th) { return IMMA_TILE_H + th - 1; }
-static inline size_t immaSmemBytes(int tw, int th) { return (size_t)immaPitch(tw) * immaRows(th); }
-
-// ---------------------------------------------------------------------------------------------
-// The numerator kernel
-// ---------------------------------------------------------------------------------------------
-
-__device__ __forceinline__ void mmaU8(int (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
-	uint32_t b0, uint32_t b1)
-{
-	asm volatile(
-		"mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-		"{%0,%1,%2,%3};\n"
-		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
-		: "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
-// d_bfrag[(i * chunks + c) * 32 + lane] = that lane's {b0, b1} for template row i, K step c.
-// d_num: the (W - tw + 1) x (H - th + 1) map, row-major, as u64: the input ncc_finish_u8_t8 of
-// template_matching.cu normalizes (its split launches leave the same sums there).
-extern "C" __global__ void __launch_bounds__(IMMA_THREADS) ncc_num_imma_u8(const uint8_t* __restrict__ d_img,
-	int W, int H, const uint2* __restrict__ d_bfrag, int tw, int th, unsigned long long* __restrict__ d_num)
-{
-	extern __shared__ __align__(16) uint8_t s_img[];
-	const int chunks = immaChunks(tw), pitch = immaPitch(tw), rows = immaRows(th);
-	const int mw = W - tw + 1, mh = H - th + 1;
-	const int x0 = blockIdx.x * IMMA_TILE_W, y0 = blockIdx.y * IMMA_TILE_H;
-
-	// stage rows y0 .. y0+rows-1, columns x0 .. x0+pitch-1 (zero outside the image)
-	for (int idx = threadIdx.x; idx < rows * (pitch / 4); idx += IMMA_THREADS) {
-		int r = idx / (pitch / 4), c4 = (idx - r * (pitch / 4)) * 4;
-		int gy = y0 + r, gx = x0 + c4;
-		uint32_t v = 0;
-		if (gy < H) {
-			const uint8_t* p = d_img + (size_t)gy * W;
-			if ((W & 3) == 0 && gx + 3 < W) {
-				v = *reinterpret_cast<const uint32_t*>(p + gx);
-			} else {
-				for (int q = 0; q < 4; ++q)
-					if (gx + q < W) v |= (uint32_t)p[gx + q] << (8 * q);
-			}
-		}
-		*reinterpret_cast<uint32_t*>(s_img + r * pitch + c4) = v;
-	}
-	__syncthreads();
-
-	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-	const int g = lane >> 2, t = lane & 3;
-	const int wy = (warp / IMMA_WARPS_X) * IMMA_MT * 16;  // warp's first output row in the block
-	const int wx = (warp % IMMA_WARPS_X) * IMMA_NB * 8;   // and column
-
-	int acc[IMMA_MT][IMMA_NB][4];
-#pragma unroll
-	for (int m = 0; m < IMMA_MT; ++m)
-#pragma unroll
-		for (int nb = 0; nb < IMMA_NB; ++nb)
-#pragma unroll
-			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
-
-	for (int i = 0; i < th; ++i) {
-		for (int c = 0; c < chunks; ++c) {
-			const uint2 b = __ldg(d_bfrag + ((size_t)i * chunks + c) * 32 + lane);
-#pragma unroll
-			for (int m = 0; m < IMMA_MT; ++m) {
-				// rows g and g+8 of this m tile, template row i
-				const uint8_t* r0 = s_img + (wy + 16 * m + g + i) * pitch + wx + IMMA_JC * c + 8 * t;
-				const uint8_t* r8 = r0 + 8 * pitch;
-#pragma unroll
-				for (int nb = 0; nb < IMMA_NB; ++nb) {
-					const uint2 lo = *reinterpret_cast<const uint2*>(r0 + 8 * nb);
-					const uint2 hi = *reinterpret_cast<const uint2*>(r8 + 8 * nb);
-					mmaU8(acc[m][nb], lo.x, hi.x, lo.y, hi.y, b.x, b.y);
-				}
-			}
-		}
-	}
-
-	// c0, c1: row g, columns 2t, 2t+1; c2, c3: row g+8
-#pragma unroll
-	for (int m = 0; m < IMMA_MT; ++m)
-#pragma unroll
-		for (int nb = 0; nb < IMMA_NB; ++nb)
-#pragma unroll
-			for (int q = 0; q < 4; ++q) {
-				int y = y0 + wy + 16 * m + g + (q >= 2 ? 8 : 0);
-				int x = x0 + wx + 8 * nb + 2 * t + (q & 1);
-				if (x < mw && y < mh) d_num[(size_t)y * mw + x] = (unsigned)acc[m][nb][q];
-			}
-}
-
-// ---------------------------------------------------------------------------------------------
 // Host side: B fragments, launch, CPU reference
 // ---------------------------------------------------------------------------------------------
 
 // Lane (g, t) holds B(k, n = g) for logical k = 8t .. 8t+7: b0 the first four, b1 the next four.
 static std::vector<uint2> bFragments(const std::vector<uint8_t>& tpl, int tw, int th) {
-	int chunks = immaChunks(tw);
+	int chunks = NCC_IMMA_CHUNKS(tw);
 	std::vector<uint2> f((size_t)th * chunks * 32);
 	for (int i = 0; i < th; ++i)
 		for (int c = 0; c < chunks; ++c)
@@ -170,8 +45,8 @@ static std::vector<uint2> bFragments(const std::vector<uint8_t>& tpl, int tw, in
 				int g = lane >> 2, t = lane & 3;
 				uint32_t w[2] = {0, 0};
 				for (int q = 0; q < 8; ++q) {
-					int k = 8 * t + q, d = k - g, j = IMMA_JC * c + d;
-					if (d >= 0 && d < IMMA_JC && j < tw) w[q >> 2] |= (uint32_t)tpl[(size_t)i * tw + j] << (8 * (q & 3));
+					int k = 8 * t + q, d = k - g, j = NCC_IMMA_JC * c + d;
+					if (d >= 0 && d < NCC_IMMA_JC && j < tw) w[q >> 2] |= (uint32_t)tpl[(size_t)i * tw + j] << (8 * (q & 3));
 				}
 				f[((size_t)i * chunks + c) * 32 + lane] = make_uint2(w[0], w[1]);
 			}
@@ -231,9 +106,9 @@ struct Problem {
 	size_t mapSize() const { return mw() * mh(); }
 
 	void launch() const {
-		size_t smem = immaSmemBytes(tw, th);
-		dim3 grid((unsigned)((mw() + IMMA_TILE_W - 1) / IMMA_TILE_W), (unsigned)((mh() + IMMA_TILE_H - 1) / IMMA_TILE_H));
-		ncc_num_imma_u8<<<grid, IMMA_THREADS, smem>>>(d_img, W, H, d_b, tw, th, d_num);
+		size_t smem = NCC_IMMA_SMEM_BYTES(tw, th);
+		dim3 grid((unsigned)((mw() + NCC_IMMA_TILE - 1) / NCC_IMMA_TILE), (unsigned)((mh() + NCC_IMMA_TILE - 1) / NCC_IMMA_TILE));
+		ncc_imma_u8_t8<<<grid, NCC_IMMA_THREADS, smem>>>(d_num, d_img, W, H, d_b, tw, th);
 	}
 
 	// the whole normalized map: tables, IMMA numerators, then template_matching.cu's normalization
@@ -331,7 +206,7 @@ int main(int argc, char** argv) {
 	cudaDeviceProp prop;
 	CK(cudaGetDeviceProperties(&prop, 0));
 	std::printf("Device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
-	CK(cudaFuncSetAttribute(ncc_num_imma_u8, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	CK(cudaFuncSetAttribute(ncc_imma_u8_t8, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		(int)prop.sharedMemPerBlockOptin));
 
 	// sizes: 1x1 templates, 1xN and Nx1, primes, widths around the K step (23, 24, 25, 48, 49),
@@ -355,7 +230,7 @@ int main(int argc, char** argv) {
 	}
 
 	if (!small) {
-		std::printf("\n4096^2 u8. Numerator: ncc_num_imma_u8 alone. Full map: sat_fused_u8 tables + numerator + "
+		std::printf("\n4096^2 u8. Numerator: ncc_imma_u8_t8 alone. Full map: sat_fused_u8 tables + numerator + "
 			"ncc_finish_u8_t8 (the issue's targets: T16 <= 0.1, T32 <= 0.3, T64 <= 1.0 ms).\n\n");
 		std::printf("| Template | Numerator ms | useful G MAC/s | K-step use | Full map ms |\n|---|---|---|---|---|\n");
 		for (int T : {8, 16, 32, 64, 128}) {
@@ -363,7 +238,7 @@ int main(int argc, char** argv) {
 			float ms = medianMs([&] { p.launch(); });
 			float full = medianMs([&] { p.launchScores(); });
 			double macs = (double)p.mapSize() * T * T;
-			double use = (double)T / (immaChunks(T) * 32.0);
+			double use = (double)T / (NCC_IMMA_CHUNKS(T) * 32.0);
 			std::printf("| %dx%d | %.4f | %.0f | %.0f%% | %.4f |\n", T, T, ms, macs / ms / 1e6, 100 * use, full);
 		}
 	}

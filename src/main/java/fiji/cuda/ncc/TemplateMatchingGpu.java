@@ -57,7 +57,16 @@ final class TemplateMatchingGpu {
 	}
 
 	/** For tests: forces the single-template kernel (AUTO: direct up to {@link #DIRECT_MAX_WORDS} words). */
-	enum Path { AUTO, DIRECT, STREAM }
+	enum Path { AUTO, DIRECT, STREAM, IMMA }
+
+	/**
+	 * Whether AUTO takes the int8 tensor-core numerator (ncc_imma_u8_t8) for 8-bit pairs where it
+	 * can run. Off until it has been measured against dp4a on the GPU machine; tests and the
+	 * benchmark reach it through {@link Path#IMMA}.
+	 */
+	static final boolean IMMA_BY_DEFAULT = false;
+	/** NCC_IMMA_*: template columns per K step, outputs per block side, threads, exact size limit. */
+	private static final int IMMA_JC = 24, IMMA_TILE = 64, IMMA_THREADS = 128, IMMA_MAX_PIXELS = 33025;
 
 	static volatile Path pathForTest = Path.AUTO;
 	/** For tests: chunk sizes (template rows, quads) instead of the plan; 0 for the plan. */
@@ -376,6 +385,9 @@ final class TemplateMatchingGpu {
 			return b;
 		}
 
+		/** Whether part must be zeroed before the launch (split launches add into it). */
+		boolean zeroPart = true;
+
 		void run() {
 			if (constantWords == null) {
 				enqueue();
@@ -389,7 +401,7 @@ final class TemplateMatchingGpu {
 		}
 
 		private void enqueue() {
-			if (part != null) s.zero(part.ptr(), part.size());
+			if (part != null && zeroPart) s.zero(part.ptr(), part.size());
 			s.launch(s.function(MODULE, kernel), grid, block, shared, args);
 			if (finishKernel != null) {
 				long n = mapSize;
@@ -490,8 +502,12 @@ final class TemplateMatchingGpu {
 		private void plain(Launch l, TemplateMatchingCpu.Prepared p, Mode m, Planes t) {
 			boolean t8 = m == Mode.T8;
 			int tq = quads(t8, t.width());
-			int[] words = words(p, m, t);
 			Path path = pathForTest;
+			if (t8 && (path == Path.IMMA || path == Path.AUTO && IMMA_BY_DEFAULT) && immaFits(t.width(), t.height())) {
+				imma(l, p, t);
+				return;
+			}
+			int[] words = words(p, m, t);
 			boolean direct = words.length <= CONST_WORDS
 				&& (path == Path.DIRECT || (path == Path.AUTO && words.length <= DIRECT_MAX_WORDS));
 			int th = t.height(), gx = ceil(iw - t.width() + 1, TILE_W), gy = ceil(ih - th + 1, TILE_H);
@@ -523,6 +539,29 @@ final class TemplateMatchingGpu {
 			} else {
 				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, w, splitRows, part };
 			}
+		}
+
+		/** The tensor-core numerator needs sm_80, exact int32 sums and its tile in shared memory. */
+		private boolean immaFits(int tw, int th) {
+			return s.device().computeCapability() >= 80 && (long) tw * th <= IMMA_MAX_PIXELS
+				&& immaSharedBytes(tw, th) <= s.device().maxSharedPerBlockOptin;
+		}
+
+		/** u8 pair: the sums of products on the tensor cores into part, then ncc_finish_u8_t8. */
+		private void imma(Launch l, TemplateMatchingCpu.Prepared p, Planes t) {
+			int tw = t.width(), th = t.height();
+			int[] frag = immaFragments((byte[]) t.plane(0), tw, th);
+			DeviceBuffer b = l.own(s.alloc(4L * frag.length));
+			s.upload(frag, 0, frag.length, b.ptr());
+			l.part = l.own(s.alloc(8 * l.mapSize));
+			l.zeroPart = false; // every sum is written, none added to
+			l.kernel = "ncc_imma_u8_t8";
+			l.grid = new int[] { ceil(iw - tw + 1, IMMA_TILE), ceil(ih - th + 1, IMMA_TILE) };
+			l.block = new int[] { IMMA_THREADS };
+			l.shared = (int) immaSharedBytes(tw, th);
+			l.args = new Object[] { l.part, img, iw, ih, b, tw, th };
+			l.finishKernel = "ncc_finish_u8_t8";
+			l.finishArgs = new Object[] { l.out, l.part, img, sum, sq, iw, ih, info(p, Mode.T8, quads(true, tw)).array() };
 		}
 
 		/** Masks, and 32-bit images with non-finite pixels: every window summed directly. */
@@ -666,6 +705,33 @@ final class TemplateMatchingGpu {
 			}
 		}
 		return words;
+	}
+
+	/** NCC_IMMA_SMEM_BYTES: staged rows times a pitch of at least 64 + 24 chunks, 32 mod 128 bytes. */
+	static long immaSharedBytes(int tw, int th) {
+		int chunks = (tw + IMMA_JC - 1) / IMMA_JC;
+		long pitch = (IMMA_TILE + IMMA_JC * chunks + 95) / 128 * 128 + 32;
+		return pitch * (IMMA_TILE + th - 1L);
+	}
+
+	/**
+	 * The B fragments of ncc_imma_u8_t8 (layout in template_matching.cu): for template row r, K
+	 * step c and lane L = 4g + t, two words whose byte q is T(24c + 8t + q - g, r) inside the
+	 * step's 24 columns and the template, else 0.
+	 */
+	static int[] immaFragments(byte[] tpl, int tw, int th) {
+		int chunks = (tw + IMMA_JC - 1) / IMMA_JC;
+		int[] f = new int[th * chunks * 64];
+		for (int r = 0; r < th; r++)
+			for (int c = 0; c < chunks; c++)
+				for (int lane = 0; lane < 32; lane++) {
+					int g = lane >> 2, t = lane & 3, at = ((r * chunks + c) * 32 + lane) * 2;
+					for (int q = 0; q < 8; q++) {
+						int d = 8 * t + q - g, j = IMMA_JC * c + d;
+						if (d >= 0 && d < IMMA_JC && j < tw) f[at + (q >> 2)] |= (tpl[r * tw + j] & 0xff) << (8 * (q & 3));
+					}
+				}
+		return f;
 	}
 
 	/** NccTplInfo: int w, h, tq, n; long sumT; double varT (0 marks a flat template). */

@@ -46,7 +46,7 @@ public final class TemplateMatchingBenchmark {
 
 	static boolean cpu = true;
 	static int cpuMax = Integer.MAX_VALUE;
-	static boolean alignOnly, detectOnly;
+	static boolean alignOnly, detectOnly, immaOnly;
 
 	public static void main(String[] args) {
 		boolean quick = false;
@@ -56,8 +56,9 @@ public final class TemplateMatchingBenchmark {
 			else if (a.startsWith("cpumax=")) cpuMax = Integer.parseInt(a.substring(7));
 			else if (a.equals("alignonly")) alignOnly = true;
 			else if (a.equals("detectonly")) detectOnly = true;
+			else if (a.equals("imma")) immaOnly = true;
 			else {
-				System.err.println("Unknown argument '" + a + "'; use quick, alignonly, detectonly, nocpu or cpumax=N.");
+				System.err.println("Unknown argument '" + a + "'; use quick, alignonly, detectonly, imma, nocpu or cpumax=N.");
 				System.exit(2);
 			}
 		}
@@ -67,6 +68,10 @@ public final class TemplateMatchingBenchmark {
 			System.out.println("Device: none (" + e.getMessage() + ")");
 		}
 		System.out.println("CPU threads: " + Runtime.getRuntime().availableProcessors());
+		if (immaOnly) {
+			immaRows();
+			System.exit(0);
+		}
 		warmUp();
 		int size = quick ? 1024 : 4096;
 		int[] templates = quick ? new int[] {8, 16, 32} : new int[] {8, 16, 32, 64, 128};
@@ -124,6 +129,32 @@ public final class TemplateMatchingBenchmark {
 		}
 		if (!detectOnly) alignRow(1024, 1024, quick ? 50 : 500);
 		System.exit(0);
+	}
+
+	/**
+	 * The 8-bit maps at 4096² on the device (tables, numerators, normalization) with the numerator
+	 * AUTO picks (dp4a) and with the int8 tensor cores, next to the issue's targets.
+	 */
+	static void immaRows() {
+		ImagePlus image = random("8-bit", 4096, 4096, 1, 1);
+		ImageProcessor ip = image.getProcessor();
+		Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+		System.out.println("| u8 4096², template | Device ms, dp4a (AUTO) | Device ms, IMMA | Target |");
+		System.out.println("|---|---|---|---|");
+		String[] targets = { "", "<= 0.1", "<= 0.3", "<= 1.0", "" };
+		int[] sizes = { 8, 16, 32, 64, 128 };
+		for (int k = 0; k < sizes.length; k++) {
+			List<Planes> one = List.of(cut(image, sizes[k], 2));
+			double auto = TemplateMatchingGpu.deviceMillis(Gpu.get(), plane, one, 9);
+			double imma;
+			try {
+				TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.IMMA;
+				imma = TemplateMatchingGpu.deviceMillis(Gpu.get(), plane, one, 9);
+			} finally {
+				TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+			}
+			System.out.printf(Locale.ROOT, "| %d² | %.3f | %.3f | %s |%n", sizes[k], auto, imma, targets[k]);
+		}
 	}
 
 	/**
