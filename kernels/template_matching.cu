@@ -759,16 +759,15 @@ __device__ __forceinline__ void immaU8(int (&c)[4], unsigned a0, unsigned a1, un
 
 } // namespace ncc
 
-extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(ncc::u64* __restrict__ d_part,
-	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, int tw, int th)
-{
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-	extern __shared__ __align__(16) unsigned char s_imma[];
-	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw), rows = NCC_IMMA_TILE + th - 1;
-	const int ow = W - tw + 1, oh = H - th + 1;
-	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
+namespace ncc {
 
-	// stage rows y0 .. y0+rows-1, columns x0 .. x0+pitch-1 (zero outside the image)
+// Stages the block's image tile (zero outside the image) and accumulates the sums of products
+// of its 64x64 outputs: lane (g, t) of warp w ends with acc[m][nb][q] = SIT at row
+// (w / 2) * 32 + 16m + g + 8 (q >= 2), column (w % 2) * 32 + 8nb + 2t + (q & 1) of the block.
+__device__ __forceinline__ void immaTile(unsigned char* s_imma, const u8* __restrict__ d_img, int W, int H,
+	const uint2* __restrict__ d_bfrag, int tw, int th, int x0, int y0, int (&acc)[2][4][4])
+{
+	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw), rows = NCC_IMMA_TILE + th - 1;
 	const int words = pitch / 4;
 	for (int idx = threadIdx.x; idx < rows * words; idx += NCC_IMMA_THREADS) {
 		const int r = idx / words, c4 = (idx - r * words) * 4, gy = y0 + r, gx = x0 + c4;
@@ -787,8 +786,7 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(nc
 	__syncthreads();
 
 	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;  // the warp's 32x32 outputs in the block
-	int acc[2][4][4];
+	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
 #pragma unroll
 	for (int m = 0; m < 2; ++m)
 #pragma unroll
@@ -807,13 +805,26 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(nc
 				for (int nb = 0; nb < 4; ++nb) {
 					const uint2 lo = *reinterpret_cast<const uint2*>(row0 + 8 * nb);
 					const uint2 hi = *reinterpret_cast<const uint2*>(row8 + 8 * nb);
-					ncc::immaU8(acc[m][nb], lo.x, hi.x, lo.y, hi.y, b.x, b.y);
+					immaU8(acc[m][nb], lo.x, hi.x, lo.y, hi.y, b.x, b.y);
 				}
 			}
 		}
 	}
+}
 
-	// accumulator q: row g (+8 for q >= 2), column 2t + (q & 1) of the 16x8 tile
+} // namespace ncc
+
+extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(ncc::u64* __restrict__ d_part,
+	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, int tw, int th)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	extern __shared__ __align__(16) unsigned char s_imma[];
+	const int ow = W - tw + 1, oh = H - th + 1;
+	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
+	int acc[2][4][4];
+	ncc::immaTile(s_imma, d_img, W, H, d_bfrag, tw, th, x0, y0, acc);
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
 #pragma unroll
 	for (int m = 0; m < 2; ++m)
 #pragma unroll
@@ -823,6 +834,82 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(nc
 				const int y = y0 + wy + 16 * m + g + (q >= 2 ? 8 : 0), x = x0 + wx + 8 * nb + 2 * t + (q & 1);
 				if (x < ow && y < oh) d_part[(size_t)y * ow + x] = (unsigned)acc[m][nb][q];
 			}
+#endif
+}
+
+// ncc_immaf_u8_t8: the same numerator with the window sums taken from the staged tile and the
+// scores normalized in place, so that neither tables nor a buffer of sums go through memory.
+// blockDim (128), grid (ceil(ow / 64), ceil(oh / 64)), dynamic shared bytes
+// NCC_IMMAF_SMEM_BYTES(w, h); info as for the t8 kernels. The block's 64 output rows go in two
+// halves of 32: column sums of h rows for each staged column (sliding down), then row sums of w
+// of those (sliding right), all exact in int32 (w*h <= 33025).
+#define NCC_IMMAF_SMEM_BYTES(w, h) \
+	(NCC_IMMA_SMEM_BYTES(w, h) + (size_t)4 * 2 * 32 * (NCC_IMMA_TILE + (w) - 1) + (size_t)4 * 2 * 32 * NCC_IMMA_TILE)
+
+extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_u8_t8(float* __restrict__ d_out,
+	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, NccTplInfo info)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	extern __shared__ __align__(16) unsigned char s_imma[];
+	const int tw = info.w, th = info.h, ow = W - tw + 1, oh = H - th + 1;
+	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
+	int acc[2][4][4];
+	ncc::immaTile(s_imma, d_img, W, H, d_bfrag, tw, th, x0, y0, acc);
+
+	const int pitch = NCC_IMMA_PITCH(tw), vc = NCC_IMMA_TILE + tw - 1;
+	int* s_vs = reinterpret_cast<int*>(s_imma + (size_t)pitch * (NCC_IMMA_TILE + th - 1));  // [32][vc]
+	int* s_vq = s_vs + 32 * vc;
+	int* s_ws = s_vq + 32 * vc;                                                              // [32][64]
+	int* s_wq = s_ws + 32 * NCC_IMMA_TILE;
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
+	for (int ry0 = 0; ry0 < NCC_IMMA_TILE; ry0 += 32) {
+		__syncthreads();  // the previous half's sums are read
+		for (int c = threadIdx.x; c < vc; c += NCC_IMMA_THREADS) {
+			int s = 0, q = 0;
+			for (int r = 0; r < th; ++r) {
+				const int v = s_imma[(ry0 + r) * pitch + c];
+				s += v;
+				q += v * v;
+			}
+			s_vs[c] = s;
+			s_vq[c] = q;
+			for (int k = 1; k < 32; ++k) {
+				const int a = s_imma[(ry0 + k + th - 1) * pitch + c], b = s_imma[(ry0 + k - 1) * pitch + c];
+				s += a - b;
+				q += a * a - b * b;
+				s_vs[k * vc + c] = s;
+				s_vq[k * vc + c] = q;
+			}
+		}
+		__syncthreads();
+		for (int task = threadIdx.x; task < 64; task += NCC_IMMA_THREADS) {
+			const int k = task >> 1;
+			const int* v = ((task & 1) ? s_vq : s_vs) + k * vc;
+			int* w = ((task & 1) ? s_wq : s_ws) + k * NCC_IMMA_TILE;
+			int s = 0;
+			for (int j = 0; j < tw; ++j) s += v[j];
+			w[0] = s;
+			for (int x = 1; x < NCC_IMMA_TILE; ++x) {
+				s += v[x + tw - 1] - v[x - 1];
+				w[x] = s;
+			}
+		}
+		__syncthreads();
+		if (wy != ry0) continue;
+#pragma unroll
+		for (int m = 0; m < 2; ++m)
+#pragma unroll
+			for (int nb = 0; nb < 4; ++nb)
+#pragma unroll
+				for (int q = 0; q < 4; ++q) {
+					const int lr = 16 * m + g + (q >= 2 ? 8 : 0), lc = wx + 8 * nb + 2 * t + (q & 1);
+					const int y = y0 + ry0 + lr, x = x0 + lc;
+					if (x < ow && y < oh)
+						d_out[(size_t)y * ow + x] = ncc::nccScoreInt((ncc::u64)(unsigned)acc[m][nb][q],
+							s_ws[lr * NCC_IMMA_TILE + lc], s_wq[lr * NCC_IMMA_TILE + lc], info, 255);
+				}
+	}
 #endif
 }
 

@@ -282,9 +282,10 @@ final class TemplateMatchingGpu {
 					else for (Planes t : templates)
 						ls.add(d.prepare(t, null));
 					double[] t = new double[reps];
+					boolean tables = ls.stream().anyMatch(l -> l.usesTables);
 					for (int r = 0; r < reps; r++)
 						t[r] = s.timeMillis(() -> {
-							d.buildTables();
+							if (tables) d.buildTables();
 							for (Launch l : ls)
 								l.run();
 						});
@@ -387,6 +388,8 @@ final class TemplateMatchingGpu {
 
 		/** Whether part must be zeroed before the launch (split launches add into it). */
 		boolean zeroPart = true;
+		/** Whether the launch reads the image's tables (the fused tensor-core kernel does not). */
+		boolean usesTables = true;
 
 		void run() {
 			if (constantWords == null) {
@@ -547,21 +550,34 @@ final class TemplateMatchingGpu {
 				&& immaSharedBytes(tw, th) <= s.device().maxSharedPerBlockOptin;
 		}
 
-		/** u8 pair: the sums of products on the tensor cores into part, then ncc_finish_u8_t8. */
+		/**
+		 * u8 pair on the tensor cores: ncc_immaf_u8_t8 (window sums from its staged tile, scores
+		 * written directly) where its shared memory fits, else the sums of products into part and
+		 * ncc_finish_u8_t8 over the tables.
+		 */
 		private void imma(Launch l, TemplateMatchingCpu.Prepared p, Planes t) {
 			int tw = t.width(), th = t.height();
 			int[] frag = immaFragments((byte[]) t.plane(0), tw, th);
 			DeviceBuffer b = l.own(s.alloc(4L * frag.length));
 			s.upload(frag, 0, frag.length, b.ptr());
+			byte[] info = info(p, Mode.T8, quads(true, tw)).array();
+			l.grid = new int[] { ceil(iw - tw + 1, IMMA_TILE), ceil(ih - th + 1, IMMA_TILE) };
+			l.block = new int[] { IMMA_THREADS };
+			long fused = immaFusedSharedBytes(tw, th);
+			if (fused <= s.device().maxSharedPerBlockOptin) {
+				l.kernel = "ncc_immaf_u8_t8";
+				l.shared = (int) fused;
+				l.args = new Object[] { l.out, img, iw, ih, b, info };
+				l.usesTables = false;
+				return;
+			}
 			l.part = l.own(s.alloc(8 * l.mapSize));
 			l.zeroPart = false; // every sum is written, none added to
 			l.kernel = "ncc_imma_u8_t8";
-			l.grid = new int[] { ceil(iw - tw + 1, IMMA_TILE), ceil(ih - th + 1, IMMA_TILE) };
-			l.block = new int[] { IMMA_THREADS };
 			l.shared = (int) immaSharedBytes(tw, th);
 			l.args = new Object[] { l.part, img, iw, ih, b, tw, th };
 			l.finishKernel = "ncc_finish_u8_t8";
-			l.finishArgs = new Object[] { l.out, l.part, img, sum, sq, iw, ih, info(p, Mode.T8, quads(true, tw)).array() };
+			l.finishArgs = new Object[] { l.out, l.part, img, sum, sq, iw, ih, info };
 		}
 
 		/** Masks, and 32-bit images with non-finite pixels: every window summed directly. */
@@ -712,6 +728,11 @@ final class TemplateMatchingGpu {
 		int chunks = (tw + IMMA_JC - 1) / IMMA_JC;
 		long pitch = (IMMA_TILE + IMMA_JC * chunks + 95) / 128 * 128 + 32;
 		return pitch * (IMMA_TILE + th - 1L);
+	}
+
+	/** NCC_IMMAF_SMEM_BYTES: the staged tile, then column sums [2][32][63 + w] and window sums [2][32][64], int. */
+	static long immaFusedSharedBytes(int tw, int th) {
+		return immaSharedBytes(tw, th) + 4L * 2 * 32 * (IMMA_TILE + tw - 1) + 4L * 2 * 32 * IMMA_TILE;
 	}
 
 	/**
