@@ -65,6 +65,10 @@ final class TemplateMatchingGpu {
 	 * benchmark reach it through {@link Path#IMMA}.
 	 */
 	static final boolean IMMA_BY_DEFAULT = false;
+	/** For tests: the tensor-core sums through ncc_finish_u8_t8 even where the fused kernel fits. */
+	static volatile boolean immaUnfusedForTest;
+	/** Tensor-core launches prepared so far, for tests that must know the path was taken. */
+	static final java.util.concurrent.atomic.AtomicInteger immaLaunches = new java.util.concurrent.atomic.AtomicInteger();
 	/** NCC_IMMA_*: template columns per K step, outputs per block side, threads, exact size limit. */
 	private static final int IMMA_JC = 24, IMMA_TILE = 64, IMMA_THREADS = 128, IMMA_MAX_PIXELS = 33025;
 
@@ -556,6 +560,7 @@ final class TemplateMatchingGpu {
 		 * ncc_finish_u8_t8 over the tables.
 		 */
 		private void imma(Launch l, TemplateMatchingCpu.Prepared p, Planes t) {
+			immaLaunches.incrementAndGet();
 			int tw = t.width(), th = t.height();
 			int[] frag = immaFragments((byte[]) t.plane(0), tw, th);
 			DeviceBuffer b = l.own(s.alloc(4L * frag.length));
@@ -564,7 +569,7 @@ final class TemplateMatchingGpu {
 			l.grid = new int[] { ceil(iw - tw + 1, IMMA_TILE), ceil(ih - th + 1, IMMA_TILE) };
 			l.block = new int[] { IMMA_THREADS };
 			long fused = immaFusedSharedBytes(tw, th);
-			if (fused <= s.device().maxSharedPerBlockOptin) {
+			if (fused <= s.device().maxSharedPerBlockOptin && !immaUnfusedForTest) {
 				l.kernel = "ncc_immaf_u8_t8";
 				l.shared = (int) fused;
 				l.args = new Object[] { l.out, img, iw, ih, b, info };

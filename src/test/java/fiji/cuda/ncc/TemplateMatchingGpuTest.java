@@ -270,6 +270,31 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
+	void tensorCoreMapsAreExactAgainstTheCpuPath() {
+		// Path.IMMA: many 64x64 blocks, edges that cut blocks, templates narrower, as wide as and
+		// wider than one 24-column K step; the fused kernel, and the sums through ncc_finish_u8_t8
+		Planes image = TestImages.random(PixelType.UINT8, 2053, 1031, 1, 23);
+		for (int[] t : new int[][] { { 1, 1 }, { 8, 8 }, { 16, 16 }, { 24, 7 }, { 25, 33 }, { 64, 64 }, { 128, 96 } }) {
+			Planes tpl = template(PixelType.UINT8, t[0], t[1], 30 + t[0] + t[1]);
+			float[] cpu = TemplateMatching.match(image, 0, tpl, 0, null, false, CPU);
+			for (boolean unfused : new boolean[] { false, true }) {
+				float[] gpu;
+				int before = TemplateMatchingGpu.immaLaunches.get();
+				try {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.IMMA;
+					TemplateMatchingGpu.immaUnfusedForTest = unfused;
+					gpu = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+					assertEquals(before + 1, TemplateMatchingGpu.immaLaunches.get(), "the tensor-core path was not taken");
+				} finally {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+					TemplateMatchingGpu.immaUnfusedForTest = false;
+				}
+				assertLikeCpu(cpu, gpu, "2053x1031 IMMA " + t[0] + "x" + t[1] + (unfused ? " unfused" : " fused"));
+			}
+		}
+	}
+
+	@Test
 	void plantedCopiesAreFoundOnTheGpu() {
 		int[][] spots = DetectionTest.SPOTS;
 		for (PixelType it : TYPES) {
