@@ -761,14 +761,12 @@ __device__ __forceinline__ void immaU8(int (&c)[4], unsigned a0, unsigned a1, un
 
 namespace ncc {
 
-// Stages the block's image tile (zero outside the image) and accumulates the sums of products
-// of its 64x64 outputs: lane (g, t) of warp w ends with acc[m][nb][q] = SIT at row
-// (w / 2) * 32 + 16m + g + 8 (q >= 2), column (w % 2) * 32 + 8nb + 2t + (q & 1) of the block.
-__device__ __forceinline__ void immaTile(unsigned char* s_imma, const u8* __restrict__ d_img, int W, int H,
-	const uint2* __restrict__ d_bfrag, int tw, int th, int x0, int y0, int (&acc)[2][4][4])
+// Stages the block's image tile: rows y0 .. y0 + 63 + th - 1, NCC_IMMA_PITCH(tw) columns from
+// x0, zero outside the image.
+__device__ __forceinline__ void immaStage(unsigned char* s_imma, const u8* __restrict__ d_img, int W, int H, int tw,
+	int th, int x0, int y0)
 {
-	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw), rows = NCC_IMMA_TILE + th - 1;
-	const int words = pitch / 4;
+	const int pitch = NCC_IMMA_PITCH(tw), rows = NCC_IMMA_TILE + th - 1, words = pitch / 4;
 	for (int idx = threadIdx.x; idx < rows * words; idx += NCC_IMMA_THREADS) {
 		const int r = idx / words, c4 = (idx - r * words) * 4, gy = y0 + r, gx = x0 + c4;
 		unsigned v = 0;
@@ -783,8 +781,15 @@ __device__ __forceinline__ void immaTile(unsigned char* s_imma, const u8* __rest
 		}
 		*reinterpret_cast<unsigned*>(s_imma + r * pitch + c4) = v;
 	}
-	__syncthreads();
+}
 
+// The sums of products of the block's 64x64 outputs over the staged tile: lane (g, t) of warp w
+// ends with acc[m][nb][q] = SIT at row (w / 2) * 32 + 16m + g + 8 (q >= 2), column
+// (w % 2) * 32 + 8nb + 2t + (q & 1) of the block.
+__device__ __forceinline__ void immaMultiply(const unsigned char* s_imma, const uint2* __restrict__ d_bfrag, int tw,
+	int th, int (&acc)[2][4][4])
+{
+	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw);
 	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
 #pragma unroll
@@ -810,6 +815,84 @@ __device__ __forceinline__ void immaTile(unsigned char* s_imma, const u8* __rest
 			}
 		}
 	}
+}
+
+__device__ __forceinline__ void immaTile(unsigned char* s_imma, const u8* __restrict__ d_img, int W, int H,
+	const uint2* __restrict__ d_bfrag, int tw, int th, int x0, int y0, int (&acc)[2][4][4])
+{
+	immaStage(s_imma, d_img, W, H, tw, th, x0, y0);
+	__syncthreads();
+	immaMultiply(s_imma, d_bfrag, tw, th, acc);
+}
+
+// Window sums (SI, SI2) of output rows ry0 .. ry0+31 of the block into s_ws/s_wq rows
+// wr0 .. wr0+31 ([row][64]): column sums of th rows for every staged column (sliding down) into
+// s_vs/s_vq ([32][64 + tw - 1]), then row sums of tw of those (sliding right). Exact in int32
+// for w*h <= 33025. Starts and ends with a barrier.
+__device__ __forceinline__ void immaWindowSums(const unsigned char* s_imma, int tw, int th, int ry0, int* s_vs,
+	int* s_vq, int* s_ws, int* s_wq, int wr0)
+{
+	const int pitch = NCC_IMMA_PITCH(tw), vc = NCC_IMMA_TILE + tw - 1;
+	__syncthreads();
+	for (int c = threadIdx.x; c < vc; c += NCC_IMMA_THREADS) {
+		int s = 0, q = 0;
+		for (int r = 0; r < th; ++r) {
+			const int v = s_imma[(ry0 + r) * pitch + c];
+			s += v;
+			q += v * v;
+		}
+		s_vs[c] = s;
+		s_vq[c] = q;
+		for (int k = 1; k < 32; ++k) {
+			const int a = s_imma[(ry0 + k + th - 1) * pitch + c], b = s_imma[(ry0 + k - 1) * pitch + c];
+			s += a - b;
+			q += a * a - b * b;
+			s_vs[k * vc + c] = s;
+			s_vq[k * vc + c] = q;
+		}
+	}
+	__syncthreads();
+	for (int task = threadIdx.x; task < 64; task += NCC_IMMA_THREADS) {
+		const int k = task >> 1;
+		const int* v = ((task & 1) ? s_vq : s_vs) + k * vc;
+		int* w = ((task & 1) ? s_wq : s_ws) + (wr0 + k) * NCC_IMMA_TILE;
+		int s = 0;
+		for (int j = 0; j < tw; ++j) s += v[j];
+		w[0] = s;
+		for (int x = 1; x < NCC_IMMA_TILE; ++x) {
+			s += v[x + tw - 1] - v[x - 1];
+			w[x] = s;
+		}
+	}
+	__syncthreads();
+}
+
+// One score, not inlined: 32 inlined copies of the 128-bit normalization per lane cost the
+// bank kernel 236 registers.
+__device__ __noinline__ float immaScore(u64 sit, int si, int si2, NccTplInfo info) {
+	return nccScoreInt(sit, si, si2, info, 255);
+}
+
+// Scores of this lane's outputs in block rows rows0 .. rows0+31 (only the warps that own them
+// write): SIT from acc, SI/SI2 from s_ws/s_wq row (block row - wbase).
+__device__ __forceinline__ void immaScores(float* __restrict__ d_out, const int (&acc)[2][4][4], const int* s_ws,
+	const int* s_wq, int wbase, int rows0, int x0, int y0, int ow, int oh, const NccTplInfo& info)
+{
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
+	if (wy != rows0) return;
+#pragma unroll
+	for (int m = 0; m < 2; ++m)
+#pragma unroll
+		for (int nb = 0; nb < 4; ++nb)
+#pragma unroll
+			for (int q = 0; q < 4; ++q) {
+				const int br = wy + 16 * m + g + (q >= 2 ? 8 : 0), lc = wx + 8 * nb + 2 * t + (q & 1);
+				const int y = y0 + br, x = x0 + lc, wr = br - wbase;
+				if (x < ow && y < oh)
+					d_out[(size_t)y * ow + x] = immaScore((u64)(unsigned)acc[m][nb][q], s_ws[wr * NCC_IMMA_TILE + lc],
+						s_wq[wr * NCC_IMMA_TILE + lc], info);
+			}
 }
 
 } // namespace ncc
@@ -855,60 +938,52 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_u8_t8(f
 	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
 	int acc[2][4][4];
 	ncc::immaTile(s_imma, d_img, W, H, d_bfrag, tw, th, x0, y0, acc);
-
-	const int pitch = NCC_IMMA_PITCH(tw), vc = NCC_IMMA_TILE + tw - 1;
-	int* s_vs = reinterpret_cast<int*>(s_imma + (size_t)pitch * (NCC_IMMA_TILE + th - 1));  // [32][vc]
+	const int vc = NCC_IMMA_TILE + tw - 1;
+	int* s_vs = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(tw, th));  // [32][vc]
 	int* s_vq = s_vs + 32 * vc;
-	int* s_ws = s_vq + 32 * vc;                                                              // [32][64]
+	int* s_ws = s_vq + 32 * vc;                                                // [32][64]
 	int* s_wq = s_ws + 32 * NCC_IMMA_TILE;
-	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
+#pragma unroll 1
 	for (int ry0 = 0; ry0 < NCC_IMMA_TILE; ry0 += 32) {
-		__syncthreads();  // the previous half's sums are read
-		for (int c = threadIdx.x; c < vc; c += NCC_IMMA_THREADS) {
-			int s = 0, q = 0;
-			for (int r = 0; r < th; ++r) {
-				const int v = s_imma[(ry0 + r) * pitch + c];
-				s += v;
-				q += v * v;
-			}
-			s_vs[c] = s;
-			s_vq[c] = q;
-			for (int k = 1; k < 32; ++k) {
-				const int a = s_imma[(ry0 + k + th - 1) * pitch + c], b = s_imma[(ry0 + k - 1) * pitch + c];
-				s += a - b;
-				q += a * a - b * b;
-				s_vs[k * vc + c] = s;
-				s_vq[k * vc + c] = q;
-			}
-		}
-		__syncthreads();
-		for (int task = threadIdx.x; task < 64; task += NCC_IMMA_THREADS) {
-			const int k = task >> 1;
-			const int* v = ((task & 1) ? s_vq : s_vs) + k * vc;
-			int* w = ((task & 1) ? s_wq : s_ws) + k * NCC_IMMA_TILE;
-			int s = 0;
-			for (int j = 0; j < tw; ++j) s += v[j];
-			w[0] = s;
-			for (int x = 1; x < NCC_IMMA_TILE; ++x) {
-				s += v[x + tw - 1] - v[x - 1];
-				w[x] = s;
-			}
-		}
-		__syncthreads();
-		if (wy != ry0) continue;
-#pragma unroll
-		for (int m = 0; m < 2; ++m)
-#pragma unroll
-			for (int nb = 0; nb < 4; ++nb)
-#pragma unroll
-				for (int q = 0; q < 4; ++q) {
-					const int lr = 16 * m + g + (q >= 2 ? 8 : 0), lc = wx + 8 * nb + 2 * t + (q & 1);
-					const int y = y0 + ry0 + lr, x = x0 + lc;
-					if (x < ow && y < oh)
-						d_out[(size_t)y * ow + x] = ncc::nccScoreInt((ncc::u64)(unsigned)acc[m][nb][q],
-							s_ws[lr * NCC_IMMA_TILE + lc], s_wq[lr * NCC_IMMA_TILE + lc], info, 255);
-				}
+		ncc::immaWindowSums(s_imma, tw, th, ry0, s_vs, s_vq, s_ws, s_wq, 0);
+		ncc::immaScores(d_out, acc, s_ws, s_wq, ry0, ry0, x0, y0, ow, oh, info);
+	}
+#endif
+}
+
+// ncc_immaf_bank_u8_t8: nT templates of one size, as ncc_immaf_u8_t8 each, sharing the staged
+// tile and the window sums (computed once for all 64 rows). Template k: fragments at
+// d_bfrag + k * h * NCC_IMMA_CHUNKS(w) * 32, info d_info[k], scores at d_out + k * ow * oh.
+// blockDim (128), grid (ceil(ow / 64), ceil(oh / 64), Z), templates k = blockIdx.z, += Z;
+// dynamic shared bytes NCC_IMMAF_BANK_SMEM_BYTES(w, h).
+#define NCC_IMMAF_BANK_SMEM_BYTES(w, h) \
+	(NCC_IMMA_SMEM_BYTES(w, h) + (size_t)4 * 2 * 32 * (NCC_IMMA_TILE + (w) - 1) + (size_t)4 * 2 * 64 * NCC_IMMA_TILE)
+
+extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8_t8(float* __restrict__ d_out,
+	const u8* __restrict__ d_img, int W, int H, int nT, const NccTplInfo* __restrict__ d_info,
+	const uint2* __restrict__ d_bfrag)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	extern __shared__ __align__(16) unsigned char s_imma[];
+	const NccTplInfo info0 = d_info[0];
+	const int tw = info0.w, th = info0.h, ow = W - tw + 1, oh = H - th + 1;
+	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
+	ncc::immaStage(s_imma, d_img, W, H, tw, th, x0, y0);
+	const int vc = NCC_IMMA_TILE + tw - 1;
+	int* s_vs = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(tw, th));  // [32][vc]
+	int* s_vq = s_vs + 32 * vc;
+	int* s_ws = s_vq + 32 * vc;                                                // [64][64]
+	int* s_wq = s_ws + 64 * NCC_IMMA_TILE;
+	for (int ry0 = 0; ry0 < NCC_IMMA_TILE; ry0 += 32)
+		ncc::immaWindowSums(s_imma, tw, th, ry0, s_vs, s_vq, s_ws, s_wq, ry0);  // barriers order the staging too
+	const size_t mapSize = (size_t)ow * oh, fragsPer = (size_t)th * NCC_IMMA_CHUNKS(tw) * 32;
+	for (int k = blockIdx.z; k < nT; k += gridDim.z) {
+		int acc[2][4][4];
+		ncc::immaMultiply(s_imma, d_bfrag + k * fragsPer, tw, th, acc);
+		const NccTplInfo info = d_info[k];
+#pragma unroll 1
+		for (int ry0 = 0; ry0 < NCC_IMMA_TILE; ry0 += 32)
+			ncc::immaScores(d_out + k * mapSize, acc, s_ws, s_wq, 0, ry0, x0, y0, ow, oh, info);
 	}
 #endif
 }

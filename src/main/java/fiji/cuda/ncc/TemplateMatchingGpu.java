@@ -612,6 +612,42 @@ final class TemplateMatchingGpu {
 			l.args = new Object[] { l.out, img, iw, ih, info.array(), d_off, d_tv };
 		}
 
+		/** 8-bit bank on the tensor cores: one tile and one set of window sums per block for all templates. */
+		private Launch immaBank(List<Planes> templates) {
+			immaLaunches.incrementAndGet();
+			Planes t0 = templates.get(0);
+			int tw = t0.width(), th = t0.height(), nt = templates.size(), tq = quads(true, tw);
+			int per = th * ((tw + IMMA_JC - 1) / IMMA_JC) * 64;
+			int[] frag = new int[nt * per];
+			ByteBuffer info = GpuSession.struct(INFO_BYTES * nt);
+			for (int i = 0; i < nt; i++) {
+				Planes t = templates.get(i);
+				TemplateMatchingCpu.Prepared p = new TemplateMatchingCpu.Prepared(t.plane(0), t.type(), tw, th, null, iw);
+				System.arraycopy(immaFragments((byte[]) t.plane(0), tw, th), 0, frag, i * per, per);
+				info.put(info(p, Mode.T8, tq).array());
+			}
+			Launch l = new Launch(s, nt, (long) (iw - tw + 1) * (ih - th + 1));
+			try {
+				DeviceBuffer b = l.own(s.alloc(4L * frag.length)), d_info = l.own(s.alloc(INFO_BYTES * nt));
+				s.upload(frag, 0, frag.length, b.ptr());
+				s.upload(info.array(), 0, INFO_BYTES * nt, d_info.ptr());
+				int gx = ceil(iw - tw + 1, IMMA_TILE), gy = ceil(ih - th + 1, IMMA_TILE);
+				// spread the templates over blockIdx.z only when the map alone has too few blocks
+				long blocks = (long) gx * gy;
+				int z = (int) Math.max(1, Math.min(nt, (2L * s.device().multiprocessors + blocks - 1) / blocks));
+				l.kernel = "ncc_immaf_bank_u8_t8";
+				l.grid = new int[] { gx, gy, z };
+				l.block = new int[] { IMMA_THREADS };
+				l.shared = (int) immaBankSharedBytes(tw, th);
+				l.args = new Object[] { l.out, img, iw, ih, nt, d_info, b };
+				l.usesTables = false;
+				return l;
+			} catch (RuntimeException e) {
+				l.close();
+				throw e;
+			}
+		}
+
 		/** All templates share one size, type and mode; one launch writes every map. */
 		Launch prepareBank(List<Planes> templates) {
 			Planes t0 = templates.get(0);
@@ -619,6 +655,10 @@ final class TemplateMatchingGpu {
 			Mode m = mode(type, t0.type());
 			boolean t8 = m == Mode.T8;
 			int tq = quads(t8, tw);
+			Path path = pathForTest;
+			if (t8 && (path == Path.IMMA || path == Path.AUTO && IMMA_BY_DEFAULT) && immaFits(tw, th)
+				&& immaBankSharedBytes(tw, th) <= s.device().maxSharedPerBlockOptin)
+				return immaBank(templates);
 			int per = th * 4 * tq;
 			int[] words = new int[nt * per];
 			ByteBuffer info = GpuSession.struct(INFO_BYTES * nt);
@@ -738,6 +778,11 @@ final class TemplateMatchingGpu {
 	/** NCC_IMMAF_SMEM_BYTES: the staged tile, then column sums [2][32][63 + w] and window sums [2][32][64], int. */
 	static long immaFusedSharedBytes(int tw, int th) {
 		return immaSharedBytes(tw, th) + 4L * 2 * 32 * (IMMA_TILE + tw - 1) + 4L * 2 * 32 * IMMA_TILE;
+	}
+
+	/** NCC_IMMAF_BANK_SMEM_BYTES: the staged tile, column sums [2][32][63 + w], window sums [2][64][64], int. */
+	static long immaBankSharedBytes(int tw, int th) {
+		return immaSharedBytes(tw, th) + 4L * 2 * 32 * (IMMA_TILE + tw - 1) + 4L * 2 * 64 * IMMA_TILE;
 	}
 
 	/**

@@ -144,16 +144,26 @@ public final class TemplateMatchingBenchmark {
 		String[] targets = { "", "<= 0.1", "<= 0.3", "<= 1.0", "" };
 		int[] sizes = { 8, 16, 32, 64, 128 };
 		for (int k = 0; k < sizes.length; k++) {
-			List<Planes> one = List.of(cut(image, sizes[k], 2));
-			double auto = TemplateMatchingGpu.deviceMillis(Gpu.get(), plane, one, 9);
-			double imma;
-			try {
-				TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.IMMA;
-				imma = TemplateMatchingGpu.deviceMillis(Gpu.get(), plane, one, 9);
-			} finally {
-				TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
-			}
-			System.out.printf(Locale.ROOT, "| %d² | %.3f | %.3f | %s |%n", sizes[k], auto, imma, targets[k]);
+			double[] ms = autoAndImma(plane, List.of(cut(image, sizes[k], 2)), 9);
+			System.out.printf(Locale.ROOT, "| %d² | %.3f | %.3f | %s |%n", sizes[k], ms[0], ms[1], targets[k]);
+		}
+		for (int n : new int[] { 16, 64 }) {
+			List<Planes> bank = new ArrayList<>();
+			for (int i = 0; i < n; i++)
+				bank.add(cut(image, 16, 3 + i));
+			double[] ms = autoAndImma(plane, bank, 5);
+			System.out.printf(Locale.ROOT, "| bank of %d × 16² | %.3f | %.3f | |%n", n, ms[0], ms[1]);
+		}
+	}
+
+	/** @return device ms of the maps as AUTO makes them, then through {@code Path.IMMA} */
+	static double[] autoAndImma(Planes plane, List<Planes> templates, int reps) {
+		double auto = TemplateMatchingGpu.deviceMillis(Gpu.get(), plane, templates, reps);
+		try {
+			TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.IMMA;
+			return new double[] { auto, TemplateMatchingGpu.deviceMillis(Gpu.get(), plane, templates, reps) };
+		} finally {
+			TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
 		}
 	}
 

@@ -295,6 +295,33 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
+	void tensorCoreBanksMatchOneByOne() {
+		// ncc_immaf_bank_u8_t8: shared tile and window sums, one map per template, a flat one
+		// among them; a small image (templates spread over blockIdx.z) and a large one
+		for (int[] size : new int[][] { { 300, 199 }, { 1031, 777 } }) {
+			Planes image = TestImages.random(PixelType.UINT8, size[0], size[1], 1, 33);
+			for (int[] t : new int[][] { { 16, 16 }, { 31, 17 } }) {
+				List<Template> bank = new ArrayList<>();
+				for (int i = 0; i < 6; i++)
+					bank.add(new Template(template(PixelType.UINT8, t[0], t[1], 70 + i), null, i, 0, false));
+				bank.add(new Template(Planes.wrap(t[0], t[1], new byte[t[0] * t[1]]), null, 6, 0, false));
+				List<float[]> maps;
+				int before = TemplateMatchingGpu.immaLaunches.get();
+				try {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.IMMA;
+					maps = TemplateMatching.matchAll(image, 0, bank, GPU);
+					assertEquals(before + 1, TemplateMatchingGpu.immaLaunches.get(), "not one tensor-core bank launch");
+				} finally {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+				}
+				for (int i = 0; i < bank.size(); i++)
+					assertLikeCpu(TemplateMatching.match(image, 0, bank.get(i).pixels, 0, null, false, CPU), maps.get(i),
+						size[0] + "x" + size[1] + " IMMA bank " + t[0] + "x" + t[1] + " template " + i);
+			}
+		}
+	}
+
+	@Test
 	void plantedCopiesAreFoundOnTheGpu() {
 		int[][] spots = DetectionTest.SPOTS;
 		for (PixelType it : TYPES) {
