@@ -762,25 +762,49 @@ __device__ __forceinline__ void immaU8(int (&c)[4], unsigned a0, unsigned a1, un
 namespace ncc {
 
 // Stages the block's image tile: rows y0 .. y0 + 63 + th - 1, NCC_IMMA_PITCH(tw) columns from
-// x0, zero outside the image.
+// x0, zero outside the image. Asynchronous copies (cp.async, zero-filled past the image) put every
+// load of the tile in flight at once; a load-then-store loop waited out one memory latency per
+// word. Rows that are not 4-byte aligned go byte by byte. The caller waits (immaStageWait).
 __device__ __forceinline__ void immaStage(unsigned char* s_imma, const u8* __restrict__ d_img, int W, int H, int tw,
 	int th, int x0, int y0)
 {
-	const int pitch = NCC_IMMA_PITCH(tw), rows = NCC_IMMA_TILE + th - 1, words = pitch / 4;
-	for (int idx = threadIdx.x; idx < rows * words; idx += NCC_IMMA_THREADS) {
-		const int r = idx / words, c4 = (idx - r * words) * 4, gy = y0 + r, gx = x0 + c4;
-		unsigned v = 0;
-		if (gy < H) {
-			const u8* p = d_img + (size_t)gy * W;
-			if ((W & 3) == 0 && gx + 3 < W) {
-				v = __ldg(reinterpret_cast<const unsigned*>(p + gx));
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	const int pitch = NCC_IMMA_PITCH(tw), rows = NCC_IMMA_TILE + th - 1;
+	if ((W & 15) == 0 && (reinterpret_cast<size_t>(d_img) & 15) == 0) {
+		const int quads = pitch / 16;
+		for (int idx = threadIdx.x; idx < rows * quads; idx += NCC_IMMA_THREADS) {
+			const int r = idx / quads, c16 = (idx - r * quads) * 16, gy = y0 + r, gx = x0 + c16;
+			const int bytes = gy < H ? min(max(W - gx, 0), 16) : 0;
+			const u8* src = bytes ? d_img + (size_t)gy * W + gx : d_img;
+			const unsigned dst = (unsigned)__cvta_generic_to_shared(s_imma + r * pitch + c16);
+			asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
+		}
+	} else {
+		const int words = pitch / 4;
+		for (int idx = threadIdx.x; idx < rows * words; idx += NCC_IMMA_THREADS) {
+			const int r = idx / words, c4 = (idx - r * words) * 4, gy = y0 + r, gx = x0 + c4;
+			const u8* p = d_img + (size_t)gy * W + gx;
+			const int bytes = gy < H ? min(max(W - gx, 0), 4) : 0;
+			if (bytes == 0 || (reinterpret_cast<size_t>(p) & 3) == 0) {
+				const unsigned dst = (unsigned)__cvta_generic_to_shared(s_imma + r * pitch + c4);
+				asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(bytes ? p : d_img),
+					"r"(bytes));
 			} else {
-				for (int q = 0; q < 4; ++q)
-					if (gx + q < W) v |= (unsigned)__ldg(p + gx + q) << (8 * q);
+				unsigned v = 0;
+				for (int q = 0; q < bytes; ++q) v |= (unsigned)__ldg(p + q) << (8 * q);
+				*reinterpret_cast<unsigned*>(s_imma + r * pitch + c4) = v;
 			}
 		}
-		*reinterpret_cast<unsigned*>(s_imma + r * pitch + c4) = v;
 	}
+	asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+__device__ __forceinline__ void immaStageWait() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	asm volatile("cp.async.wait_group 0;\n" ::);
+#endif
+	__syncthreads();
 }
 
 // The sums of products of the block's 64x64 outputs over the staged tile: lane (g, t) of warp w
@@ -821,18 +845,28 @@ __device__ __forceinline__ void immaTile(unsigned char* s_imma, const u8* __rest
 	const uint2* __restrict__ d_bfrag, int tw, int th, int x0, int y0, int (&acc)[2][4][4])
 {
 	immaStage(s_imma, d_img, W, H, tw, th, x0, y0);
-	__syncthreads();
+	immaStageWait();
 	immaMultiply(s_imma, d_bfrag, tw, th, acc);
 }
 
-// Window sums (SI, SI2) of output rows ry0 .. ry0+31 of the block into s_ws/s_wq rows
-// wr0 .. wr0+31 ([row][64]): column sums of th rows for every staged column (sliding down) into
-// s_vs/s_vq ([32][64 + tw - 1]), then row sums of tw of those (sliding right). Exact in int32
-// for w*h <= 33025. Starts and ends with a barrier.
+// Pitches of the window-sum buffers, in ints. The column sums [32][NCC_IMMA_VP(w)] are read
+// by lanes 32 rows apart, so their pitch is odd. The window sums are stored transposed,
+// [64 columns][WP], WP = 4 mod 16: the row pass stores 32 consecutive rows, and the lanes (g, t)
+// of a score read rows g and columns 2t, words 8t + g apart in the banks.
+#define NCC_IMMA_VP(w) ((NCC_IMMA_TILE + (w) - 1) | 1)
+#define NCC_IMMAF_WP 36         // one half of 32 rows
+#define NCC_IMMAF_BANK_WP 68    // all 64 rows
+
+// Window sums (SI, SI2) of output rows ry0 .. ry0+31 of the block, into s_ws/s_wq rows
+// wr0 .. wr0+31 (transposed: [column][WP]). First the column sums of th rows of every staged
+// column, sliding down, into s_vs/s_vq ([32][VP]); then the row sums of tw of those, sliding
+// right, one lane per row: warps 0 and 1 SI, 2 and 3 SI2, each warp half of the 64 columns.
+// Exact in int32 for w*h <= 33025. Starts and ends with a barrier.
+template <int WP>
 __device__ __forceinline__ void immaWindowSums(const unsigned char* s_imma, int tw, int th, int ry0, int* s_vs,
 	int* s_vq, int* s_ws, int* s_wq, int wr0)
 {
-	const int pitch = NCC_IMMA_PITCH(tw), vc = NCC_IMMA_TILE + tw - 1;
+	const int pitch = NCC_IMMA_PITCH(tw), vc = NCC_IMMA_TILE + tw - 1, vp = NCC_IMMA_VP(tw);
 	__syncthreads();
 	for (int c = threadIdx.x; c < vc; c += NCC_IMMA_THREADS) {
 		int s = 0, q = 0;
@@ -843,38 +877,45 @@ __device__ __forceinline__ void immaWindowSums(const unsigned char* s_imma, int 
 		}
 		s_vs[c] = s;
 		s_vq[c] = q;
+#pragma unroll 4
 		for (int k = 1; k < 32; ++k) {
 			const int a = s_imma[(ry0 + k + th - 1) * pitch + c], b = s_imma[(ry0 + k - 1) * pitch + c];
 			s += a - b;
 			q += a * a - b * b;
-			s_vs[k * vc + c] = s;
-			s_vq[k * vc + c] = q;
+			s_vs[k * vp + c] = s;
+			s_vq[k * vp + c] = q;
 		}
 	}
 	__syncthreads();
-	for (int task = threadIdx.x; task < 64; task += NCC_IMMA_THREADS) {
-		const int k = task >> 1;
-		const int* v = ((task & 1) ? s_vq : s_vs) + k * vc;
-		int* w = ((task & 1) ? s_wq : s_ws) + (wr0 + k) * NCC_IMMA_TILE;
+	{
+		const int warp = threadIdx.x >> 5, k = threadIdx.x & 31, xh = (warp & 1) * 32;
+		const int* v = ((warp & 2) ? s_vq : s_vs) + k * vp + xh;
+		int* w = ((warp & 2) ? s_wq : s_ws) + xh * WP + wr0 + k;
 		int s = 0;
 		for (int j = 0; j < tw; ++j) s += v[j];
 		w[0] = s;
-		for (int x = 1; x < NCC_IMMA_TILE; ++x) {
+#pragma unroll 4
+		for (int x = 1; x < 32; ++x) {
 			s += v[x + tw - 1] - v[x - 1];
-			w[x] = s;
+			w[x * WP] = s;
 		}
 	}
 	__syncthreads();
 }
 
-// One score, not inlined: 32 inlined copies of the 128-bit normalization per lane cost the
-// bank kernel 236 registers.
-__device__ __noinline__ float immaScore(u64 sit, int si, int si2, NccTplInfo info) {
-	return nccScoreInt(sit, si, si2, info, 255);
+// One score. N * max < 2^31 always holds here (w*h <= 33025), so nccScoreInt's 64-bit branch
+// is the only one, and without the 128-bit one the score inlines cheaply.
+__device__ __forceinline__ float immaScore(int sit, int si, int si2, const NccTplInfo& info) {
+	if (!(info.varT > 0)) return 0.0f;
+	const long long v = (long long)info.n * si2 - (long long)si * si;
+	if (v <= 0) return 0.0f;   // flat window
+	const double num = (double)((long long)info.n * (unsigned)sit - (long long)si * info.sumT);
+	return nccClamp(num * rsqrt((double)v * info.varT));
 }
 
 // Scores of this lane's outputs in block rows rows0 .. rows0+31 (only the warps that own them
-// write): SIT from acc, SI/SI2 from s_ws/s_wq row (block row - wbase).
+// write): SIT from acc, SI/SI2 from s_ws/s_wq ([column][WP], row = block row - wbase).
+template <int WP>
 __device__ __forceinline__ void immaScores(float* __restrict__ d_out, const int (&acc)[2][4][4], const int* s_ws,
 	const int* s_wq, int wbase, int rows0, int x0, int y0, int ow, int oh, const NccTplInfo& info)
 {
@@ -888,10 +929,8 @@ __device__ __forceinline__ void immaScores(float* __restrict__ d_out, const int 
 #pragma unroll
 			for (int q = 0; q < 4; ++q) {
 				const int br = wy + 16 * m + g + (q >= 2 ? 8 : 0), lc = wx + 8 * nb + 2 * t + (q & 1);
-				const int y = y0 + br, x = x0 + lc, wr = br - wbase;
-				if (x < ow && y < oh)
-					d_out[(size_t)y * ow + x] = immaScore((u64)(unsigned)acc[m][nb][q], s_ws[wr * NCC_IMMA_TILE + lc],
-						s_wq[wr * NCC_IMMA_TILE + lc], info);
+				const int y = y0 + br, x = x0 + lc, at = lc * WP + br - wbase;
+				if (x < ow && y < oh) d_out[(size_t)y * ow + x] = immaScore(acc[m][nb][q], s_ws[at], s_wq[at], info);
 			}
 }
 
@@ -927,9 +966,11 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(nc
 // halves of 32: column sums of h rows for each staged column (sliding down), then row sums of w
 // of those (sliding right), all exact in int32 (w*h <= 33025).
 #define NCC_IMMAF_SMEM_BYTES(w, h) \
-	(NCC_IMMA_SMEM_BYTES(w, h) + (size_t)4 * 2 * 32 * (NCC_IMMA_TILE + (w) - 1) + (size_t)4 * 2 * 32 * NCC_IMMA_TILE)
+	(NCC_IMMA_SMEM_BYTES(w, h) + (size_t)4 * 2 * 32 * NCC_IMMA_VP(w) + (size_t)4 * 2 * NCC_IMMA_TILE * NCC_IMMAF_WP)
 
-extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_u8_t8(float* __restrict__ d_out,
+// Four blocks per SM: their shared memory fits four at w = h = 16, and 128 registers hold the
+// accumulators and the inlined scores without spilling.
+extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS, 4) ncc_immaf_u8_t8(float* __restrict__ d_out,
 	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, NccTplInfo info)
 {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
@@ -938,15 +979,15 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_u8_t8(f
 	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
 	int acc[2][4][4];
 	ncc::immaTile(s_imma, d_img, W, H, d_bfrag, tw, th, x0, y0, acc);
-	const int vc = NCC_IMMA_TILE + tw - 1;
-	int* s_vs = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(tw, th));  // [32][vc]
-	int* s_vq = s_vs + 32 * vc;
-	int* s_ws = s_vq + 32 * vc;                                                // [32][64]
-	int* s_wq = s_ws + 32 * NCC_IMMA_TILE;
+	const int vp = NCC_IMMA_VP(tw);
+	int* s_vs = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(tw, th));  // [32][vp]
+	int* s_vq = s_vs + 32 * vp;
+	int* s_ws = s_vq + 32 * vp;                                                // [64][WP]
+	int* s_wq = s_ws + NCC_IMMA_TILE * NCC_IMMAF_WP;
 #pragma unroll 1
 	for (int ry0 = 0; ry0 < NCC_IMMA_TILE; ry0 += 32) {
-		ncc::immaWindowSums(s_imma, tw, th, ry0, s_vs, s_vq, s_ws, s_wq, 0);
-		ncc::immaScores(d_out, acc, s_ws, s_wq, ry0, ry0, x0, y0, ow, oh, info);
+		ncc::immaWindowSums<NCC_IMMAF_WP>(s_imma, tw, th, ry0, s_vs, s_vq, s_ws, s_wq, 0);
+		ncc::immaScores<NCC_IMMAF_WP>(d_out, acc, s_ws, s_wq, ry0, ry0, x0, y0, ow, oh, info);
 	}
 #endif
 }
@@ -957,7 +998,7 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_u8_t8(f
 // blockDim (128), grid (ceil(ow / 64), ceil(oh / 64), Z), templates k = blockIdx.z, += Z;
 // dynamic shared bytes NCC_IMMAF_BANK_SMEM_BYTES(w, h).
 #define NCC_IMMAF_BANK_SMEM_BYTES(w, h) \
-	(NCC_IMMA_SMEM_BYTES(w, h) + (size_t)4 * 2 * 32 * (NCC_IMMA_TILE + (w) - 1) + (size_t)4 * 2 * 64 * NCC_IMMA_TILE)
+	(NCC_IMMA_SMEM_BYTES(w, h) + (size_t)4 * 2 * 32 * NCC_IMMA_VP(w) + (size_t)4 * 2 * NCC_IMMA_TILE * NCC_IMMAF_BANK_WP)
 
 extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8_t8(float* __restrict__ d_out,
 	const u8* __restrict__ d_img, int W, int H, int nT, const NccTplInfo* __restrict__ d_info,
@@ -969,13 +1010,14 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8
 	const int tw = info0.w, th = info0.h, ow = W - tw + 1, oh = H - th + 1;
 	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
 	ncc::immaStage(s_imma, d_img, W, H, tw, th, x0, y0);
-	const int vc = NCC_IMMA_TILE + tw - 1;
-	int* s_vs = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(tw, th));  // [32][vc]
-	int* s_vq = s_vs + 32 * vc;
-	int* s_ws = s_vq + 32 * vc;                                                // [64][64]
-	int* s_wq = s_ws + 64 * NCC_IMMA_TILE;
+	ncc::immaStageWait();
+	const int vp = NCC_IMMA_VP(tw);
+	int* s_vs = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(tw, th));  // [32][vp]
+	int* s_vq = s_vs + 32 * vp;
+	int* s_ws = s_vq + 32 * vp;                                                // [64][WP]
+	int* s_wq = s_ws + NCC_IMMA_TILE * NCC_IMMAF_BANK_WP;
 	for (int ry0 = 0; ry0 < NCC_IMMA_TILE; ry0 += 32)
-		ncc::immaWindowSums(s_imma, tw, th, ry0, s_vs, s_vq, s_ws, s_wq, ry0);  // barriers order the staging too
+		ncc::immaWindowSums<NCC_IMMAF_BANK_WP>(s_imma, tw, th, ry0, s_vs, s_vq, s_ws, s_wq, ry0);
 	const size_t mapSize = (size_t)ow * oh, fragsPer = (size_t)th * NCC_IMMA_CHUNKS(tw) * 32;
 	for (int k = blockIdx.z; k < nT; k += gridDim.z) {
 		int acc[2][4][4];
@@ -983,7 +1025,7 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8
 		const NccTplInfo info = d_info[k];
 #pragma unroll 1
 		for (int ry0 = 0; ry0 < NCC_IMMA_TILE; ry0 += 32)
-			ncc::immaScores(d_out + k * mapSize, acc, s_ws, s_wq, 0, ry0, x0, y0, ow, oh, info);
+			ncc::immaScores<NCC_IMMAF_BANK_WP>(d_out + k * mapSize, acc, s_ws, s_wq, 0, ry0, x0, y0, ow, oh, info);
 	}
 #endif
 }

@@ -3,6 +3,7 @@
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/ncc_imma kernels/bench/ncc_imma.cu && /tmp/ncc_imma
 //   /tmp/ncc_imma small      correctness only (for compute-sanitizer)
+//   /tmp/ncc_imma profile T  one launch of each kernel on 4096^2 with a TxT template (for ncu)
 //
 // Computes the raw correlation N(x, y) = sum_ij I(x + j, y + i) * T(j, i) of an 8-bit image and
 // an 8-bit template, exactly, in int32 (exact for templates up to 181 x 181 pixels), checks it
@@ -211,6 +212,7 @@ static void checkCase(int W, int H, int tw, int th, uint32_t seed, bool maxValue
 
 int main(int argc, char** argv) {
 	bool small = argc > 1 && std::strcmp(argv[1], "small") == 0;
+	bool profile = argc > 2 && std::strcmp(argv[1], "profile") == 0;
 	cudaDeviceProp prop;
 	CK(cudaGetDeviceProperties(&prop, 0));
 	std::printf("Device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
@@ -218,6 +220,15 @@ int main(int argc, char** argv) {
 		(int)prop.sharedMemPerBlockOptin));
 	CK(cudaFuncSetAttribute(ncc_immaf_u8_t8, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		(int)prop.sharedMemPerBlockOptin));
+
+	if (profile) {  // one launch of each kernel, for a profiler: ncc_imma profile T
+		int T = std::atoi(argv[2]);
+		Problem p(4096, 4096, T, T, 100 + T);
+		p.launch();
+		p.launchFused();
+		CK(cudaDeviceSynchronize());
+		return 0;
+	}
 
 	// sizes: 1x1 templates, 1xN and Nx1, primes, widths around the K step (23, 24, 25, 48, 49),
 	// images not multiples of the 64x64 block, template equal to the image, the largest sums

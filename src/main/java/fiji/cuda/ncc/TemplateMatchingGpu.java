@@ -60,17 +60,23 @@ final class TemplateMatchingGpu {
 	enum Path { AUTO, DIRECT, STREAM, IMMA }
 
 	/**
-	 * Whether AUTO takes the int8 tensor-core numerator (ncc_imma_u8_t8) for 8-bit pairs where it
-	 * can run. Off until it has been measured against dp4a on the GPU machine; tests and the
-	 * benchmark reach it through {@link Path#IMMA}.
+	 * For tests and the benchmark: AUTO leaves 8-bit pairs on the dp4a kernels instead of the
+	 * tensor cores, which it takes wherever they can run (sm_80 and newer, w*h <= 33025). On the
+	 * H200 the tensor cores were 1.6 to 3.0 times faster at every template size measured.
 	 */
-	static final boolean IMMA_BY_DEFAULT = false;
+	static volatile boolean immaOffForTest;
 	/** For tests: the tensor-core sums through ncc_finish_u8_t8 even where the fused kernel fits. */
 	static volatile boolean immaUnfusedForTest;
 	/** Tensor-core launches prepared so far, for tests that must know the path was taken. */
 	static final java.util.concurrent.atomic.AtomicInteger immaLaunches = new java.util.concurrent.atomic.AtomicInteger();
 	/** NCC_IMMA_*: template columns per K step, outputs per block side, threads, exact size limit. */
 	private static final int IMMA_JC = 24, IMMA_TILE = 64, IMMA_THREADS = 128, IMMA_MAX_PIXELS = 33025;
+	/**
+	 * The largest template the fused kernel takes. Its window sums grow with the template and its
+	 * shared memory cuts the blocks per SM: on the H200 (4096², u8) it took 0.76 ms against 0.97
+	 * through the tables at 64², but 4.4 against 2.4 at 128².
+	 */
+	private static final int IMMA_FUSED_MAX_PIXELS = 64 * 64;
 
 	static volatile Path pathForTest = Path.AUTO;
 	/** For tests: chunk sizes (template rows, quads) instead of the plan; 0 for the plan. */
@@ -510,7 +516,7 @@ final class TemplateMatchingGpu {
 			boolean t8 = m == Mode.T8;
 			int tq = quads(t8, t.width());
 			Path path = pathForTest;
-			if (t8 && (path == Path.IMMA || path == Path.AUTO && IMMA_BY_DEFAULT) && immaFits(t.width(), t.height())) {
+			if (t8 && immaWanted(path) && immaFits(t.width(), t.height())) {
 				imma(l, p, t);
 				return;
 			}
@@ -548,6 +554,10 @@ final class TemplateMatchingGpu {
 			}
 		}
 
+		private boolean immaWanted(Path path) {
+			return path == Path.IMMA || path == Path.AUTO && !immaOffForTest;
+		}
+
 		/** The tensor-core numerator needs sm_80, exact int32 sums and its tile in shared memory. */
 		private boolean immaFits(int tw, int th) {
 			return s.device().computeCapability() >= 80 && (long) tw * th <= IMMA_MAX_PIXELS
@@ -556,8 +566,8 @@ final class TemplateMatchingGpu {
 
 		/**
 		 * u8 pair on the tensor cores: ncc_immaf_u8_t8 (window sums from its staged tile, scores
-		 * written directly) where its shared memory fits, else the sums of products into part and
-		 * ncc_finish_u8_t8 over the tables.
+		 * written directly) up to {@link #IMMA_FUSED_MAX_PIXELS}, else the sums of products into
+		 * part and ncc_finish_u8_t8 over the tables.
 		 */
 		private void imma(Launch l, TemplateMatchingCpu.Prepared p, Planes t) {
 			immaLaunches.incrementAndGet();
@@ -569,7 +579,8 @@ final class TemplateMatchingGpu {
 			l.grid = new int[] { ceil(iw - tw + 1, IMMA_TILE), ceil(ih - th + 1, IMMA_TILE) };
 			l.block = new int[] { IMMA_THREADS };
 			long fused = immaFusedSharedBytes(tw, th);
-			if (fused <= s.device().maxSharedPerBlockOptin && !immaUnfusedForTest) {
+			if ((long) tw * th <= IMMA_FUSED_MAX_PIXELS && fused <= s.device().maxSharedPerBlockOptin
+				&& !immaUnfusedForTest) {
 				l.kernel = "ncc_immaf_u8_t8";
 				l.shared = (int) fused;
 				l.args = new Object[] { l.out, img, iw, ih, b, info };
@@ -656,7 +667,7 @@ final class TemplateMatchingGpu {
 			boolean t8 = m == Mode.T8;
 			int tq = quads(t8, tw);
 			Path path = pathForTest;
-			if (t8 && (path == Path.IMMA || path == Path.AUTO && IMMA_BY_DEFAULT) && immaFits(tw, th)
+			if (t8 && immaWanted(path) && immaFits(tw, th)
 				&& immaBankSharedBytes(tw, th) <= s.device().maxSharedPerBlockOptin)
 				return immaBank(templates);
 			int per = th * 4 * tq;
@@ -775,14 +786,19 @@ final class TemplateMatchingGpu {
 		return pitch * (IMMA_TILE + th - 1L);
 	}
 
-	/** NCC_IMMAF_SMEM_BYTES: the staged tile, then column sums [2][32][63 + w] and window sums [2][32][64], int. */
-	static long immaFusedSharedBytes(int tw, int th) {
-		return immaSharedBytes(tw, th) + 4L * 2 * 32 * (IMMA_TILE + tw - 1) + 4L * 2 * 32 * IMMA_TILE;
+	/** NCC_IMMA_VP: the pitch of the column sums, odd. */
+	private static long immaColumnPitch(int tw) {
+		return (IMMA_TILE + tw - 1) | 1;
 	}
 
-	/** NCC_IMMAF_BANK_SMEM_BYTES: the staged tile, column sums [2][32][63 + w], window sums [2][64][64], int. */
+	/** NCC_IMMAF_SMEM_BYTES: the staged tile, column sums [2][32][VP] and window sums [2][64][36], int. */
+	static long immaFusedSharedBytes(int tw, int th) {
+		return immaSharedBytes(tw, th) + 4L * 2 * 32 * immaColumnPitch(tw) + 4L * 2 * IMMA_TILE * 36;
+	}
+
+	/** NCC_IMMAF_BANK_SMEM_BYTES: the staged tile, column sums [2][32][VP] and window sums [2][64][68], int. */
 	static long immaBankSharedBytes(int tw, int th) {
-		return immaSharedBytes(tw, th) + 4L * 2 * 32 * (IMMA_TILE + tw - 1) + 4L * 2 * 64 * IMMA_TILE;
+		return immaSharedBytes(tw, th) + 4L * 2 * 32 * immaColumnPitch(tw) + 4L * 2 * IMMA_TILE * 68;
 	}
 
 	/**
