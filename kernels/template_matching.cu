@@ -721,16 +721,19 @@ NCC_MASKED_F(f32, f32)
 //                  (w*h <= 33025). On sm_75 the entry point exists but does nothing: the host
 //                  must not pick it below compute capability 8.0.
 //  d_bfrag: for template row r and K step c, lane L's two words at d_bfrag[2 * ((r * C + c) * 32
-//  + L)], C = NCC_IMMA_CHUNKS(w): with g = L / 4, t = L % 4, byte q (0..7) of the pair holds
-//  T(24c + 8t + q - g, r) when 0 <= 8t + q - g < 24 and 24c + 8t + q - g < w, else 0.
+//  + L)], C = NCC_IMMA_CHUNKS(w): with g = L / 4, t = L % 4 and k = 4t + q (q = 0..3, first
+//  word) or 12 + 4t + q (q = 4..7, second word), byte q of the pair holds T(24c + k - g, r) when
+//  0 <= k - g < 24 and 24c + k - g < w, else 0: the PTX fragment layout of B, column n = g.
 //
 // For one template row r and 8 neighbouring outputs x0 .. x0+7 of image row y,
 //     SIT(x0 + n, y) += sum_k I(x0 + k, y + r) * B_r(k, n),   B_r(k, n) = T(k - n, r),
 // a product with a band matrix: one mma.m16n8k32 (16 output rows, 8 columns, 32 image columns)
-// covers 24 template columns for all 8 outputs. The order of k inside one mma is free when A and
-// B agree: lane t of a quad takes logical columns 8t .. 8t+7, so the PTX registers a0 (k = 4t..)
-// and a2 (k = 16+4t..) are one aligned 8-byte shared-memory load, and a1|a3 (8 rows lower)
-// another. A block of 2x2 warps makes 64x64 outputs, a warp 2 m tiles x 4 n blocks.
+// covers 24 template columns for all 8 outputs. A is read in the PTX layout, one 32-bit shared
+// load per register: lane (g, t) takes columns 4t.. and 16 + 4t.. of rows g and g + 8. With
+// the pitch 16 mod 128 bytes those 32 words fall in 32 different banks, and no register moves
+// are needed to assemble the fragment. The n blocks of a warp sit 8 columns apart, so the
+// upper half of block nb is the lower half of block nb + 2: six loads per row serve four mmas.
+// A block of 2x2 warps makes 64x64 outputs, a warp 2 m tiles x 4 n blocks.
 // ---------------------------------------------------------------------------------------------
 
 #define NCC_IMMA_JC 24          // template columns per K step of 32
@@ -738,9 +741,9 @@ NCC_MASKED_F(f32, f32)
 #define NCC_IMMA_TILE 64        // output columns and rows per block
 #define NCC_IMMA_MAX_PIXELS 33025
 #define NCC_IMMA_CHUNKS(w) (((w) + NCC_IMMA_JC - 1) / NCC_IMMA_JC)
-// staged columns >= 64 + 24 * chunks; the pitch is 32 mod 128 bytes, so the four rows a
-// half-warp's 8-byte loads touch fall into four different groups of banks
-#define NCC_IMMA_PITCH(w) ((NCC_IMMA_TILE + NCC_IMMA_JC * NCC_IMMA_CHUNKS(w) + 95) / 128 * 128 + 32)
+// staged columns >= 64 + 24 * chunks; the pitch is 16 mod 128 bytes (4 mod 32 words), so the
+// eight rows of an A load start in eight different groups of four banks
+#define NCC_IMMA_PITCH(w) ((NCC_IMMA_TILE + NCC_IMMA_JC * NCC_IMMA_CHUNKS(w) + 111) / 128 * 128 + 16)
 #define NCC_IMMA_SMEM_BYTES(w, h) ((size_t)NCC_IMMA_PITCH(w) * (NCC_IMMA_TILE + (h) - 1))
 
 namespace ncc {
@@ -807,6 +810,22 @@ __device__ __forceinline__ void immaStageWait() {
 	__syncthreads();
 }
 
+// One K step of one template row for a warp's 2 x 4 tiles: s_a is row g of m tile 0 at the
+// step's first column plus 4t, p8 eight rows.
+__device__ __forceinline__ void immaStep(int (&acc)[2][4][4], const unsigned char* s_a, int p8, uint2 b) {
+#pragma unroll
+	for (int m = 0; m < 2; ++m) {
+		unsigned lo[6], hi[6];   // columns 8j + 4t of rows 16m + g and 16m + g + 8
+#pragma unroll
+		for (int j = 0; j < 6; ++j) {
+			lo[j] = *reinterpret_cast<const unsigned*>(s_a + 2 * m * p8 + 8 * j);
+			hi[j] = *reinterpret_cast<const unsigned*>(s_a + (2 * m + 1) * p8 + 8 * j);
+		}
+#pragma unroll
+		for (int nb = 0; nb < 4; ++nb) immaU8(acc[m][nb], lo[nb], hi[nb], lo[nb + 2], hi[nb + 2], b.x, b.y);
+	}
+}
+
 // The sums of products of the block's 64x64 outputs over the staged tile: lane (g, t) of warp w
 // ends with acc[m][nb][q] = SIT at row (w / 2) * 32 + 16m + g + 8 (q >= 2), column
 // (w % 2) * 32 + 8nb + 2t + (q & 1) of the block.
@@ -823,20 +842,20 @@ __device__ __forceinline__ void immaMultiply(const unsigned char* s_imma, const 
 #pragma unroll
 			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
 
-	for (int r = 0; r < th; ++r) {
-		for (int c = 0; c < chunks; ++c) {
-			const uint2 b = __ldg(d_bfrag + ((size_t)r * chunks + c) * 32 + lane);
-#pragma unroll
-			for (int m = 0; m < 2; ++m) {
-				const unsigned char* row0 = s_imma + (wy + 16 * m + g + r) * pitch + wx + NCC_IMMA_JC * c + 8 * t;
-				const unsigned char* row8 = row0 + 8 * pitch;
-#pragma unroll
-				for (int nb = 0; nb < 4; ++nb) {
-					const uint2 lo = *reinterpret_cast<const uint2*>(row0 + 8 * nb);
-					const uint2 hi = *reinterpret_cast<const uint2*>(row8 + 8 * nb);
-					immaU8(acc[m][nb], lo.x, hi.x, lo.y, hi.y, b.x, b.y);
-				}
-			}
+	// row g of m tile 0 at template row 0; rows g + 8, g + 16, g + 24 follow 8 * pitch apart
+	const unsigned char* s_row = s_imma + (wy + g) * pitch + wx + 4 * t;
+	const uint2* bp = d_bfrag + lane;
+	const int p8 = 8 * pitch;
+	if (chunks == 1) {
+		// two template rows per trip, so that the loads of one overlap the mmas of the other
+#pragma unroll 2
+		for (int r = 0; r < th; ++r, s_row += pitch, bp += 32) immaStep(acc, s_row, p8, __ldg(bp));
+	} else {
+#pragma unroll 1
+		for (int r = 0; r < th; ++r, s_row += pitch) {
+			const unsigned char* s_a = s_row;
+#pragma unroll 1
+			for (int c = 0; c < chunks; ++c, s_a += NCC_IMMA_JC, bp += 32) immaStep(acc, s_a, p8, __ldg(bp));
 		}
 	}
 }
@@ -869,48 +888,57 @@ __device__ __forceinline__ void immaWindowSums(const unsigned char* s_imma, int 
 	const int pitch = NCC_IMMA_PITCH(tw), vc = NCC_IMMA_TILE + tw - 1, vp = NCC_IMMA_VP(tw);
 	__syncthreads();
 	for (int c = threadIdx.x; c < vc; c += NCC_IMMA_THREADS) {
+		const unsigned char* s_top = s_imma + ry0 * pitch + c;   // the row that leaves the window
+		const unsigned char* s_bot = s_top;                      // the row that enters it
 		int s = 0, q = 0;
-		for (int r = 0; r < th; ++r) {
-			const int v = s_imma[(ry0 + r) * pitch + c];
+		for (int r = 0; r < th; ++r, s_bot += pitch) {
+			const int v = *s_bot;
 			s += v;
 			q += v * v;
 		}
-		s_vs[c] = s;
-		s_vq[c] = q;
+		int* vs = s_vs + c;
+		int* vq = s_vq + c;
+		*vs = s;
+		*vq = q;
 #pragma unroll 4
-		for (int k = 1; k < 32; ++k) {
-			const int a = s_imma[(ry0 + k + th - 1) * pitch + c], b = s_imma[(ry0 + k - 1) * pitch + c];
+		for (int k = 1; k < 32; ++k, s_top += pitch, s_bot += pitch) {
+			const int a = *s_bot, b = *s_top;
 			s += a - b;
 			q += a * a - b * b;
-			s_vs[k * vp + c] = s;
-			s_vq[k * vp + c] = q;
+			*(vs += vp) = s;
+			*(vq += vp) = q;
 		}
 	}
 	__syncthreads();
 	{
 		const int warp = threadIdx.x >> 5, k = threadIdx.x & 31, xh = (warp & 1) * 32;
 		const int* v = ((warp & 2) ? s_vq : s_vs) + k * vp + xh;
+		const int* ve = v + tw - 1;
 		int* w = ((warp & 2) ? s_wq : s_ws) + xh * WP + wr0 + k;
 		int s = 0;
 		for (int j = 0; j < tw; ++j) s += v[j];
 		w[0] = s;
-#pragma unroll 4
+#pragma unroll
 		for (int x = 1; x < 32; ++x) {
-			s += v[x + tw - 1] - v[x - 1];
+			s += ve[x] - v[x - 1];
 			w[x * WP] = s;
 		}
 	}
 	__syncthreads();
 }
 
-// One score. N * max < 2^31 always holds here (w*h <= 33025), so nccScoreInt's 64-bit branch
-// is the only one, and without the 128-bit one the score inlines cheaply.
-__device__ __forceinline__ float immaScore(int sit, int si, int si2, const NccTplInfo& info) {
-	if (!(info.varT > 0)) return 0.0f;
-	const long long v = (long long)info.n * si2 - (long long)si * si;
-	if (v <= 0) return 0.0f;   // flat window
-	const double num = (double)((long long)info.n * (unsigned)sit - (long long)si * info.sumT);
-	return nccClamp(num * rsqrt((double)v * info.varT));
+// One score from exact integer terms, then in single precision: N * max < 2^31 always holds
+// here (w*h <= 33025), so N*SI2 - SI^2 and N*SIT - SI*ST are exact in 64 bits, and the float
+// conversions, the approximate rsqrt and the two products leave a relative error below 1e-6, far inside the
+// 1e-4 the scores promise. rvt = 1/sqrt(varT), 0 for a flat template. Double precision here took
+// the larger part of the fused kernel's instructions.
+__device__ __forceinline__ float immaScore(int sit, int si, int si2, int n, int sumT, float rvt) {
+	const long long v = (long long)n * si2 - (long long)si * si;
+	const long long num = (long long)n * (unsigned)sit - (long long)si * sumT;
+	float rv;   // v >= 1 where it is used: no denormals, so the bare MUFU approximation (2 ulp)
+	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rv) : "f"((float)v));
+	const float r = (float)num * rv * rvt;
+	return v > 0 && rvt > 0.0f ? fminf(fmaxf(r, -1.0f), 1.0f) : 0.0f;   // flat window or template: 0
 }
 
 // Scores of this lane's outputs in block rows rows0 .. rows0+31 (only the warps that own them
@@ -922,6 +950,8 @@ __device__ __forceinline__ void immaScores(float* __restrict__ d_out, const int 
 	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
 	if (wy != rows0) return;
+	const float rvt = info.varT > 0 ? (float)rsqrt(info.varT) : 0.0f;
+	const int n = info.n, sumT = (int)info.sumT;   // sumT <= 33025 * 255 < 2^31
 #pragma unroll
 	for (int m = 0; m < 2; ++m)
 #pragma unroll
@@ -930,7 +960,8 @@ __device__ __forceinline__ void immaScores(float* __restrict__ d_out, const int 
 			for (int q = 0; q < 4; ++q) {
 				const int br = wy + 16 * m + g + (q >= 2 ? 8 : 0), lc = wx + 8 * nb + 2 * t + (q & 1);
 				const int y = y0 + br, x = x0 + lc, at = lc * WP + br - wbase;
-				if (x < ow && y < oh) d_out[(size_t)y * ow + x] = immaScore(acc[m][nb][q], s_ws[at], s_wq[at], info);
+				if (x < ow && y < oh)
+					d_out[(size_t)y * ow + x] = immaScore(acc[m][nb][q], s_ws[at], s_wq[at], n, sumT, rvt);
 			}
 }
 

@@ -37,7 +37,7 @@ static int g_checks = 0;
 // Host side: B fragments, launch, CPU reference
 // ---------------------------------------------------------------------------------------------
 
-// Lane (g, t) holds B(k, n = g) for logical k = 8t .. 8t+7: b0 the first four, b1 the next four.
+// Lane (g, t) holds B(k, n = g) for k = 4t .. 4t+3 (b0) and 16+4t .. 16+4t+3 (b1), the PTX layout.
 static std::vector<uint2> bFragments(const std::vector<uint8_t>& tpl, int tw, int th) {
 	int chunks = NCC_IMMA_CHUNKS(tw);
 	std::vector<uint2> f((size_t)th * chunks * 32);
@@ -47,7 +47,7 @@ static std::vector<uint2> bFragments(const std::vector<uint8_t>& tpl, int tw, in
 				int g = lane >> 2, t = lane & 3;
 				uint32_t w[2] = {0, 0};
 				for (int q = 0; q < 8; ++q) {
-					int k = 8 * t + q, d = k - g, j = NCC_IMMA_JC * c + d;
+					int k = q < 4 ? 4 * t + q : 12 + 4 * t + q, d = k - g, j = NCC_IMMA_JC * c + d;
 					if (d >= 0 && d < NCC_IMMA_JC && j < tw) w[q >> 2] |= (uint32_t)tpl[(size_t)i * tw + j] << (8 * (q & 3));
 				}
 				f[((size_t)i * chunks + c) * 32 + lane] = make_uint2(w[0], w[1]);

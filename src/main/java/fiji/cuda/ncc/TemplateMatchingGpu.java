@@ -779,10 +779,10 @@ final class TemplateMatchingGpu {
 		return words;
 	}
 
-	/** NCC_IMMA_SMEM_BYTES: staged rows times a pitch of at least 64 + 24 chunks, 32 mod 128 bytes. */
+	/** NCC_IMMA_SMEM_BYTES: staged rows times a pitch of at least 64 + 24 chunks, 16 mod 128 bytes. */
 	static long immaSharedBytes(int tw, int th) {
 		int chunks = (tw + IMMA_JC - 1) / IMMA_JC;
-		long pitch = (IMMA_TILE + IMMA_JC * chunks + 95) / 128 * 128 + 32;
+		long pitch = (IMMA_TILE + IMMA_JC * chunks + 111) / 128 * 128 + 16;
 		return pitch * (IMMA_TILE + th - 1L);
 	}
 
@@ -803,8 +803,9 @@ final class TemplateMatchingGpu {
 
 	/**
 	 * The B fragments of ncc_imma_u8_t8 (layout in template_matching.cu): for template row r, K
-	 * step c and lane L = 4g + t, two words whose byte q is T(24c + 8t + q - g, r) inside the
-	 * step's 24 columns and the template, else 0.
+	 * step c and lane L = 4g + t, two words whose byte q is T(24c + k - g, r), k = 4t + q in the
+	 * first word and 12 + 4t + q in the second (the PTX layout of B), inside the step's 24
+	 * columns and the template, else 0.
 	 */
 	static int[] immaFragments(byte[] tpl, int tw, int th) {
 		int chunks = (tw + IMMA_JC - 1) / IMMA_JC;
@@ -814,7 +815,7 @@ final class TemplateMatchingGpu {
 				for (int lane = 0; lane < 32; lane++) {
 					int g = lane >> 2, t = lane & 3, at = ((r * chunks + c) * 32 + lane) * 2;
 					for (int q = 0; q < 8; q++) {
-						int d = 8 * t + q - g, j = IMMA_JC * c + d;
+						int d = (q < 4 ? 4 * t + q : 12 + 4 * t + q) - g, j = IMMA_JC * c + d;
 						if (d >= 0 && d < IMMA_JC && j < tw) f[at + (q >> 2)] |= (tpl[r * tw + j] & 0xff) << (8 * (q & 3));
 					}
 				}

@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The template fragments of the tensor-core numerator (ncc_imma_u8_t8), without a GPU: under
- * the kernel's pairing (lane 4n + t of an mma multiplies the 8 image bytes at column
- * x0 + 24c + 8t .. +7 of its row, byte for byte, with its 8 fragment bytes, for output column
- * x0 + n), the fragments must give exactly the correlation, at every output column of an
+ * the kernel's pairing (lane 4n + t of an mma multiplies the image bytes at columns
+ * x0 + 24c + 4t .. +3 and x0 + 24c + 16 + 4t .. +3 of its row, byte for byte, with its two
+ * fragment words, for output column x0 + n), the fragments must give exactly the correlation, at every output column of an
  * 8-column block and for templates narrower, as wide as and wider than one K step.
  */
 class ImmaFragmentsTest {
@@ -40,7 +40,7 @@ class ImmaFragmentsTest {
 							for (int t = 0; t < 4; t++) {
 								int at = ((i * chunks + c) * 32 + 4 * n + t) * 2;
 								for (int q = 0; q < 8; q++) {
-									int col = x0 + 24 * c + 8 * t + q;
+									int col = x0 + 24 * c + (q < 4 ? 4 * t + q : 12 + 4 * t + q);
 									int a = col < w ? img[(y + i) * w + col] & 0xff : 0; // staged zeros past the image
 									int b = (f[at + (q >> 2)] >>> (8 * (q & 3))) & 0xff;
 									got += (long) a * b;
