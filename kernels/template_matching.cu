@@ -765,9 +765,10 @@ __device__ __forceinline__ void immaU8(int (&c)[4], unsigned a0, unsigned a1, un
 namespace ncc {
 
 // Stages the block's image tile: rows y0 .. y0 + 63 + th - 1, NCC_IMMA_PITCH(tw) columns from
-// x0, zero outside the image. Asynchronous copies (cp.async, zero-filled past the image) put every
-// load of the tile in flight at once; a load-then-store loop waited out one memory latency per
-// word. Rows that are not 4-byte aligned go byte by byte. The caller waits (immaStageWait).
+// x0, zero outside the image. Asynchronous copies (cp.async) put every load of the tile in flight
+// at once; a load-then-store loop waited out one memory latency per word. Only whole words
+// inside the image are copied so; unaligned and partial words go byte by byte, and the zeros
+// outside the image are stored directly. The caller waits (immaStageWait).
 __device__ __forceinline__ void immaStage(unsigned char* s_imma, const u8* __restrict__ d_img, int W, int H, int tw,
 	int th, int x0, int y0)
 {
@@ -777,10 +778,14 @@ __device__ __forceinline__ void immaStage(unsigned char* s_imma, const u8* __res
 		const int quads = pitch / 16;
 		for (int idx = threadIdx.x; idx < rows * quads; idx += NCC_IMMA_THREADS) {
 			const int r = idx / quads, c16 = (idx - r * quads) * 16, gy = y0 + r, gx = x0 + c16;
-			const int bytes = gy < H ? min(max(W - gx, 0), 16) : 0;
-			const u8* src = bytes ? d_img + (size_t)gy * W + gx : d_img;
-			const unsigned dst = (unsigned)__cvta_generic_to_shared(s_imma + r * pitch + c16);
-			asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
+			// W is a multiple of 16, so a chunk is wholly inside the image or wholly outside
+			unsigned char* s_dst = s_imma + r * pitch + c16;
+			if (gy < H && gx < W) {
+				const unsigned dst = (unsigned)__cvta_generic_to_shared(s_dst);
+				asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(d_img + (size_t)gy * W + gx));
+			} else {
+				*reinterpret_cast<uint4*>(s_dst) = make_uint4(0, 0, 0, 0);
+			}
 		}
 	} else {
 		const int words = pitch / 4;
@@ -788,11 +793,10 @@ __device__ __forceinline__ void immaStage(unsigned char* s_imma, const u8* __res
 			const int r = idx / words, c4 = (idx - r * words) * 4, gy = y0 + r, gx = x0 + c4;
 			const u8* p = d_img + (size_t)gy * W + gx;
 			const int bytes = gy < H ? min(max(W - gx, 0), 4) : 0;
-			if (bytes == 0 || (reinterpret_cast<size_t>(p) & 3) == 0) {
+			if (bytes == 4 && (reinterpret_cast<size_t>(p) & 3) == 0) {
 				const unsigned dst = (unsigned)__cvta_generic_to_shared(s_imma + r * pitch + c4);
-				asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(bytes ? p : d_img),
-					"r"(bytes));
-			} else {
+				asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(p));
+			} else {   // a partial word is read byte by byte: a 4-byte copy would touch the bytes past the image
 				unsigned v = 0;
 				for (int q = 0; q < bytes; ++q) v |= (unsigned)__ldg(p + q) << (8 * q);
 				*reinterpret_cast<unsigned*>(s_imma + r * pitch + c4) = v;
