@@ -41,7 +41,7 @@ class AlignSlicesMacroTest {
 		double[] sx = {0, 3, 0.3, -1.7, 5}, sy = {0, -2, -1.7, 0.3, 4};
 		Planes planes = DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 11);
 		Path input = dir.resolve("drift.tif"), output = dir.resolve("aligned.tif"), csv = dir.resolve("shifts.csv");
-		assertTrue(new FileSaver(AlignSlicesPluginTest.image("drift", planes.copy())).saveAsTiffStack(input.toString()));
+		ImageJProcess.save(AlignSlicesPluginTest.image("drift", planes.copy()), input);
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
 			+ output + "] shifts=[" + csv + "] x=30 y=25 width=40 height=40 margin=8 interpolation=Bicubic",
 			"-Dfiji.cuda.device=cpu");

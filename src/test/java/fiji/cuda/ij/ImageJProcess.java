@@ -1,5 +1,6 @@
 package fiji.cuda.ij;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -18,6 +19,10 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+
+import ij.IJ;
+import ij.ImagePlus;
+import ij.io.FileSaver;
 
 /**
  * Runs real ImageJ 1 ({@code ij.ImageJ -batch}) under Xvfb in a separate JVM, with a fresh
@@ -128,6 +133,21 @@ final class ImageJProcess {
 	}
 
 	/** @return a macro in the repository's macros/ folder */
+	/** Writes the image as a TIFF (a stack as a multi-image TIFF) for a child ImageJ to open. */
+	static Path save(ImagePlus imp, Path file) {
+		FileSaver fs = new FileSaver(imp);
+		assertTrue(imp.getStackSize() > 1 ? fs.saveAsTiffStack(file.toString()) : fs.saveAsTiff(file.toString()),
+			"could not write " + file);
+		return file;
+	}
+
+	/** Opens what a child ImageJ wrote, failing the test when it wrote nothing. */
+	static ImagePlus open(Path file) {
+		ImagePlus imp = IJ.openImage(file.toString());
+		assertNotNull(imp, "ImageJ did not write " + file);
+		return imp;
+	}
+
 	static Path macro(String name) {
 		Path p = Paths.get("macros", name).toAbsolutePath();
 		assertTrue(Files.isRegularFile(p), "missing " + p);

@@ -3,7 +3,6 @@ package fiji.cuda.ij;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import fiji.cuda.image.Planes;
@@ -11,9 +10,7 @@ import fiji.cuda.integral.BoxStatistics;
 import fiji.cuda.integral.LocalThreshold;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
-import ij.IJ;
 import ij.ImagePlus;
-import ij.io.FileSaver;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,18 +37,6 @@ class IntegralMacroTest {
 		imagej = ImageJProcess.create(dir);
 	}
 
-	private static Path save(ImagePlus imp, Path file) {
-		FileSaver fs = new FileSaver(imp);
-		assertTrue(imp.getStackSize() > 1 ? fs.saveAsTiffStack(file.toString()) : fs.saveAsTiff(file.toString()));
-		return file;
-	}
-
-	private static ImagePlus open(Path file) {
-		ImagePlus imp = IJ.openImage(file.toString());
-		assertNotNull(imp, "ImageJ did not write " + file);
-		return imp;
-	}
-
 	private static void assertSamePixels(Planes expected, ImagePlus actual, String what) {
 		assertEquals(expected.depth(), actual.getStackSize(), what);
 		for (int z = 0; z < expected.depth(); z++) {
@@ -66,9 +51,9 @@ class IntegralMacroTest {
 		Path in = Files.createDirectories(dir.resolve("lt-in")), out = dir.resolve("lt-out");
 		ImagePlus a = ImageJReference.noise("8-bit", 50, 31, 2, 3), b = ImageJReference.noise("16-bit", 29, 40, 1, 4);
 		ImagePlus c = ImageJReference.noise("32-bit", 33, 20, 1, 5);
-		save(a, in.resolve("a.tif"));
-		save(b, in.resolve("b.tiff"));
-		save(c, in.resolve("c.tif"));
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.save(b, in.resolve("b.tiff"));
+		ImageJProcess.save(c, in.resolve("c.tif"));
 		Files.writeString(in.resolve("notes.txt"), "not an image");
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("local_threshold_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] method=Niblack radius=4 parameter_1=0.5 parameter_2=3");
@@ -79,7 +64,7 @@ class IntegralMacroTest {
 			String name = imp == b ? "b.tiff" : imp == a ? "a.tif" : "c.tif";
 			Planes expected = LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.NIBLACK, 4, 0.5, 3,
 				true, CPU);
-			ImagePlus got = open(out.resolve(name));
+			ImagePlus got = ImageJProcess.open(out.resolve(name));
 			assertEquals(8, got.getBitDepth(), name);
 			assertSamePixels(expected, got, name);
 		}
@@ -88,19 +73,19 @@ class IntegralMacroTest {
 	@Test
 	void boxStatisticsMacroGivesTheCpuStandardDeviation() throws Exception {
 		ImagePlus in = ImageJReference.noise("16-bit", 40, 35, 3, 7);
-		Path input = save(in, dir.resolve("box-in.tif")), output = dir.resolve("box-out.tif");
+		Path input = ImageJProcess.save(in, dir.resolve("box-in.tif")), output = dir.resolve("box-out.tif");
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("box_statistics.ijm"),
 			"open=[" + input + "] save=[" + output + "]");
 		assertTrue(r.output.contains("GPU Box Statistics done: box-out.tif (3 slices, 32-bit)"), r::toString);
 		assertSamePixels(BoxStatistics.compute(ImagePlusPlanes.wrap(in), BoxStatistics.Statistic.STANDARD_DEVIATION, 7, CPU),
-			open(output), "box_statistics.ijm");
+			ImageJProcess.open(output), "box_statistics.ijm");
 	}
 
 	@Test
 	void integralImageWarnsPast2To24AndThresholdUndoAndBadRadiusBehave() throws Exception {
 		ImagePlus undo = ImageJReference.noise("8-bit", 30, 25, 1, 10), undo16 = ImageJReference.noise("16-bit", 20, 20, 1, 11);
-		save(undo, dir.resolve("undo.tif"));
-		save(undo16, dir.resolve("undo16.tif"));
+		ImageJProcess.save(undo, dir.resolve("undo.tif"));
+		ImageJProcess.save(undo16, dir.resolve("undo16.tif"));
 		String d = dir.toString() + "/";
 		Path macro = Files.writeString(dir.resolve("integral.ijm"), "d = getArgument();\n"
 			+ "newImage('white', '8-bit white', 300, 300, 1);\n"
@@ -119,8 +104,8 @@ class IntegralMacroTest {
 		assertTrue(r.output.contains("GPU Local Threshold: The radius must be at least 1, not 0."), r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
 		assertFalse(r.output.contains("Exception"), r::toString);
-		assertTrue(ImageJReference.samePixels(undo, open(dir.resolve("undo-out.tif"))), "Undo did not restore the 8-bit image");
+		assertTrue(ImageJReference.samePixels(undo, ImageJProcess.open(dir.resolve("undo-out.tif"))), "Undo did not restore the 8-bit image");
 		assertTrue(r.output.contains("after undo: 16"), r::toString);
-		assertTrue(ImageJReference.samePixels(undo16, open(dir.resolve("undo16-out.tif"))), "Undo did not restore the 16-bit image");
+		assertTrue(ImageJReference.samePixels(undo16, ImageJProcess.open(dir.resolve("undo16-out.tif"))), "Undo did not restore the 16-bit image");
 	}
 }

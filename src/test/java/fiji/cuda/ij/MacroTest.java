@@ -4,14 +4,12 @@ import static fiji.cuda.ij.ImageJReference.assertClose;
 import static fiji.cuda.ij.ImageJReference.noise;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import fiji.cuda.runtime.Gpu;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.gui.OvalRoi;
-import ij.io.FileSaver;
 import ij.plugin.GaussianBlur3D;
 import ij.process.ImageProcessor;
 
@@ -41,19 +39,6 @@ class MacroTest {
 		imagej = ImageJProcess.create(dir);
 	}
 
-	private static Path save(ImagePlus imp, Path file) {
-		FileSaver fs = new FileSaver(imp);
-		assertTrue(imp.getStackSize() > 1 ? fs.saveAsTiffStack(file.toString()) : fs.saveAsTiff(file.toString()),
-			"could not write " + file);
-		return file;
-	}
-
-	private static ImagePlus open(Path file) {
-		ImagePlus imp = IJ.openImage(file.toString());
-		assertNotNull(imp, "ImageJ did not write " + file);
-		return imp;
-	}
-
 	@Test
 	void gpuInfoIsFoundThroughPluginsConfigAndPrintsTheDeviceLines() throws Exception {
 		ImageJProcess.Result info = imagej.run(ImageJProcess.macro("gpu_info.ijm"), null);
@@ -76,7 +61,7 @@ class MacroTest {
 	@Test
 	void gaussianBlurMacroMatchesImageJOnEverySliceAndLogsTheCpuFallback() throws Exception {
 		ImagePlus in = noise("16-bit", 67, 45, 3, 1);
-		Path input = save(in, dir.resolve("blur-in.tif"));
+		Path input = ImageJProcess.save(in, dir.resolve("blur-in.tif"));
 		Path output = dir.resolve("blur-out.tif");
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur.ijm"),
 			"open=[" + input + "] save=[" + output + "]", "-Dfiji.cuda.device=cpu");
@@ -86,7 +71,7 @@ class MacroTest {
 		assertTrue(m.find(), r::toString);
 		assertTrue(m.group(1).isEmpty(), "not logged through IJ.log: " + m.group());
 		ImageJReference.blur2DStack(in, 2);
-		assertClose(in, open(output), "gaussian_blur.ijm");
+		assertClose(in, ImageJProcess.open(output), "gaussian_blur.ijm");
 	}
 
 	@Test
@@ -94,13 +79,13 @@ class MacroTest {
 		ImagePlus in = noise("8-bit", 40, 33, 2 * 5 * 2, 2);
 		in.setDimensions(2, 5, 2); // c, z, t
 		in.setOpenAsHyperStack(true);
-		Path input = save(in, dir.resolve("blur3d-in.tif"));
+		Path input = ImageJProcess.save(in, dir.resolve("blur3d-in.tif"));
 		Path output = dir.resolve("blur3d-out.tif");
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_3d.ijm"),
 			"open=[" + input + "] save=[" + output + "]");
 		assertTrue(r.output.contains("GPU Gaussian Blur 3D done"), r::toString);
 		GaussianBlur3D.blur(in, 2, 2, 2);
-		ImagePlus out = open(output);
+		ImagePlus out = ImageJProcess.open(output);
 		assertTrue(out.isHyperStack(), "dimensions lost");
 		assertClose(in, out, "gaussian_blur_3d.ijm");
 	}
@@ -109,9 +94,9 @@ class MacroTest {
 	void batchFolderBlursEveryTiffAndSkipsOtherFiles() throws Exception {
 		Path in = Files.createDirectories(dir.resolve("batch-in")), out = dir.resolve("batch-out");
 		ImagePlus a = noise("8-bit", 50, 31, 2, 3), b = noise("32-bit", 29, 40, 1, 4), c = noise("RGB", 33, 20, 1, 5);
-		save(a, in.resolve("a.tif"));
-		save(b, in.resolve("b.tiff"));
-		save(c, in.resolve("c.tif"));
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.save(b, in.resolve("b.tiff"));
+		ImageJProcess.save(c, in.resolve("c.tif"));
 		Files.writeString(in.resolve("notes.txt"), "not an image");
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=1.5");
@@ -120,14 +105,14 @@ class MacroTest {
 		ImageJReference.blur2DStack(a, 1.5);
 		ImageJReference.blur2DStack(b, 1.5);
 		ImageJReference.blur2DStack(c, 1.5);
-		assertClose(a, open(out.resolve("a.tif")), "a.tif");
-		assertClose(b, open(out.resolve("b.tiff")), "b.tiff");
-		assertClose(c, open(out.resolve("c.tif")), "c.tif (RGB)");
+		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif");
+		assertClose(b, ImageJProcess.open(out.resolve("b.tiff")), "b.tiff");
+		assertClose(c, ImageJProcess.open(out.resolve("c.tif")), "c.tif (RGB)");
 	}
 
 	@Test
 	void badSigmaStopsTheMacroWithAMessageAndLeavesTheFileAlone() throws Exception {
-		Path file = save(noise("8-bit", 20, 20, 1, 6), dir.resolve("bad.tif"));
+		Path file = ImageJProcess.save(noise("8-bit", 20, 20, 1, 6), dir.resolve("bad.tif"));
 		byte[] before = Files.readAllBytes(file);
 		Path macro = Files.writeString(dir.resolve("bad.ijm"), "open(getArgument());\n"
 			+ "run(\"GPU Gaussian Blur...\", \"sigma=-1\");\n"
@@ -149,7 +134,7 @@ class MacroTest {
 		scaled.getCalibration().pixelWidth = 0.5;
 		scaled.getCalibration().pixelHeight = 0.25;
 		for (String n : new String[] { "oval", "scaled", "radius", "undo", "undo3d" })
-			save(n.equals("oval") ? oval : n.equals("scaled") ? scaled : n.equals("radius") ? radius : undo,
+			ImageJProcess.save(n.equals("oval") ? oval : n.equals("scaled") ? scaled : n.equals("radius") ? radius : undo,
 				dir.resolve(n + ".tif"));
 		String d = dir.toString() + "/";
 		Path macro = Files.writeString(dir.resolve("semantics.ijm"), "d = getArgument();\n"
@@ -168,16 +153,16 @@ class MacroTest {
 		ip.snapshot();
 		ImageJReference.blur2D(ip, 2, 2);
 		ip.reset(ip.getMask()); // what the plug-in filter runner does for SUPPORTS_MASKING
-		assertClose(expected, open(dir.resolve("oval-out.tif")), "oval selection");
+		assertClose(expected, ImageJProcess.open(dir.resolve("oval-out.tif")), "oval selection");
 		assertFalse(ImageJReference.samePixels(oval, expected), "the oval test blurred nothing");
 
 		ImageJReference.blur2D(scaled.getProcessor(), 1 / 0.5, 1 / 0.25);
-		assertClose(scaled, open(dir.resolve("scaled-out.tif")), "sigma=1 scaled with 0.5 x 0.25 um pixels");
+		assertClose(scaled, ImageJProcess.open(dir.resolve("scaled-out.tif")), "sigma=1 scaled with 0.5 x 0.25 um pixels");
 
 		ImageJReference.blur2D(radius.getProcessor(), 2, 2); // an old macro's radius was 2.5 sigma
-		assertClose(radius, open(dir.resolve("radius-out.tif")), "radius=5");
+		assertClose(radius, ImageJProcess.open(dir.resolve("radius-out.tif")), "radius=5");
 
-		assertTrue(ImageJReference.samePixels(undo, open(dir.resolve("undo-out.tif"))), "Undo did not restore");
-		assertTrue(ImageJReference.samePixels(undo, open(dir.resolve("undo3d-out.tif"))), "3D Undo did not restore");
+		assertTrue(ImageJReference.samePixels(undo, ImageJProcess.open(dir.resolve("undo-out.tif"))), "Undo did not restore");
+		assertTrue(ImageJReference.samePixels(undo, ImageJProcess.open(dir.resolve("undo3d-out.tif"))), "3D Undo did not restore");
 	}
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ij.ImagePlus;
-import ij.io.FileSaver;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,25 +32,20 @@ class TemplateMatchingMacroTest {
 		imagej = ImageJProcess.create(dir);
 	}
 
-	static void save(ImagePlus imp, Path file) {
-		FileSaver fs = new FileSaver(imp);
-		assertTrue(imp.getStackSize() > 1 ? fs.saveAsTiffStack(file.toString()) : fs.saveAsTiff(file.toString()));
-	}
-
 	@Test
 	void folderMacroFindsEveryPlantedCopyInEveryImage() throws Exception {
 		Path in = Files.createDirectories(dir.resolve("in"));
 		ImagePlus tpl = noise("8-bit", 13, 9, 1, 100);
-		save(tpl, dir.resolve("template.tif"));
+		ImageJProcess.save(tpl, dir.resolve("template.tif"));
 		ImagePlus a = noise("8-bit", 150, 100, 1, 101), b = noise("16-bit", 90, 120, 2, 102);
 		ImagePlus c = noise("32-bit", 80, 70, 1, 103);
 		plant(a, 1, tpl.getProcessor(), 5, 7);
 		plant(a, 1, tpl.getProcessor(), 120, 80);
 		plant(b, 2, tpl.getProcessor(), 40, 100);
 		plant(c, 1, tpl.getProcessor(), 60, 3);
-		save(a, in.resolve("a.tif"));
-		save(b, in.resolve("b.tif"));
-		save(c, in.resolve("c.tiff"));
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		ImageJProcess.save(c, in.resolve("c.tiff"));
 		Files.writeString(in.resolve("notes.txt"), "not an image");
 		Path csv = dir.resolve("detections.csv");
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
@@ -73,8 +67,8 @@ class TemplateMatchingMacroTest {
 
 	@Test
 	void badTemplateStopsTheMacroWithAMessageInsteadOfHanging() throws Exception {
-		save(noise("8-bit", 20, 20, 1, 104), dir.resolve("small.tif"));
-		save(noise("8-bit", 30, 10, 1, 105), dir.resolve("wide.tif"));
+		ImageJProcess.save(noise("8-bit", 20, 20, 1, 104), dir.resolve("small.tif"));
+		ImageJProcess.save(noise("8-bit", 30, 10, 1, 105), dir.resolve("wide.tif"));
 		Path macro = Files.writeString(dir.resolve("bad.ijm"), "dir = getArgument();\n"
 			+ "open(dir + \"/small.tif\");\nopen(dir + \"/wide.tif\");\n"
 			+ "run(\"GPU Template Matching...\", \"image=small.tif template=wide.tif score_threshold=0.5\");\n"
@@ -95,13 +89,13 @@ class TemplateMatchingMacroTest {
 	void aFolderOfTemplatesIsMatchedAndTheResultsNameTheFiles() throws Exception {
 		Path templates = Files.createDirectories(dir.resolve("templates"));
 		ImagePlus big = noise("8-bit", 15, 11, 1, 106), small = noise("16-bit", 7, 9, 1, 107);
-		save(big, templates.resolve("big.tif"));
-		save(small, templates.resolve("small.tiff"));
+		ImageJProcess.save(big, templates.resolve("big.tif"));
+		ImageJProcess.save(small, templates.resolve("small.tiff"));
 		Files.writeString(templates.resolve("readme.txt"), "not an image");
 		ImagePlus image = noise("16-bit", 120, 80, 1, 108);
 		plant(image, 1, big.getProcessor(), 12, 30);
 		plant(image, 1, small.getProcessor(), 90, 50);
-		save(image, dir.resolve("scene.tif"));
+		ImageJProcess.save(image, dir.resolve("scene.tif"));
 		Path macro = Files.writeString(dir.resolve("folder.ijm"), "dir = getArgument();\n"
 			+ "open(dir + \"/scene.tif\");\n"
 			+ "run(\"GPU Template Matching...\", \"image=scene.tif template=[\" + dir + \"/templates] score_threshold=0.8\");\n"

@@ -134,8 +134,8 @@ class TemplateMatchingPluginTest {
 		ImagePlus b = noise("32-bit", 9, 13, 2, 10); // a stack: each slice is a template
 		plant(image, 1, a.getProcessor(), 10, 20);
 		plant(image, 1, b.getStack().getProcessor(2), 60, 40);
-		TemplateMatchingMacroTest.save(b, dir.resolve("b.tiff"));
-		TemplateMatchingMacroTest.save(a, dir.resolve("a.tif"));
+		ImageJProcess.save(b, dir.resolve("b.tiff"));
+		ImageJProcess.save(a, dir.resolve("a.tif"));
 		TemplateMatchingPlugin.NamedTemplates t = TemplateMatchingPlugin.folderTemplates(dir);
 		assertEquals(List.of("a.tif", "b.tiff:1", "b.tiff:2"), t.names);
 		assertEquals(9, t.templates.get(2).width());
@@ -165,7 +165,7 @@ class TemplateMatchingPluginTest {
 			() -> TemplateMatchingPlugin.folderTemplates(dir.resolve("missing")));
 		assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
 		Files.writeString(dir.resolve("notes.txt"), "no image");
-		TemplateMatchingMacroTest.save(noise("8-bit", 5, 5, 1, 11), dir.resolve(".hidden.tif"));
+		ImageJProcess.save(noise("8-bit", 5, 5, 1, 11), dir.resolve(".hidden.tif"));
 		e = assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.folderTemplates(dir));
 		assertTrue(e.getMessage().contains("holds no .tif or .tiff image"), e.getMessage());
 		e = assertThrows(IllegalArgumentException.class,
