@@ -127,7 +127,9 @@ public final class TemplateMatchingBenchmark {
 			matchRow(area, List.of(cut(area, 128, 10)), typeName(type) + " 168², template 128² (one Align Slices match)", 128,
 				peaks);
 		}
-		if (!detectOnly) alignRow(1024, 1024, quick ? 50 : 500);
+		if (!detectOnly)
+			for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16 })
+				alignRow(t, 1024, 1024, quick ? 50 : 500);
 		System.exit(0);
 	}
 
@@ -218,14 +220,14 @@ public final class TemplateMatchingBenchmark {
 	}
 
 	/** Align Slices of a drifting 16-bit stack to its first slice by a 128² landmark, margin 20. */
-	static void alignRow(int w, int h, int d) {
+	static void alignRow(PixelType type, int w, int h, int d) {
 		Random r = new Random(4);
 		double[] sx = new double[d], sy = new double[d];
 		for (int z = 1; z < d; z++) {
 			sx[z] = Math.round((r.nextDouble() * 16 - 8) * 4) / 4.0;
 			sy[z] = Math.round((r.nextDouble() * 16 - 8) * 4) / 4.0;
 		}
-		Planes drifting = DriftingStack.make(PixelType.UINT16, w, h, sx, sy, 5);
+		Planes drifting = DriftingStack.make(type, w, h, sx, sy, 5);
 		ImageStack st = new ImageStack(w, h);
 		for (int z = 0; z < d; z++)
 			st.addSlice(null, drifting.plane(z));
@@ -267,7 +269,8 @@ public final class TemplateMatchingBenchmark {
 			s.previous = false;
 		}
 		String cpuMs = cpu ? fmt(alignMillis(imp, s, CPU)) : "skipped";
-		row(String.format("Align Slices u16 %dx%dx%d, landmark 128², margin %d", w, h, d, s.margin),
+		row(String.format("Align Slices %s %dx%dx%d, landmark 128², margin %d", type == PixelType.UINT8 ? "u8" : "u16", w, h,
+			d, s.margin),
 			String.valueOf(d - 1), "", "", gpuMs, cpuMs);
 	}
 
