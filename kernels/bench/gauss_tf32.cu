@@ -30,12 +30,7 @@
 // fragment and band indexing of row_tf32 was checked by a CPU emulation of the mma fragment
 // layout (R = 22, a 200 x 70 plane: equal to the direct sum within 1e-15). Not yet run on a GPU.
 
-#include "bench_util.cuh"
-
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <random>
+#include "gauss_tc_host.cuh"
 
 #define TILE_ROWS 64   // rows per block
 #define TILE_COLS 64   // output columns per block
@@ -178,46 +173,13 @@ __global__ void __launch_bounds__(THREADS) row_tf32(const float* __restrict__ d_
 // Host
 // ---------------------------------------------------------------------------------------------
 
-static uint32_t hostTf32(float x) {   // cvt.rna: round to nearest, ties away, to 10 mantissa bits
-	uint32_t u;
-	std::memcpy(&u, &x, 4);
-	u = (u + 0x1000u) & 0xFFFFE000u;
-	return u;
-}
-
-static float asFloat(uint32_t u) {
-	float f;
-	std::memcpy(&f, &u, 4);
-	return f;
-}
-
 template <int R>
 static void run(const char* label, const float* d_in, float* d_out, int W, int H, const std::vector<float>& img) {
-	// ImageJ-like taps: a normalized Gaussian of this radius (sigma = R / 4.13)
-	const double sigma = R / 4.13;
-	std::vector<double> wd(2 * R + 1);
-	double sum = 0;
-	for (int d = -R; d <= R; ++d) sum += wd[d + R] = std::exp(-0.5 * d * d / (sigma * sigma));
-	std::vector<float> w(2 * R + 1);
-	for (int i = 0; i <= 2 * R; ++i) w[i] = (float)(wd[i] / sum);
+	const std::vector<float> w = gaussTaps(R);
 	CK(cudaMemcpyToSymbol(c_w, w.data(), sizeof(float) * w.size()));
 
 	constexpr int KS = KSTEPS(R);
-	std::vector<uint32_t> bh((size_t)KS * 32 * 4);
-	for (int kk = 0; kk < KS; ++kk)
-		for (int lane = 0; lane < 32; ++lane) {
-			const int g = lane >> 2, t = lane & 3;
-			float v[2];
-			for (int h = 0; h < 2; ++h) {
-				const int d = 8 * kk + t + 4 * h - g - R;
-				v[h] = d >= -R && d <= R ? w[d + R] : 0.0f;
-			}
-			uint32_t* e = &bh[((size_t)kk * 32 + lane) * 4];
-			for (int h = 0; h < 2; ++h) {
-				e[h] = hostTf32(v[h]);
-				e[2 + h] = hostTf32(v[h] - asFloat(e[h]));
-			}
-		}
+	const std::vector<uint32_t> bh = bandFragments(w, R, KS);
 	uint4* d_b;
 	CK(cudaMalloc(&d_b, bh.size() * 4));
 	CK(cudaMemcpy(d_b, bh.data(), bh.size() * 4, cudaMemcpyHostToDevice));
@@ -251,25 +213,12 @@ static void run(const char* label, const float* d_in, float* d_out, int W, int H
 }
 
 int main() {
-	cudaDeviceProp prop;
-	CK(cudaGetDeviceProperties(&prop, 0));
-	std::printf("Device: %s, sm_%d%d, %d SMs\n\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
-	const int W = 4096, H = 4096;
-	std::vector<float> img((size_t)W * H);
-	std::mt19937 rng(1);
-	std::uniform_real_distribution<float> u(0.0f, 1000.0f);
-	for (auto& v : img) v = u(rng);
-	float *d_in, *d_out;
-	CK(cudaMalloc(&d_in, 4 * img.size()));
-	CK(cudaMalloc(&d_out, 4 * img.size()));
-	CK(cudaMemcpy(d_in, img.data(), 4 * img.size(), cudaMemcpyHostToDevice));
+	TestPlane p(4096, 4096);
 	std::printf("One row pass over 4096^2 f32 (targets for the whole 2D blur: 0.07 ms to sigma 5, 0.15 at 10)\n\n");
 	std::printf("| Sigma | Radius | Kernel | ms | useful G FMA/s | issued G tensor MAC/s | worst relative error |\n"
 		"|---|---|---|---|---|---|---|\n");
-	run<8>("2", d_in, d_out, W, H, img);
-	run<22>("5", d_in, d_out, W, H, img);
-	run<43>("10", d_in, d_out, W, H, img);
-	cudaFree(d_in);
-	cudaFree(d_out);
+	run<8>("2", p.d_in, p.d_out, p.W, p.H, p.img);
+	run<22>("5", p.d_in, p.d_out, p.W, p.H, p.img);
+	run<43>("10", p.d_in, p.d_out, p.W, p.H, p.img);
 	return 0;
 }

@@ -25,12 +25,7 @@
 // Status (2026-11-29): compiles for sm_90; the indexing of both passes was checked by a CPU
 // emulation of the mma fragment layouts. Not yet run on a GPU.
 
-#include "bench_util.cuh"
-
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <random>
+#include "gauss_tc_host.cuh"
 
 #define OUT 64        // output rows and columns per block
 #define THREADS 256   // 8 warps
@@ -152,42 +147,14 @@ __global__ void __launch_bounds__(THREADS) blur_tf32(const float* __restrict__ d
 // Host
 // ---------------------------------------------------------------------------------------------
 
-static uint32_t hostTf32(float x) {   // cvt.rna: round to nearest, ties away, to 10 mantissa bits
-	uint32_t u;
-	std::memcpy(&u, &x, 4);
-	return (u + 0x1000u) & 0xFFFFE000u;
-}
-
-static float asFloat(uint32_t u) {
-	float f;
-	std::memcpy(&f, &u, 4);
-	return f;
-}
-
 template <int R>
 static void run(const char* sigma, const char* target, const char* fp32, const float* d_in, float* d_out, int W,
 	int H, const std::vector<float>& img)
 {
-	const double sd = R / 4.13;
-	std::vector<double> wd(2 * R + 1);
-	double sum = 0;
-	for (int d = -R; d <= R; ++d) sum += wd[d + R] = std::exp(-0.5 * d * d / (sd * sd));
-	std::vector<float> w(2 * R + 1);
-	for (int i = 0; i <= 2 * R; ++i) w[i] = (float)(wd[i] / sum);
+	const std::vector<float> w = gaussTaps(R);
 
 	constexpr int KS = KSTEPS(R);
-	std::vector<uint32_t> bh((size_t)KS * 32 * 4);
-	for (int kk = 0; kk < KS; ++kk)
-		for (int lane = 0; lane < 32; ++lane) {
-			const int g = lane >> 2, t = lane & 3;
-			uint32_t* e = &bh[((size_t)kk * 32 + lane) * 4];
-			for (int h = 0; h < 2; ++h) {
-				const int d = 8 * kk + t + 4 * h - g - R;
-				const float v = d >= -R && d <= R ? w[d + R] : 0.0f;
-				e[h] = hostTf32(v);
-				e[2 + h] = hostTf32(v - asFloat(e[h]));
-			}
-		}
+	const std::vector<uint32_t> bh = bandFragments(w, R, KS);
 	uint4* d_b;
 	CK(cudaMalloc(&d_b, bh.size() * 4));
 	CK(cudaMemcpy(d_b, bh.data(), bh.size() * 4, cudaMemcpyHostToDevice));
@@ -220,25 +187,12 @@ static void run(const char* sigma, const char* target, const char* fp32, const f
 }
 
 int main() {
-	cudaDeviceProp prop;
-	CK(cudaGetDeviceProperties(&prop, 0));
-	std::printf("Device: %s, sm_%d%d, %d SMs\n\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
-	const int W = 4096, H = 4096;
-	std::vector<float> img((size_t)W * H);
-	std::mt19937 rng(1);
-	std::uniform_real_distribution<float> u(0.0f, 1000.0f);
-	for (auto& v : img) v = u(rng);
-	float *d_in, *d_out;
-	CK(cudaMalloc(&d_in, 4 * img.size()));
-	CK(cudaMalloc(&d_out, 4 * img.size()));
-	CK(cudaMemcpy(d_in, img.data(), 4 * img.size(), cudaMemcpyHostToDevice));
+	TestPlane p(4096, 4096);
 	std::printf("2D blur of 4096^2 f32 on the tensor cores (3xTF32), one kernel\n\n");
 	std::printf("| Sigma | Radius | blur_tf32 ms | Target ms | gauss_xy (FP32) ms | useful G FMA/s | shared KiB | worst "
 		"relative error |\n|---|---|---|---|---|---|---|---|\n");
-	run<8>("2", "0.07", "0.0741", d_in, d_out, W, H, img);
-	run<22>("5", "0.07", "0.1205", d_in, d_out, W, H, img);
-	run<43>("10", "0.15", "0.2299", d_in, d_out, W, H, img);
-	cudaFree(d_in);
-	cudaFree(d_out);
+	run<8>("2", "0.07", "0.0741", p.d_in, p.d_out, p.W, p.H, p.img);
+	run<22>("5", "0.07", "0.1205", p.d_in, p.d_out, p.W, p.H, p.img);
+	run<43>("10", "0.15", "0.2299", p.d_in, p.d_out, p.W, p.H, p.img);
 	return 0;
 }
