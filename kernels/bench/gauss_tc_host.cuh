@@ -52,6 +52,22 @@ static std::vector<uint32_t> bandFragments(const std::vector<float>& w, int R, i
 	return bh;
 }
 
+// The largest |out - ref| / max(|ref|, 1) over the four corners and samples - 4 random pixels of
+// the device plane d_out; ref(x, y) is the double-precision answer.
+template <typename F>
+static double worstRelativeError(const float* d_out, int W, int H, int samples, F ref) {
+	std::vector<float> out((size_t)W * H);
+	CK(cudaMemcpy(out.data(), d_out, 4 * out.size(), cudaMemcpyDeviceToHost));
+	std::mt19937 rng(5);
+	double worst = 0;
+	for (int s = 0; s < samples; ++s) {
+		const int x = s < 4 ? (s & 1) * (W - 1) : (int)(rng() % W), y = s < 4 ? (s >> 1) * (H - 1) : (int)(rng() % H);
+		const double r = ref(x, y);
+		worst = std::max(worst, std::fabs(out[(size_t)y * W + x] - r) / std::max(std::fabs(r), 1.0));
+	}
+	return worst;
+}
+
 // A W x H float plane of random values in [0, 1000) on the host and the device, plus an output
 // plane; prints the device.
 struct TestPlane {
