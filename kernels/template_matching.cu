@@ -814,31 +814,41 @@ __device__ __forceinline__ void immaStageWait() {
 	__syncthreads();
 }
 
+// Where the accumulators of a warp lie in the block's 64x64 outputs: acc[m][nb][q] of lane
+// (g, t) in warp w is block row immaRow(w, m, g, q), column immaCol(w, nb, t, q). Warps 0 and 1
+// take rows 0-15 (m = 0) and 32-47 (m = 1), warps 2 and 3 rows 16-31 and 48-63, so that every
+// warp has outputs in both halves of 32 rows and all four score each half; warps 0 and 2 take
+// columns 0-31, warps 1 and 3 columns 32-63.
+__device__ __forceinline__ int immaRow(int warp, int m, int g, int q) {
+	return (warp >> 1) * 16 + 32 * m + g + (q >= 2 ? 8 : 0);
+}
+__device__ __forceinline__ int immaCol(int warp, int nb, int t, int q) {
+	return (warp & 1) * 32 + 8 * nb + 2 * t + (q & 1);
+}
+
 // One K step of one template row for a warp's 2 x 4 tiles: s_a is row g of m tile 0 at the
-// step's first column plus 4t, p8 eight rows.
+// step's first column plus 4t (m tile 1 is 32 rows lower), p8 eight rows.
 __device__ __forceinline__ void immaStep(int (&acc)[2][4][4], const unsigned char* s_a, int p8, uint2 b) {
 #pragma unroll
 	for (int m = 0; m < 2; ++m) {
-		unsigned lo[6], hi[6];   // columns 8j + 4t of rows 16m + g and 16m + g + 8
+		unsigned lo[6], hi[6];   // columns 8j + 4t of rows 32m + g and 32m + g + 8
 #pragma unroll
 		for (int j = 0; j < 6; ++j) {
-			lo[j] = *reinterpret_cast<const unsigned*>(s_a + 2 * m * p8 + 8 * j);
-			hi[j] = *reinterpret_cast<const unsigned*>(s_a + (2 * m + 1) * p8 + 8 * j);
+			lo[j] = *reinterpret_cast<const unsigned*>(s_a + 4 * m * p8 + 8 * j);
+			hi[j] = *reinterpret_cast<const unsigned*>(s_a + (4 * m + 1) * p8 + 8 * j);
 		}
 #pragma unroll
 		for (int nb = 0; nb < 4; ++nb) immaU8(acc[m][nb], lo[nb], hi[nb], lo[nb + 2], hi[nb + 2], b.x, b.y);
 	}
 }
 
-// The sums of products of the block's 64x64 outputs over the staged tile: lane (g, t) of warp w
-// ends with acc[m][nb][q] = SIT at row (w / 2) * 32 + 16m + g + 8 (q >= 2), column
-// (w % 2) * 32 + 8nb + 2t + (q & 1) of the block.
+// The sums of products of the block's 64x64 outputs over the staged tile, in acc as immaRow and
+// immaCol place them.
 __device__ __forceinline__ void immaMultiply(const unsigned char* s_imma, const uint2* __restrict__ d_bfrag, int tw,
 	int th, int (&acc)[2][4][4])
 {
 	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw);
 	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
 #pragma unroll
 	for (int m = 0; m < 2; ++m)
 #pragma unroll
@@ -846,8 +856,8 @@ __device__ __forceinline__ void immaMultiply(const unsigned char* s_imma, const 
 #pragma unroll
 			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
 
-	// row g of m tile 0 at template row 0; rows g + 8, g + 16, g + 24 follow 8 * pitch apart
-	const unsigned char* s_row = s_imma + (wy + g) * pitch + wx + 4 * t;
+	// row g of m tile 0 at template row 0; rows g + 8, g + 32, g + 40 follow
+	const unsigned char* s_row = s_imma + immaRow(warp, 0, g, 0) * pitch + immaCol(warp, 0, 0, 0) + 4 * t;
 	const uint2* bp = d_bfrag + lane;
 	const int p8 = 8 * pitch;
 	if (chunks == 1) {
@@ -945,28 +955,37 @@ __device__ __forceinline__ float immaScore(int sit, int si, int si2, int n, int 
 	return v > 0 && rvt > 0.0f ? fminf(fmaxf(r, -1.0f), 1.0f) : 0.0f;   // flat window or template: 0
 }
 
-// Scores of this lane's outputs in block rows rows0 .. rows0+31 (only the warps that own them
-// write): SIT from acc, SI/SI2 from s_ws/s_wq ([column][WP], row = block row - wbase).
+// Scores of this lane's outputs in block rows rows0 .. rows0+31 (its m tile rows0 / 32): SIT
+// from acc, SI/SI2 from s_ws/s_wq ([column][WP], row = block row - wbase). The two columns of a
+// pair go out as one 8-byte store where the map allows it.
 template <int WP>
 __device__ __forceinline__ void immaScores(float* __restrict__ d_out, const int (&acc)[2][4][4], const int* s_ws,
 	const int* s_wq, int wbase, int rows0, int x0, int y0, int ow, int oh, const NccTplInfo& info)
 {
 	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
-	if (wy != rows0) return;
 	const float rvt = info.varT > 0 ? (float)rsqrt(info.varT) : 0.0f;
 	const int n = info.n, sumT = (int)info.sumT;   // sumT <= 33025 * 255 < 2^31
 #pragma unroll
-	for (int m = 0; m < 2; ++m)
+	for (int m = 0; m < 2; ++m) {
+		if (32 * m != rows0) continue;
 #pragma unroll
 		for (int nb = 0; nb < 4; ++nb)
 #pragma unroll
-			for (int q = 0; q < 4; ++q) {
-				const int br = wy + 16 * m + g + (q >= 2 ? 8 : 0), lc = wx + 8 * nb + 2 * t + (q & 1);
+			for (int q = 0; q < 4; q += 2) {
+				const int br = immaRow(warp, m, g, q), lc = immaCol(warp, nb, t, q);
 				const int y = y0 + br, x = x0 + lc, at = lc * WP + br - wbase;
-				if (x < ow && y < oh)
-					d_out[(size_t)y * ow + x] = immaScore(acc[m][nb][q], s_ws[at], s_wq[at], n, sumT, rvt);
+				if (y >= oh || x >= ow) continue;
+				const float s0 = immaScore(acc[m][nb][q], s_ws[at], s_wq[at], n, sumT, rvt);
+				const float s1 = immaScore(acc[m][nb][q + 1], s_ws[at + WP], s_wq[at + WP], n, sumT, rvt);
+				float* out = d_out + (size_t)y * ow + x;
+				if (x + 1 < ow && (reinterpret_cast<size_t>(out) & 7) == 0) {
+					*reinterpret_cast<float2*>(out) = make_float2(s0, s1);
+				} else {
+					out[0] = s0;
+					if (x + 1 < ow) out[1] = s1;
+				}
 			}
+	}
 }
 
 } // namespace ncc
@@ -981,14 +1000,13 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(nc
 	int acc[2][4][4];
 	ncc::immaTile(s_imma, d_img, W, H, d_bfrag, tw, th, x0, y0, acc);
 	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-	const int wy = (warp >> 1) * 32, wx = (warp & 1) * 32;
 #pragma unroll
 	for (int m = 0; m < 2; ++m)
 #pragma unroll
 		for (int nb = 0; nb < 4; ++nb)
 #pragma unroll
 			for (int q = 0; q < 4; ++q) {
-				const int y = y0 + wy + 16 * m + g + (q >= 2 ? 8 : 0), x = x0 + wx + 8 * nb + 2 * t + (q & 1);
+				const int y = y0 + ncc::immaRow(warp, m, g, q), x = x0 + ncc::immaCol(warp, nb, t, q);
 				if (x < ow && y < oh) d_part[(size_t)y * ow + x] = (unsigned)acc[m][nb][q];
 			}
 #endif
