@@ -84,6 +84,15 @@ using namespace fc;
 #define SAT_FUSED_CARRY_PER_TILE (4 * SAT_TILE_H + 2 * SAT_TILE_W)
 #define SAT_FUSED_CARRY_ELEMS(W, H) (SAT_FUSED_CARRY_PER_TILE * SAT_FUSED_TILES(W, H))
 
+// Blocks per SM sat_fused_u8 is compiled for (registers <= 65536 / (256 * this)). A tile spends
+// most of its life waiting on memory (ticket, look-backs, fences), so more tiles in flight per
+// SM should help: at 3 the u8 kernel needs 78 registers and spills nothing (at 4: 64 and a few
+// spills); u16 and f32 keep 2, as they would spill hundreds of bytes. Not yet measured:
+// kernels/bench/sat_check.cu can be built with -DSAT_FUSED_MIN_BLOCKS_U8=2, 3 or 4.
+#ifndef SAT_FUSED_MIN_BLOCKS_U8
+#define SAT_FUSED_MIN_BLOCKS_U8 3
+#endif
+
 // Flag states of the decoupled look-back.
 #define SAT_NOT_READY 0u
 #define SAT_AGGREGATE 1u
@@ -664,7 +673,7 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 // Exported entry points (extern "C": unmangled names for cuModuleGetFunction)
 // ---------------------------------------------------------------------------------------------
 
-#define SAT_PIXEL_ENTRIES(TN, T, A)                                                              \
+#define SAT_PIXEL_ENTRIES(TN, T, A, FUSED_BLOCKS)                                                \
 	extern "C" __global__ void __launch_bounds__(SAT_NAIVE_THREADS) sat_naive_rows_##TN(        \
 		const T* d_in, A* d_S, A* d_Q, int W, int H)                                           \
 	{                                                                                          \
@@ -680,7 +689,7 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	{                                                                                          \
 		satRowScan<A>(PixelSource<T, A>{d_in}, d_S, d_Q, W, H);                                \
 	}                                                                                          \
-	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, 2) sat_fused_##TN(              \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_fused_##TN(   \
 		const T* d_in, A* d_S, A* d_Q, int W, int H, unsigned* d_flags, A* d_carry)            \
 	{                                                                                          \
 		satFused<T>(d_in, d_S, d_Q, W, H, d_flags, d_carry);                                   \
@@ -708,9 +717,9 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		satDlbCols<A, A>(d_S, d_Q, d_S, d_Q, W, H, d_flags, d_carry);                          \
 	}
 
-SAT_PIXEL_ENTRIES(u8, u8, long long)
-SAT_PIXEL_ENTRIES(u16, u16, long long)
-SAT_PIXEL_ENTRIES(f32, f32, double)
+SAT_PIXEL_ENTRIES(u8, u8, long long, SAT_FUSED_MIN_BLOCKS_U8)
+SAT_PIXEL_ENTRIES(u16, u16, long long, 2)
+SAT_PIXEL_ENTRIES(f32, f32, double, 2)
 
 SAT_TABLE_ENTRIES(i64, long long)
 SAT_TABLE_ENTRIES(f64, double)
