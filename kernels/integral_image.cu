@@ -84,6 +84,15 @@ using namespace fc;
 #define SAT_FUSED_CARRY_PER_TILE (4 * SAT_TILE_H + 2 * SAT_TILE_W)
 #define SAT_FUSED_CARRY_ELEMS(W, H) (SAT_FUSED_CARRY_PER_TILE * SAT_FUSED_TILES(W, H))
 
+// Blocks per SM sat_fused_u8 is compiled for (registers <= 65536 / (256 * this)). A tile spends
+// most of its life waiting on memory (ticket, look-backs, fences), so more tiles in flight per
+// SM should help: at 3 the u8 kernel needs 78 registers and spills nothing (at 4: 64 and a few
+// spills); u16 and f32 keep 2, as they would spill hundreds of bytes. Not yet measured:
+// kernels/bench/sat_check.cu can be built with -DSAT_FUSED_MIN_BLOCKS_U8=2, 3 or 4.
+#ifndef SAT_FUSED_MIN_BLOCKS_U8
+#define SAT_FUSED_MIN_BLOCKS_U8 3
+#endif
+
 // Flag states of the decoupled look-back.
 #define SAT_NOT_READY 0u
 #define SAT_AGGREGATE 1u
@@ -134,13 +143,31 @@ __device__ __forceinline__ void satPublish(u32* flag, u32 state) {
 		cuda::atomic_ref<u32, cuda::thread_scope_device>(*flag).store(state, cuda::memory_order_release);
 }
 
-// Spins (the whole warp) until the flag is not SAT_NOT_READY in every lane; returns
-// SAT_INCLUSIVE only if every lane saw it.
-__device__ __forceinline__ u32 satPollWarp(u32* flag) {
+// One window of a warp's look-back: predecessor j (j = 0 nearest) has its flag at
+// base[-j * fstride]; lane j acquires the flag of predecessor j, for j < min(avail, 32), all in
+// one round trip. Spins until every predecessor up to the nearest INCLUSIVE one in the window
+// (or all of them, if none is) has published, then returns how many to take: the last of them
+// INCLUSIVE if *inclusive, the others AGGREGATE. Walking the predecessors one by one cost a
+// memory round trip each, and a tile at the right end of a row of 32 tiles waited for 31 of them.
+// The __syncwarp after the acquiring loads orders every lane's later reads after the releases
+// that all lanes observed, so a lane may read the data of a predecessor whose flag another lane
+// acquired.
+__device__ __forceinline__ int satWindow(const u32* base, size_t fstride, int avail, bool* inclusive) {
+	const int lane = threadIdx.x & 31, n = min(avail, 32);
 	for (;;) {
-		const u32 st = cuda::atomic_ref<u32, cuda::thread_scope_device>(*flag).load(cuda::memory_order_acquire);
-		if (__all_sync(0xffffffffu, st != SAT_NOT_READY))
-			return __all_sync(0xffffffffu, st == SAT_INCLUSIVE) ? SAT_INCLUSIVE : SAT_AGGREGATE;
+		u32 st = SAT_NOT_READY;
+		if (lane < n)
+			st = cuda::atomic_ref<const u32, cuda::thread_scope_device>(base[-(ptrdiff_t)(lane * fstride)])
+				.load(cuda::memory_order_acquire);
+		const unsigned ready = __ballot_sync(0xffffffffu, lane >= n || st != SAT_NOT_READY);
+		const unsigned incl = __ballot_sync(0xffffffffu, lane < n && st == SAT_INCLUSIVE);
+		const int take = incl ? __ffs(incl) : n;   // up to and including the nearest INCLUSIVE
+		const unsigned need = take == 32 ? 0xffffffffu : (1u << take) - 1u;
+		if ((ready & need) == need) {
+			__syncwarp();
+			*inclusive = incl != 0;
+			return take;
+		}
 #if __CUDA_ARCH__ >= 700
 		__nanosleep(32);
 #endif
@@ -150,7 +177,8 @@ __device__ __forceinline__ u32 satPollWarp(u32* flag) {
 // Vertical look-back of one 32-column chunk by one warp (DLB and FUSED): the sums of column x
 // over every tile row above tile `tile`. A predecessor's aggregate is read from `vagg` (sum at
 // [0], sq at [SAT_TILE_W], column c of the tile); its inclusive value is its finished last
-// row, read straight from the tables.
+// row, read straight from the tables. The predecessors are polled 32 at a time (satWindow) and
+// their values loaded together.
 template <typename A>
 __device__ __forceinline__ void satLookUp(int tile, int tilesX, const u32* vflags, const A* carry,
 	int carryPerTile, int vaggOffset, const A* S, const A* Q, int W, int x, int c, A& ts, A& tq)
@@ -158,19 +186,29 @@ __device__ __forceinline__ void satLookUp(int tile, int tilesX, const u32* vflag
 	ts = A(0);
 	tq = A(0);
 	const int chunk = c >> 5;
-	for (int p = tile - tilesX; p >= 0; p -= tilesX) {
-		const u32 st = satPollWarp(const_cast<u32*>(&vflags[(size_t)p * SAT_TILE_CHUNKS + chunk]));
-		if (st == SAT_INCLUSIVE) {
+	int p0 = tile - tilesX, avail = tile / tilesX;   // nearest predecessor and how many there are
+	while (avail > 0) {
+		bool inclusive;
+		const int take = satWindow(vflags + (size_t)p0 * SAT_TILE_CHUNKS + chunk, (size_t)tilesX * SAT_TILE_CHUNKS,
+			avail, &inclusive);
+		const int aggs = inclusive ? take - 1 : take;
+#pragma unroll 2
+		for (int j = 0; j < aggs; ++j) {
+			const A* agg = carry + (size_t)(p0 - j * tilesX) * carryPerTile + vaggOffset;
+			ts += __ldcg(agg + c);
+			tq += __ldcg(agg + SAT_TILE_W + c);
+		}
+		if (inclusive) {
+			const int p = p0 - aggs * tilesX;
 			if (x < W) {
 				const size_t i = (size_t)((p / tilesX + 1) * SAT_TILE_H - 1) * W + x;
 				ts += __ldcg(S + i);
 				tq += __ldcg(Q + i);
 			}
-			break;
+			return;
 		}
-		const A* agg = carry + (size_t)p * carryPerTile + vaggOffset;
-		ts += __ldcg(agg + c);
-		tq += __ldcg(agg + SAT_TILE_W + c);
+		p0 -= take * tilesX;
+		avail -= take;
 	}
 }
 
@@ -561,16 +599,26 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 				myCarry[SAT_TILE_H + lane] = hq;
 				satPublish(hflags + tile, SAT_AGGREGATE);
 			}
-			for (int p = tile - 1; p >= tile - tx; --p) {
-				const u32 st = satPollWarp(hflags + p);
-				const A* pc = d_carry + (size_t)p * SAT_FUSED_CARRY_PER_TILE;
-				if (st == SAT_INCLUSIVE) {
+			// the tiles to the left, nearest first, 32 polled at a time (satWindow)
+			int p0 = tile - 1, avail = tx;
+			while (avail > 0) {
+				bool inclusive;
+				const int take = satWindow(hflags + p0, 1, avail, &inclusive);
+				const int aggs = inclusive ? take - 1 : take;
+#pragma unroll 4
+				for (int j = 0; j < aggs; ++j) {
+					const A* pc = d_carry + (size_t)(p0 - j) * SAT_FUSED_CARRY_PER_TILE;
+					bs += __ldcg(pc + lane);
+					bq += __ldcg(pc + SAT_TILE_H + lane);
+				}
+				if (inclusive) {
+					const A* pc = d_carry + (size_t)(p0 - aggs) * SAT_FUSED_CARRY_PER_TILE;
 					bs += __ldcg(pc + 2 * SAT_TILE_H + lane);
 					bq += __ldcg(pc + 3 * SAT_TILE_H + lane);
 					break;
 				}
-				bs += __ldcg(pc + lane);
-				bq += __ldcg(pc + SAT_TILE_H + lane);
+				p0 -= take;
+				avail -= take;
 			}
 			if (publish) {
 				myCarry[2 * SAT_TILE_H + lane] = bs + hs;
@@ -625,7 +673,7 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 // Exported entry points (extern "C": unmangled names for cuModuleGetFunction)
 // ---------------------------------------------------------------------------------------------
 
-#define SAT_PIXEL_ENTRIES(TN, T, A)                                                              \
+#define SAT_PIXEL_ENTRIES(TN, T, A, FUSED_BLOCKS)                                                \
 	extern "C" __global__ void __launch_bounds__(SAT_NAIVE_THREADS) sat_naive_rows_##TN(        \
 		const T* d_in, A* d_S, A* d_Q, int W, int H)                                           \
 	{                                                                                          \
@@ -641,7 +689,7 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	{                                                                                          \
 		satRowScan<A>(PixelSource<T, A>{d_in}, d_S, d_Q, W, H);                                \
 	}                                                                                          \
-	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, 2) sat_fused_##TN(              \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_fused_##TN(   \
 		const T* d_in, A* d_S, A* d_Q, int W, int H, unsigned* d_flags, A* d_carry)            \
 	{                                                                                          \
 		satFused<T>(d_in, d_S, d_Q, W, H, d_flags, d_carry);                                   \
@@ -669,9 +717,9 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		satDlbCols<A, A>(d_S, d_Q, d_S, d_Q, W, H, d_flags, d_carry);                          \
 	}
 
-SAT_PIXEL_ENTRIES(u8, u8, long long)
-SAT_PIXEL_ENTRIES(u16, u16, long long)
-SAT_PIXEL_ENTRIES(f32, f32, double)
+SAT_PIXEL_ENTRIES(u8, u8, long long, SAT_FUSED_MIN_BLOCKS_U8)
+SAT_PIXEL_ENTRIES(u16, u16, long long, 2)
+SAT_PIXEL_ENTRIES(f32, f32, double, 2)
 
 SAT_TABLE_ENTRIES(i64, long long)
 SAT_TABLE_ENTRIES(f64, double)
