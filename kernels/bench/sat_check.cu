@@ -2,6 +2,7 @@
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/sat_check kernels/bench/sat_check.cu && /tmp/sat_check
 //   /tmp/sat_check bench      timings only (e.g. under ncu)
+//   /tmp/sat_check profile N  every build three times on one N^2 u8 plane, for Nsight Compute
 //
 // Builds both tables with all four builds (NAIVE, CUB-style, DLB, FUSED) on random u8 / u16 /
 // f32 planes and on all-max planes, against a CPU reference computed row by row then column by
@@ -365,6 +366,19 @@ int main(int argc, char** argv) {
 	std::mt19937 rng(42);
 	if (benchOnly) {
 		bench(rng);
+		return 0;
+	}
+	if (argc > 2 && std::string(argv[1]) == "profile") {
+		// `sat_check profile N`: every build three times on one random N^2 u8 plane, for Nsight
+		// Compute to pick one launch out of (--kernel-name, --launch-skip 2)
+		const int N = std::atoi(argv[2]);
+		std::vector<u8> in((size_t)N * N);
+		for (auto& v : in) v = Px<u8>::random(rng);
+		Case<u8> c(N, N);
+		c.upload(in);
+		for (int b = 0; b < NBUILDS; ++b)
+			for (int k = 0; k < 3; ++k) c.run((Build)b);
+		CK(cudaDeviceSynchronize());
 		return 0;
 	}
 	if (argc > 1 && std::string(argv[1]) == "small") {

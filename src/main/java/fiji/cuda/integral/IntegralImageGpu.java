@@ -30,12 +30,13 @@ final class IntegralImageGpu {
 	private IntegralImageGpu() {}
 
 	/**
-	 * The build AUTO picks: the fastest measured on the H200 (docs/benchmarks.md). For 8-bit
-	 * planes DLB, whose 32-bit row sums halve its traffic, beat FUSED from 2048^2 up; for 16-bit
-	 * FUSED was fastest at every size; float was not measured and takes FUSED.
+	 * The build AUTO picks: the fastest measured on the H200 (docs/benchmarks.md). Since the
+	 * look-back polls 32 predecessors at once, FUSED beats DLB at every size for 8 and 16-bit;
+	 * float was not measured and takes FUSED too. The type stays a parameter so that a later
+	 * measurement can split them again without touching the callers.
 	 */
 	static SatBuild fastest(PixelType t) {
-		return t == PixelType.UINT8 ? SatBuild.DLB : SatBuild.FUSED;
+		return SatBuild.FUSED;
 	}
 
 	/**
