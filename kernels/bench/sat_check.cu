@@ -326,6 +326,22 @@ static double copyGBs() {
 	return 2.0 * bytes / (t * 1e6);
 }
 
+// The floor for any build: a kernel that only writes both tables, 16 bytes per pixel of
+// N^2, as 16-byte streaming stores (no reads, no dependences). Returns ms.
+__global__ void satWriteOnly(longlong2* d, size_t n) {
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		__stcs(d + i, make_longlong2((long long)i, (long long)i));
+}
+
+static float writeOnlyMs(int N) {
+	const size_t n = (size_t)N * N;   // 16 bytes each: the two int64 tables
+	longlong2* d;
+	CK(cudaMalloc(&d, n * sizeof(longlong2)));
+	const float t = medianMs([&] { satWriteOnly<<<132 * 16, 256>>>(d, n); });
+	cudaFree(d);
+	return t;
+}
+
 template <typename T>
 static void benchType(std::mt19937& rng, double copy) {
 	for (int N : {512, 1024, 2048, 4096, 8192}) {
@@ -343,6 +359,9 @@ static void benchType(std::mt19937& rng, double copy) {
 		}
 		std::printf("  %-3s %5d^2 FUSED vs DLB %.2fx, vs CUB %.2fx, vs NAIVE %.2fx\n", Px<T>::name(), N, t[DLB] / t[FUSED],
 			t[CUB] / t[FUSED], t[NAIVE] / t[FUSED]);
+		const float wo = writeOnlyMs(N);
+		std::printf("  %-3s %5d^2 write-only floor (16 B/pixel, no reads) %.4f ms: FUSED at %.0f%% of it\n", Px<T>::name(), N,
+			wo, 100.0 * wo / t[FUSED]);
 	}
 }
 
