@@ -1,4 +1,4 @@
-// Summed-area table (integral image) kernels for Fiji CUDA: four builds of the same tables.
+// Summed-area table (integral image) kernels for Fiji CUDA: five builds of the same tables.
 //
 // Conventions shared by every entry point below
 // ----------------------------------------------
@@ -35,6 +35,13 @@
 //         d_flags: SAT_FUSED_FLAG_WORDS(W, H) uint32, zeroed before EVERY launch
 //                  (cuMemsetD8Async(d_flags, 0, 4 * SAT_FUSED_FLAG_WORDS(W, H), stream)).
 //         d_carry: SAT_FUSED_CARRY_ELEMS(W, H) A, never needs clearing.
+//  RTS    reduce, then scan, then write: no look-back and no flags (tiles as DLB: 128 x 32)
+//         sat_rts_reduce_<T>(d_in, W, H, d_agg)                blockDim (256), grid (SAT_RTS_TILES(W, H))
+//         sat_rts_rows_<A>(d_agg, d_carry, tilesX, tilesY)     blockDim (SAT_RTS_ROW_THREADS),
+//                                   grid (ceil(tilesY * 2 * 33 / SAT_RTS_ROW_THREADS))
+//         sat_rts_cols_<A>(d_agg, d_carry, tilesX, tilesY)     blockDim (128, SAT_RTS_SEGS), grid (tilesX, 2)
+//         sat_rts_write_<T>(d_in, d_S, d_Q, W, H, d_carry)     blockDim (256), grid (SAT_RTS_TILES(W, H))
+//         d_agg: SAT_RTS_AGG_ELEMS(W, H) A, d_carry: SAT_RTS_CARRY_ELEMS(W, H) A; neither needs clearing.
 //  No kernel takes dynamic shared memory. The look-back kernels hand tiles out through a ticket
 //  in d_flags[0], so any launch order and residency is safe, but the grid must be at least the
 //  tile count (extra blocks return at once). Launches on one stream may reuse d_flags/d_carry
@@ -83,6 +90,16 @@ using namespace fc;
 #define SAT_FUSED_FLAG_WORDS(W, H) (1 + (1 + SAT_TILE_CHUNKS) * SAT_FUSED_TILES(W, H))
 #define SAT_FUSED_CARRY_PER_TILE (4 * SAT_TILE_H + 2 * SAT_TILE_W)
 #define SAT_FUSED_CARRY_ELEMS(W, H) (SAT_FUSED_CARRY_PER_TILE * SAT_FUSED_TILES(W, H))
+
+// RTS: per tile (128 x 32, row-major tile index) d_agg = { hAgg sum[32], hAgg sq[32], P sum[128],
+// P sq[128] } and d_carry = { B sum[32], B sq[32], top sum[128], top sq[128], R sum, R sq }.
+#define SAT_RTS_TILES(W, H) ((size_t)SAT_TILES_X(W) * SAT_TILES_Y(H))
+#define SAT_RTS_AGG_PER_TILE (2 * SAT_TILE_H + 2 * SAT_TILE_W)
+#define SAT_RTS_CARRY_PER_TILE (2 * SAT_TILE_H + 2 * SAT_TILE_W + 2)
+#define SAT_RTS_AGG_ELEMS(W, H) (SAT_RTS_AGG_PER_TILE * SAT_RTS_TILES(W, H))
+#define SAT_RTS_CARRY_ELEMS(W, H) (SAT_RTS_CARRY_PER_TILE * SAT_RTS_TILES(W, H))
+#define SAT_RTS_ROW_THREADS 128   // blockDim.x of sat_rts_rows_*
+#define SAT_RTS_SEGS 8            // blockDim.y of sat_rts_cols_*: tile rows scanned in 8 segments
 
 // Blocks per SM sat_fused_u8 is compiled for (registers <= 65536 / (256 * this)). A tile spends
 // most of its life waiting on memory (ticket, look-backs, fences), so more tiles in flight per
@@ -406,6 +423,66 @@ __device__ __forceinline__ void satTileColumns(V (&s)[16], V (&q)[16], V* s_colT
 }
 
 // =============================================================================================
+// The tile's local table, shared by FUSED and RTS (128 x 32 tile, 256 threads)
+//
+// Loads the tile once (zeros outside the image) and leaves thread (c, h) with
+// s[r] = L(x0 + c, y0 + 16h + r), the sum over [x0..x0+c] x [y0..y0+16h+r], both moments.
+// Row scans: within each warp by shuffles, then across the warps of the same half through
+// s_wtot. Contains block barriers: every thread of the block must call it.
+// =============================================================================================
+
+template <typename T, typename L>
+__device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, int H, int x, int yBase,
+	L (&s)[16], L (&q)[16], L* s_colTot /* [2][128] */, L (*s_wtot)[2][16] /* [8] */)
+{
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = warp & 3;
+	// load once, both moments
+#pragma unroll
+	for (int r = 0; r < 16; ++r) {
+		const int y = yBase + r;
+		s[r] = L(0);
+		q[r] = L(0);
+		if (x < W && y < H) satPixel<L>(d_in + (size_t)y * W + x, s[r], q[r]);
+	}
+	satTileColumns<L>(s, q, s_colTot);
+
+	// row scans across the 128 columns: within the warp by shuffles, then across the warps of
+	// the same half through shared memory
+#pragma unroll
+	for (int r = 0; r < 16; ++r) {
+#pragma unroll
+		for (int d = 1; d < 32; d <<= 1) {
+			const L us = __shfl_up_sync(0xffffffffu, s[r], d);
+			const L uq = __shfl_up_sync(0xffffffffu, q[r], d);
+			if (lane >= d) {
+				s[r] += us;
+				q[r] += uq;
+			}
+		}
+	}
+	if (lane == 31) {
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			s_wtot[warp][0][r] = s[r];
+			s_wtot[warp][1][r] = q[r];
+		}
+	}
+	__syncthreads();
+	if (g > 0) {
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			L as = L(0), aq = L(0);
+			for (int k = 0; k < g; ++k) {
+				as += s_wtot[warp - g + k][0][r];
+				aq += s_wtot[warp - g + k][1][r];
+			}
+			s[r] += as;
+			q[r] += aq;
+		}
+	}
+}
+
+// =============================================================================================
 // DLB: row sums, then one pass of decoupled look-back down the columns, in place
 //
 // Tiles of 128 columns x 32 rows are handed out in row-major order through the ticket in
@@ -531,51 +608,8 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	u32* vflags = d_flags + 1 + (size_t)tilesX * tilesY;
 	A* myCarry = d_carry + (size_t)tile * SAT_FUSED_CARRY_PER_TILE;
 
-	// load once, both moments
 	L s[16], q[16];
-#pragma unroll
-	for (int r = 0; r < 16; ++r) {
-		const int y = yBase + r;
-		s[r] = L(0);
-		q[r] = L(0);
-		if (x < W && y < H) satPixel<L>(d_in + (size_t)y * W + x, s[r], q[r]);
-	}
-	satTileColumns<L>(s, q, s_colTot);
-
-	// row scans across the 128 columns: within the warp by shuffles, then across the warps of
-	// the same half through shared memory
-#pragma unroll
-	for (int r = 0; r < 16; ++r) {
-#pragma unroll
-		for (int d = 1; d < 32; d <<= 1) {
-			const L us = __shfl_up_sync(0xffffffffu, s[r], d);
-			const L uq = __shfl_up_sync(0xffffffffu, q[r], d);
-			if (lane >= d) {
-				s[r] += us;
-				q[r] += uq;
-			}
-		}
-	}
-	if (lane == 31) {
-#pragma unroll
-		for (int r = 0; r < 16; ++r) {
-			s_wtot[warp][0][r] = s[r];
-			s_wtot[warp][1][r] = q[r];
-		}
-	}
-	__syncthreads();
-	if (g > 0) {
-#pragma unroll
-		for (int r = 0; r < 16; ++r) {
-			L as = L(0), aq = L(0);
-			for (int k = 0; k < g; ++k) {
-				as += s_wtot[warp - g + k][0][r];
-				aq += s_wtot[warp - g + k][1][r];
-			}
-			s[r] += as;
-			q[r] += aq;
-		}
-	}
+	satTileLocal<T, L>(d_in, W, H, x, yBase, s, q, s_colTot, s_wtot);
 	if (c == SAT_TILE_W - 1) {  // the tile's right column: hAgg
 #pragma unroll
 		for (int r = 0; r < 16; ++r) {
@@ -670,6 +704,133 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	if (h == 1 && !lastRow) satPublish(myVflag, SAT_INCLUSIVE);
 }
 
+// =============================================================================================
+// RTS: reduce, then scan, then write (no look-back)
+//
+// With the same decomposition as FUSED, S(x, y) = L(x, y) + B(y) + top(x), every carry of a
+// tile follows from two small per-tile aggregates of the tiles before it:
+//   hAgg(y) = L(x0+127, y)   its local table's right column    B(y)   = sum of hAgg over the
+//                                                                         tiles to the left
+//   P(x)    = L(x, y0+31)    its local table's last row         top(x) = sum over the tiles above
+//                                                                         of R + P(x), R = sum of
+//                                                                         their left tiles' P(x0+127)
+// 1. reduce: each tile computes L and writes hAgg and P (10 KB per tile row at 4096 wide).
+// 2. rows:   one thread per tile row, row and moment scans hAgg (and the tile totals P(x0+127))
+//            left to right into B (and R), exclusive.
+// 3. cols:   one thread per column and moment scans R + P down the tile rows into top, in
+//            SAT_RTS_SEGS segments of tile rows at once (segment totals, their prefix, rescan).
+// 4. write:  each tile computes L again and writes L + B + top: pure streaming, no waiting.
+// The image is read twice and the aggregates are small, so the build costs about the tables'
+// stores plus one extra read of the image; FUSED instead keeps each tile waiting on its
+// neighbours' flags while it holds the tile.
+// =============================================================================================
+
+template <typename T>
+__device__ __forceinline__ void satRtsReduce(const T* __restrict__ d_in, int W, int H,
+	typename SatType<T>::A* __restrict__ d_agg)
+{
+	typedef typename SatType<T>::A A;
+	typedef typename SatType<T>::L L;
+	__shared__ L s_colTot[2 * SAT_TILE_W];
+	__shared__ L s_wtot[8][2][16];
+	const int tid = threadIdx.x, tilesX = SAT_TILES_X(W);
+	const int tile = blockIdx.x, ty = tile / tilesX, tx = tile - ty * tilesX;
+	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7;
+	const int x = tx * SAT_TILE_W + c, yBase = ty * SAT_TILE_H + 16 * h;
+	L s[16], q[16];
+	satTileLocal<T, L>(d_in, W, H, x, yBase, s, q, s_colTot, s_wtot);
+	A* agg = d_agg + (size_t)tile * SAT_RTS_AGG_PER_TILE;
+	if (c == SAT_TILE_W - 1) {
+#pragma unroll
+		for (int r = 0; r < 16; ++r) {
+			agg[16 * h + r] = (A)s[r];
+			agg[SAT_TILE_H + 16 * h + r] = (A)q[r];
+		}
+	}
+	if (h == 1) {
+		agg[2 * SAT_TILE_H + c] = (A)s[15];
+		agg[2 * SAT_TILE_H + SAT_TILE_W + c] = (A)q[15];
+	}
+}
+
+// Thread j of tile row ty: j < 32 scans hAgg row j, j == 32 the tile totals; moment m.
+template <typename A>
+__device__ __forceinline__ void satRtsRows(const A* __restrict__ d_agg, A* __restrict__ d_carry, int tilesX, int tilesY)
+{
+	const int t = blockIdx.x * blockDim.x + threadIdx.x;
+	const int ty = t / (2 * 33), m = (t / 33) & 1, j = t % 33;
+	if (ty >= tilesY) return;
+	const int from = j < SAT_TILE_H ? m * SAT_TILE_H + j : 2 * SAT_TILE_H + m * SAT_TILE_W + SAT_TILE_W - 1;
+	const int to = j < SAT_TILE_H ? m * SAT_TILE_H + j : 2 * SAT_TILE_H + 2 * SAT_TILE_W + m;
+	const size_t tile0 = (size_t)ty * tilesX;
+	A run = A(0);
+#pragma unroll 8
+	for (int tx = 0; tx < tilesX; ++tx) {
+		const A v = d_agg[(tile0 + tx) * SAT_RTS_AGG_PER_TILE + from];
+		d_carry[(tile0 + tx) * SAT_RTS_CARRY_PER_TILE + to] = run;
+		run += v;
+	}
+}
+
+// Block (tx, m), thread (c, seg): segment seg of the tile rows of tile column tx.
+template <typename A>
+__device__ __forceinline__ void satRtsCols(const A* __restrict__ d_agg, A* __restrict__ d_carry, int tilesX, int tilesY)
+{
+	__shared__ A s_seg[SAT_RTS_SEGS][SAT_TILE_W];
+	const int tx = blockIdx.x, m = blockIdx.y, c = threadIdx.x, seg = threadIdx.y;
+	const int per = (tilesY + SAT_RTS_SEGS - 1) / SAT_RTS_SEGS;
+	const int ty0 = seg * per, ty1 = min(tilesY, ty0 + per);
+	const int pOff = 2 * SAT_TILE_H + m * SAT_TILE_W + c;
+	const int rOff = 2 * SAT_TILE_H + 2 * SAT_TILE_W + m;
+	// R + P(x) of tile (tx, ty)
+	auto term = [&](int ty) {
+		const size_t tile = (size_t)ty * tilesX + tx;
+		return __ldcg(d_carry + tile * SAT_RTS_CARRY_PER_TILE + rOff) + d_agg[tile * SAT_RTS_AGG_PER_TILE + pOff];
+	};
+	A sum = A(0);
+#pragma unroll 8
+	for (int ty = ty0; ty < ty1; ++ty) sum += term(ty);
+	s_seg[seg][c] = sum;
+	__syncthreads();
+	A run = A(0);
+	for (int k = 0; k < seg; ++k) run += s_seg[k][c];
+	const int tOff = 2 * SAT_TILE_H + m * SAT_TILE_W + c;
+#pragma unroll 8
+	for (int ty = ty0; ty < ty1; ++ty) {
+		const A v = term(ty);
+		d_carry[((size_t)ty * tilesX + tx) * SAT_RTS_CARRY_PER_TILE + tOff] = run;
+		run += v;
+	}
+}
+
+template <typename T>
+__device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename SatType<T>::A* __restrict__ d_S,
+	typename SatType<T>::A* __restrict__ d_Q, int W, int H, const typename SatType<T>::A* __restrict__ d_carry)
+{
+	typedef typename SatType<T>::A A;
+	typedef typename SatType<T>::L L;
+	__shared__ L s_colTot[2 * SAT_TILE_W];
+	__shared__ L s_wtot[8][2][16];
+	const int tid = threadIdx.x, tilesX = SAT_TILES_X(W);
+	const int tile = blockIdx.x, ty = tile / tilesX, tx = tile - ty * tilesX;
+	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7;
+	const int x = tx * SAT_TILE_W + c, yBase = ty * SAT_TILE_H + 16 * h;
+	L s[16], q[16];
+	satTileLocal<T, L>(d_in, W, H, x, yBase, s, q, s_colTot, s_wtot);
+	if (x >= W) return;
+	const A* cr = d_carry + (size_t)tile * SAT_RTS_CARRY_PER_TILE;
+	const A ts = cr[2 * SAT_TILE_H + c], tq = cr[2 * SAT_TILE_H + SAT_TILE_W + c];
+#pragma unroll
+	for (int r = 0; r < 16; ++r) {
+		const int y = yBase + r;
+		if (y < H) {
+			const size_t i = (size_t)y * W + x;
+			d_S[i] = (A)s[r] + cr[16 * h + r] + ts;
+			d_Q[i] = (A)q[r] + cr[SAT_TILE_H + 16 * h + r] + tq;
+		}
+	}
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -691,6 +852,16 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		const T* d_in, A* d_S, A* d_Q, int W, int H)                                           \
 	{                                                                                          \
 		satRowScan<A>(PixelSource<T, A>{d_in}, d_S, d_Q, W, H);                                \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_rts_reduce_##TN(       \
+		const T* d_in, int W, int H, A* d_agg)                                                 \
+	{                                                                                          \
+		satRtsReduce<T>(d_in, W, H, d_agg);                                                    \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_rts_write_##TN(       \
+		const T* d_in, A* d_S, A* d_Q, int W, int H, const A* d_carry)                         \
+	{                                                                                          \
+		satRtsWrite<T>(d_in, d_S, d_Q, W, H, d_carry);                                         \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_fused_##TN(   \
 		const T* d_in, A* d_S, A* d_Q, int W, int H, unsigned* d_flags, A* d_carry)            \
@@ -718,6 +889,16 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		A* d_S, A* d_Q, int W, int H, unsigned* d_flags, A* d_carry)                           \
 	{                                                                                          \
 		satDlbCols<A, A>(d_S, d_Q, d_S, d_Q, W, H, d_flags, d_carry);                          \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_RTS_ROW_THREADS) sat_rts_rows_##AN(           \
+		const A* d_agg, A* d_carry, int tilesX, int tilesY)                                    \
+	{                                                                                          \
+		satRtsRows<A>(d_agg, d_carry, tilesX, tilesY);                                         \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_W * SAT_RTS_SEGS) sat_rts_cols_##AN(     \
+		const A* d_agg, A* d_carry, int tilesX, int tilesY)                                    \
+	{                                                                                          \
+		satRtsCols<A>(d_agg, d_carry, tilesX, tilesY);                                         \
 	}
 
 SAT_PIXEL_ENTRIES(u8, u8, long long, SAT_FUSED_MIN_BLOCKS_U8)

@@ -4,7 +4,7 @@
 //   /tmp/sat_check bench      timings only (e.g. under ncu)
 //   /tmp/sat_check profile N  every build three times on one N^2 u8 plane, for Nsight Compute
 //
-// Builds both tables with all four builds (NAIVE, CUB-style, DLB, FUSED) on random u8 / u16 /
+// Builds both tables with all five builds (NAIVE, CUB-style, DLB, FUSED, RTS) on random u8 / u16 /
 // f32 planes and on all-max planes, against a CPU reference computed row by row then column by
 // column in int64 (integers: must match exactly) or double (f32: |gpu - ref| must not exceed
 // 1e-9 * the same table built over |I| resp. I^2, a bound on the rounding of any summation
@@ -29,8 +29,8 @@
 static int g_failures = 0;
 static int g_checks = 0;
 
-enum Build { NAIVE, CUB, DLB, FUSED, NBUILDS };
-static const char* kBuildName[NBUILDS] = {"NAIVE", "CUB", "DLB", "FUSED"};
+enum Build { NAIVE, CUB, DLB, FUSED, RTS, NBUILDS };
+static const char* kBuildName[NBUILDS] = {"NAIVE", "CUB", "DLB", "FUSED", "RTS"};
 
 // ---------------------------------------------------------------------------------------------
 // Pixel types and their entry points
@@ -50,6 +50,10 @@ template <> struct Px<u8> {
 	static constexpr auto dlbRows = sat_dlb_rows_u8;
 	static constexpr auto dlbCols = sat_dlb_cols_i64;
 	static constexpr auto fused = sat_fused_u8;
+	static constexpr auto rtsReduce = sat_rts_reduce_u8;
+	static constexpr auto rtsRows = sat_rts_rows_i64;
+	static constexpr auto rtsCols = sat_rts_cols_i64;
+	static constexpr auto rtsWrite = sat_rts_write_u8;
 };
 template <> struct Px<u16> {
 	typedef long long A;
@@ -64,6 +68,10 @@ template <> struct Px<u16> {
 	static constexpr auto dlbRows = sat_dlb_rows_u16;
 	static constexpr auto dlbCols = sat_dlb_cols_i64;
 	static constexpr auto fused = sat_fused_u16;
+	static constexpr auto rtsReduce = sat_rts_reduce_u16;
+	static constexpr auto rtsRows = sat_rts_rows_i64;
+	static constexpr auto rtsCols = sat_rts_cols_i64;
+	static constexpr auto rtsWrite = sat_rts_write_u16;
 };
 template <> struct Px<f32> {
 	typedef double A;
@@ -78,6 +86,10 @@ template <> struct Px<f32> {
 	static constexpr auto dlbRows = sat_dlb_rows_f32;
 	static constexpr auto dlbCols = sat_dlb_cols_f64;
 	static constexpr auto fused = sat_fused_f32;
+	static constexpr auto rtsReduce = sat_rts_reduce_f32;
+	static constexpr auto rtsRows = sat_rts_rows_f64;
+	static constexpr auto rtsCols = sat_rts_cols_f64;
+	static constexpr auto rtsWrite = sat_rts_write_f32;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -98,6 +110,7 @@ struct Case {
 	unsigned* d_rq = nullptr;
 	unsigned* d_flags = nullptr;
 	A* d_carry = nullptr;
+	A* d_agg = nullptr;       // RTS aggregates
 
 	Case(int w, int h) : W(w), H(h), n((size_t)w * h) {
 		CK(cudaMalloc(&d_in, n * sizeof(T)));
@@ -110,13 +123,15 @@ struct Case {
 			CK(cudaMalloc(&d_rq, n * sizeof(unsigned)));
 		}
 		const size_t words = std::max((size_t)SAT_DLB_FLAG_WORDS(W, H), (size_t)SAT_FUSED_FLAG_WORDS(W, H));
-		const size_t carry = std::max((size_t)SAT_DLB_CARRY_ELEMS(W, H), (size_t)SAT_FUSED_CARRY_ELEMS(W, H));
+		const size_t carry = std::max({(size_t)SAT_DLB_CARRY_ELEMS(W, H), (size_t)SAT_FUSED_CARRY_ELEMS(W, H),
+			(size_t)SAT_RTS_CARRY_ELEMS(W, H)});
+		CK(cudaMalloc(&d_agg, SAT_RTS_AGG_ELEMS(W, H) * sizeof(A)));
 		CK(cudaMalloc(&d_flags, words * sizeof(unsigned)));
 		CK(cudaMalloc(&d_carry, carry * sizeof(A)));
 	}
 	~Case() {
 		cudaFree(d_in); cudaFree(d_S); cudaFree(d_Q); cudaFree(d_St); cudaFree(d_Qt);
-		cudaFree(d_rs); cudaFree(d_rq); cudaFree(d_flags); cudaFree(d_carry);
+		cudaFree(d_rs); cudaFree(d_rq); cudaFree(d_flags); cudaFree(d_carry); cudaFree(d_agg);
 	}
 	void upload(const std::vector<T>& h) { CK(cudaMemcpy(d_in, h.data(), n * sizeof(T), cudaMemcpyHostToDevice)); }
 	void poison() {  // so a table entry that is never written cannot pass by luck
@@ -158,6 +173,16 @@ struct Case {
 			CK(cudaMemsetAsync(d_flags, 0, 4 * SAT_FUSED_FLAG_WORDS(W, H)));
 			Px<T>::fused<<<(unsigned)SAT_FUSED_TILES(W, H), SAT_TILE_THREADS>>>(d_in, d_S, d_Q, W, H, d_flags, d_carry);
 			break;
+		case RTS: {
+			const unsigned tiles = (unsigned)SAT_RTS_TILES(W, H);
+			const int tx = SAT_TILES_X(W), ty = SAT_TILES_Y(H);
+			Px<T>::rtsReduce<<<tiles, SAT_TILE_THREADS>>>(d_in, W, H, d_agg);
+			Px<T>::rtsRows<<<(unsigned)((ty * 66 + SAT_RTS_ROW_THREADS - 1) / SAT_RTS_ROW_THREADS), SAT_RTS_ROW_THREADS>>>(
+				d_agg, d_carry, tx, ty);
+			Px<T>::rtsCols<<<dim3(tx, 2), dim3(SAT_TILE_W, SAT_RTS_SEGS)>>>(d_agg, d_carry, tx, ty);
+			Px<T>::rtsWrite<<<tiles, SAT_TILE_THREADS>>>(d_in, d_S, d_Q, W, H, d_carry);
+			break;
+		}
 		default: break;
 		}
 		CK(cudaGetLastError());
@@ -360,8 +385,8 @@ static void benchType(std::mt19937& rng, double copy) {
 		std::printf("  %-3s %5d^2 FUSED vs DLB %.2fx, vs CUB %.2fx, vs NAIVE %.2fx\n", Px<T>::name(), N, t[DLB] / t[FUSED],
 			t[CUB] / t[FUSED], t[NAIVE] / t[FUSED]);
 		const float wo = writeOnlyMs(N);
-		std::printf("  %-3s %5d^2 write-only floor (16 B/pixel, no reads) %.4f ms: FUSED at %.0f%% of it\n", Px<T>::name(), N,
-			wo, 100.0 * wo / t[FUSED]);
+		std::printf("  %-3s %5d^2 write-only floor (16 B/pixel, no reads) %.4f ms: FUSED at %.0f%% of it, RTS at %.0f%%\n",
+			Px<T>::name(), N, wo, 100.0 * wo / t[FUSED], 100.0 * wo / t[RTS]);
 	}
 }
 
