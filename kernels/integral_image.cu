@@ -143,6 +143,27 @@ __device__ __forceinline__ void satPixel(const T* p, V& s, V& q) {
 	q = v * v;
 }
 
+// Four adjacent pixels from a 4-aligned index (one 4-, 8- or 16-byte load).
+__device__ __forceinline__ void satLoad4(const u8* p, u8 (&v)[4]) {
+	const uchar4 t = __ldg(reinterpret_cast<const uchar4*>(p));
+	v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+}
+__device__ __forceinline__ void satLoad4(const u16* p, u16 (&v)[4]) {
+	const ushort4 t = __ldg(reinterpret_cast<const ushort4*>(p));
+	v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+}
+__device__ __forceinline__ void satLoad4(const f32* p, f32 (&v)[4]) {
+	const float4 t = __ldg(reinterpret_cast<const float4*>(p));
+	v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+}
+// Two adjacent table entries to a 2-aligned index (one 16-byte store).
+__device__ __forceinline__ void satStore2(long long* p, long long a, long long b) {
+	*reinterpret_cast<longlong2*>(p) = make_longlong2(a, b);
+}
+__device__ __forceinline__ void satStore2(double* p, double a, double b) {
+	*reinterpret_cast<double2*>(p) = make_double2(a, b);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Look-back flags
 //
@@ -161,6 +182,14 @@ __device__ __forceinline__ void satPublish(u32* flag, u32 state) {
 	__syncwarp();
 	if ((threadIdx.x & 31) == 0)
 		cuda::atomic_ref<u32, cuda::thread_scope_device>(*flag).store(state, cuda::memory_order_release);
+}
+
+// satPublish for the SAT_TILE_CHUNKS vertical flags of one tile at once (lane k stores flag k).
+__device__ __forceinline__ void satPublishChunks(u32* flags, u32 state) {
+	__syncwarp();
+	const int lane = threadIdx.x & 31;
+	if (lane < SAT_TILE_CHUNKS)
+		cuda::atomic_ref<u32, cuda::thread_scope_device>(flags[lane]).store(state, cuda::memory_order_release);
 }
 
 // One window of a warp's look-back: predecessor j (j = 0 nearest) has its flag at
@@ -425,59 +454,133 @@ __device__ __forceinline__ void satTileColumns(V (&s)[16], V (&q)[16], V* s_colT
 // =============================================================================================
 // The tile's local table, shared by FUSED and RTS (128 x 32 tile, 256 threads)
 //
-// Loads the tile once (zeros outside the image) and leaves thread (c, h) with
-// s[r] = L(x0 + c, y0 + 16h + r), the sum over [x0..x0+c] x [y0..y0+16h+r], both moments.
-// Row scans: within each warp by shuffles, then across the warps of the same half through
-// s_wtot. Contains block barriers: every thread of the block must call it.
+// Thread (warp w, lane l) owns the 4 x 4 block of tile rows 4w..4w+3 and columns 4l..4l+3 and
+// ends with s[i][j] = L(x0 + 4l + j, y0 + 4w + i), the sum over [x0..x0+4l+j] x [y0..y0+4w+i],
+// both moments. The block's own 2D prefix is sequential in registers; across the warp only the
+// block's right column (4 values) is scanned by shuffles, and across the warps only the band
+// totals go through shared memory. Against one column of 16 rows per thread this cut the
+// shuffles to a quarter: the scan of 16 values per thread had made the whole tile kernel
+// compute-bound (sat_check, H200: a build without any look-back was no faster than FUSED).
+// Contains a block barrier: every thread of the block must call it.
 // =============================================================================================
 
 template <typename T, typename L>
-__device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, int H, int x, int yBase,
-	L (&s)[16], L (&q)[16], L* s_colTot /* [2][128] */, L (*s_wtot)[2][16] /* [8] */)
+__device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, int H, int x0, int y0,
+	L (&s)[4][4], L (&q)[4][4], L (*s_band)[2][SAT_TILE_W] /* [8] */)
 {
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = warp & 3;
-	// load once, both moments
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int x = x0 + 4 * lane;
 #pragma unroll
-	for (int r = 0; r < 16; ++r) {
-		const int y = yBase + r;
-		s[r] = L(0);
-		q[r] = L(0);
-		if (x < W && y < H) satPixel<L>(d_in + (size_t)y * W + x, s[r], q[r]);
+	for (int i = 0; i < 4; ++i) {
+		const int y = y0 + 4 * warp + i;
+		const T* p = d_in + (size_t)y * W + x;
+		T v[4] = {T(0), T(0), T(0), T(0)};
+		if (y < H) {
+			if ((W & 3) == 0 && x + 3 < W) {
+				satLoad4(p, v);
+			} else {
+#pragma unroll
+				for (int j = 0; j < 4; ++j)
+					if (x + j < W) v[j] = __ldg(p + j);
+			}
+		}
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			s[i][j] = (L)v[j];
+			q[i][j] = (L)v[j] * (L)v[j];
+		}
 	}
-	satTileColumns<L>(s, q, s_colTot);
-
-	// row scans across the 128 columns: within the warp by shuffles, then across the warps of
-	// the same half through shared memory
+	// the block's own 2D prefix
 #pragma unroll
-	for (int r = 0; r < 16; ++r) {
+	for (int i = 0; i < 4; ++i)
+#pragma unroll
+		for (int j = 1; j < 4; ++j) {
+			s[i][j] += s[i][j - 1];
+			q[i][j] += q[i][j - 1];
+		}
+#pragma unroll
+	for (int i = 1; i < 4; ++i)
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			s[i][j] += s[i - 1][j];
+			q[i][j] += q[i - 1][j];
+		}
+	// across the warp: exclusive scan of the blocks' right columns
+#pragma unroll
+	for (int i = 0; i < 4; ++i) {
+		L us = s[i][3], uq = q[i][3];
 #pragma unroll
 		for (int d = 1; d < 32; d <<= 1) {
-			const L us = __shfl_up_sync(0xffffffffu, s[r], d);
-			const L uq = __shfl_up_sync(0xffffffffu, q[r], d);
+			const L ts = __shfl_up_sync(0xffffffffu, us, d);
+			const L tq = __shfl_up_sync(0xffffffffu, uq, d);
 			if (lane >= d) {
-				s[r] += us;
-				q[r] += uq;
+				us += ts;
+				uq += tq;
 			}
 		}
-	}
-	if (lane == 31) {
+		us -= s[i][3];
+		uq -= q[i][3];
 #pragma unroll
-		for (int r = 0; r < 16; ++r) {
-			s_wtot[warp][0][r] = s[r];
-			s_wtot[warp][1][r] = q[r];
+		for (int j = 0; j < 4; ++j) {
+			s[i][j] += us;
+			q[i][j] += uq;
 		}
+	}
+	// across the warps: each band's last row, summed over the bands above
+#pragma unroll
+	for (int j = 0; j < 4; ++j) {
+		s_band[warp][0][4 * lane + j] = s[3][j];
+		s_band[warp][1][4 * lane + j] = q[3][j];
 	}
 	__syncthreads();
-	if (g > 0) {
+	L as[4] = {L(0), L(0), L(0), L(0)}, aq[4] = {L(0), L(0), L(0), L(0)};
+	for (int w = 0; w < warp; ++w)
 #pragma unroll
-		for (int r = 0; r < 16; ++r) {
-			L as = L(0), aq = L(0);
-			for (int k = 0; k < g; ++k) {
-				as += s_wtot[warp - g + k][0][r];
-				aq += s_wtot[warp - g + k][1][r];
-			}
-			s[r] += as;
-			q[r] += aq;
+		for (int j = 0; j < 4; ++j) {
+			as[j] += s_band[w][0][4 * lane + j];
+			aq[j] += s_band[w][1][4 * lane + j];
+		}
+#pragma unroll
+	for (int i = 0; i < 4; ++i)
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			s[i][j] += as[j];
+			q[i][j] += aq[j];
+		}
+}
+
+// Writes one thread's 4 x 4 block of both tables: L + B(row) + top(column), clipped to the
+// image. B of the block's rows at bS[0..3] / bQ[0..3], top of its columns at tS[0..3] / tQ[0..3]
+// (shared or global memory), read where used to keep registers for the block.
+template <typename A, typename L>
+__device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int x, int y0,
+	const L (&s)[4][4], const L (&q)[4][4], const A* bS, const A* bQ, const A* tS, const A* tQ)
+{
+	if (x >= W) return;
+#pragma unroll
+	for (int i = 0; i < 4; ++i) {
+		const int y = y0 + i;
+		if (y >= H) break;
+		const size_t o = (size_t)y * W + x;
+		const A bs = bS[i], bq = bQ[i];
+		A vs[4], vq[4];
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			vs[j] = (A)s[i][j] + bs + tS[j];
+			vq[j] = (A)q[i][j] + bq + tQ[j];
+		}
+		if ((W & 1) == 0 && x + 3 < W) {   // 16-byte aligned pairs
+			satStore2(d_S + o, vs[0], vs[1]);
+			satStore2(d_S + o + 2, vs[2], vs[3]);
+			satStore2(d_Q + o, vq[0], vq[1]);
+			satStore2(d_Q + o + 2, vq[2], vq[3]);
+		} else {
+#pragma unroll
+			for (int j = 0; j < 4; ++j)
+				if (x + j < W) {
+					d_S[o + j] = vs[j];
+					d_Q[o + j] = vq[j];
+				}
 		}
 	}
 }
@@ -589,9 +692,9 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
 	__shared__ u32 s_ticket;
-	__shared__ L s_colTot[2 * SAT_TILE_W];
-	__shared__ L s_wtot[8][2][16];     // per warp, moment, row: the warp's row totals
+	__shared__ L s_band[8][2][SAT_TILE_W];  // per warp (4-row band), moment, column
 	__shared__ L s_hagg[2][SAT_TILE_H];
+	__shared__ L s_bot[2][SAT_TILE_W];     // L(x, y0 + 31)
 	__shared__ A s_left[2][SAT_TILE_H];
 	__shared__ A s_top[2][SAT_TILE_W];
 	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -601,20 +704,27 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	const int tile = (int)s_ticket;
 	if ((size_t)tile >= (size_t)tilesX * tilesY) return;  // uniform: surplus block
 	const int ty = tile / tilesX, tx = tile - ty * tilesX;
+	// c: the column of the vertical look-back (warps 4-7, lane = column within chunk g)
 	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7, g = warp & 3;
-	const int x = tx * SAT_TILE_W + c;
-	const int yBase = ty * SAT_TILE_H + 16 * h;
+	const int x0 = tx * SAT_TILE_W, y0 = ty * SAT_TILE_H, x = x0 + c;
 	u32* hflags = d_flags + 1;
 	u32* vflags = d_flags + 1 + (size_t)tilesX * tilesY;
 	A* myCarry = d_carry + (size_t)tile * SAT_FUSED_CARRY_PER_TILE;
 
-	L s[16], q[16];
-	satTileLocal<T, L>(d_in, W, H, x, yBase, s, q, s_colTot, s_wtot);
-	if (c == SAT_TILE_W - 1) {  // the tile's right column: hAgg
+	L s[4][4], q[4][4];
+	satTileLocal<T, L>(d_in, W, H, x0, y0, s, q, s_band);
+	if (lane == 31) {  // the tile's right column: hAgg
 #pragma unroll
-		for (int r = 0; r < 16; ++r) {
-			s_hagg[0][16 * h + r] = s[r];
-			s_hagg[1][16 * h + r] = q[r];
+		for (int i = 0; i < 4; ++i) {
+			s_hagg[0][4 * warp + i] = s[i][3];
+			s_hagg[1][4 * warp + i] = q[i][3];
+		}
+	}
+	if (warp == 7) {   // the tile's last row
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			s_bot[0][4 * lane + j] = s[3][j];
+			s_bot[1][4 * lane + j] = q[3][j];
 		}
 	}
 	__syncthreads();
@@ -676,8 +786,8 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		if (ty > 0) {
 			if (!lastRow) {
 				A* vagg = myCarry + 4 * SAT_TILE_H;
-				vagg[c] = (A)s[15] + s_left[0][SAT_TILE_H - 1];
-				vagg[SAT_TILE_W + c] = (A)q[15] + s_left[1][SAT_TILE_H - 1];
+				vagg[c] = (A)s_bot[0][c] + s_left[0][SAT_TILE_H - 1];
+				vagg[SAT_TILE_W + c] = (A)s_bot[1][c] + s_left[1][SAT_TILE_H - 1];
 				satPublish(myVflag, SAT_AGGREGATE);
 			}
 			satLookUp<A>(tile, tilesX, vflags, d_carry, SAT_FUSED_CARRY_PER_TILE, 4 * SAT_TILE_H, d_S, d_Q,
@@ -688,20 +798,11 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	}
 	__syncthreads();
 
-	// 3. the finished tables
-	if (x < W) {
-		const A ts = s_top[0][c], tq = s_top[1][c];
-#pragma unroll
-		for (int r = 0; r < 16; ++r) {
-			const int y = yBase + r;
-			if (y < H) {
-				const size_t i = (size_t)y * W + x;
-				d_S[i] = (A)s[r] + s_left[0][16 * h + r] + ts;
-				d_Q[i] = (A)q[r] + s_left[1][16 * h + r] + tq;
-			}
-		}
-	}
-	if (h == 1 && !lastRow) satPublish(myVflag, SAT_INCLUSIVE);
+	// 3. the finished tables; warp 7, which writes the tile's last row, then publishes INCLUSIVE
+	// for all four chunks (tiles below read that row straight from the tables)
+	satStoreBlock<A, L>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, &s_left[0][4 * warp],
+		&s_left[1][4 * warp], &s_top[0][4 * lane], &s_top[1][4 * lane]);
+	if (warp == 7 && !lastRow) satPublishChunks(vflags + (size_t)tile * SAT_TILE_CHUNKS, SAT_INCLUSIVE);
 }
 
 // =============================================================================================
@@ -731,25 +832,25 @@ __device__ __forceinline__ void satRtsReduce(const T* __restrict__ d_in, int W, 
 {
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
-	__shared__ L s_colTot[2 * SAT_TILE_W];
-	__shared__ L s_wtot[8][2][16];
-	const int tid = threadIdx.x, tilesX = SAT_TILES_X(W);
+	__shared__ L s_band[8][2][SAT_TILE_W];
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tilesX = SAT_TILES_X(W);
 	const int tile = blockIdx.x, ty = tile / tilesX, tx = tile - ty * tilesX;
-	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7;
-	const int x = tx * SAT_TILE_W + c, yBase = ty * SAT_TILE_H + 16 * h;
-	L s[16], q[16];
-	satTileLocal<T, L>(d_in, W, H, x, yBase, s, q, s_colTot, s_wtot);
+	L s[4][4], q[4][4];
+	satTileLocal<T, L>(d_in, W, H, tx * SAT_TILE_W, ty * SAT_TILE_H, s, q, s_band);
 	A* agg = d_agg + (size_t)tile * SAT_RTS_AGG_PER_TILE;
-	if (c == SAT_TILE_W - 1) {
+	if (lane == 31) {
 #pragma unroll
-		for (int r = 0; r < 16; ++r) {
-			agg[16 * h + r] = (A)s[r];
-			agg[SAT_TILE_H + 16 * h + r] = (A)q[r];
+		for (int i = 0; i < 4; ++i) {
+			agg[4 * warp + i] = (A)s[i][3];
+			agg[SAT_TILE_H + 4 * warp + i] = (A)q[i][3];
 		}
 	}
-	if (h == 1) {
-		agg[2 * SAT_TILE_H + c] = (A)s[15];
-		agg[2 * SAT_TILE_H + SAT_TILE_W + c] = (A)q[15];
+	if (warp == 7) {
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			agg[2 * SAT_TILE_H + 4 * lane + j] = (A)s[3][j];
+			agg[2 * SAT_TILE_H + SAT_TILE_W + 4 * lane + j] = (A)q[3][j];
+		}
 	}
 }
 
@@ -809,26 +910,15 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 {
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
-	__shared__ L s_colTot[2 * SAT_TILE_W];
-	__shared__ L s_wtot[8][2][16];
-	const int tid = threadIdx.x, tilesX = SAT_TILES_X(W);
+	__shared__ L s_band[8][2][SAT_TILE_W];
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tilesX = SAT_TILES_X(W);
 	const int tile = blockIdx.x, ty = tile / tilesX, tx = tile - ty * tilesX;
-	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7;
-	const int x = tx * SAT_TILE_W + c, yBase = ty * SAT_TILE_H + 16 * h;
-	L s[16], q[16];
-	satTileLocal<T, L>(d_in, W, H, x, yBase, s, q, s_colTot, s_wtot);
-	if (x >= W) return;
+	const int x0 = tx * SAT_TILE_W, y0 = ty * SAT_TILE_H;
+	L s[4][4], q[4][4];
+	satTileLocal<T, L>(d_in, W, H, x0, y0, s, q, s_band);
 	const A* cr = d_carry + (size_t)tile * SAT_RTS_CARRY_PER_TILE;
-	const A ts = cr[2 * SAT_TILE_H + c], tq = cr[2 * SAT_TILE_H + SAT_TILE_W + c];
-#pragma unroll
-	for (int r = 0; r < 16; ++r) {
-		const int y = yBase + r;
-		if (y < H) {
-			const size_t i = (size_t)y * W + x;
-			d_S[i] = (A)s[r] + cr[16 * h + r] + ts;
-			d_Q[i] = (A)q[r] + cr[SAT_TILE_H + 16 * h + r] + tq;
-		}
-	}
+	satStoreBlock<A, L>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, cr + 4 * warp, cr + SAT_TILE_H + 4 * warp,
+		cr + 2 * SAT_TILE_H + 4 * lane, cr + 2 * SAT_TILE_H + SAT_TILE_W + 4 * lane);
 }
 
 } // namespace
