@@ -358,6 +358,37 @@ __global__ void satWriteOnly(longlong2* d, size_t n) {
 		__stcs(d + i, make_longlong2((long long)i, (long long)i));
 }
 
+// The same 16 bytes per pixel written tile by tile, TW x TH tiles (256 threads), as a warp
+// writes its rows: lane l stores 16 bytes at 16 * l + 512 * k of a row, one table after the
+// other. Measures what the tile order alone costs against writeOnlyMs.
+template <int TW, int TH>
+__global__ void satTileWriteOnly(long long* d_S, long long* d_Q, int W, int H) {
+	const int tilesX = (W + TW - 1) / TW;
+	const int tx = blockIdx.x % tilesX, ty = blockIdx.x / tilesX;
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	for (int r = warp; r < TH; r += 8) {
+		const int y = ty * TH + r;
+		for (int k = 2 * lane; k < TW; k += 64) {
+			const size_t o = (size_t)y * W + tx * TW + k;
+			__stcs(reinterpret_cast<longlong2*>(d_S + o), make_longlong2(o, o));
+			__stcs(reinterpret_cast<longlong2*>(d_Q + o), make_longlong2(o, o));
+		}
+	}
+}
+
+template <int TW, int TH>
+static float tileWriteOnlyMs(int N) {
+	const size_t n = (size_t)N * N;
+	long long *S, *Q;
+	CK(cudaMalloc(&S, n * 8));
+	CK(cudaMalloc(&Q, n * 8));
+	const unsigned tiles = (unsigned)((N / TW) * (N / TH));
+	const float t = medianMs([&] { satTileWriteOnly<TW, TH><<<tiles, 256>>>(S, Q, N, N); });
+	cudaFree(S);
+	cudaFree(Q);
+	return t;
+}
+
 static float writeOnlyMs(int N) {
 	const size_t n = (size_t)N * N;   // 16 bytes each: the two int64 tables
 	longlong2* d;
@@ -387,6 +418,9 @@ static void benchType(std::mt19937& rng, double copy) {
 		const float wo = writeOnlyMs(N);
 		std::printf("  %-3s %5d^2 write-only floor (16 B/pixel, no reads) %.4f ms: FUSED at %.0f%% of it, RTS at %.0f%%\n",
 			Px<T>::name(), N, wo, 100.0 * wo / t[FUSED], 100.0 * wo / t[RTS]);
+		if (N >= 1024)
+			std::printf("  %-3s %5d^2 write-only in tiles: 128x32 %.4f ms, 512x8 %.4f ms, 1024x32 %.4f ms\n", Px<T>::name(), N,
+				tileWriteOnlyMs<128, 32>(N), tileWriteOnlyMs<512, 8>(N), tileWriteOnlyMs<1024, 32>(N));
 	}
 }
 

@@ -48,7 +48,7 @@ public class IntegralImageCommand extends ContextCommand {
 				b = SatBuild.valueOf(build.trim().toUpperCase());
 			} catch (IllegalArgumentException e) {
 				throw new IllegalArgumentException(IntegralImage.NAME + ": unknown build '" + build
-					+ "'; choose AUTO, NAIVE, CUB, DLB or FUSED.");
+					+ "'; choose AUTO, NAIVE, CUB, DLB, FUSED or RTS.");
 			}
 			SummedAreaTable t = IntegralImage.build(ImagePlusPlanes.wrap(image.getStack().getProcessor(index)), 0, b,
 				ExecutionOptions.defaults());

@@ -11,8 +11,8 @@ import jcuda.driver.CUdeviceptr;
 
 /**
  * The GPU path of this package, on the kernels of {@code kernels/integral_image.cu}: the four
- * summed-area-table builds of seed 001 (NAIVE, CUB-style, DLB, FUSED), each writing both
- * tables in one call. The launch geometry mirrors that file's launch table; keep them in step.
+ * summed-area-table builds of seed 001 (NAIVE, CUB-style, DLB, FUSED) and RTS (reduce, scan,
+ * write), each writing both tables in one call. The launch geometry mirrors that file's launch table; keep them in step.
  * <p>
  * Box statistics ({@code kernels/box_statistics.cu}) and local thresholds
  * ({@code kernels/local_threshold.cu}) read the tables on the device, right after building them.
@@ -26,17 +26,21 @@ final class IntegralImageGpu {
 	private static final int NAIVE_THREADS = 128, ROW_THREADS = 256, TR_TILE = 32, TR_ROWS = 8;
 	private static final int TILE_THREADS = 256, TILE_W = 128, TILE_H = 32, TILE_CHUNKS = 4;
 	private static final int DLB_U32_MAX_W = 66051;
+	private static final int RTS_ROW_THREADS = 128, RTS_SEGS = 8;
+	private static final int RTS_AGG_PER_TILE = 2 * TILE_H + 2 * TILE_W, RTS_CARRY_PER_TILE = 2 * TILE_H + 2 * TILE_W + 2;
+	/** Planes from this many pixels up take RTS under AUTO; its four launches lose below. */
+	private static final long RTS_MIN_PIXELS = 1 << 20;
 
 	private IntegralImageGpu() {}
 
 	/**
-	 * The build AUTO picks: the fastest measured on the H200 (docs/benchmarks.md). Since the
-	 * look-back polls 32 predecessors at once, FUSED beats DLB at every size for 8 and 16-bit;
-	 * float was not measured and takes FUSED too. The type stays a parameter so that a later
-	 * measurement can split them again without touching the callers.
+	 * The build AUTO picks: the fastest measured on the H200 (docs/benchmarks.md). From about
+	 * 1024^2 up that is RTS, whose tiles never wait on each other (u8 4096^2: 0.165 ms against
+	 * FUSED's 0.195 and DLB's 0.247); below, its four launches cost more than FUSED's look-back.
+	 * Float was not measured and follows the integer types.
 	 */
-	static SatBuild fastest(PixelType t) {
-		return SatBuild.FUSED;
+	static SatBuild fastest(PixelType t, int w, int h) {
+		return (long) w * h >= RTS_MIN_PIXELS ? SatBuild.RTS : SatBuild.FUSED;
 	}
 
 	/**
@@ -47,7 +51,7 @@ final class IntegralImageGpu {
 	 * @param build a concrete build, or AUTO for the fastest
 	 */
 	static SummedAreaTable build(Gpu gpu, Planes image, int z, SatBuild build) {
-		SatBuild b = build == SatBuild.AUTO ? fastest(image.type()) : build;
+		SatBuild b = build == SatBuild.AUTO ? fastest(image.type(), image.width(), image.height()) : build;
 		PixelType t = image.type();
 		int w = image.width(), h = image.height();
 		long n = (long) w * h;
@@ -156,6 +160,23 @@ final class IntegralImageGpu {
 				}
 				break;
 			}
+			case RTS: {
+				int tilesX = ceil(w, TILE_W), tilesY = ceil(h, TILE_H);
+				try (DeviceBuffer agg = s.alloc(8L * RTS_AGG_PER_TILE * tiles);
+					DeviceBuffer carry = s.alloc(8L * RTS_CARRY_PER_TILE * tiles))
+				{
+					s.launch(s.function(MODULE, "sat_rts_reduce_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, w, h,
+						agg);
+					s.launch(s.function(MODULE, "sat_rts_rows_" + as), grid(ceil(tilesY * 66, RTS_ROW_THREADS)),
+						block(RTS_ROW_THREADS), 0, agg, carry, tilesX, tilesY);
+					s.launch(s.function(MODULE, "sat_rts_cols_" + as), new int[] { tilesX, 2 }, new int[] { TILE_W, RTS_SEGS },
+						0, agg, carry, tilesX, tilesY);
+					s.launch(s.function(MODULE, "sat_rts_write_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq,
+						w, h, carry);
+					s.sync(); // the scratch goes back to the pool when this block ends
+				}
+				break;
+			}
 			default: {
 				long flagBytes = 4 * (1 + (1 + TILE_CHUNKS) * tiles);
 				try (DeviceBuffer flags = s.alloc(flagBytes);
@@ -261,7 +282,7 @@ final class IntegralImageGpu {
 					for (int z = from; z < to; z++) {
 						if (progress.isCanceled()) return z;
 						s.upload(image.plane(z), 0, n, in.ptr());
-						launch(s, fastest(t), t, w, h, in.ptr(), sum.ptr(), sq.ptr());
+						launch(s, fastest(t, w, h), t, w, h, in.ptr(), sum.ptr(), sq.ptr());
 						work.run(s, z, in.ptr(), sum.ptr(), sq.ptr());
 						done[0] = z + 1;
 						progress.update((z + 1 - from) / (double) (to - from));

@@ -60,7 +60,7 @@ class IntegralCommandsTest {
 		assertEquals(65535L * 65535 * 90000, sq.getAt(299, 299).get());
 		assertTrue(commands.getCommand(IntegralImageCommand.class).getMenuPath().isEmpty());
 		m = commands.run(IntegralImageCommand.class, true, "image", imp, "build", "quantum").get();
-		assertEquals("Integral Image: unknown build 'quantum'; choose AUTO, NAIVE, CUB, DLB or FUSED.", m.getCancelReason());
+		assertEquals("Integral Image: unknown build 'quantum'; choose AUTO, NAIVE, CUB, DLB, FUSED or RTS.", m.getCancelReason());
 	}
 
 	@Test

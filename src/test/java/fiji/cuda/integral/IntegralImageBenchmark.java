@@ -32,7 +32,7 @@ public final class IntegralImageBenchmark {
 		System.out.println("|---|---|---|---|---|---|");
 		for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16 })
 			for (int n : new int[] { 512, 1024, 2048, 4096, 8192 })
-				for (SatBuild b : new SatBuild[] { SatBuild.NAIVE, SatBuild.CUB, SatBuild.DLB, SatBuild.FUSED })
+				for (SatBuild b : new SatBuild[] { SatBuild.NAIVE, SatBuild.CUB, SatBuild.DLB, SatBuild.FUSED, SatBuild.RTS })
 					build(g, copy, t, n, b);
 		System.out.println();
 		threshold();

@@ -42,7 +42,7 @@ class IntegralImageGpuTest {
 		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
 	}
 
-	static final SatBuild[] BUILDS = { SatBuild.NAIVE, SatBuild.CUB, SatBuild.DLB, SatBuild.FUSED };
+	static final SatBuild[] BUILDS = { SatBuild.NAIVE, SatBuild.CUB, SatBuild.DLB, SatBuild.FUSED, SatBuild.RTS };
 	static final int[][] SIZES = { { 1, 1 }, { 1, 29 }, { 29, 1 }, { 37, 53 }, { 127, 33 }, { 129, 31 }, { 257, 97 },
 		{ 1021, 769 }, { 4099, 17 }, { 17, 4099 }, { 2049, 2047 } };
 
@@ -73,7 +73,7 @@ class IntegralImageGpuTest {
 			else Arrays.fill((short[]) p, (short) 65535);
 			Planes img = Planes.wrap(w, h, p);
 			SummedAreaTable cpu = IntegralImageCpu.build(img, 0, 16);
-			for (SatBuild b : new SatBuild[] { SatBuild.DLB, SatBuild.FUSED, SatBuild.CUB })
+			for (SatBuild b : new SatBuild[] { SatBuild.DLB, SatBuild.FUSED, SatBuild.CUB, SatBuild.RTS })
 				assertSame(cpu, IntegralImage.build(img, 0, b, GPU), b + " max-value " + t);
 		}
 	}
@@ -83,7 +83,7 @@ class IntegralImageGpuTest {
 		Planes img = TestImages.random(PixelType.UINT8, 1021, 769, 1, 77);
 		SummedAreaTable cpu = IntegralImageCpu.build(img, 0, 4);
 		for (int rep = 0; rep < 50; rep++)
-			for (SatBuild b : new SatBuild[] { SatBuild.DLB, SatBuild.FUSED })
+			for (SatBuild b : new SatBuild[] { SatBuild.DLB, SatBuild.FUSED, SatBuild.RTS })
 				assertSame(cpu, IntegralImage.build(img, 0, b, GPU), b + " repetition " + rep);
 	}
 
@@ -98,7 +98,7 @@ class IntegralImageGpuTest {
 					for (int rep = 0; rep < 5; rep++) {
 						Planes img = TestImages.random(PixelType.UINT16, 600 + seed * 7, 500 + rep * 3, 1, seed * 10 + rep);
 						SummedAreaTable cpu = IntegralImageCpu.build(img, 0, 1);
-						SummedAreaTable gpu = IntegralImage.build(img, 0, BUILDS[(seed + rep) % 4], GPU);
+						SummedAreaTable gpu = IntegralImage.build(img, 0, BUILDS[(seed + rep) % BUILDS.length], GPU);
 						if (!Arrays.equals(cpu.sumLong(), gpu.sumLong()) || !Arrays.equals(cpu.sumSqLong(), gpu.sumSqLong()))
 							return "caller " + seed + " rep " + rep + " differs";
 					}
@@ -131,9 +131,11 @@ class IntegralImageGpuTest {
 
 	@Test
 	void autoPicksAGpuBuild() {
-		Planes img = TestImages.random(PixelType.UINT8, 300, 200, 1, 5);
-		SummedAreaTable t = IntegralImage.build(img, 0, SatBuild.AUTO, GPU);
-		assertSame(IntegralImageCpu.build(img, 0, 2), t, "AUTO");
+		for (int[] size : new int[][] { { 300, 200 }, { 1031, 1021 } }) { // FUSED, then RTS
+			Planes img = TestImages.random(PixelType.UINT8, size[0], size[1], 1, 5);
+			SummedAreaTable t = IntegralImage.build(img, 0, SatBuild.AUTO, GPU);
+			assertSame(IntegralImageCpu.build(img, 0, 2), t, "AUTO " + size[0] + "x" + size[1]);
+		}
 	}
 
 	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
