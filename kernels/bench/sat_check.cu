@@ -139,6 +139,21 @@ struct Case {
 		CK(cudaMemset(d_Q, 0x5A, n * sizeof(A)));
 	}
 
+	// One of the four RTS launches: 0 reduce, 1 rows, 2 cols, 3 write.
+	void rtsPhase(int phase) {
+		const unsigned tiles = (unsigned)SAT_RTS_TILES(W, H);
+		const int tx = SAT_TILES_X(W), ty = SAT_TILES_Y(H);
+		switch (phase) {
+		case 0: Px<T>::rtsReduce<<<tiles, SAT_TILE_THREADS>>>(d_in, W, H, d_agg); break;
+		case 1:
+			Px<T>::rtsRows<<<(unsigned)((ty * 66 + SAT_RTS_ROW_THREADS - 1) / SAT_RTS_ROW_THREADS), SAT_RTS_ROW_THREADS>>>(
+				d_agg, d_carry, tx, ty);
+			break;
+		case 2: Px<T>::rtsCols<<<dim3(tx, 2), dim3(SAT_TILE_W, SAT_RTS_SEGS)>>>(d_agg, d_carry, tx, ty); break;
+		default: Px<T>::rtsWrite<<<tiles, SAT_TILE_THREADS>>>(d_in, d_S, d_Q, W, H, d_carry); break;
+		}
+	}
+
 	void run(Build b) {
 		const unsigned H_ = (unsigned)H, W_ = (unsigned)W;
 		switch (b) {
@@ -173,16 +188,9 @@ struct Case {
 			CK(cudaMemsetAsync(d_flags, 0, 4 * SAT_FUSED_FLAG_WORDS(W, H)));
 			Px<T>::fused<<<(unsigned)SAT_FUSED_TILES(W, H), SAT_TILE_THREADS>>>(d_in, d_S, d_Q, W, H, d_flags, d_carry);
 			break;
-		case RTS: {
-			const unsigned tiles = (unsigned)SAT_RTS_TILES(W, H);
-			const int tx = SAT_TILES_X(W), ty = SAT_TILES_Y(H);
-			Px<T>::rtsReduce<<<tiles, SAT_TILE_THREADS>>>(d_in, W, H, d_agg);
-			Px<T>::rtsRows<<<(unsigned)((ty * 66 + SAT_RTS_ROW_THREADS - 1) / SAT_RTS_ROW_THREADS), SAT_RTS_ROW_THREADS>>>(
-				d_agg, d_carry, tx, ty);
-			Px<T>::rtsCols<<<dim3(tx, 2), dim3(SAT_TILE_W, SAT_RTS_SEGS)>>>(d_agg, d_carry, tx, ty);
-			Px<T>::rtsWrite<<<tiles, SAT_TILE_THREADS>>>(d_in, d_S, d_Q, W, H, d_carry);
+		case RTS:
+			for (int phase = 0; phase < 4; ++phase) rtsPhase(phase);
 			break;
-		}
 		default: break;
 		}
 		CK(cudaGetLastError());
@@ -418,6 +426,13 @@ static void benchType(std::mt19937& rng, double copy) {
 		const float wo = writeOnlyMs(N);
 		std::printf("  %-3s %5d^2 write-only floor (16 B/pixel, no reads) %.4f ms: FUSED at %.0f%% of it, RTS at %.0f%%\n",
 			Px<T>::name(), N, wo, 100.0 * wo / t[FUSED], 100.0 * wo / t[RTS]);
+		if (N >= 1024) {
+			// each RTS launch alone (the inputs of each are left in place by the timed runs above)
+			float ph[4];
+			for (int k = 0; k < 4; ++k) ph[k] = medianMs([&] { c.rtsPhase(k); });
+			std::printf("  %-3s %5d^2 RTS by launch: reduce %.4f, rows %.4f, cols %.4f, write %.4f ms\n", Px<T>::name(), N,
+				ph[0], ph[1], ph[2], ph[3]);
+		}
 		if (N >= 1024)
 			std::printf("  %-3s %5d^2 write-only in tiles: 128x32 %.4f ms, 512x8 %.4f ms, 1024x32 %.4f ms\n", Px<T>::name(), N,
 				tileWriteOnlyMs<128, 32>(N), tileWriteOnlyMs<512, 8>(N), tileWriteOnlyMs<1024, 32>(N));
