@@ -38,7 +38,7 @@
 //  RTS    reduce, then scan, then write: no look-back and no flags (tiles as DLB: 128 x 32)
 //         sat_rts_reduce_<T>(d_in, W, H, d_agg)                blockDim (256), grid (SAT_RTS_TILES(W, H))
 //         sat_rts_rows_<A>(d_agg, d_carry, tilesX, tilesY)     blockDim (SAT_RTS_ROW_THREADS),
-//                                   grid (ceil(tilesY * 2 * 33 / SAT_RTS_ROW_THREADS))
+//                                   grid (ceil(tilesY * SAT_RTS_ROW_TASKS / SAT_RTS_ROW_THREADS))
 //         sat_rts_cols_<A>(d_agg, d_carry, tilesX, tilesY)     blockDim (128, SAT_RTS_SEGS), grid (tilesX, 2)
 //         sat_rts_write_<T>(d_in, d_S, d_Q, W, H, d_carry)     blockDim (256), grid (SAT_RTS_TILES(W, H))
 //         d_agg: SAT_RTS_AGG_ELEMS(W, H) A, d_carry: SAT_RTS_CARRY_ELEMS(W, H) A; neither needs clearing.
@@ -99,6 +99,7 @@ using namespace fc;
 #define SAT_RTS_AGG_ELEMS(W, H) (SAT_RTS_AGG_PER_TILE * SAT_RTS_TILES(W, H))
 #define SAT_RTS_CARRY_ELEMS(W, H) (SAT_RTS_CARRY_PER_TILE * SAT_RTS_TILES(W, H))
 #define SAT_RTS_ROW_THREADS 128   // blockDim.x of sat_rts_rows_*
+#define SAT_RTS_ROW_TASKS (2 * (SAT_TILE_H + 1))  // sat_rts_rows_* threads per tile row: 32 rows + the totals, 2 moments
 #define SAT_RTS_SEGS 8            // blockDim.y of sat_rts_cols_*: tile rows scanned in 8 segments
 
 // Blocks per SM sat_fused_u8 is compiled for (registers <= 65536 / (256 * this)). A tile spends
@@ -860,7 +861,7 @@ template <typename A>
 __device__ __forceinline__ void satRtsRows(const A* __restrict__ d_agg, A* __restrict__ d_carry, int tilesX, int tilesY)
 {
 	const int t = blockIdx.x * blockDim.x + threadIdx.x;
-	const int ty = t / (2 * 33), m = (t / 33) & 1, j = t % 33;
+	const int ty = t / SAT_RTS_ROW_TASKS, m = (t / (SAT_TILE_H + 1)) & 1, j = t % (SAT_TILE_H + 1);
 	if (ty >= tilesY) return;
 	const int from = j < SAT_TILE_H ? m * SAT_TILE_H + j : 2 * SAT_TILE_H + m * SAT_TILE_W + SAT_TILE_W - 1;
 	const int to = j < SAT_TILE_H ? m * SAT_TILE_H + j : 2 * SAT_TILE_H + 2 * SAT_TILE_W + m;

@@ -146,7 +146,7 @@ struct Case {
 		switch (phase) {
 		case 0: Px<T>::rtsReduce<<<tiles, SAT_TILE_THREADS>>>(d_in, W, H, d_agg); break;
 		case 1:
-			Px<T>::rtsRows<<<(unsigned)((ty * 66 + SAT_RTS_ROW_THREADS - 1) / SAT_RTS_ROW_THREADS), SAT_RTS_ROW_THREADS>>>(
+			Px<T>::rtsRows<<<(unsigned)((ty * SAT_RTS_ROW_TASKS + SAT_RTS_ROW_THREADS - 1) / SAT_RTS_ROW_THREADS), SAT_RTS_ROW_THREADS>>>(
 				d_agg, d_carry, tx, ty);
 			break;
 		case 2: Px<T>::rtsCols<<<dim3(tx, 2), dim3(SAT_TILE_W, SAT_RTS_SEGS)>>>(d_agg, d_carry, tx, ty); break;

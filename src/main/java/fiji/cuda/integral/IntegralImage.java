@@ -42,7 +42,7 @@ public final class IntegralImage {
 	public static void buildOnDevice(fiji.cuda.runtime.GpuSession s, PixelType type, int w, int h,
 		jcuda.driver.CUdeviceptr in, jcuda.driver.CUdeviceptr sum, jcuda.driver.CUdeviceptr sq)
 	{
-		IntegralImageGpu.launch(s, IntegralImageGpu.fastest(type, w, h), type, w, h, in, sum, sq);
+		IntegralImageGpu.launch(s, IntegralImageGpu.fastest(w, h), type, w, h, in, sum, sq);
 	}
 
 	/**

@@ -12,7 +12,8 @@ import jcuda.driver.CUdeviceptr;
 /**
  * The GPU path of this package, on the kernels of {@code kernels/integral_image.cu}: the four
  * summed-area-table builds of seed 001 (NAIVE, CUB-style, DLB, FUSED) and RTS (reduce, scan,
- * write), each writing both tables in one call. The launch geometry mirrors that file's launch table; keep them in step.
+ * write), each writing both tables in one call. The launch geometry mirrors that file's launch
+ * table; keep them in step.
  * <p>
  * Box statistics ({@code kernels/box_statistics.cu}) and local thresholds
  * ({@code kernels/local_threshold.cu}) read the tables on the device, right after building them.
@@ -26,7 +27,7 @@ final class IntegralImageGpu {
 	private static final int NAIVE_THREADS = 128, ROW_THREADS = 256, TR_TILE = 32, TR_ROWS = 8;
 	private static final int TILE_THREADS = 256, TILE_W = 128, TILE_H = 32, TILE_CHUNKS = 4;
 	private static final int DLB_U32_MAX_W = 66051;
-	private static final int RTS_ROW_THREADS = 128, RTS_SEGS = 8;
+	private static final int RTS_ROW_THREADS = 128, RTS_SEGS = 8, RTS_ROW_TASKS = 2 * (TILE_H + 1);
 	private static final int RTS_AGG_PER_TILE = 2 * TILE_H + 2 * TILE_W, RTS_CARRY_PER_TILE = 2 * TILE_H + 2 * TILE_W + 2;
 	/** Planes from this many pixels up take RTS under AUTO; its four launches lose below. */
 	private static final long RTS_MIN_PIXELS = 1 << 20;
@@ -37,9 +38,9 @@ final class IntegralImageGpu {
 	 * The build AUTO picks: the fastest measured on the H200 (docs/benchmarks.md). From about
 	 * 1024^2 up that is RTS, whose tiles never wait on each other (u8 4096^2: 0.165 ms against
 	 * FUSED's 0.195 and DLB's 0.247); below, its four launches cost more than FUSED's look-back.
-	 * Float was not measured and follows the integer types.
+	 * The same for every pixel type (float was not measured).
 	 */
-	static SatBuild fastest(PixelType t, int w, int h) {
+	static SatBuild fastest(int w, int h) {
 		return (long) w * h >= RTS_MIN_PIXELS ? SatBuild.RTS : SatBuild.FUSED;
 	}
 
@@ -51,7 +52,7 @@ final class IntegralImageGpu {
 	 * @param build a concrete build, or AUTO for the fastest
 	 */
 	static SummedAreaTable build(Gpu gpu, Planes image, int z, SatBuild build) {
-		SatBuild b = build == SatBuild.AUTO ? fastest(image.type(), image.width(), image.height()) : build;
+		SatBuild b = build == SatBuild.AUTO ? fastest(image.width(), image.height()) : build;
 		PixelType t = image.type();
 		int w = image.width(), h = image.height();
 		long n = (long) w * h;
@@ -167,7 +168,7 @@ final class IntegralImageGpu {
 				{
 					s.launch(s.function(MODULE, "sat_rts_reduce_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, w, h,
 						agg);
-					s.launch(s.function(MODULE, "sat_rts_rows_" + as), grid(ceil(tilesY * 66, RTS_ROW_THREADS)),
+					s.launch(s.function(MODULE, "sat_rts_rows_" + as), grid(ceil(tilesY * RTS_ROW_TASKS, RTS_ROW_THREADS)),
 						block(RTS_ROW_THREADS), 0, agg, carry, tilesX, tilesY);
 					s.launch(s.function(MODULE, "sat_rts_cols_" + as), new int[] { tilesX, 2 }, new int[] { TILE_W, RTS_SEGS },
 						0, agg, carry, tilesX, tilesY);
@@ -282,7 +283,7 @@ final class IntegralImageGpu {
 					for (int z = from; z < to; z++) {
 						if (progress.isCanceled()) return z;
 						s.upload(image.plane(z), 0, n, in.ptr());
-						launch(s, fastest(t, w, h), t, w, h, in.ptr(), sum.ptr(), sq.ptr());
+						launch(s, fastest(w, h), t, w, h, in.ptr(), sum.ptr(), sq.ptr());
 						work.run(s, z, in.ptr(), sum.ptr(), sq.ptr());
 						done[0] = z + 1;
 						progress.update((z + 1 - from) / (double) (to - from));
