@@ -282,6 +282,12 @@ static int pickRmax(int R) {
 	return -1;
 }
 
+// float planes have their own kernel (gaussXyF32) and geometry
+template <typename T>
+static int xySmem(int rmax) {
+	return std::is_same<T, f32>::value ? GAUSS_XYF_SMEM_BYTES(rmax) : GAUSS_XY_SMEM_BYTES(rmax);
+}
+
 template <typename T>
 static bool launchXy(const Case<T>& c, Roi r, const std::vector<float>& wx, const std::vector<float>& wy) {
 	const int R = std::max(((int)wx.size() - 1) / 2, ((int)wy.size() - 1) / 2);
@@ -290,10 +296,11 @@ static bool launchXy(const Case<T>& c, Roi r, const std::vector<float>& wx, cons
 	const auto* tab = Fns<T>::xy();
 	auto fn = tab[0].fn;
 	for (int i = 0; i < Fns<T>::n; ++i) if (tab[i].rmax == rmax) fn = tab[i].fn;
-	const size_t smem = GAUSS_XY_SMEM_BYTES(rmax);
+	const size_t smem = xySmem<T>(rmax);
 	if (smem > g_optinSmem) return false;
 	if (smem > 48 * 1024) CK(cudaFuncSetAttribute((const void*)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-	const dim3 grid((r.w + GAUSS_XY_TILE_W - 1) / GAUSS_XY_TILE_W, (r.h + GAUSS_XY_TILE_H(rmax) - 1) / GAUSS_XY_TILE_H(rmax));
+	const int tileH = std::is_same<T, f32>::value ? GAUSS_XYF_TILE_H : GAUSS_XY_TILE_H(rmax);
+	const dim3 grid((r.w + GAUSS_XY_TILE_W - 1) / GAUSS_XY_TILE_W, (r.h + tileH - 1) / tileH);
 	fn<<<grid, GAUSS_XY_THREADS, smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, c.step, r.x, r.y, r.w, r.h,
 		toGaussTaps(wx), toGaussTaps(wy));
 	CK(cudaGetLastError());
@@ -460,10 +467,10 @@ static void bench(std::mt19937& rng) {
 		const std::vector<float> w = gaussTaps(R);
 		float* d_w = uploadTaps(w);
 		const int rmax = pickRmax<f32>(R);
-		if (rmax > 0 && (size_t)GAUSS_XY_SMEM_BYTES(rmax) <= g_optinSmem) {
+		if (rmax > 0 && (size_t)xySmem<f32>(rmax) <= g_optinSmem) {
 			const float t = medianMs([&] { launchXy(c, r, w, w); });
 			std::printf("  gauss_xy_f32_r%-2d  radius %2d: %8.4f ms  %7.1f GB/s  (smem %d B)\n", rmax, R, t,
-				bytes / (t * 1e6), GAUSS_XY_SMEM_BYTES(rmax));
+				bytes / (t * 1e6), xySmem<f32>(rmax));
 		}
 		const float tg = medianMs([&] { launchGeneric(c, r, d_w, R, d_w, R); });
 		std::printf("  row+col (generic) radius %2d: %8.4f ms  %7.1f GB/s\n", R, tg, bytes / (tg * 1e6));
@@ -491,6 +498,10 @@ int main(int argc, char** argv) {
 	testAllSizes<u16>(rng);
 	std::printf("u16: %d checks so far, %d failed\n", g_checks, g_failures);
 	testAllSizes<f32>(rng);
+	// widths and ROI origins that are multiples of 4, so gaussXyF32 takes its vector loads
+	// (the sizes above all take the pixel-by-pixel path except at the image borders)
+	test2D<f32>(1024, 300, 1, {1, 2, 9, 21, 22, 24}, {{0, 0, 1024, 300}, {4, 5, 1000, 290}, {32, 0, 64, 300}},
+		false, rng, {9, 24});
 	std::printf("f32: %d checks so far, %d failed\n", g_checks, g_failures);
 	// 4096^2 against a sampled reference
 	test2D<f32>(4096, 4096, 1, {9, 42, 64, 80}, {{0, 0, 4096, 4096}, {1, 3, 4001, 4090}}, true, rng, {9, 64});

@@ -20,6 +20,8 @@ final class GaussianBlurKernels implements AutoCloseable {
 	static final int[] RMAX_LIST = { 2, 4, 6, 8, 10, 12, 14, 16, 20, 24 };
 	private static final int TAPS_CENTRE = 64;
 	private static final int XY_THREADS = 256, XY_TILE_W = 32, XY_RAW_ROWS = 64, XY_XB_STRIDE = 36;
+	/** Rows per block of the float kernels, gauss_xy_f32_r&lt;R&gt; (GAUSS_XYF_TILE_H). */
+	private static final int XYF_TILE_H = 256;
 	private static final int ROW_THREADS = 128, ROW_OUT = 512;
 	private static final int COL_TX = 32, COL_TY = 8, COL_OUT_Y = 64;
 	private static final int Z_THREADS = 256, Z_OUT = 8;
@@ -29,7 +31,7 @@ final class GaussianBlurKernels implements AutoCloseable {
 	private final String suffix;
 	private final GaussianKernel kx, ky;
 	private final int rx, ry, rmax;
-	private final boolean fused;
+	private final boolean fused, isFloat;
 	private DeviceBuffer dwx, dwy, dwz;
 
 	GaussianBlurKernels(GpuSession s, PixelType t, int width, int height, GaussianKernel kx, GaussianKernel ky) {
@@ -58,16 +60,22 @@ final class GaussianBlurKernels implements AutoCloseable {
 				}
 		}
 		this.rmax = m;
-		this.fused = m > 0 && xySharedBytes(m) <= s.device().maxSharedPerBlockOptin;
+		this.isFloat = t == PixelType.FLOAT32;
+		this.fused = m > 0 && xySharedBytes(isFloat, m) <= s.device().maxSharedPerBlockOptin;
 	}
 
-	/** Dynamic shared memory of gauss_xy for a radius class (GAUSS_XY_SMEM_BYTES). */
-	static int xySharedBytes(int rmax) {
+	/**
+	 * Dynamic shared memory of gauss_xy for a radius class: GAUSS_XYF_SMEM_BYTES for float,
+	 * GAUSS_XY_SMEM_BYTES for 8 and 16-bit.
+	 */
+	static int xySharedBytes(boolean isFloat, int rmax) {
+		if (isFloat) return 4 * XY_XB_STRIDE * (XYF_TILE_H + 2 * rmax);
 		int rawStride = ((2 * rmax + 28 + 31) / 32) * 32 + 4;
-		return 4 * (XY_RAW_ROWS * rawStride + XY_XB_STRIDE * (xyTileH(rmax) + 2 * rmax));
+		return 4 * (XY_RAW_ROWS * rawStride + XY_XB_STRIDE * (xyTileH(false, rmax) + 2 * rmax));
 	}
 
-	private static int xyTileH(int rmax) {
+	private static int xyTileH(boolean isFloat, int rmax) {
+		if (isFloat) return XYF_TILE_H;
 		return rmax <= 16 ? 128 : 256;
 	}
 
@@ -89,9 +97,9 @@ final class GaussianBlurKernels implements AutoCloseable {
 		for (int c = 0; c < channels; c++) {
 			CUdeviceptr sc = (CUdeviceptr) src.withByteOffset(c), dc = (CUdeviceptr) dst.withByteOffset(c);
 			if (fused) {
-				int[] grid = { ceil(rect.width, XY_TILE_W), ceil(rect.height, xyTileH(rmax)) };
+				int[] grid = { ceil(rect.width, XY_TILE_W), ceil(rect.height, xyTileH(isFloat, rmax)) };
 				s.launch(s.function(MODULE, "gauss_xy_" + suffix + "_r" + rmax), grid, new int[] { XY_THREADS },
-					xySharedBytes(rmax), sc, dc, width, height, step, rect.x, rect.y, rect.width, rect.height,
+					xySharedBytes(isFloat, rmax), sc, dc, width, height, step, rect.x, rect.y, rect.width, rect.height,
 					taps(kx), taps(ky));
 			} else {
 				if (dwx == null) {
