@@ -100,6 +100,25 @@ struct GaussTaps {
 
 namespace {
 
+// YM outputs of one column from X-blurred rows STRIDE floats apart: acc[i] is the sum over
+// k = 0..2R of w(k - R) * col[(i + k) * STRIDE], taps in ascending order (the order of every
+// kernel here and of the CPU path). Each staged value is loaded once and feeds up to YM sums.
+template <int R, int YM, int STRIDE>
+__device__ __forceinline__ void gaussColumnGroup(const float* col, const GaussTaps& wy, float (&acc)[YM])
+{
+#pragma unroll
+	for (int i = 0; i < YM; ++i) acc[i] = 0.0f;
+#pragma unroll
+	for (int p = 0; p < YM + 2 * R; ++p) {
+		const float v = col[p * STRIDE];
+#pragma unroll
+		for (int i = 0; i < YM; ++i) {
+			const int k = p - i;
+			if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wy.w[GAUSS_TAPS_CENTRE - R + k], v, acc[i]);
+		}
+	}
+}
+
 template <int RMAX>
 struct XyShape {
 	static constexpr int TW = GAUSS_XY_TILE_W;
@@ -203,19 +222,8 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 	for (int g = 0; g < S::ROWS_PER_WARP / S::YM; ++g) {
 		const int o0 = warp * S::ROWS_PER_WARP + g * S::YM;
 		if (o0 >= bandRows) break;
-		const float* col = s_xb + o0 * S::XB_S + lane;
 		float acc[S::YM];
-#pragma unroll
-		for (int i = 0; i < S::YM; ++i) acc[i] = 0.0f;
-#pragma unroll
-		for (int p = 0; p < S::YM + 2 * RMAX; ++p) {
-			const float v = col[p * S::XB_S];
-#pragma unroll
-			for (int i = 0; i < S::YM; ++i) {
-				const int k = p - i;
-				if (k >= 0 && k <= 2 * RMAX) acc[i] = fmaf(wy.w[GAUSS_TAPS_CENTRE - RMAX + k], v, acc[i]);
-			}
-		}
+		gaussColumnGroup<RMAX, S::YM, S::XB_S>(s_xb + o0 * S::XB_S + lane, wy, acc);
 		if (colInRoi) {
 #pragma unroll
 			for (int i = 0; i < S::YM; ++i) {
@@ -325,19 +333,8 @@ __device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, floa
 	const bool colInRoi = x < roiX + roiW;
 #pragma unroll 1
 	for (int o0 = warp * S::YM; o0 < bandRows; o0 += S::WARPS * S::YM) {
-		const float* col = s_xb + o0 * S::XB_S + lane;
 		float acc[S::YM];
-#pragma unroll
-		for (int i = 0; i < S::YM; ++i) acc[i] = 0.0f;
-#pragma unroll
-		for (int p = 0; p < S::YM + 2 * R; ++p) {
-			const float v = col[p * S::XB_S];
-#pragma unroll
-			for (int i = 0; i < S::YM; ++i) {
-				const int k = p - i;
-				if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wy.w[GAUSS_TAPS_CENTRE - R + k], v, acc[i]);
-			}
-		}
+		gaussColumnGroup<R, S::YM, S::XB_S>(s_xb + o0 * S::XB_S + lane, wy, acc);
 		if (colInRoi) {
 			// whole groups store through a moving pointer: a bounds test per store had cost more
 			// issue slots than the store itself (H200: radius 9 0.063 -> 0.059 ms)
