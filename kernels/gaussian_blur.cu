@@ -12,8 +12,11 @@
 //
 // Launch configuration (also in kernels/README.md; the #defines below are the table)
 // ----------------------------------------------------------------------------------
-//  gauss_xy_f32_r<R>        blockDim (256,1,1)
-//                           grid     (ceil(roiW / 32), ceil(roiH / 256), 1)
+//  gauss_xy_f32_r<R>        blockDim (256,1,1), last parameter bigBands
+//                           grid     (ceil(roiW / 32), bigBands + ceil((roiH - 256*bigBands) / 64), 1)
+//                           band y < bigBands: rows 256y .. +255 of the ROI; after them, bands
+//                           of 64 rows. Any 0 <= bigBands <= ceil(roiH / 256) works; the host
+//                           takes GAUSS_XYF_BIG_BANDS(roiH) (the last 256 rows in small bands).
 //                           dynamic shared bytes = GAUSS_XYF_SMEM_BYTES(R) = 4 * 36 * (256 + 2*R)
 //                           (43,776 bytes at R = 24: within the 48 KiB every device allows)
 //  gauss_xy_<T>_r<RMAX>     (u8, u16) blockDim (256,1,1)
@@ -68,6 +71,9 @@ using namespace fc;
 // float planes: every radius 1..24 (RMAX = R exactly, see the NaN note above), own geometry:
 #define GAUSS_XYF_TILE_H 256   // output rows per block: grid.y = ceil(roiH / 256)
 #define GAUSS_XYF_SMEM_BYTES(R) (4 * GAUSS_XY_XB_STRIDE * (GAUSS_XYF_TILE_H + 2 * (R)))
+#define GAUSS_XYF_BIG_BANDS(roiH) ((roiH) > 2 * GAUSS_XYF_TILE_H ? (roiH) / GAUSS_XYF_TILE_H - 1 : 0)
+#define GAUSS_XYF_BANDS(roiH) \
+	(GAUSS_XYF_BIG_BANDS(roiH) + ((roiH) - GAUSS_XYF_TILE_H * GAUSS_XYF_BIG_BANDS(roiH) + GAUSS_XYF_TILE_H / 4 - 1) / (GAUSS_XYF_TILE_H / 4))
 
 #define GAUSS_ROW_THREADS 128  // blockDim.x
 #define GAUSS_ROW_OUT 512      // output columns per block (4 per thread)
@@ -239,7 +245,8 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 // ---------------------------------------------------------------------------------------------
 // Fused XY blur for float planes (radius 1..24, exactly R taps per axis)
 //
-// Same tile as gaussXy (32 output columns, here 256 rows) without the staging buffer: an X task
+// Same tile as gaussXy (32 output columns, here 256 rows, the last 256 rows of the ROI in tiles
+// of 64 so that the last wave of blocks is short: 2-4% at 4096^2) without the staging buffer: an X task
 // (one input row, 8 adjacent outputs) loads its window of 8 + 2*R4 floats straight from global
 // memory in 16-byte vectors (R4 = R rounded up to 4, so every vector is aligned) into registers,
 // and only the X-blurred rows go to shared memory. A Y task then makes 16 rows of one column.
@@ -269,7 +276,8 @@ struct XyfShape {
 
 template <int R>
 __device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, float* __restrict__ d_dst,
-	int width, int height, int roiX, int roiY, int roiW, int roiH, const GaussTaps& wx, const GaussTaps& wy)
+	int width, int height, int roiX, int roiY, int roiW, int roiH, const GaussTaps& wx, const GaussTaps& wy,
+	int bigBands)
 {
 	typedef XyfShape<R> S;
 	extern __shared__ float4 s_dyn[];
@@ -279,8 +287,11 @@ __device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, floa
 	const int lane = tid & 31;
 	const int warp = tid >> 5;
 	const int x0 = roiX + blockIdx.x * S::TW;
-	const int yb = roiY + blockIdx.y * S::TH;
-	const int bandRows = min(S::TH, roiY + roiH - yb);
+	// bands 0 .. bigBands-1 are TH rows tall, the rest TH/4: the blocks of the last wave are
+	// short, so the SMs finish closer together (see the launch table)
+	const bool big = (int)blockIdx.y < bigBands;
+	const int yb = roiY + (big ? blockIdx.y * S::TH : bigBands * S::TH + (blockIdx.y - bigBands) * (S::TH / 4));
+	const int bandRows = min(big ? S::TH : S::TH / 4, roiY + roiH - yb);
 	if (bandRows <= 0 || x0 >= roiX + roiW) return;  // uniform over the block
 	const int need = bandRows + 2 * R;                // row q of s_xb is image row yb - R + q
 	const bool vec = ((x0 | width) & 3) == 0 && x0 - S::R4 >= 0 && x0 + S::TW + S::R4 <= width;
@@ -574,9 +585,9 @@ __device__ __forceinline__ void gaussZ(const T* __restrict__ d_src, T* __restric
 	extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, (R) <= 21 ? 4 : 3)            \
 	gauss_xy_f32_r##R(                                                                         \
 		const f32* d_src, f32* d_dst, int width, int height, int step, int roiX, int roiY,     \
-		int roiW, int roiH, GaussTaps wx, GaussTaps wy)                                        \
+		int roiW, int roiH, GaussTaps wx, GaussTaps wy, int bigBands)                          \
 	{                                                                                          \
-		gaussXyF32<R>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy);            \
+		gaussXyF32<R>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands);  \
 	}
 
 GAUSS_XYF_ENTRY(1) GAUSS_XYF_ENTRY(2) GAUSS_XYF_ENTRY(3) GAUSS_XYF_ENTRY(4) GAUSS_XYF_ENTRY(5)

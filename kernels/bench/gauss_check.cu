@@ -93,7 +93,8 @@ template <> struct Px<f32> {
 
 typedef void (*XyFnU8)(const u8*, u8*, int, int, int, int, int, int, int, GaussTaps, GaussTaps);
 typedef void (*XyFnU16)(const u16*, u16*, int, int, int, int, int, int, int, GaussTaps, GaussTaps);
-typedef void (*XyFnF32)(const f32*, f32*, int, int, int, int, int, int, int, GaussTaps, GaussTaps);
+typedef void (*XyFnF32)(const f32*, f32*, int, int, int, int, int, int, int, GaussTaps, GaussTaps, int);
+static int g_bigBands = -1;  // gauss_xy_f32: -1 = as the product picks them, else forced
 
 #define XY_TABLE(TN)                                                                            \
 	{2, gauss_xy_##TN##_r2}, {4, gauss_xy_##TN##_r4}, {6, gauss_xy_##TN##_r6},                  \
@@ -299,10 +300,17 @@ static bool launchXy(const Case<T>& c, Roi r, const std::vector<float>& wx, cons
 	const size_t smem = xySmem<T>(rmax);
 	if (smem > g_optinSmem) return false;
 	if (smem > 48 * 1024) CK(cudaFuncSetAttribute((const void*)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-	const int tileH = std::is_same<T, f32>::value ? GAUSS_XYF_TILE_H : GAUSS_XY_TILE_H(rmax);
-	const dim3 grid((r.w + GAUSS_XY_TILE_W - 1) / GAUSS_XY_TILE_W, (r.h + tileH - 1) / tileH);
-	fn<<<grid, GAUSS_XY_THREADS, smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, c.step, r.x, r.y, r.w, r.h,
-		toGaussTaps(wx), toGaussTaps(wy));
+	const int gx = (r.w + GAUSS_XY_TILE_W - 1) / GAUSS_XY_TILE_W;
+	if constexpr (std::is_same<T, f32>::value) {
+		const int big = g_bigBands >= 0 ? std::min(g_bigBands, r.h / GAUSS_XYF_TILE_H) : GAUSS_XYF_BIG_BANDS(r.h);
+		const int small = (r.h - GAUSS_XYF_TILE_H * big + GAUSS_XYF_TILE_H / 4 - 1) / (GAUSS_XYF_TILE_H / 4);
+		fn<<<dim3(gx, big + small), GAUSS_XY_THREADS, smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, c.step, r.x, r.y,
+			r.w, r.h, toGaussTaps(wx), toGaussTaps(wy), big);
+	} else {
+		const dim3 grid(gx, (r.h + GAUSS_XY_TILE_H(rmax) - 1) / GAUSS_XY_TILE_H(rmax));
+		fn<<<grid, GAUSS_XY_THREADS, smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, c.step, r.x, r.y, r.w, r.h,
+			toGaussTaps(wx), toGaussTaps(wy));
+	}
 	CK(cudaGetLastError());
 	return true;
 }
@@ -489,7 +497,8 @@ int main(int argc, char** argv) {
 		p.multiProcessorCount, g_optinSmem);
 
 	std::mt19937 rng(42);
-	if (benchOnly) {  // `gauss_check bench`: timings only, e.g. under ncu
+	if (benchOnly) {  // `gauss_check bench [bigBands]`: timings only, e.g. under ncu
+		if (argc > 2) g_bigBands = std::atoi(argv[2]);
 		bench(rng);
 		return 0;
 	}
@@ -502,6 +511,12 @@ int main(int argc, char** argv) {
 	// (the sizes above all take the pixel-by-pixel path except at the image borders)
 	test2D<f32>(1024, 300, 1, {1, 2, 9, 21, 22, 24}, {{0, 0, 1024, 300}, {4, 5, 1000, 290}, {32, 0, 64, 300}},
 		false, rng, {9, 24});
+	// all bands small, and only big ones (plus a partial small one)
+	for (int big : {0, 99}) {
+		g_bigBands = big;
+		test2D<f32>(1024, 769, 1, {3, 9, 24}, {{0, 0, 1024, 769}, {8, 3, 1000, 700}}, false, rng);
+	}
+	g_bigBands = -1;
 	std::printf("f32: %d checks so far, %d failed\n", g_checks, g_failures);
 	// 4096^2 against a sampled reference
 	test2D<f32>(4096, 4096, 1, {9, 42, 64, 80}, {{0, 0, 4096, 4096}, {1, 3, 4001, 4090}}, true, rng, {9, 64});

@@ -71,11 +71,11 @@ final class GaussianBlurKernels implements AutoCloseable {
 	static int xySharedBytes(boolean isFloat, int rmax) {
 		if (isFloat) return 4 * XY_XB_STRIDE * (XYF_TILE_H + 2 * rmax);
 		int rawStride = ((2 * rmax + 28 + 31) / 32) * 32 + 4;
-		return 4 * (XY_RAW_ROWS * rawStride + XY_XB_STRIDE * (xyTileH(false, rmax) + 2 * rmax));
+		return 4 * (XY_RAW_ROWS * rawStride + XY_XB_STRIDE * (xyTileH(rmax) + 2 * rmax));
 	}
 
-	private static int xyTileH(boolean isFloat, int rmax) {
-		if (isFloat) return XYF_TILE_H;
+	/** Rows per block of the 8 and 16-bit kernels (GAUSS_XY_TILE_H). */
+	private static int xyTileH(int rmax) {
 		return rmax <= 16 ? 128 : 256;
 	}
 
@@ -97,10 +97,20 @@ final class GaussianBlurKernels implements AutoCloseable {
 		for (int c = 0; c < channels; c++) {
 			CUdeviceptr sc = (CUdeviceptr) src.withByteOffset(c), dc = (CUdeviceptr) dst.withByteOffset(c);
 			if (fused) {
-				int[] grid = { ceil(rect.width, XY_TILE_W), ceil(rect.height, xyTileH(isFloat, rmax)) };
-				s.launch(s.function(MODULE, "gauss_xy_" + suffix + "_r" + rmax), grid, new int[] { XY_THREADS },
-					xySharedBytes(isFloat, rmax), sc, dc, width, height, step, rect.x, rect.y, rect.width, rect.height,
-					taps(kx), taps(ky));
+				String name = "gauss_xy_" + suffix + "_r" + rmax;
+				if (isFloat) {
+					// 256-row bands, then the last 256 rows in bands of 64 (GAUSS_XYF_BIG_BANDS), so that
+					// the blocks of the last wave are short
+					int big = rect.height > 2 * XYF_TILE_H ? rect.height / XYF_TILE_H - 1 : 0;
+					int bands = big + ceil(rect.height - XYF_TILE_H * big, XYF_TILE_H / 4);
+					s.launch(s.function(MODULE, name), new int[] { ceil(rect.width, XY_TILE_W), bands },
+						new int[] { XY_THREADS }, xySharedBytes(true, rmax), sc, dc, width, height, step, rect.x, rect.y,
+						rect.width, rect.height, taps(kx), taps(ky), big);
+				} else {
+					int[] grid = { ceil(rect.width, XY_TILE_W), ceil(rect.height, xyTileH(rmax)) };
+					s.launch(s.function(MODULE, name), grid, new int[] { XY_THREADS }, xySharedBytes(false, rmax), sc, dc,
+						width, height, step, rect.x, rect.y, rect.width, rect.height, taps(kx), taps(ky));
+				}
 			} else {
 				if (dwx == null) {
 					dwx = weights(kx);

@@ -150,7 +150,8 @@ class GaussianBlurGpuTest {
 		// tile's first column are multiples of 4 and the window stays inside the row; the sizes
 		// above mostly miss that, so here widths and ROI origins are multiples of 4, wide enough
 		// for interior tiles, with NaN pixels and every radius class of the float kernel
-		int[][] sizes = { { 256, 300 }, { 1024, 257 }, { 4096, 40 } };
+		// (700 rows: one 256-row band, then bands of 64; the others bands of 64 only)
+		int[][] sizes = { { 256, 300 }, { 1024, 257 }, { 4096, 40 }, { 1024, 700 } };
 		double[] sigmas = { 0.3, 1, 2, 3.7, 5, 5.5 };
 		int seed = 300;
 		for (int[] s : sizes)
