@@ -69,11 +69,9 @@ using namespace fc;
 // the RMAX values with a gauss_xy_<T>_r<RMAX> entry point (pick the smallest >= radius)
 #define GAUSS_XY_RMAX_LIST 2, 4, 6, 8, 10, 12, 14, 16, 20, 24
 // float planes: every radius 1..24 (RMAX = R exactly, see the NaN note above), own geometry:
-#define GAUSS_XYF_TILE_H 256   // output rows per block: grid.y = ceil(roiH / 256)
+#define GAUSS_XYF_TILE_H 256   // output rows of a big band (a small band has a quarter of them)
 #define GAUSS_XYF_SMEM_BYTES(R) (4 * GAUSS_XY_XB_STRIDE * (GAUSS_XYF_TILE_H + 2 * (R)))
 #define GAUSS_XYF_BIG_BANDS(roiH) ((roiH) > 2 * GAUSS_XYF_TILE_H ? (roiH) / GAUSS_XYF_TILE_H - 1 : 0)
-#define GAUSS_XYF_BANDS(roiH) \
-	(GAUSS_XYF_BIG_BANDS(roiH) + ((roiH) - GAUSS_XYF_TILE_H * GAUSS_XYF_BIG_BANDS(roiH) + GAUSS_XYF_TILE_H / 4 - 1) / (GAUSS_XYF_TILE_H / 4))
 
 #define GAUSS_ROW_THREADS 128  // blockDim.x
 #define GAUSS_ROW_OUT 512      // output columns per block (4 per thread)
@@ -251,8 +249,9 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 // memory in 16-byte vectors (R4 = R rounded up to 4, so every vector is aligned) into registers,
 // and only the X-blurred rows go to shared memory. A Y task then makes 16 rows of one column.
 // At 36 floats per block row, 4 blocks of 256 threads fit on an SM, against 2 for gaussXy: the
-// extra warps hide the global loads, which was what gaussXy waited on (H200, 4096^2: radius 9
-// 0.074 -> 0.062 ms, radius 21 0.121 -> 0.094 ms; the variants tried are in docs/benchmarks.md).
+// extra warps hide the global loads, which was what gaussXy waited on (H200, 4096^2, with the
+// stores and bands below: radius 9 0.074 -> 0.054 ms, radius 21 0.121 -> 0.085 ms; each step
+// and the variants tried are in docs/benchmarks.md).
 // Blocks whose window leaves the row, or rows not 16-byte aligned, load pixel by pixel with
 // clamped indices instead; the arithmetic, and so every result bit, is the same either way.
 // ---------------------------------------------------------------------------------------------
@@ -348,7 +347,7 @@ __device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, floa
 		gaussColumnGroup<R, S::YM, S::XB_S>(s_xb + o0 * S::XB_S + lane, wy, acc);
 		if (colInRoi) {
 			// whole groups store through a moving pointer: a bounds test per store had cost more
-			// issue slots than the store itself (H200: radius 9 0.063 -> 0.059 ms)
+			// issue slots than the store itself (H200: radius 9 0.062 -> 0.056 ms)
 			float* out = d_dst + (size_t)(yb + o0) * (size_t)width + (size_t)x;
 			if (o0 + S::YM <= bandRows) {
 #pragma unroll
@@ -578,7 +577,7 @@ __device__ __forceinline__ void gaussZ(const T* __restrict__ d_src, T* __restric
 	GAUSS_XY_ENTRY(TN, T, 24)
 
 // Float planes: every radius 1..24, each with exactly R taps (the NaN note at the top). The
-// signature is gauss_xy's; step is always 1 for float and is not read.
+// parameters are gauss_xy's and then bigBands; step is always 1 for float and is not read.
 // 4 blocks per SM (64 registers) up to radius 21; the wider windows of 22..24 spilled there, so
 // they run 3 per SM (85 registers).
 #define GAUSS_XYF_ENTRY(R)                                                                       \
