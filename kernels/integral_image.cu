@@ -110,6 +110,10 @@ using namespace fc;
 #ifndef SAT_FUSED_MIN_BLOCKS_U8
 #define SAT_FUSED_MIN_BLOCKS_U8 4
 #endif
+// Blocks per SM of the RTS passes. The reduce keeps few registers, so u8 fits 8 blocks (32
+// registers, no spills; more loads in flight: 0.023 -> 0.021 ms at 4096^2); u16 keeps 4, since 6
+// spill and were no faster. The write pass holds the whole local table: u8 4 (as FUSED), u16
+// and f32 2; u16 at 3 spills 320 bytes and took 0.174 against 0.140 ms.
 
 // Flag states of the decoupled look-back.
 #define SAT_NOT_READY 0u
@@ -465,15 +469,14 @@ __device__ __forceinline__ void satTileColumns(V (&s)[16], V (&q)[16], V* s_colT
 // Contains a block barrier: every thread of the block must call it.
 // =============================================================================================
 
+// The pixels of the 4 x 4 block at (x, y) and their squares, zero outside the image.
 template <typename T, typename L>
-__device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, int H, int x0, int y0,
-	L (&s)[4][4], L (&q)[4][4], L (*s_band)[2][SAT_TILE_W] /* [8] */)
+__device__ __forceinline__ void satLoadBlock(const T* __restrict__ d_in, int W, int H, int x, int y0,
+	L (&s)[4][4], L (&q)[4][4])
 {
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	const int x = x0 + 4 * lane;
 #pragma unroll
 	for (int i = 0; i < 4; ++i) {
-		const int y = y0 + 4 * warp + i;
+		const int y = y0 + i;
 		const T* p = d_in + (size_t)y * W + x;
 		T v[4] = {T(0), T(0), T(0), T(0)};
 		if (y < H) {
@@ -491,6 +494,14 @@ __device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, 
 			q[i][j] = (L)v[j] * (L)v[j];
 		}
 	}
+}
+
+template <typename T, typename L>
+__device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, int H, int x0, int y0,
+	L (&s)[4][4], L (&q)[4][4], L (*s_band)[2][SAT_TILE_W] /* [8] */)
+{
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	satLoadBlock<T, L>(d_in, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q);
 	// the block's own 2D prefix
 #pragma unroll
 	for (int i = 0; i < 4; ++i)
@@ -553,29 +564,53 @@ __device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, 
 // Writes one thread's 4 x 4 block of both tables: L + B(row) + top(column), clipped to the
 // image. B of the block's rows at bS[0..3] / bQ[0..3], top of its columns at tS[0..3] / tQ[0..3]
 // (shared or global memory), read where used to keep registers for the block.
+//
+// A lane's 4 entries of a row are one 32-byte sector. Stored as two 16-byte halves by each lane,
+// every store instruction would touch 32 sectors half each, and the L2 would take twice the
+// sector writes: on the H200 that pattern alone takes 0.177 ms for 4096^2 against 0.065 ms for
+// whole sectors (kernels/bench/sat_check `bench`, "store patterns"). So the lanes of a pair swap
+// halves first: the first instruction writes the even lane's sector whole, the second the odd
+// lane's. Must be called by all 32 lanes of the warp (the swap shuffles).
 template <typename A, typename L>
 __device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int x, int y0,
 	const L (&s)[4][4], const L (&q)[4][4], const A* bS, const A* bQ, const A* tS, const A* tQ)
 {
-	if (x >= W) return;
+	const bool odd = threadIdx.x & 1;
+	const int xe = odd ? x - 4 : x;                        // the pair's even lane's block
+	const bool pairWhole = (W & 1) == 0 && xe + 7 < W;     // both blocks inside, 16-byte aligned
+	const bool inside = x < W;
 #pragma unroll
 	for (int i = 0; i < 4; ++i) {
 		const int y = y0 + i;
-		if (y >= H) break;
+		if (y >= H) break;                                 // uniform over the warp
 		const size_t o = (size_t)y * W + x;
-		const A bs = bS[i], bq = bQ[i];
 		A vs[4], vq[4];
+		if (inside) {
+			const A bs = bS[i], bq = bQ[i];
 #pragma unroll
-		for (int j = 0; j < 4; ++j) {
-			vs[j] = (A)s[i][j] + bs + tS[j];
-			vq[j] = (A)q[i][j] + bq + tQ[j];
-		}
-		if ((W & 1) == 0 && x + 3 < W) {   // 16-byte aligned pairs
-			satStore2(d_S + o, vs[0], vs[1]);
-			satStore2(d_S + o + 2, vs[2], vs[3]);
-			satStore2(d_Q + o, vq[0], vq[1]);
-			satStore2(d_Q + o + 2, vq[2], vq[3]);
+			for (int j = 0; j < 4; ++j) {
+				vs[j] = (A)s[i][j] + bs + tS[j];
+				vq[j] = (A)q[i][j] + bq + tQ[j];
+			}
 		} else {
+#pragma unroll
+			for (int j = 0; j < 4; ++j) vs[j] = vq[j] = A(0);
+		}
+		// the half of the partner's sector this lane holds: the even lane holds 2,3 of its own
+		// row segment for the odd lane to write, the odd lane 0,1 of its own for the even lane
+		const A gs0 = __shfl_xor_sync(0xffffffffu, odd ? vs[0] : vs[2], 1);
+		const A gs1 = __shfl_xor_sync(0xffffffffu, odd ? vs[1] : vs[3], 1);
+		const A gq0 = __shfl_xor_sync(0xffffffffu, odd ? vq[0] : vq[2], 1);
+		const A gq1 = __shfl_xor_sync(0xffffffffu, odd ? vq[1] : vq[3], 1);
+		if (pairWhole) {
+			const size_t e = (size_t)y * W + xe + (odd ? 2 : 0);
+			// even lane's sector: even writes its 0,1, odd writes the even lane's 2,3
+			satStore2(d_S + e, odd ? gs0 : vs[0], odd ? gs1 : vs[1]);
+			satStore2(d_Q + e, odd ? gq0 : vq[0], odd ? gq1 : vq[1]);
+			// odd lane's sector: even writes the odd lane's 0,1, odd writes its 2,3
+			satStore2(d_S + e + 4, odd ? vs[2] : gs0, odd ? vs[3] : gs1);
+			satStore2(d_Q + e + 4, odd ? vq[2] : gq0, odd ? vq[3] : gq1);
+		} else if (inside) {
 #pragma unroll
 			for (int j = 0; j < 4; ++j)
 				if (x + j < W) {
@@ -817,43 +852,88 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 //   P(x)    = L(x, y0+31)    its local table's last row         top(x) = sum over the tiles above
 //                                                                         of R + P(x), R = sum of
 //                                                                         their left tiles' P(x0+127)
-// 1. reduce: each tile computes L and writes hAgg and P (10 KB per tile row at 4096 wide).
+// 1. reduce: each tile writes hAgg and P (10 KB per tile row at 4096 wide), from its row and
+//            column totals: L itself is not needed.
 // 2. rows:   one thread per tile row, row and moment scans hAgg (and the tile totals P(x0+127))
 //            left to right into B (and R), exclusive.
 // 3. cols:   one thread per column and moment scans R + P down the tile rows into top, in
 //            SAT_RTS_SEGS segments of tile rows at once (segment totals, their prefix, rescan).
-// 4. write:  each tile computes L again and writes L + B + top: pure streaming, no waiting.
+// 4. write:  each tile computes L and writes L + B + top: pure streaming, no waiting.
 // The image is read twice and the aggregates are small, so the build costs about the tables'
 // stores plus one extra read of the image; FUSED instead keeps each tile waiting on its
 // neighbours' flags while it holds the tile.
 // =============================================================================================
 
+// Sum and inclusive prefix over the 32 lanes of a warp.
+template <typename V>
+__device__ __forceinline__ V satWarpSum(V v) {
+#pragma unroll
+	for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
+	return v;
+}
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+template <>
+__device__ __forceinline__ u32 satWarpSum<u32>(u32 v) {
+	return __reduce_add_sync(0xffffffffu, v);   // one REDUX instead of five shuffles
+}
+#endif
+template <typename V>
+__device__ __forceinline__ V satWarpScan(V v) {
+	const int lane = threadIdx.x & 31;
+#pragma unroll
+	for (int d = 1; d < 32; d <<= 1) {
+		const V t = __shfl_up_sync(0xffffffffu, v, d);
+		if (lane >= d) v += t;
+	}
+	return v;
+}
+
+// The reduce needs only the local table's right column, hAgg(y) = L(x0+127, y), and its last
+// row, P(x) = L(x, y0+31): a prefix of the row totals and one of the column totals. Computing
+// them from the totals, not from the whole local table, leaves out the 2D scan and half the
+// registers (H200, 4096^2: u8 reduce 0.029 -> 0.023 ms, u16 0.063 -> 0.043).
 template <typename T>
 __device__ __forceinline__ void satRtsReduce(const T* __restrict__ d_in, int W, int H,
 	typename SatType<T>::A* __restrict__ d_agg)
 {
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
-	__shared__ L s_band[8][2][SAT_TILE_W];
+	__shared__ L s_col[8][2][SAT_TILE_W];   // each warp's column totals over its 4 rows
+	__shared__ L s_row[2][SAT_TILE_H];      // row totals
+	__shared__ L s_chunk[2][4];             // totals of the 32-column chunks
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tilesX = SAT_TILES_X(W);
 	const int tile = blockIdx.x, ty = tile / tilesX, tx = tile - ty * tilesX;
-	L s[4][4], q[4][4];
-	satTileLocal<T, L>(d_in, W, H, tx * SAT_TILE_W, ty * SAT_TILE_H, s, q, s_band);
-	A* agg = d_agg + (size_t)tile * SAT_RTS_AGG_PER_TILE;
-	if (lane == 31) {
+	{
+		L s[4][4], q[4][4];
+		satLoadBlock<T, L>(d_in, W, H, tx * SAT_TILE_W + 4 * lane, ty * SAT_TILE_H + 4 * warp, s, q);
 #pragma unroll
 		for (int i = 0; i < 4; ++i) {
-			agg[4 * warp + i] = (A)s[i][3];
-			agg[SAT_TILE_H + 4 * warp + i] = (A)q[i][3];
+			const L rs = satWarpSum<L>(s[i][0] + s[i][1] + s[i][2] + s[i][3]);
+			const L rq = satWarpSum<L>(q[i][0] + q[i][1] + q[i][2] + q[i][3]);
+			if (lane == 0) {
+				s_row[0][4 * warp + i] = rs;
+				s_row[1][4 * warp + i] = rq;
+			}
 		}
-	}
-	if (warp == 7) {
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
-			agg[2 * SAT_TILE_H + 4 * lane + j] = (A)s[3][j];
-			agg[2 * SAT_TILE_H + SAT_TILE_W + 4 * lane + j] = (A)q[3][j];
+			s_col[warp][0][4 * lane + j] = s[0][j] + s[1][j] + s[2][j] + s[3][j];
+			s_col[warp][1][4 * lane + j] = q[0][j] + q[1][j] + q[2][j] + q[3][j];
 		}
 	}
+	__syncthreads();
+	// thread (m, c): column c's total of moment m, then its prefix over the tile's 128 columns
+	const int c = threadIdx.x & (SAT_TILE_W - 1), m = threadIdx.x >> 7, chunk = c >> 5;
+	L col = L(0);
+#pragma unroll
+	for (int w = 0; w < 8; ++w) col += s_col[w][m][c];
+	col = satWarpScan<L>(col);
+	if (lane == 31) s_chunk[m][chunk] = col;
+	__syncthreads();
+	for (int k = 0; k < chunk; ++k) col += s_chunk[m][k];
+	A* agg = d_agg + (size_t)tile * SAT_RTS_AGG_PER_TILE;
+	agg[2 * SAT_TILE_H + m * SAT_TILE_W + c] = (A)col;
+	if (chunk == 0) agg[m * SAT_TILE_H + lane] = (A)satWarpScan<L>(s_row[m][lane]);
 }
 
 // Thread j of tile row ty: j < 32 scans hAgg row j, j == 32 the tile totals; moment m.
@@ -913,14 +993,20 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
 	__shared__ L s_band[8][2][SAT_TILE_W];
+	__shared__ A s_cr[SAT_RTS_CARRY_PER_TILE - 2];   // B and top of both moments
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tilesX = SAT_TILES_X(W);
 	const int tile = blockIdx.x, ty = tile / tilesX, tx = tile - ty * tilesX;
 	const int x0 = tx * SAT_TILE_W, y0 = ty * SAT_TILE_H;
+	// The carries go to shared memory before the pixels are loaded, so their latency hides
+	// behind the tile's own work; read from global memory in the stores' loop they would wait
+	// one round trip per row, since the compiler cannot move them above stores that may alias.
+	// satTileLocal's barrier publishes them.
+	const A* cr = d_carry + (size_t)tile * SAT_RTS_CARRY_PER_TILE;
+	for (int k = threadIdx.x; k < SAT_RTS_CARRY_PER_TILE - 2; k += SAT_TILE_THREADS) s_cr[k] = __ldcg(cr + k);
 	L s[4][4], q[4][4];
 	satTileLocal<T, L>(d_in, W, H, x0, y0, s, q, s_band);
-	const A* cr = d_carry + (size_t)tile * SAT_RTS_CARRY_PER_TILE;
-	satStoreBlock<A, L>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, cr + 4 * warp, cr + SAT_TILE_H + 4 * warp,
-		cr + 2 * SAT_TILE_H + 4 * lane, cr + 2 * SAT_TILE_H + SAT_TILE_W + 4 * lane);
+	satStoreBlock<A, L>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, s_cr + 4 * warp, s_cr + SAT_TILE_H + 4 * warp,
+		s_cr + 2 * SAT_TILE_H + 4 * lane, s_cr + 2 * SAT_TILE_H + SAT_TILE_W + 4 * lane);
 }
 
 } // namespace
@@ -929,7 +1015,7 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 // Exported entry points (extern "C": unmangled names for cuModuleGetFunction)
 // ---------------------------------------------------------------------------------------------
 
-#define SAT_PIXEL_ENTRIES(TN, T, A, FUSED_BLOCKS)                                                \
+#define SAT_PIXEL_ENTRIES(TN, T, A, FUSED_BLOCKS, REDUCE_BLOCKS, WRITE_BLOCKS)                                         \
 	extern "C" __global__ void __launch_bounds__(SAT_NAIVE_THREADS) sat_naive_rows_##TN(        \
 		const T* d_in, A* d_S, A* d_Q, int W, int H)                                           \
 	{                                                                                          \
@@ -945,12 +1031,12 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 	{                                                                                          \
 		satRowScan<A>(PixelSource<T, A>{d_in}, d_S, d_Q, W, H);                                \
 	}                                                                                          \
-	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_rts_reduce_##TN(       \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, REDUCE_BLOCKS) sat_rts_reduce_##TN(       \
 		const T* d_in, int W, int H, A* d_agg)                                                 \
 	{                                                                                          \
 		satRtsReduce<T>(d_in, W, H, d_agg);                                                    \
 	}                                                                                          \
-	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_rts_write_##TN(       \
+	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, WRITE_BLOCKS) sat_rts_write_##TN(       \
 		const T* d_in, A* d_S, A* d_Q, int W, int H, const A* d_carry)                         \
 	{                                                                                          \
 		satRtsWrite<T>(d_in, d_S, d_Q, W, H, d_carry);                                         \
@@ -993,9 +1079,9 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 		satRtsCols<A>(d_agg, d_carry, tilesX, tilesY);                                         \
 	}
 
-SAT_PIXEL_ENTRIES(u8, u8, long long, SAT_FUSED_MIN_BLOCKS_U8)
-SAT_PIXEL_ENTRIES(u16, u16, long long, 2)
-SAT_PIXEL_ENTRIES(f32, f32, double, 2)
+SAT_PIXEL_ENTRIES(u8, u8, long long, SAT_FUSED_MIN_BLOCKS_U8, 8, SAT_FUSED_MIN_BLOCKS_U8)
+SAT_PIXEL_ENTRIES(u16, u16, long long, 2, 4, 2)
+SAT_PIXEL_ENTRIES(f32, f32, double, 2, 4, 2)
 
 SAT_TABLE_ENTRIES(i64, long long)
 SAT_TABLE_ENTRIES(f64, double)
