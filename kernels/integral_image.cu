@@ -105,15 +105,25 @@ using namespace fc;
 // Blocks per SM sat_fused_u8 is compiled for (registers <= 65536 / (256 * this)). A tile spends
 // most of its life waiting on memory (ticket, look-backs, fences), so more tiles in flight per
 // SM help: on the H200 at 4096^2, 2, 3 and 4 blocks took 0.257, 0.204 and 0.195 ms (at 4 the
-// kernel needs 64 registers and spills 40 bytes). u16 and f32 keep 2, as they would spill
-// hundreds of bytes. kernels/bench/sat_check.cu can be built with -DSAT_FUSED_MIN_BLOCKS_U8=n.
+// kernel needs 64 registers and spills 40 bytes). f32 keeps 2, as it would spill hundreds of
+// bytes. kernels/bench/sat_check.cu can be built with -DSAT_FUSED_MIN_BLOCKS_U8=n.
 #ifndef SAT_FUSED_MIN_BLOCKS_U8
 #define SAT_FUSED_MIN_BLOCKS_U8 4
 #endif
+// u16 FUSED and the u16 RTS write pass: 3 blocks per SM (85 registers, spilling 56 and 76
+// bytes) once the u16 sums scan in 32 bits. H200, 4096^2: FUSED 0.228 -> 0.208 ms, RTS
+// 0.189 -> 0.180 against 2 blocks; with 64-bit sums, 3 blocks had spilled 320 bytes and were
+// slower. -DSAT_FUSED_MIN_BLOCKS_U16=n / -DSAT_RTS_WRITE_BLOCKS_U16=n for kernels/bench/sat_check.cu.
+#ifndef SAT_FUSED_MIN_BLOCKS_U16
+#define SAT_FUSED_MIN_BLOCKS_U16 3
+#endif
+#ifndef SAT_RTS_WRITE_BLOCKS_U16
+#define SAT_RTS_WRITE_BLOCKS_U16 3
+#endif
 // Blocks per SM of the RTS passes. The reduce keeps few registers, so u8 fits 8 blocks (32
 // registers, no spills; more loads in flight: 0.023 -> 0.021 ms at 4096^2); u16 keeps 4, since 6
-// spill and were no faster. The write pass holds the whole local table: u8 4 (as FUSED), u16
-// and f32 2; u16 at 3 spills 320 bytes and took 0.174 against 0.140 ms.
+// spill and were no faster; f32 2 (not timed). The write pass holds the whole local table: u8 4 (as FUSED), u16 3
+// (above), f32 2.
 
 // Flag states of the decoupled look-back.
 #define SAT_NOT_READY 0u
@@ -125,12 +135,20 @@ namespace {
 typedef long long i64;
 typedef unsigned int u32;
 
-// Accumulator and FUSED tile-local types per pixel type. A u8 tile of 128 x 32 sums squares to
-// at most 4096 * 255^2 < 2^32, so u8 tiles scan in 32 bits; u16 squares need 64.
+// Accumulator and tile-local types per pixel type: L for the sums, LQ for the squares. A tile of
+// 128 x 32 sums to at most 4096 * 65535 < 2^32, and a u8 tile's squares to 4096 * 255^2 < 2^32,
+// so those scan in 32 bits; u16 squares need 64. The u16 sums in 32 bits free 16 registers per
+// thread of the 4 x 4 blocks, which lets u16 FUSED and RTS write run 3 blocks per SM (SAT_FUSED_MIN_BLOCKS_U16).
 template <typename T> struct SatType;
-template <> struct SatType<u8> { typedef i64 A; typedef u32 L; };
-template <> struct SatType<u16> { typedef i64 A; typedef i64 L; };
-template <> struct SatType<f32> { typedef double A; typedef double L; };
+template <> struct SatType<u8> { typedef i64 A; typedef u32 L; typedef u32 LQ; };
+template <> struct SatType<u16> { typedef i64 A; typedef u32 L; typedef i64 LQ; };
+template <> struct SatType<f32> { typedef double A; typedef double L; typedef double LQ; };
+
+// Per warp (4-row band) and column of a tile: one value of each moment, in shared memory.
+template <typename L, typename LQ> struct SatBand {
+	L s[8][SAT_TILE_W];
+	LQ q[8][SAT_TILE_W];
+};
 
 template <typename V> struct Pair { V s, q; };
 struct PairAdd {
@@ -470,9 +488,9 @@ __device__ __forceinline__ void satTileColumns(V (&s)[16], V (&q)[16], V* s_colT
 // =============================================================================================
 
 // The pixels of the 4 x 4 block at (x, y) and their squares, zero outside the image.
-template <typename T, typename L>
+template <typename T, typename L, typename LQ>
 __device__ __forceinline__ void satLoadBlock(const T* __restrict__ d_in, int W, int H, int x, int y0,
-	L (&s)[4][4], L (&q)[4][4])
+	L (&s)[4][4], LQ (&q)[4][4])
 {
 #pragma unroll
 	for (int i = 0; i < 4; ++i) {
@@ -491,17 +509,17 @@ __device__ __forceinline__ void satLoadBlock(const T* __restrict__ d_in, int W, 
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
 			s[i][j] = (L)v[j];
-			q[i][j] = (L)v[j] * (L)v[j];
+			q[i][j] = (LQ)v[j] * (LQ)v[j];
 		}
 	}
 }
 
-template <typename T, typename L>
+template <typename T, typename L, typename LQ>
 __device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, int H, int x0, int y0,
-	L (&s)[4][4], L (&q)[4][4], L (*s_band)[2][SAT_TILE_W] /* [8] */)
+	L (&s)[4][4], LQ (&q)[4][4], SatBand<L, LQ>& s_band)
 {
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	satLoadBlock<T, L>(d_in, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q);
+	satLoadBlock<T, L, LQ>(d_in, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q);
 	// the block's own 2D prefix
 #pragma unroll
 	for (int i = 0; i < 4; ++i)
@@ -520,11 +538,12 @@ __device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, 
 	// across the warp: exclusive scan of the blocks' right columns
 #pragma unroll
 	for (int i = 0; i < 4; ++i) {
-		L us = s[i][3], uq = q[i][3];
+		L us = s[i][3];
+		LQ uq = q[i][3];
 #pragma unroll
 		for (int d = 1; d < 32; d <<= 1) {
 			const L ts = __shfl_up_sync(0xffffffffu, us, d);
-			const L tq = __shfl_up_sync(0xffffffffu, uq, d);
+			const LQ tq = __shfl_up_sync(0xffffffffu, uq, d);
 			if (lane >= d) {
 				us += ts;
 				uq += tq;
@@ -541,16 +560,17 @@ __device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, 
 	// across the warps: each band's last row, summed over the bands above
 #pragma unroll
 	for (int j = 0; j < 4; ++j) {
-		s_band[warp][0][4 * lane + j] = s[3][j];
-		s_band[warp][1][4 * lane + j] = q[3][j];
+		s_band.s[warp][4 * lane + j] = s[3][j];
+		s_band.q[warp][4 * lane + j] = q[3][j];
 	}
 	__syncthreads();
-	L as[4] = {L(0), L(0), L(0), L(0)}, aq[4] = {L(0), L(0), L(0), L(0)};
+	L as[4] = {L(0), L(0), L(0), L(0)};
+	LQ aq[4] = {LQ(0), LQ(0), LQ(0), LQ(0)};
 	for (int w = 0; w < warp; ++w)
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
-			as[j] += s_band[w][0][4 * lane + j];
-			aq[j] += s_band[w][1][4 * lane + j];
+			as[j] += s_band.s[w][4 * lane + j];
+			aq[j] += s_band.q[w][4 * lane + j];
 		}
 #pragma unroll
 	for (int i = 0; i < 4; ++i)
@@ -571,9 +591,9 @@ __device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, 
 // whole sectors (kernels/bench/sat_check `bench`, "store patterns"). So the lanes of a pair swap
 // halves first: the first instruction writes the even lane's sector whole, the second the odd
 // lane's. Must be called by all 32 lanes of the warp (the swap shuffles).
-template <typename A, typename L>
+template <typename A, typename L, typename LQ>
 __device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int x, int y0,
-	const L (&s)[4][4], const L (&q)[4][4], const A* bS, const A* bQ, const A* tS, const A* tQ)
+	const L (&s)[4][4], const LQ (&q)[4][4], const A* bS, const A* bQ, const A* tS, const A* tQ)
 {
 	const bool odd = threadIdx.x & 1;
 	const int xe = odd ? x - 4 : x;                        // the pair's even lane's block
@@ -728,10 +748,13 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 {
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
+	typedef typename SatType<T>::LQ LQ;
 	__shared__ u32 s_ticket;
-	__shared__ L s_band[8][2][SAT_TILE_W];  // per warp (4-row band), moment, column
-	__shared__ L s_hagg[2][SAT_TILE_H];
-	__shared__ L s_bot[2][SAT_TILE_W];     // L(x, y0 + 31)
+	__shared__ SatBand<L, LQ> s_band;
+	__shared__ L s_hagg[SAT_TILE_H];
+	__shared__ LQ s_haggq[SAT_TILE_H];
+	__shared__ L s_bot[SAT_TILE_W];        // L(x, y0 + 31)
+	__shared__ LQ s_botq[SAT_TILE_W];
 	__shared__ A s_left[2][SAT_TILE_H];
 	__shared__ A s_top[2][SAT_TILE_W];
 	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -748,27 +771,28 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	u32* vflags = d_flags + 1 + (size_t)tilesX * tilesY;
 	A* myCarry = d_carry + (size_t)tile * SAT_FUSED_CARRY_PER_TILE;
 
-	L s[4][4], q[4][4];
-	satTileLocal<T, L>(d_in, W, H, x0, y0, s, q, s_band);
+	L s[4][4];
+	LQ q[4][4];
+	satTileLocal<T, L, LQ>(d_in, W, H, x0, y0, s, q, s_band);
 	if (lane == 31) {  // the tile's right column: hAgg
 #pragma unroll
 		for (int i = 0; i < 4; ++i) {
-			s_hagg[0][4 * warp + i] = s[i][3];
-			s_hagg[1][4 * warp + i] = q[i][3];
+			s_hagg[4 * warp + i] = s[i][3];
+			s_haggq[4 * warp + i] = q[i][3];
 		}
 	}
 	if (warp == 7) {   // the tile's last row
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
-			s_bot[0][4 * lane + j] = s[3][j];
-			s_bot[1][4 * lane + j] = q[3][j];
+			s_bot[4 * lane + j] = s[3][j];
+			s_botq[4 * lane + j] = q[3][j];
 		}
 	}
 	__syncthreads();
 
 	// 1. horizontal look-back: warp 0, lane = tile row
 	if (warp == 0) {
-		const A hs = (A)s_hagg[0][lane], hq = (A)s_hagg[1][lane];
+		const A hs = (A)s_hagg[lane], hq = (A)s_haggq[lane];
 		const bool publish = tx < tilesX - 1;
 		A bs = A(0), bq = A(0);
 		if (tx == 0) {
@@ -823,8 +847,8 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		if (ty > 0) {
 			if (!lastRow) {
 				A* vagg = myCarry + 4 * SAT_TILE_H;
-				vagg[c] = (A)s_bot[0][c] + s_left[0][SAT_TILE_H - 1];
-				vagg[SAT_TILE_W + c] = (A)s_bot[1][c] + s_left[1][SAT_TILE_H - 1];
+				vagg[c] = (A)s_bot[c] + s_left[0][SAT_TILE_H - 1];
+				vagg[SAT_TILE_W + c] = (A)s_botq[c] + s_left[1][SAT_TILE_H - 1];
 				satPublish(myVflag, SAT_AGGREGATE);
 			}
 			satLookUp<A>(tile, tilesX, vflags, d_carry, SAT_FUSED_CARRY_PER_TILE, 4 * SAT_TILE_H, d_S, d_Q,
@@ -837,7 +861,7 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 
 	// 3. the finished tables; warp 7, which writes the tile's last row, then publishes INCLUSIVE
 	// for all four chunks (tiles below read that row straight from the tables)
-	satStoreBlock<A, L>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, &s_left[0][4 * warp],
+	satStoreBlock<A, L, LQ>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, &s_left[0][4 * warp],
 		&s_left[1][4 * warp], &s_top[0][4 * lane], &s_top[1][4 * lane]);
 	if (warp == 7 && !lastRow) satPublishChunks(vflags + (size_t)tile * SAT_TILE_CHUNKS, SAT_INCLUSIVE);
 }
@@ -898,42 +922,45 @@ __device__ __forceinline__ void satRtsReduce(const T* __restrict__ d_in, int W, 
 {
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
-	__shared__ L s_col[8][2][SAT_TILE_W];   // each warp's column totals over its 4 rows
-	__shared__ L s_row[2][SAT_TILE_H];      // row totals
-	__shared__ L s_chunk[2][4];             // totals of the 32-column chunks
+	typedef typename SatType<T>::LQ LQ;   // at least as wide as L: the column scans use it for both
+	__shared__ SatBand<L, LQ> s_col;        // each warp's column totals over its 4 rows
+	__shared__ L s_row[SAT_TILE_H];         // row totals
+	__shared__ LQ s_rowq[SAT_TILE_H];
+	__shared__ LQ s_chunk[2][4];            // totals of the 32-column chunks
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tilesX = SAT_TILES_X(W);
 	const int tile = blockIdx.x, ty = tile / tilesX, tx = tile - ty * tilesX;
 	{
-		L s[4][4], q[4][4];
-		satLoadBlock<T, L>(d_in, W, H, tx * SAT_TILE_W + 4 * lane, ty * SAT_TILE_H + 4 * warp, s, q);
+		L s[4][4];
+		LQ q[4][4];
+		satLoadBlock<T, L, LQ>(d_in, W, H, tx * SAT_TILE_W + 4 * lane, ty * SAT_TILE_H + 4 * warp, s, q);
 #pragma unroll
 		for (int i = 0; i < 4; ++i) {
 			const L rs = satWarpSum<L>(s[i][0] + s[i][1] + s[i][2] + s[i][3]);
-			const L rq = satWarpSum<L>(q[i][0] + q[i][1] + q[i][2] + q[i][3]);
+			const LQ rq = satWarpSum<LQ>(q[i][0] + q[i][1] + q[i][2] + q[i][3]);
 			if (lane == 0) {
-				s_row[0][4 * warp + i] = rs;
-				s_row[1][4 * warp + i] = rq;
+				s_row[4 * warp + i] = rs;
+				s_rowq[4 * warp + i] = rq;
 			}
 		}
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
-			s_col[warp][0][4 * lane + j] = s[0][j] + s[1][j] + s[2][j] + s[3][j];
-			s_col[warp][1][4 * lane + j] = q[0][j] + q[1][j] + q[2][j] + q[3][j];
+			s_col.s[warp][4 * lane + j] = s[0][j] + s[1][j] + s[2][j] + s[3][j];
+			s_col.q[warp][4 * lane + j] = q[0][j] + q[1][j] + q[2][j] + q[3][j];
 		}
 	}
 	__syncthreads();
 	// thread (m, c): column c's total of moment m, then its prefix over the tile's 128 columns
 	const int c = threadIdx.x & (SAT_TILE_W - 1), m = threadIdx.x >> 7, chunk = c >> 5;
-	L col = L(0);
+	LQ col = LQ(0);
 #pragma unroll
-	for (int w = 0; w < 8; ++w) col += s_col[w][m][c];
-	col = satWarpScan<L>(col);
+	for (int w = 0; w < 8; ++w) col += m == 0 ? (LQ)s_col.s[w][c] : s_col.q[w][c];
+	col = satWarpScan<LQ>(col);
 	if (lane == 31) s_chunk[m][chunk] = col;
 	__syncthreads();
 	for (int k = 0; k < chunk; ++k) col += s_chunk[m][k];
 	A* agg = d_agg + (size_t)tile * SAT_RTS_AGG_PER_TILE;
 	agg[2 * SAT_TILE_H + m * SAT_TILE_W + c] = (A)col;
-	if (chunk == 0) agg[m * SAT_TILE_H + lane] = (A)satWarpScan<L>(s_row[m][lane]);
+	if (chunk == 0) agg[m * SAT_TILE_H + lane] = (A)satWarpScan<LQ>(m == 0 ? (LQ)s_row[lane] : s_rowq[lane]);
 }
 
 // Thread j of tile row ty: j < 32 scans hAgg row j, j == 32 the tile totals; moment m.
@@ -992,7 +1019,8 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 {
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
-	__shared__ L s_band[8][2][SAT_TILE_W];
+	typedef typename SatType<T>::LQ LQ;
+	__shared__ SatBand<L, LQ> s_band;
 	__shared__ A s_cr[SAT_RTS_CARRY_PER_TILE - 2];   // B and top of both moments
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, tilesX = SAT_TILES_X(W);
 	const int tile = blockIdx.x, ty = tile / tilesX, tx = tile - ty * tilesX;
@@ -1003,9 +1031,10 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 	// satTileLocal's barrier publishes them.
 	const A* cr = d_carry + (size_t)tile * SAT_RTS_CARRY_PER_TILE;
 	for (int k = threadIdx.x; k < SAT_RTS_CARRY_PER_TILE - 2; k += SAT_TILE_THREADS) s_cr[k] = __ldcg(cr + k);
-	L s[4][4], q[4][4];
-	satTileLocal<T, L>(d_in, W, H, x0, y0, s, q, s_band);
-	satStoreBlock<A, L>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, s_cr + 4 * warp, s_cr + SAT_TILE_H + 4 * warp,
+	L s[4][4];
+	LQ q[4][4];
+	satTileLocal<T, L, LQ>(d_in, W, H, x0, y0, s, q, s_band);
+	satStoreBlock<A, L, LQ>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, s_cr + 4 * warp, s_cr + SAT_TILE_H + 4 * warp,
 		s_cr + 2 * SAT_TILE_H + 4 * lane, s_cr + 2 * SAT_TILE_H + SAT_TILE_W + 4 * lane);
 }
 
@@ -1080,8 +1109,8 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 	}
 
 SAT_PIXEL_ENTRIES(u8, u8, long long, SAT_FUSED_MIN_BLOCKS_U8, 8, SAT_FUSED_MIN_BLOCKS_U8)
-SAT_PIXEL_ENTRIES(u16, u16, long long, 2, 4, 2)
-SAT_PIXEL_ENTRIES(f32, f32, double, 2, 4, 2)
+SAT_PIXEL_ENTRIES(u16, u16, long long, SAT_FUSED_MIN_BLOCKS_U16, 4, SAT_RTS_WRITE_BLOCKS_U16)
+SAT_PIXEL_ENTRIES(f32, f32, double, 2, 2, 2)
 
 SAT_TABLE_ENTRIES(i64, long long)
 SAT_TABLE_ENTRIES(f64, double)
