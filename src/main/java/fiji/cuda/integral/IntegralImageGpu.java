@@ -36,8 +36,8 @@ final class IntegralImageGpu {
 
 	/**
 	 * The build AUTO picks: the fastest measured on the H200 (docs/benchmarks.md). From about
-	 * 1024^2 up that is RTS, whose tiles never wait on each other (u8 4096^2: 0.165 ms against
-	 * FUSED's 0.195 and DLB's 0.247); below, its four launches cost more than FUSED's look-back.
+	 * 1024^2 up that is RTS, whose tiles never wait on each other (u8 4096^2: 0.135 ms against
+	 * FUSED's 0.183 and DLB's 0.247); below, its four launches cost more than FUSED's look-back.
 	 * The same for every pixel type (float was not measured).
 	 */
 	static SatBuild fastest(int w, int h) {
