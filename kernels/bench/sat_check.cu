@@ -316,8 +316,8 @@ static void testRandom(int W, int H, std::mt19937& rng) {
 
 template <typename T>
 static void testAllSizes(std::mt19937& rng) {
-	const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {37, 53}, {128, 32}, {129, 33}, {1021, 769}, {4099, 17},
-		{17, 4099}, {4096, 4096}};
+	const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {37, 53}, {128, 32}, {129, 33}, {130, 67}, {132, 61}, {1022, 35},
+		{1021, 769}, {4099, 17}, {17, 4099}, {4094, 33}, {4096, 4096}};
 	for (auto& s : sizes) testRandom<T>(s[0], s[1], rng);
 }
 

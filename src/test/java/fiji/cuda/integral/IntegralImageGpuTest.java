@@ -43,8 +43,11 @@ class IntegralImageGpuTest {
 	}
 
 	static final SatBuild[] BUILDS = { SatBuild.NAIVE, SatBuild.CUB, SatBuild.DLB, SatBuild.FUSED, SatBuild.RTS };
+	// Odd widths take the tile kernels' scalar loads and stores; widths of 2 (mod 4) their paired
+	// 16-byte stores with scalar loads; multiples of 4 both vector paths, up to a partial last tile.
 	static final int[][] SIZES = { { 1, 1 }, { 1, 29 }, { 29, 1 }, { 37, 53 }, { 127, 33 }, { 129, 31 }, { 257, 97 },
-		{ 1021, 769 }, { 4099, 17 }, { 17, 4099 }, { 2049, 2047 } };
+		{ 1021, 769 }, { 4099, 17 }, { 17, 4099 }, { 2049, 2047 }, { 130, 67 }, { 1022, 35 }, { 4094, 33 },
+		{ 132, 61 }, { 1156, 97 } };
 
 	static List<Arguments> cases() {
 		List<Arguments> a = new ArrayList<>();
