@@ -400,12 +400,15 @@ __global__ void satTileWriteHalves(long long* d_S, long long* d_Q, int W, int H)
 	}
 }
 
-static float tileWriteHalvesMs(int N) {
+// Times one of the write-only kernels above over both N^2 int64 tables, in tiles of TW x TH.
+template <int TW, int TH>
+static float tablesWriteMs(int N, void (*kernel)(long long*, long long*, int, int)) {
 	const size_t n = (size_t)N * N;
 	long long *S, *Q;
 	CK(cudaMalloc(&S, n * 8));
 	CK(cudaMalloc(&Q, n * 8));
-	const float t = medianMs([&] { satTileWriteHalves<<<(N / 128) * (N / 32), 256>>>(S, Q, N, N); });
+	const unsigned tiles = (unsigned)((N / TW) * (N / TH));
+	const float t = medianMs([&] { kernel<<<tiles, 256>>>(S, Q, N, N); });
 	cudaFree(S);
 	cudaFree(Q);
 	return t;
@@ -413,15 +416,11 @@ static float tileWriteHalvesMs(int N) {
 
 template <int TW, int TH>
 static float tileWriteOnlyMs(int N) {
-	const size_t n = (size_t)N * N;
-	long long *S, *Q;
-	CK(cudaMalloc(&S, n * 8));
-	CK(cudaMalloc(&Q, n * 8));
-	const unsigned tiles = (unsigned)((N / TW) * (N / TH));
-	const float t = medianMs([&] { satTileWriteOnly<TW, TH><<<tiles, 256>>>(S, Q, N, N); });
-	cudaFree(S);
-	cudaFree(Q);
-	return t;
+	return tablesWriteMs<TW, TH>(N, satTileWriteOnly<TW, TH>);
+}
+
+static float tileWriteHalvesMs(int N) {
+	return tablesWriteMs<128, 32>(N, satTileWriteHalves);
 }
 
 static float writeOnlyMs(int N) {
