@@ -1084,6 +1084,153 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8
 }
 
 // ---------------------------------------------------------------------------------------------
+// ncc_immaf16_u8_t8: ncc_immaf_u8_t8 for 16 x 16 templates, with the same scores bit for bit
+//
+// blockDim (128), grid (ceil(ow / 64), ceil(oh / 64)), dynamic shared bytes
+// NCC_IMMAF16_SMEM_BYTES; d_bfrag and info as for ncc_immaf_u8_t8 (tw = th = 16).
+// With the size fixed, the template rows unroll, the window sums need no 32-bit buffers and the
+// scores need no 64-bit arithmetic: every term of N*SI2 - SI^2 and N*SIT - SI*ST is below 2^24
+// and N = 256 is a power of two, so each takes one FMA whose only rounding is the one the general
+// kernel makes when it converts its exact 64-bit result to float.
+// After the products, the accumulators go to shared memory ([row][column]), and each thread
+// takes one output column and 32 rows: the horizontal sums of 16 pixels and of their squares
+// come from the staged row by dp4a, four pixels at a time, and slide down through a ring of the
+// last 16 in registers. The general kernel's column and row passes over 32-bit buffers, run by
+// part of the block between barriers, were most of its time (H200, 4096^2: 0.137 ms).
+// ---------------------------------------------------------------------------------------------
+
+#define NCC_IMMAF16_T 16
+// ints; 8 mod 32, so that a half-warp's pair stores (four rows g, four t) fill the 32 banks
+#define NCC_IMMAF16_SIT_PITCH 72
+#define NCC_IMMAF16_SMEM_BYTES \
+	(NCC_IMMA_SMEM_BYTES(NCC_IMMAF16_T, NCC_IMMAF16_T) + (size_t)4 * NCC_IMMA_TILE * NCC_IMMAF16_SIT_PITCH)
+// blocks per SM it is compiled for (shared memory allows 7); -DNCC_IMMAF16_BLOCKS=n for the bench
+#ifndef NCC_IMMAF16_BLOCKS
+#define NCC_IMMAF16_BLOCKS 7
+#endif
+// template rows per trip of the product loop (all 16 spill), and staged rows per trip of the sums
+#ifndef NCC_IMMAF16_MU
+#define NCC_IMMAF16_MU 1
+#endif
+#ifndef NCC_IMMAF16_SU
+#define NCC_IMMAF16_SU 47
+#endif
+
+namespace ncc {
+
+// immaMultiply for a template of TH rows and one K step (tw <= 24), every row unrolled
+template <int TH, int PITCH>
+__device__ __forceinline__ void immaMultiplyFixed(const unsigned char* s_imma, const uint2* __restrict__ d_bfrag,
+	int (&acc)[2][4][4])
+{
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+	for (int m = 0; m < 2; ++m)
+#pragma unroll
+		for (int nb = 0; nb < 4; ++nb)
+#pragma unroll
+			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
+	const unsigned char* s_row = s_imma + immaRow(warp, 0, g, 0) * PITCH + immaCol(warp, 0, 0, 0) + 4 * t;
+	constexpr int kMU = NCC_IMMAF16_MU;
+#pragma unroll kMU
+	for (int r = 0; r < TH; ++r) immaStep(acc, s_row + r * PITCH, 8 * PITCH, __ldg(d_bfrag + 32 * r + lane));
+}
+
+// immaScore with n = T*T a power of two and every term below 2^24 (see above); the same value.
+__device__ __forceinline__ float immaScoreSmall(int sit, int si, int si2, float n, float st, float rvt) {
+	const float s = (float)si;
+	const float v = fmaf(-s, s, n * (float)si2);
+	const float num = fmaf(-s, st, n * (float)sit);
+	float rv;
+	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rv) : "f"(v));
+	const float r = num * rv * rvt;
+	return v > 0.0f && rvt > 0.0f ? fminf(fmaxf(r, -1.0f), 1.0f) : 0.0f;
+}
+
+template <int T>
+__device__ __forceinline__ void immafSmall(unsigned char* s_imma, float* __restrict__ d_out,
+	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, const NccTplInfo& info)
+{
+	static_assert((T & (T - 1)) == 0 && T % 4 == 0 && T <= NCC_IMMA_JC && T * T * 255 * 255 < (1 << 24),
+		"N a power of two, one K step, sums of products below 2^24");
+	constexpr int PITCH = NCC_IMMA_PITCH(T), SP = NCC_IMMAF16_SIT_PITCH, ROWS = 32;
+	const int ow = W - T + 1, oh = H - T + 1;
+	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
+	immaStage(s_imma, d_img, W, H, T, T, x0, y0);
+	immaStageWait();
+	int acc[2][4][4];
+	immaMultiplyFixed<T, PITCH>(s_imma, d_bfrag, acc);
+
+	int* s_sit = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(T, T));   // [64][SP]
+	{
+		const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+		for (int m = 0; m < 2; ++m)
+#pragma unroll
+			for (int nb = 0; nb < 4; ++nb)
+#pragma unroll
+				for (int q = 0; q < 4; q += 2)
+					*reinterpret_cast<int2*>(s_sit + immaRow(warp, m, g, q) * SP + immaCol(warp, nb, t, q)) =
+						make_int2(acc[m][nb][q], acc[m][nb][q + 1]);
+	}
+	__syncthreads();
+
+	// column c, output rows r0 .. r0 + 31 of the block; staged rows r0 .. r0 + 31 + T - 1
+	const int c = threadIdx.x & (NCC_IMMA_TILE - 1), r0 = (threadIdx.x >> 6) * ROWS, x = x0 + c;
+	const int rows = x < ow ? min(ROWS, oh - y0 - r0) : 0;
+	const float n = (float)(T * T), st = (float)info.sumT;   // sumT <= T*T*255 < 2^24
+	const float rvt = info.varT > 0 ? (float)rsqrt(info.varT) : 0.0f;
+	const unsigned char* s_r = s_imma + r0 * PITCH + (c & ~3);
+	const unsigned sh = 8 * (c & 3);
+	const int* s_t = s_sit + r0 * SP + c;
+	const size_t step = (size_t)ow;
+	float* out = d_out + (size_t)(y0 + r0) * step + x;
+	int ringS[T], ringQ[T];   // horizontal sums of the last T staged rows
+	int S = 0, Q = 0;
+	constexpr int kSU = NCC_IMMAF16_SU;
+#pragma unroll kSU
+	for (int k = 0; k < ROWS + T - 1; ++k) {
+		const unsigned* p = reinterpret_cast<const unsigned*>(s_r + k * PITCH);
+		unsigned wd[T / 4 + 1];
+#pragma unroll
+		for (int j = 0; j <= T / 4; ++j) wd[j] = p[j];
+		unsigned hs = 0, hq = 0;
+#pragma unroll
+		for (int j = 0; j < T / 4; ++j) {
+			const unsigned a = __funnelshift_r(wd[j], wd[j + 1], sh);   // pixels c + 4j .. c + 4j + 3
+			hs = __dp4a(a, 0x01010101u, hs);
+			hq = __dp4a(a, a, hq);
+		}
+		S += (int)hs;
+		Q += (int)hq;
+		if (k >= T) {
+			S -= ringS[k % T];
+			Q -= ringQ[k % T];
+		}
+		ringS[k % T] = (int)hs;
+		ringQ[k % T] = (int)hq;
+		if (k >= T - 1) {   // the window of output row rr ends here; rows past the map are scored, not stored
+			const int rr = k - (T - 1);
+			const float score = immaScoreSmall(s_t[rr * SP], S, Q, n, st, rvt);
+			if (rr < rows) *out = score;
+			out += step;
+		}
+	}
+}
+
+} // namespace ncc
+
+extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS, NCC_IMMAF16_BLOCKS) ncc_immaf16_u8_t8(
+	float* __restrict__ d_out, const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag,
+	NccTplInfo info)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	extern __shared__ __align__(16) unsigned char s_imma[];
+	ncc::immafSmall<NCC_IMMAF16_T>(s_imma, d_out, d_img, W, H, d_bfrag, info);
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
 // Peaks of a score map, for detection without bringing the map back: Peaks.localMaxima's rule
 // (score >= threshold, NaN never, and no neighbour of the 8 inside the map scores higher), then
 // the 3x3 scores around each peak for Peaks.refine on the host.

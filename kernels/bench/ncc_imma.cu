@@ -129,6 +129,18 @@ struct Problem {
 		ncc_immaf_u8_t8<<<grid, NCC_IMMA_THREADS, smem>>>(d_score, d_img, W, H, d_b, info);
 	}
 
+	// the fused kernel for 16 x 16 templates
+	void launchFused16() const {
+		dim3 grid((unsigned)((mw() + NCC_IMMA_TILE - 1) / NCC_IMMA_TILE), (unsigned)((mh() + NCC_IMMA_TILE - 1) / NCC_IMMA_TILE));
+		ncc_immaf16_u8_t8<<<grid, NCC_IMMA_THREADS, NCC_IMMAF16_SMEM_BYTES>>>(d_score, d_img, W, H, d_b, info);
+	}
+
+	std::vector<float> scores() const {
+		std::vector<float> sc(mapSize());
+		CK(cudaMemcpy(sc.data(), d_score, sizeof(float) * sc.size(), cudaMemcpyDeviceToHost));
+		return sc;
+	}
+
 	// TM_CCOEFF_NORMED in double at one position
 	double referenceScore(size_t x, size_t y) const {
 		double n = (double)tw * th, si = 0, si2 = 0, st = 0, st2 = 0, sit = 0;
@@ -220,12 +232,15 @@ int main(int argc, char** argv) {
 		(int)prop.sharedMemPerBlockOptin));
 	CK(cudaFuncSetAttribute(ncc_immaf_u8_t8, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		(int)prop.sharedMemPerBlockOptin));
+	CK(cudaFuncSetAttribute(ncc_immaf16_u8_t8, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		(int)prop.sharedMemPerBlockOptin));
 
 	if (profile) {  // one launch of each kernel, for a profiler: ncc_imma profile T
 		int T = std::atoi(argv[2]);
 		Problem p(4096, 4096, T, T, 100 + T);
 		p.launch();
 		p.launchFused();
+		if (T == 16) p.launchFused16();
 		CK(cudaDeviceSynchronize());
 		return 0;
 	}
@@ -254,7 +269,47 @@ int main(int argc, char** argv) {
 			p.checkScores(what.c_str(), 3000);
 		}
 
+	// ncc_immaf16_u8_t8 against ncc_immaf_u8_t8, bit for bit over the whole map, and against double
+	const std::array<int, 3> f16Cases[] = {{16, 16, 0}, {17, 16, 0}, {16, 40, 0}, {79, 80, 0}, {80, 79, 0},
+		{129, 77, 0}, {131, 67, 0}, {144, 144, 0}, {257, 131, 0}, {1000, 999, 0}, {1024, 1040, 0}, {300, 300, 255},
+		{200, 100, 1}};
+	for (const auto& c : f16Cases) {
+		Problem p(c[0], c[1], 16, 16, seed++, c[2] == 255);
+		if (c[2] == 1) {   // flat windows: a constant image with one bright corner
+			std::fill(p.img.begin(), p.img.end(), (uint8_t)77);
+			for (int y = 0; y < 20; ++y)
+				for (int x = 0; x < 20; ++x) p.img[(size_t)y * p.W + x] = (uint8_t)(x * y);
+			CK(cudaMemcpy(p.d_img, p.img.data(), p.img.size(), cudaMemcpyHostToDevice));
+		}
+		p.launchFused();
+		CK(cudaDeviceSynchronize());
+		std::vector<float> general = p.scores();
+		CK(cudaMemset(p.d_score, 0xff, sizeof(float) * p.mapSize()));
+		p.launchFused16();
+		CK(cudaGetLastError());
+		CK(cudaDeviceSynchronize());
+		std::vector<float> fixed = p.scores();
+		size_t diff = 0;
+		for (size_t i = 0; i < fixed.size(); ++i)
+			if (std::memcmp(&fixed[i], &general[i], 4) != 0) {
+				if (diff < 3)
+					std::printf("  MISMATCH fused16 at %zu: %.9g, general %.9g\n", i, fixed[i], general[i]);
+				++diff;
+			}
+		++g_checks;
+		if (diff) ++g_failures;
+		std::printf("%-52s %s (%zu scores)\n", ("fused16 = fused, " + std::to_string(c[0]) + "x" + std::to_string(c[1]) +
+			(c[2] == 255 ? " all 255" : c[2] == 1 ? " flat" : "")).c_str(), diff ? "FAILED" : "ok", fixed.size());
+		p.checkScores(("fused16 scores " + std::to_string(c[0]) + "x" + std::to_string(c[1])).c_str(), 2000);
+	}
+
 	if (!small) {
+		{
+			Problem p(4096, 4096, 16, 16, 116);
+			float general = medianMs([&] { p.launchFused(); });
+			float fixed = medianMs([&] { p.launchFused16(); });
+			std::printf("\n4096^2 u8, 16x16: ncc_immaf_u8_t8 %.4f ms, ncc_immaf16_u8_t8 %.4f ms (target 0.1)\n", general, fixed);
+		}
 		std::printf("\n4096^2 u8. Numerator: ncc_imma_u8_t8 alone. Full map: sat_fused_u8 tables + numerator + "
 			"ncc_finish_u8_t8 (the issue's targets: T16 <= 0.1, T32 <= 0.3, T64 <= 1.0 ms).\n\n");
 		std::printf("| Template | Numerator ms | useful G MAC/s | K-step use | Full map ms | Fused map ms |\n|---|---|---|---|---|---|\n");

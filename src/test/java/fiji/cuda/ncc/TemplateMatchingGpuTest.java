@@ -2,6 +2,7 @@ package fiji.cuda.ncc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
@@ -292,6 +293,46 @@ class TemplateMatchingGpuTest {
 				assertLikeCpu(cpu, gpu, "2053x1031 IMMA " + t[0] + "x" + t[1] + (unfused ? " unfused" : " fused"));
 			}
 		}
+	}
+
+	@Test
+	void sixteenSquareTemplatesMatchTheGeneralFusedKernelBitForBit() {
+		// ncc_immaf16_u8_t8 against ncc_immaf_u8_t8 and the CPU path: a one-score map, maps cut
+		// by the 64x64 blocks and by the 32-row halves, widths that are not multiples of 16 (the
+		// byte-wise staging), a flat template, and an image with flat windows
+		for (int[] size : new int[][] { { 16, 16 }, { 17, 16 }, { 16, 47 }, { 79, 80 }, { 131, 67 }, { 144, 144 },
+			{ 2053, 1031 } }) {
+			Planes image = TestImages.random(PixelType.UINT8, size[0], size[1], 1, 40 + size[0]);
+			if (size[0] == 144) Arrays.fill((byte[]) image.plane(0), 0, 144 * 60, (byte) 200);
+			for (int flat = 0; flat < 2; flat++) {
+				Planes tpl = flat == 0 ? template(PixelType.UINT8, 16, 16, 41 + size[1])
+					: Planes.wrap(16, 16, filled(256, (byte) 9));
+				String what = size[0] + "x" + size[1] + (flat == 0 ? "" : " flat template");
+				float[] fixed, general;
+				int before = TemplateMatchingGpu.immaf16Launches.get();
+				try {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.IMMA;
+					fixed = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+					assertEquals(before + 1, TemplateMatchingGpu.immaf16Launches.get(), "ncc_immaf16_u8_t8 did not run");
+					TemplateMatchingGpu.immaf16OffForTest = true;
+					general = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+					assertEquals(before + 1, TemplateMatchingGpu.immaf16Launches.get(), "ncc_immaf16_u8_t8 ran when off");
+				} finally {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+					TemplateMatchingGpu.immaf16OffForTest = false;
+				}
+				for (int i = 0; i < fixed.length; i++)
+					if (Float.floatToRawIntBits(fixed[i]) != Float.floatToRawIntBits(general[i]))
+						fail(what + ": score " + i + " is " + fixed[i] + ", the general kernel's " + general[i]);
+				assertLikeCpu(TemplateMatching.match(image, 0, tpl, 0, null, false, CPU), fixed, what);
+			}
+		}
+	}
+
+	private static byte[] filled(int n, byte v) {
+		byte[] b = new byte[n];
+		Arrays.fill(b, v);
+		return b;
 	}
 
 	@Test
