@@ -1,5 +1,6 @@
-// Kernels of the device runtime itself: the self-check behind "GPU Info..." and the
-// deliberate fault that tests use to prove a poisoned context is reset and recovered.
+// Kernels of the device runtime itself: the self-check behind "GPU Info...", the
+// deliberate fault that tests use to prove a poisoned context is reset and recovered, and the
+// stream hold that keeps host launch gaps out of benchmark timings.
 // Not used by any image operation.
 
 // ============================================================================
@@ -23,4 +24,21 @@ extern "C" __global__ void runtime_fault(int* d_p)
 {
     if (threadIdx.x == 0 && blockIdx.x == 0)
         *d_p = 1;
+}
+
+// ============================================================================
+// Benchmark support
+// ============================================================================
+
+// Spins one thread for ns nanoseconds of the global timer. GpuSession.timeMillis queues it
+// ahead of its start event, so that the host has queued all the timed launches before the device
+// reaches them: otherwise the gaps while JCuda marshals each launch count as device time (0.02 ms
+// on a 0.07 ms kernel, H200).
+extern "C" __global__ void runtime_hold(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
 }
