@@ -1084,13 +1084,14 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8
 }
 
 // ---------------------------------------------------------------------------------------------
-// ncc_immaf16_u8_t8: ncc_immaf_u8_t8 for 16 x 16 templates, with the same scores bit for bit
+// ncc_immaf8_u8_t8, ncc_immaf16_u8_t8: ncc_immaf_u8_t8 for 8 x 8 and 16 x 16 templates, with
+// the same scores bit for bit
 //
 // blockDim (128), grid (ceil(ow / 64), ceil(oh / 64)), dynamic shared bytes
-// NCC_IMMAF16_SMEM_BYTES; d_bfrag and info as for ncc_immaf_u8_t8 (tw = th = 16).
+// NCC_IMMAFS_SMEM_BYTES(T); d_bfrag and info as for ncc_immaf_u8_t8 (tw = th = T).
 // With the size fixed, the template rows unroll, the window sums need no 32-bit buffers and the
 // scores need no 64-bit arithmetic: every term of N*SI2 - SI^2 and N*SIT - SI*ST is below 2^24
-// and N = 256 is a power of two, so each takes one FMA whose only rounding is the one the general
+// and N = T*T is a power of two, so each takes one FMA whose only rounding is the one the general
 // kernel makes when it converts its exact 64-bit result to float.
 // After the products, the accumulators go to shared memory ([row][column]), and each thread
 // takes one output column and 32 rows: the horizontal sums of 16 pixels and of their squares
@@ -1099,21 +1100,20 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8
 // part of the block between barriers, were most of its time (H200, 4096^2: 0.137 ms).
 // ---------------------------------------------------------------------------------------------
 
-#define NCC_IMMAF16_T 16
 // ints; 8 mod 32, so that a half-warp's pair stores (four rows g, four t) fill the 32 banks
-#define NCC_IMMAF16_SIT_PITCH 72
-#define NCC_IMMAF16_SMEM_BYTES \
-	(NCC_IMMA_SMEM_BYTES(NCC_IMMAF16_T, NCC_IMMAF16_T) + (size_t)4 * NCC_IMMA_TILE * NCC_IMMAF16_SIT_PITCH)
-// blocks per SM it is compiled for (shared memory allows 7); -DNCC_IMMAF16_BLOCKS=n for the bench
-#ifndef NCC_IMMAF16_BLOCKS
-#define NCC_IMMAF16_BLOCKS 7
+#define NCC_IMMAFS_SIT_PITCH 72
+#define NCC_IMMAFS_SMEM_BYTES(T) (NCC_IMMA_SMEM_BYTES(T, T) + (size_t)4 * NCC_IMMA_TILE * NCC_IMMAFS_SIT_PITCH)
+// blocks per SM they are compiled for (shared memory allows 7); -DNCC_IMMAFS_BLOCKS=n for the bench
+#ifndef NCC_IMMAFS_BLOCKS
+#define NCC_IMMAFS_BLOCKS 7
 #endif
-// template rows per trip of the product loop (all 16 spill), and staged rows per trip of the sums
-#ifndef NCC_IMMAF16_MU
-#define NCC_IMMAF16_MU 1
+// template rows per trip of the product loop (16 at once spill), and staged rows per trip of the
+// sums (all: the ring of the last T horizontal sums then lives in registers)
+#ifndef NCC_IMMAFS_MU
+#define NCC_IMMAFS_MU 1
 #endif
-#ifndef NCC_IMMAF16_SU
-#define NCC_IMMAF16_SU 47
+#ifndef NCC_IMMAFS_SU
+#define NCC_IMMAFS_SU 64
 #endif
 
 namespace ncc {
@@ -1131,7 +1131,7 @@ __device__ __forceinline__ void immaMultiplyFixed(const unsigned char* s_imma, c
 #pragma unroll
 			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
 	const unsigned char* s_row = s_imma + immaRow(warp, 0, g, 0) * PITCH + immaCol(warp, 0, 0, 0) + 4 * t;
-	constexpr int kMU = NCC_IMMAF16_MU;
+	constexpr int kMU = NCC_IMMAFS_MU;
 #pragma unroll kMU
 	for (int r = 0; r < TH; ++r) immaStep(acc, s_row + r * PITCH, 8 * PITCH, __ldg(d_bfrag + 32 * r + lane));
 }
@@ -1153,7 +1153,7 @@ __device__ __forceinline__ void immafSmall(unsigned char* s_imma, float* __restr
 {
 	static_assert((T & (T - 1)) == 0 && T % 4 == 0 && T <= NCC_IMMA_JC && T * T * 255 * 255 < (1 << 24),
 		"N a power of two, one K step, sums of products below 2^24");
-	constexpr int PITCH = NCC_IMMA_PITCH(T), SP = NCC_IMMAF16_SIT_PITCH, ROWS = 32;
+	constexpr int PITCH = NCC_IMMA_PITCH(T), SP = NCC_IMMAFS_SIT_PITCH, ROWS = 32;
 	const int ow = W - T + 1, oh = H - T + 1;
 	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
 	immaStage(s_imma, d_img, W, H, T, T, x0, y0);
@@ -1187,7 +1187,7 @@ __device__ __forceinline__ void immafSmall(unsigned char* s_imma, float* __restr
 	float* out = d_out + (size_t)(y0 + r0) * step + x;
 	int ringS[T], ringQ[T];   // horizontal sums of the last T staged rows
 	int S = 0, Q = 0;
-	constexpr int kSU = NCC_IMMAF16_SU;
+	constexpr int kSU = NCC_IMMAFS_SU;
 #pragma unroll kSU
 	for (int k = 0; k < ROWS + T - 1; ++k) {
 		const unsigned* p = reinterpret_cast<const unsigned*>(s_r + k * PITCH);
@@ -1220,15 +1220,22 @@ __device__ __forceinline__ void immafSmall(unsigned char* s_imma, float* __restr
 
 } // namespace ncc
 
-extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS, NCC_IMMAF16_BLOCKS) ncc_immaf16_u8_t8(
-	float* __restrict__ d_out, const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag,
-	NccTplInfo info)
-{
+#define NCC_IMMAFS_ENTRY(T)                                                                              \
+	extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS, NCC_IMMAFS_BLOCKS) ncc_immaf##T##_u8_t8( \
+		float* __restrict__ d_out, const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, \
+		NccTplInfo info)                                                                                 \
+	{                                                                                                    \
+		NCC_IMMAFS_BODY(T)                                                                               \
+	}
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-	extern __shared__ __align__(16) unsigned char s_imma[];
-	ncc::immafSmall<NCC_IMMAF16_T>(s_imma, d_out, d_img, W, H, d_bfrag, info);
+#define NCC_IMMAFS_BODY(T)                                      \
+	extern __shared__ __align__(16) unsigned char s_imma[];     \
+	ncc::immafSmall<T>(s_imma, d_out, d_img, W, H, d_bfrag, info);
+#else
+#define NCC_IMMAFS_BODY(T)
 #endif
-}
+NCC_IMMAFS_ENTRY(8)
+NCC_IMMAFS_ENTRY(16)
 
 // ---------------------------------------------------------------------------------------------
 // Peaks of a score map, for detection without bringing the map back: Peaks.localMaxima's rule

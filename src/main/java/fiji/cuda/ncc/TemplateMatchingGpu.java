@@ -67,16 +67,15 @@ final class TemplateMatchingGpu {
 	static volatile boolean immaOffForTest;
 	/** For tests: the tensor-core sums through ncc_finish_u8_t8 even where the fused kernel fits. */
 	static volatile boolean immaUnfusedForTest;
-	/** For tests: 16x16 templates through the general fused kernel instead of ncc_immaf16_u8_t8. */
-	static volatile boolean immaf16OffForTest;
-	/** Launches of ncc_immaf16_u8_t8 prepared so far, for tests that must know it ran. */
-	static final java.util.concurrent.atomic.AtomicInteger immaf16Launches = new java.util.concurrent.atomic.AtomicInteger();
+	/** For tests: 8x8 and 16x16 templates through the general fused kernel instead of their own. */
+	static volatile boolean immafSmallOffForTest;
+	/** Launches of ncc_immaf8_u8_t8 and ncc_immaf16_u8_t8 prepared so far, for tests that must know they ran. */
+	static final java.util.concurrent.atomic.AtomicInteger immafSmallLaunches = new java.util.concurrent.atomic.AtomicInteger();
 	/** Tensor-core launches prepared so far, for tests that must know the path was taken. */
 	static final java.util.concurrent.atomic.AtomicInteger immaLaunches = new java.util.concurrent.atomic.AtomicInteger();
 	/** NCC_IMMA_*: template columns per K step, outputs per block side, threads, exact size limit. */
 	private static final int IMMA_JC = 24, IMMA_TILE = 64, IMMA_THREADS = 128, IMMA_MAX_PIXELS = 33025;
-	/** NCC_IMMAF16_T: the template side ncc_immaf16_u8_t8 is compiled for. */
-	private static final int IMMAF16_SIZE = 16;
+
 	/**
 	 * The largest template the fused kernel takes. Its window sums grow with the template and its
 	 * shared memory cuts the blocks per SM: on the H200 (4096², u8) it took 0.76 ms against 0.97
@@ -571,9 +570,9 @@ final class TemplateMatchingGpu {
 		}
 
 		/**
-		 * u8 pair on the tensor cores: ncc_immaf16_u8_t8 for a 16x16 template (the same scores, bit
-		 * for bit, from a kernel with the size compiled in: 0.08 against 0.14 ms at 4096² on the
-		 * H200), else ncc_immaf_u8_t8 (window sums from its staged tile, scores written directly)
+		 * u8 pair on the tensor cores: ncc_immaf8_u8_t8 or ncc_immaf16_u8_t8 for an 8x8 or 16x16
+		 * template (the same scores, bit for bit, from kernels with the size compiled in: at 16x16
+		 * 0.07 against 0.14 ms at 4096² on the H200), else ncc_immaf_u8_t8 (window sums from its staged tile, scores written directly)
 		 * up to {@link #IMMA_FUSED_MAX_PIXELS}, else the sums of products into part and
 		 * ncc_finish_u8_t8 over the tables.
 		 */
@@ -586,10 +585,10 @@ final class TemplateMatchingGpu {
 			byte[] info = info(p, Mode.T8, quads(true, tw)).array();
 			l.grid = new int[] { ceil(iw - tw + 1, IMMA_TILE), ceil(ih - th + 1, IMMA_TILE) };
 			l.block = new int[] { IMMA_THREADS };
-			if (tw == IMMAF16_SIZE && th == IMMAF16_SIZE && !immaUnfusedForTest && !immaf16OffForTest) {
-				immaf16Launches.incrementAndGet();
-				l.kernel = "ncc_immaf16_u8_t8";
-				l.shared = (int) immaf16SharedBytes();
+			if (tw == th && (tw == 8 || tw == 16) && !immaUnfusedForTest && !immafSmallOffForTest) {
+				immafSmallLaunches.incrementAndGet();
+				l.kernel = "ncc_immaf" + tw + "_u8_t8";
+				l.shared = (int) immafSmallSharedBytes(tw);
 				l.args = new Object[] { l.out, img, iw, ih, b, info };
 				l.usesTables = false;
 				return;
@@ -812,9 +811,9 @@ final class TemplateMatchingGpu {
 		return immaSharedBytes(tw, th) + 4L * 2 * 32 * immaColumnPitch(tw) + 4L * 2 * IMMA_TILE * 36;
 	}
 
-	/** NCC_IMMAF16_SMEM_BYTES: the staged tile and the sums of products [64][72], int. */
-	static long immaf16SharedBytes() {
-		return immaSharedBytes(IMMAF16_SIZE, IMMAF16_SIZE) + 4L * IMMA_TILE * 72;
+	/** NCC_IMMAFS_SMEM_BYTES(t): the staged tile and the sums of products [64][72], int. */
+	static long immafSmallSharedBytes(int t) {
+		return immaSharedBytes(t, t) + 4L * IMMA_TILE * 72;
 	}
 
 	/** NCC_IMMAF_BANK_SMEM_BYTES: the staged tile, column sums [2][32][VP] and window sums [2][64][68], int. */

@@ -290,7 +290,8 @@ public final class TemplateMatchingBenchmark {
 		ImageStack st = imp.getStack();
 		Object[] planes = new Object[st.getSize()];
 		for (int z = 0; z < planes.length; z++)
-			planes[z] = ((short[]) st.getPixels(z + 1)).clone();
+			planes[z] = st.getPixels(z + 1) instanceof byte[] ? ((byte[]) st.getPixels(z + 1)).clone()
+				: ((short[]) st.getPixels(z + 1)).clone();
 		return Planes.wrap(st.getWidth(), st.getHeight(), planes);
 	}
 

@@ -296,30 +296,31 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
-	void sixteenSquareTemplatesMatchTheGeneralFusedKernelBitForBit() {
-		// ncc_immaf16_u8_t8 against ncc_immaf_u8_t8 and the CPU path: a one-score map, maps cut
-		// by the 64x64 blocks and by the 32-row halves, widths that are not multiples of 16 (the
-		// byte-wise staging), a flat template, and an image with flat windows
-		for (int[] size : new int[][] { { 16, 16 }, { 17, 16 }, { 16, 47 }, { 79, 80 }, { 131, 67 }, { 144, 144 },
+	void eightAndSixteenSquareTemplatesMatchTheGeneralFusedKernelBitForBit() {
+		// ncc_immaf8_u8_t8 and ncc_immaf16_u8_t8 against ncc_immaf_u8_t8 and the CPU path: a
+		// one-score map, maps cut by the 64x64 blocks and by the 32-row halves, widths that are
+		// not multiples of 16 (the byte-wise staging), a flat template, and an image with flat windows
+		for (int t : new int[] { 8, 16 })
+		for (int[] size : new int[][] { { t, t }, { t + 1, t }, { t, 47 }, { 79, 80 }, { 131, 67 }, { 144, 144 },
 			{ 2053, 1031 } }) {
 			Planes image = TestImages.random(PixelType.UINT8, size[0], size[1], 1, 40 + size[0]);
 			if (size[0] == 144) Arrays.fill((byte[]) image.plane(0), 0, 144 * 60, (byte) 200);
 			for (int flat = 0; flat < 2; flat++) {
-				Planes tpl = flat == 0 ? template(PixelType.UINT8, 16, 16, 41 + size[1])
-					: Planes.wrap(16, 16, filled(256, (byte) 9));
-				String what = size[0] + "x" + size[1] + (flat == 0 ? "" : " flat template");
+				Planes tpl = flat == 0 ? template(PixelType.UINT8, t, t, 41 + size[1])
+					: Planes.wrap(t, t, filled(t * t, (byte) 9));
+				String what = t + "x" + t + " in " + size[0] + "x" + size[1] + (flat == 0 ? "" : ", flat template");
 				float[] fixed, general;
-				int before = TemplateMatchingGpu.immaf16Launches.get();
+				int before = TemplateMatchingGpu.immafSmallLaunches.get();
 				try {
 					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.IMMA;
 					fixed = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
-					assertEquals(before + 1, TemplateMatchingGpu.immaf16Launches.get(), "ncc_immaf16_u8_t8 did not run");
-					TemplateMatchingGpu.immaf16OffForTest = true;
+					assertEquals(before + 1, TemplateMatchingGpu.immafSmallLaunches.get(), "ncc_immaf" + t + "_u8_t8 did not run");
+					TemplateMatchingGpu.immafSmallOffForTest = true;
 					general = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
-					assertEquals(before + 1, TemplateMatchingGpu.immaf16Launches.get(), "ncc_immaf16_u8_t8 ran when off");
+					assertEquals(before + 1, TemplateMatchingGpu.immafSmallLaunches.get(), "ncc_immaf" + t + "_u8_t8 ran when off");
 				} finally {
 					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
-					TemplateMatchingGpu.immaf16OffForTest = false;
+					TemplateMatchingGpu.immafSmallOffForTest = false;
 				}
 				for (int i = 0; i < fixed.length; i++)
 					if (Float.floatToRawIntBits(fixed[i]) != Float.floatToRawIntBits(general[i]))
