@@ -1085,10 +1085,12 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8
 
 // ---------------------------------------------------------------------------------------------
 // ncc_immaf8_u8_t8, ncc_immaf16_u8_t8: ncc_immaf_u8_t8 for 8 x 8 and 16 x 16 templates, with
-// the same scores bit for bit
+// the same scores bit for bit; ncc_immaf8_bank_u8_t8, ncc_immaf16_bank_u8_t8 likewise for
+// ncc_immaf_bank_u8_t8
 //
-// blockDim (128), grid (ceil(ow / 64), ceil(oh / 64)), dynamic shared bytes
-// NCC_IMMAFS_SMEM_BYTES(T); d_bfrag and info as for ncc_immaf_u8_t8 (tw = th = T).
+// blockDim (128), grid (ceil(ow / 64), ceil(oh / 64)) (banks: the same, blockIdx.z as for
+// ncc_immaf_bank_u8_t8), dynamic shared bytes NCC_IMMAFS_SMEM_BYTES(T); d_bfrag and info as for
+// ncc_immaf_u8_t8 and ncc_immaf_bank_u8_t8 (tw = th = T).
 // With the size fixed, the template rows unroll, the window sums need no 32-bit buffers and the
 // scores need no 64-bit arithmetic: every term of N*SI2 - SI^2 and N*SIT - SI*ST is below 2^24
 // and N = T*T is a power of two, so each takes one FMA whose only rounding is the one the general
@@ -1148,20 +1150,20 @@ __device__ __forceinline__ float immaScoreSmall(int sit, int si, int si2, float 
 }
 
 template <int T>
-__device__ __forceinline__ void immafSmall(unsigned char* s_imma, float* __restrict__ d_out,
-	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, const NccTplInfo& info)
+__device__ __forceinline__ void immafSmallMap(const unsigned char* s_imma, float* __restrict__ d_out, int W, int H,
+	const uint2* __restrict__ d_bfrag, const NccTplInfo& info, bool bank)
 {
 	static_assert((T & (T - 1)) == 0 && T % 4 == 0 && T <= NCC_IMMA_JC && T * T * 255 * 255 < (1 << 24),
 		"N a power of two, one K step, sums of products below 2^24");
 	constexpr int PITCH = NCC_IMMA_PITCH(T), SP = NCC_IMMAFS_SIT_PITCH, ROWS = 32;
 	const int ow = W - T + 1, oh = H - T + 1;
 	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
-	immaStage(s_imma, d_img, W, H, T, T, x0, y0);
-	immaStageWait();
 	int acc[2][4][4];
 	immaMultiplyFixed<T, PITCH>(s_imma, d_bfrag, acc);
 
-	int* s_sit = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(T, T));   // [64][SP]
+	// [64][SP], after the tile; in a bank, the previous template's scores may still be reading it
+	int* s_sit = reinterpret_cast<int*>(const_cast<unsigned char*>(s_imma) + NCC_IMMA_SMEM_BYTES(T, T));
+	if (bank) __syncthreads();
 	{
 		const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 #pragma unroll
@@ -1218,6 +1220,31 @@ __device__ __forceinline__ void immafSmall(unsigned char* s_imma, float* __restr
 	}
 }
 
+// One map: the tile staged, then scored.
+template <int T>
+__device__ __forceinline__ void immafSmall(unsigned char* s_imma, float* __restrict__ d_out,
+	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, const NccTplInfo& info)
+{
+	immaStage(s_imma, d_img, W, H, T, T, blockIdx.x * NCC_IMMA_TILE, blockIdx.y * NCC_IMMA_TILE);
+	immaStageWait();
+	immafSmallMap<T>(s_imma, d_out, W, H, d_bfrag, info, false);
+}
+
+// A bank of nT templates of one size: the tile staged once, then one map per template, as
+// ncc_immaf_bank_u8_t8 lays them out.
+template <int T>
+__device__ __forceinline__ void immafSmallBank(unsigned char* s_imma, float* __restrict__ d_out,
+	const u8* __restrict__ d_img, int W, int H, int nT, const NccTplInfo* __restrict__ d_info,
+	const uint2* __restrict__ d_bfrag)
+{
+	immaStage(s_imma, d_img, W, H, T, T, blockIdx.x * NCC_IMMA_TILE, blockIdx.y * NCC_IMMA_TILE);
+	immaStageWait();
+	const size_t mapSize = (size_t)(W - T + 1) * (H - T + 1);
+#pragma unroll 1
+	for (int k = blockIdx.z; k < nT; k += gridDim.z)
+		immafSmallMap<T>(s_imma, d_out + k * mapSize, W, H, d_bfrag + (size_t)k * T * 32, d_info[k], true);
+}
+
 } // namespace ncc
 
 #define NCC_IMMAFS_ENTRY(T)                                                                              \
@@ -1227,15 +1254,28 @@ __device__ __forceinline__ void immafSmall(unsigned char* s_imma, float* __restr
 	{                                                                                                    \
 		NCC_IMMAFS_BODY(T)                                                                               \
 	}
+#define NCC_IMMAFS_BANK_ENTRY(T)                                                                        \
+	extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS, NCC_IMMAFS_BLOCKS) ncc_immaf##T##_bank_u8_t8( \
+		float* __restrict__ d_out, const u8* __restrict__ d_img, int W, int H, int nT,                       \
+		const NccTplInfo* __restrict__ d_info, const uint2* __restrict__ d_bfrag)                           \
+	{                                                                                                    \
+		NCC_IMMAFS_BANK_BODY(T)                                                                          \
+	}
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 #define NCC_IMMAFS_BODY(T)                                      \
 	extern __shared__ __align__(16) unsigned char s_imma[];     \
 	ncc::immafSmall<T>(s_imma, d_out, d_img, W, H, d_bfrag, info);
+#define NCC_IMMAFS_BANK_BODY(T)                                 \
+	extern __shared__ __align__(16) unsigned char s_imma[];     \
+	ncc::immafSmallBank<T>(s_imma, d_out, d_img, W, H, nT, d_info, d_bfrag);
 #else
 #define NCC_IMMAFS_BODY(T)
+#define NCC_IMMAFS_BANK_BODY(T)
 #endif
 NCC_IMMAFS_ENTRY(8)
 NCC_IMMAFS_ENTRY(16)
+NCC_IMMAFS_BANK_ENTRY(8)
+NCC_IMMAFS_BANK_ENTRY(16)
 
 // ---------------------------------------------------------------------------------------------
 // Peaks of a score map, for detection without bringing the map back: Peaks.localMaxima's rule

@@ -638,7 +638,11 @@ final class TemplateMatchingGpu {
 			l.args = new Object[] { l.out, img, iw, ih, info.array(), d_off, d_tv };
 		}
 
-		/** 8-bit bank on the tensor cores: one tile and one set of window sums per block for all templates. */
+		/**
+		 * 8-bit bank on the tensor cores: one staged tile per block for all templates; 8x8 and
+		 * 16x16 banks through ncc_immaf8/16_bank_u8_t8 (the same scores as ncc_immaf_bank_u8_t8,
+		 * which also shares one set of window sums), others through ncc_immaf_bank_u8_t8.
+		 */
 		private Launch immaBank(List<Planes> templates) {
 			immaLaunches.incrementAndGet();
 			Planes t0 = templates.get(0);
@@ -661,10 +665,12 @@ final class TemplateMatchingGpu {
 				// spread the templates over blockIdx.z only when the map alone has too few blocks
 				long blocks = (long) gx * gy;
 				int z = (int) Math.max(1, Math.min(nt, (2L * s.device().multiprocessors + blocks - 1) / blocks));
-				l.kernel = "ncc_immaf_bank_u8_t8";
+				boolean small = tw == th && (tw == 8 || tw == 16) && !immafSmallOffForTest;
+				if (small) immafSmallLaunches.incrementAndGet();
+				l.kernel = small ? "ncc_immaf" + tw + "_bank_u8_t8" : "ncc_immaf_bank_u8_t8";
 				l.grid = new int[] { gx, gy, z };
 				l.block = new int[] { IMMA_THREADS };
-				l.shared = (int) immaBankSharedBytes(tw, th);
+				l.shared = (int) (small ? immafSmallSharedBytes(tw) : immaBankSharedBytes(tw, th));
 				l.args = new Object[] { l.out, img, iw, ih, nt, d_info, b };
 				l.usesTables = false;
 				return l;

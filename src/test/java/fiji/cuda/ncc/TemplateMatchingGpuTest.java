@@ -337,12 +337,44 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
+	void smallSquareBanksMatchTheGeneralBankKernelBitForBit() {
+		// ncc_immaf8_bank_u8_t8 and ncc_immaf16_bank_u8_t8 against ncc_immaf_bank_u8_t8: a flat
+		// template among them, a small image (templates spread over blockIdx.z) and a large one
+		for (int[] size : new int[][] { { 300, 199 }, { 1031, 777 } }) {
+			Planes image = TestImages.random(PixelType.UINT8, size[0], size[1], 1, 34);
+			for (int t : new int[] { 8, 16 }) {
+				List<Template> bank = new ArrayList<>();
+				for (int i = 0; i < 5; i++)
+					bank.add(new Template(template(PixelType.UINT8, t, t, 80 + i), null, i, 0, false));
+				bank.add(new Template(Planes.wrap(t, t, new byte[t * t]), null, 5, 0, false));
+				List<float[]> small, general;
+				int before = TemplateMatchingGpu.immafSmallLaunches.get();
+				try {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.IMMA;
+					small = TemplateMatching.matchAll(image, 0, bank, GPU);
+					assertEquals(before + 1, TemplateMatchingGpu.immafSmallLaunches.get(), "not one small-bank launch");
+					TemplateMatchingGpu.immafSmallOffForTest = true;
+					general = TemplateMatching.matchAll(image, 0, bank, GPU);
+				} finally {
+					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+					TemplateMatchingGpu.immafSmallOffForTest = false;
+				}
+				for (int i = 0; i < bank.size(); i++)
+					for (int j = 0; j < small.get(i).length; j++)
+						if (Float.floatToRawIntBits(small.get(i)[j]) != Float.floatToRawIntBits(general.get(i)[j]))
+							fail(size[0] + "x" + size[1] + " bank of " + t + "x" + t + ", template " + i + ", score " + j + ": "
+								+ small.get(i)[j] + ", the general bank kernel's " + general.get(i)[j]);
+			}
+		}
+	}
+
+	@Test
 	void tensorCoreBanksMatchOneByOne() {
-		// ncc_immaf_bank_u8_t8: shared tile and window sums, one map per template, a flat one
-		// among them; a small image (templates spread over blockIdx.z) and a large one
+		// shared tile, one map per template, a flat one among them; a small image (templates
+		// spread over blockIdx.z) and a large one; 8x8 and 16x16 through their own bank kernels
 		for (int[] size : new int[][] { { 300, 199 }, { 1031, 777 } }) {
 			Planes image = TestImages.random(PixelType.UINT8, size[0], size[1], 1, 33);
-			for (int[] t : new int[][] { { 16, 16 }, { 31, 17 } }) {
+			for (int[] t : new int[][] { { 8, 8 }, { 16, 16 }, { 31, 17 } }) {
 				List<Template> bank = new ArrayList<>();
 				for (int i = 0; i < 6; i++)
 					bank.add(new Template(template(PixelType.UINT8, t[0], t[1], 70 + i), null, i, 0, false));
