@@ -16,10 +16,11 @@
 // are described above ncc_imma_u8_t8; the B fragments are built on the host here, as
 // TemplateMatchingGpu builds them.
 //
-// Also checks ncc_immaf8_u8_t8 and ncc_immaf16_u8_t8 against ncc_immaf_u8_t8, bit for bit over
-// whole maps, and times both at 4096^2.
+// Also checks ncc_immaf8_u8_t8 and ncc_immaf16_u8_t8 (and their bank forms) against the general
+// fused kernels, bit for bit over whole maps, and times the single-template ones at 4096^2.
 //
-// Status (2026-11-29, eighth session): 87 checks pass on the H200; timings in docs/benchmarks.md.
+// Status (2026-11-29, eighth session): 95 checks pass on the H200 (the bank kernels too); `small`
+// (84 checks) is clean under compute-sanitizer memcheck and racecheck; timings in docs/benchmarks.md.
 
 #include "bench_util.cuh"
 #include "../integral_image.cu"
@@ -215,6 +216,68 @@ struct Problem {
 	}
 };
 
+// A bank of nT square TxT templates (the last one flat): ncc_immaf8/16_bank_u8_t8 against
+// ncc_immaf_bank_u8_t8, bit for bit over every map, with z blocks per tile column striding the
+// templates.
+static void checkBank(int W, int H, int T, int nT, int z, uint32_t seed) {
+	std::mt19937 rng(seed);
+	std::vector<uint8_t> img((size_t)W * H);
+	for (auto& v : img) v = (uint8_t)(rng() & 255);
+	std::vector<uint2> frags;
+	std::vector<NccTplInfo> infos;
+	for (int k = 0; k < nT; ++k) {
+		std::vector<uint8_t> tpl((size_t)T * T);
+		for (auto& v : tpl) v = k == nT - 1 ? 9 : (uint8_t)(rng() & 255);
+		std::vector<uint2> f = bFragments(tpl, T, T);
+		frags.insert(frags.end(), f.begin(), f.end());
+		long long st = 0, st2 = 0;
+		for (uint8_t v : tpl) {
+			st += v;
+			st2 += (long long)v * v;
+		}
+		const long long n = (long long)T * T;
+		infos.push_back(NccTplInfo{T, T, NCC_TQ(true, T), (int)n, st, (double)(n * st2 - st * st)});
+	}
+	const size_t mw = W - T + 1, mh = H - T + 1, maps = mw * mh * nT;
+	uint8_t* d_img;
+	uint2* d_b;
+	NccTplInfo* d_info;
+	float *d_gen, *d_own;
+	CK(cudaMalloc(&d_img, img.size()));
+	CK(cudaMalloc(&d_b, frags.size() * sizeof(uint2)));
+	CK(cudaMalloc(&d_info, infos.size() * sizeof(NccTplInfo)));
+	CK(cudaMalloc(&d_gen, 4 * maps));
+	CK(cudaMalloc(&d_own, 4 * maps));
+	CK(cudaMemcpy(d_img, img.data(), img.size(), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(d_b, frags.data(), frags.size() * sizeof(uint2), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(d_info, infos.data(), infos.size() * sizeof(NccTplInfo), cudaMemcpyHostToDevice));
+	CK(cudaMemset(d_own, 0xff, 4 * maps));
+	dim3 grid((unsigned)((mw + NCC_IMMA_TILE - 1) / NCC_IMMA_TILE), (unsigned)((mh + NCC_IMMA_TILE - 1) / NCC_IMMA_TILE), z);
+	ncc_immaf_bank_u8_t8<<<grid, NCC_IMMA_THREADS, NCC_IMMAF_BANK_SMEM_BYTES(T, T)>>>(d_gen, d_img, W, H, nT, d_info, d_b);
+	if (T == 8) ncc_immaf8_bank_u8_t8<<<grid, NCC_IMMA_THREADS, NCC_IMMAFS_SMEM_BYTES(8)>>>(d_own, d_img, W, H, nT, d_info, d_b);
+	else ncc_immaf16_bank_u8_t8<<<grid, NCC_IMMA_THREADS, NCC_IMMAFS_SMEM_BYTES(16)>>>(d_own, d_img, W, H, nT, d_info, d_b);
+	CK(cudaGetLastError());
+	CK(cudaDeviceSynchronize());
+	std::vector<float> gen(maps), own(maps);
+	CK(cudaMemcpy(gen.data(), d_gen, 4 * maps, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(own.data(), d_own, 4 * maps, cudaMemcpyDeviceToHost));
+	size_t diff = 0;
+	for (size_t i = 0; i < maps; ++i)
+		if (std::memcmp(&gen[i], &own[i], 4) != 0) {
+			if (diff < 3) std::printf("  MISMATCH bank%d at %zu: %.9g, general %.9g\n", T, i, own[i], gen[i]);
+			++diff;
+		}
+	++g_checks;
+	if (diff) ++g_failures;
+	std::printf("%-52s %s (%zu scores)\n", ("bank" + std::to_string(T) + " = general bank, " + std::to_string(W) + "x" +
+		std::to_string(H) + ", " + std::to_string(nT) + " templates, z " + std::to_string(z)).c_str(), diff ? "FAILED" : "ok", maps);
+	cudaFree(d_img);
+	cudaFree(d_b);
+	cudaFree(d_info);
+	cudaFree(d_gen);
+	cudaFree(d_own);
+}
+
 static void checkCase(int W, int H, int tw, int th, uint32_t seed, bool maxValues = false, size_t samples = 0) {
 	Problem p(W, H, tw, th, seed, maxValues);
 	p.launch();
@@ -234,6 +297,8 @@ int main(int argc, char** argv) {
 	CK(cudaFuncSetAttribute(ncc_imma_u8_t8, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		(int)prop.sharedMemPerBlockOptin));
 	CK(cudaFuncSetAttribute(ncc_immaf_u8_t8, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		(int)prop.sharedMemPerBlockOptin));
+	CK(cudaFuncSetAttribute(ncc_immaf_bank_u8_t8, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		(int)prop.sharedMemPerBlockOptin));
 
 	if (profile) {  // one launch of each kernel, for a profiler: ncc_imma profile T
@@ -305,6 +370,13 @@ int main(int argc, char** argv) {
 		std::printf("%-52s %s (%zu scores)\n", ("fused" + std::to_string(T) + " = fused, " + std::to_string(c[0]) + "x" + std::to_string(c[1]) +
 			(c[2] == 255 ? " all 255" : c[2] == 1 ? " flat" : "")).c_str(), diff ? "FAILED" : "ok", fixed.size());
 		p.checkScores(("fused" + std::to_string(T) + " scores " + std::to_string(c[0]) + "x" + std::to_string(c[1])).c_str(), 2000);
+	}
+
+	for (int T : {8, 16}) {
+		checkBank(T + 3, T, T, 3, 1, seed++);
+		checkBank(131, 67, T, 5, 2, seed++);
+		checkBank(200, 150, T, 7, 3, seed++);
+		if (!small) checkBank(1031, 777, T, 6, 1, seed++);
 	}
 
 	if (!small) {
