@@ -842,12 +842,9 @@ __device__ __forceinline__ void immaStep(int (&acc)[2][4][4], const unsigned cha
 	}
 }
 
-// The sums of products of the block's 64x64 outputs over the staged tile, in acc as immaRow and
-// immaCol place them.
-__device__ __forceinline__ void immaMultiply(const unsigned char* s_imma, const uint2* __restrict__ d_bfrag, int tw,
-	int th, int (&acc)[2][4][4])
-{
-	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw);
+// Clears the warp's accumulators and returns where its A loads start in the staged tile of the
+// given pitch: row g of m tile 0 at template row 0 (rows g + 8, g + 32, g + 40 follow).
+__device__ __forceinline__ const unsigned char* immaBegin(const unsigned char* s_imma, int pitch, int (&acc)[2][4][4]) {
 	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 #pragma unroll
 	for (int m = 0; m < 2; ++m)
@@ -855,10 +852,17 @@ __device__ __forceinline__ void immaMultiply(const unsigned char* s_imma, const 
 		for (int nb = 0; nb < 4; ++nb)
 #pragma unroll
 			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
+	return s_imma + immaRow(warp, 0, g, 0) * pitch + immaCol(warp, 0, 0, 0) + 4 * t;
+}
 
-	// row g of m tile 0 at template row 0; rows g + 8, g + 32, g + 40 follow
-	const unsigned char* s_row = s_imma + immaRow(warp, 0, g, 0) * pitch + immaCol(warp, 0, 0, 0) + 4 * t;
-	const uint2* bp = d_bfrag + lane;
+// The sums of products of the block's 64x64 outputs over the staged tile, in acc as immaRow and
+// immaCol place them.
+__device__ __forceinline__ void immaMultiply(const unsigned char* s_imma, const uint2* __restrict__ d_bfrag, int tw,
+	int th, int (&acc)[2][4][4])
+{
+	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw);
+	const unsigned char* s_row = immaBegin(s_imma, pitch, acc);
+	const uint2* bp = d_bfrag + (threadIdx.x & 31);
 	const int p8 = 8 * pitch;
 	if (chunks == 1) {
 		// two template rows per trip, so that the loads of one overlap the mmas of the other
@@ -1125,14 +1129,8 @@ template <int TH, int PITCH>
 __device__ __forceinline__ void immaMultiplyFixed(const unsigned char* s_imma, const uint2* __restrict__ d_bfrag,
 	int (&acc)[2][4][4])
 {
-	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-#pragma unroll
-	for (int m = 0; m < 2; ++m)
-#pragma unroll
-		for (int nb = 0; nb < 4; ++nb)
-#pragma unroll
-			for (int q = 0; q < 4; ++q) acc[m][nb][q] = 0;
-	const unsigned char* s_row = s_imma + immaRow(warp, 0, g, 0) * PITCH + immaCol(warp, 0, 0, 0) + 4 * t;
+	const unsigned char* s_row = immaBegin(s_imma, PITCH, acc);
+	const int lane = threadIdx.x & 31;
 	constexpr int kMU = NCC_IMMAFS_MU;
 #pragma unroll kMU
 	for (int r = 0; r < TH; ++r) immaStep(acc, s_row + r * PITCH, 8 * PITCH, __ldg(d_bfrag + 32 * r + lane));
