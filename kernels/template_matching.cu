@@ -1113,14 +1113,6 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_immaf_bank_u8
 #ifndef NCC_IMMAFS_BLOCKS
 #define NCC_IMMAFS_BLOCKS 7
 #endif
-// template rows per trip of the product loop (16 at once spill), and staged rows per trip of the
-// sums (all: the ring of the last T horizontal sums then lives in registers)
-#ifndef NCC_IMMAFS_MU
-#define NCC_IMMAFS_MU 1
-#endif
-#ifndef NCC_IMMAFS_SU
-#define NCC_IMMAFS_SU 64
-#endif
 
 namespace ncc {
 
@@ -1131,8 +1123,8 @@ __device__ __forceinline__ void immaMultiplyFixed(const unsigned char* s_imma, c
 {
 	const unsigned char* s_row = immaBegin(s_imma, PITCH, acc);
 	const int lane = threadIdx.x & 31;
-	constexpr int kMU = NCC_IMMAFS_MU;
-#pragma unroll kMU
+	// one template row per trip: two were no faster on the H200, all of them spill
+#pragma unroll 1
 	for (int r = 0; r < TH; ++r) immaStep(acc, s_row + r * PITCH, 8 * PITCH, __ldg(d_bfrag + 32 * r + lane));
 }
 
@@ -1148,7 +1140,7 @@ __device__ __forceinline__ float immaScoreSmall(int sit, int si, int si2, float 
 }
 
 template <int T>
-__device__ __forceinline__ void immafSmallMap(const unsigned char* s_imma, float* __restrict__ d_out, int W, int H,
+__device__ __forceinline__ void immafSmallMap(unsigned char* s_imma, float* __restrict__ d_out, int W, int H,
 	const uint2* __restrict__ d_bfrag, const NccTplInfo& info, bool bank)
 {
 	static_assert((T & (T - 1)) == 0 && T % 4 == 0 && T <= NCC_IMMA_JC && T * T * 255 * 255 < (1 << 24),
@@ -1160,7 +1152,7 @@ __device__ __forceinline__ void immafSmallMap(const unsigned char* s_imma, float
 	immaMultiplyFixed<T, PITCH>(s_imma, d_bfrag, acc);
 
 	// [64][SP], after the tile; in a bank, the previous template's scores may still be reading it
-	int* s_sit = reinterpret_cast<int*>(const_cast<unsigned char*>(s_imma) + NCC_IMMA_SMEM_BYTES(T, T));
+	int* s_sit = reinterpret_cast<int*>(s_imma + NCC_IMMA_SMEM_BYTES(T, T));
 	if (bank) __syncthreads();
 	{
 		const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
@@ -1187,8 +1179,8 @@ __device__ __forceinline__ void immafSmallMap(const unsigned char* s_imma, float
 	float* out = d_out + (size_t)(y0 + r0) * step + x;
 	int ringS[T], ringQ[T];   // horizontal sums of the last T staged rows
 	int S = 0, Q = 0;
-	constexpr int kSU = NCC_IMMAFS_SU;
-#pragma unroll kSU
+	// unrolled whole, so that the ring of the last T horizontal sums lives in registers
+#pragma unroll
 	for (int k = 0; k < ROWS + T - 1; ++k) {
 		const unsigned* p = reinterpret_cast<const unsigned*>(s_r + k * PITCH);
 		unsigned wd[T / 4 + 1];

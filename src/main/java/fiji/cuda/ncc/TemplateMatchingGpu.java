@@ -75,7 +75,8 @@ final class TemplateMatchingGpu {
 	static final java.util.concurrent.atomic.AtomicInteger immaLaunches = new java.util.concurrent.atomic.AtomicInteger();
 	/** NCC_IMMA_*: template columns per K step, outputs per block side, threads, exact size limit. */
 	private static final int IMMA_JC = 24, IMMA_TILE = 64, IMMA_THREADS = 128, IMMA_MAX_PIXELS = 33025;
-
+	/** NCC_IMMAFS_SIT_PITCH: ints per row of the sums of products of ncc_immaf8/16_*. */
+	private static final int IMMAFS_SIT_PITCH = 72;
 	/**
 	 * The largest template the fused kernel takes. Its window sums grow with the template and its
 	 * shared memory cuts the blocks per SM: on the H200 (4096², u8) it took 0.76 ms against 0.97
@@ -572,9 +573,9 @@ final class TemplateMatchingGpu {
 		/**
 		 * u8 pair on the tensor cores: ncc_immaf8_u8_t8 or ncc_immaf16_u8_t8 for an 8x8 or 16x16
 		 * template (the same scores, bit for bit, from kernels with the size compiled in: at 16x16
-		 * 0.07 against 0.14 ms at 4096² on the H200), else ncc_immaf_u8_t8 (window sums from its staged tile, scores written directly)
-		 * up to {@link #IMMA_FUSED_MAX_PIXELS}, else the sums of products into part and
-		 * ncc_finish_u8_t8 over the tables.
+		 * 0.07 against 0.14 ms at 4096² on the H200), else ncc_immaf_u8_t8 (window sums from its
+		 * staged tile, scores written directly) up to {@link #IMMA_FUSED_MAX_PIXELS}, else the
+		 * sums of products into part and ncc_finish_u8_t8 over the tables.
 		 */
 		private void imma(Launch l, TemplateMatchingCpu.Prepared p, Planes t) {
 			immaLaunches.incrementAndGet();
@@ -585,7 +586,7 @@ final class TemplateMatchingGpu {
 			byte[] info = info(p, Mode.T8, quads(true, tw)).array();
 			l.grid = new int[] { ceil(iw - tw + 1, IMMA_TILE), ceil(ih - th + 1, IMMA_TILE) };
 			l.block = new int[] { IMMA_THREADS };
-			if (tw == th && (tw == 8 || tw == 16) && !immaUnfusedForTest && !immafSmallOffForTest) {
+			if (immafSmall(tw, th) && !immaUnfusedForTest) {
 				immafSmallLaunches.incrementAndGet();
 				l.kernel = "ncc_immaf" + tw + "_u8_t8";
 				l.shared = (int) immafSmallSharedBytes(tw);
@@ -665,7 +666,7 @@ final class TemplateMatchingGpu {
 				// spread the templates over blockIdx.z only when the map alone has too few blocks
 				long blocks = (long) gx * gy;
 				int z = (int) Math.max(1, Math.min(nt, (2L * s.device().multiprocessors + blocks - 1) / blocks));
-				boolean small = tw == th && (tw == 8 || tw == 16) && !immafSmallOffForTest;
+				boolean small = immafSmall(tw, th);
 				if (small) immafSmallLaunches.incrementAndGet();
 				l.kernel = small ? "ncc_immaf" + tw + "_bank_u8_t8" : "ncc_immaf_bank_u8_t8";
 				l.grid = new int[] { gx, gy, z };
@@ -817,9 +818,14 @@ final class TemplateMatchingGpu {
 		return immaSharedBytes(tw, th) + 4L * 2 * 32 * immaColumnPitch(tw) + 4L * 2 * IMMA_TILE * 36;
 	}
 
-	/** NCC_IMMAFS_SMEM_BYTES(t): the staged tile and the sums of products [64][72], int. */
+	/** Whether a template size has kernels of its own, ncc_immaf&lt;w&gt;_u8_t8 and their bank form. */
+	private static boolean immafSmall(int tw, int th) {
+		return tw == th && (tw == 8 || tw == 16) && !immafSmallOffForTest;
+	}
+
+	/** NCC_IMMAFS_SMEM_BYTES(t): the staged tile and the sums of products [64][IMMAFS_SIT_PITCH], int. */
 	static long immafSmallSharedBytes(int t) {
-		return immaSharedBytes(t, t) + 4L * IMMA_TILE * 72;
+		return immaSharedBytes(t, t) + 4L * IMMA_TILE * IMMAFS_SIT_PITCH;
 	}
 
 	/** NCC_IMMAF_BANK_SMEM_BYTES: the staged tile, column sums [2][32][VP] and window sums [2][64][68], int. */
