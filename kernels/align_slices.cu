@@ -15,6 +15,8 @@
 // --------------------
 //  align_crop_<T>        blockDim (256,1,1), grid (ceil(aw / 256), min(ah, 65535), 1); rows grid-stride
 //  align_translate_<T>   blockDim (256,1,1), grid (ceil(w / 256), min(h, 65535), 1); rows grid-stride
+//  align_crop_group_<T>, align_translate_group_<T>
+//                        the same for a group of slices, one per blockIdx.z (grid z = slices)
 //  No shared memory, no scratch; every kernel writes only its destination.
 
 #include "common.cuh"
@@ -141,6 +143,44 @@ __device__ __forceinline__ void alignTranslate(T* __restrict__ d_dst, const T* _
 	}
 }
 
+// =============================================================================================
+// Groups: the slices of a group lie one after the other (d_src + z * W * H); each has its own
+// shift, given as an AlignMove. The bilinear positions x - dx and y - dy are formed here, with
+// the same double subtraction as AlignSlices.Axis, so that only bicubic needs the host's axes.
+// =============================================================================================
+
+struct AlignMove {
+	int mode, ix, iy, pad;
+	double dx, dy;
+};
+
+template <typename T>
+__device__ __forceinline__ void alignTranslateGroup(T* __restrict__ d_dst, const T* __restrict__ d_src, int w, int h,
+	const AlignMove* __restrict__ d_moves, const double* __restrict__ d_axes, long long axisStride)
+{
+	const int x = blockIdx.x * ALIGN_THREADS + threadIdx.x;
+	if (x >= w) return;
+	const int z = blockIdx.z;
+	const AlignMove m = d_moves[z];
+	const size_t plane = (size_t)w * h * z;
+	if (m.mode == ALIGN_MODE_BICUBIC) {
+		const double* a = d_axes + axisStride * z; // px, wx, py, wy as packed by the host
+		alignTranslate<T>(d_dst + plane, d_src + plane, w, h, m.mode, 0, 0, a, a + w, a + 5 * w, a + 5 * w + h);
+		return;
+	}
+	if (m.mode == ALIGN_MODE_INTEGER) {
+		alignTranslate<T>(d_dst + plane, d_src + plane, w, h, m.mode, m.ix, m.iy, nullptr, nullptr, nullptr, nullptr);
+		return;
+	}
+	const T* src = d_src + plane;
+	const double sx = __dsub_rn((double)x, m.dx);
+	for (int y = blockIdx.y; y < h; y += gridDim.y) {
+		const double sy = __dsub_rn((double)y, m.dy);
+		const double v = sx < 0 || sy < 0 || sx >= w - 1 || sy >= h - 1 ? 0.0 : bilinear(src, w, sx, sy);
+		storeValue(d_dst + plane + (size_t)y * w + x, v, false);
+	}
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -158,6 +198,18 @@ __device__ __forceinline__ void alignTranslate(T* __restrict__ d_dst, const T* _
 		const double* d_wx, const double* d_py, const double* d_wy)                              \
 	{                                                                                          \
 		alignTranslate<T>(d_dst, d_src, w, h, mode, ix, iy, d_px, d_wx, d_py, d_wy);             \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(ALIGN_THREADS) align_crop_group_##TN(T* d_area,    \
+		const T* d_src, int W, int H, int x0, int y0, int aw, int ah)                            \
+	{                                                                                          \
+		alignCrop<T>(d_area + (size_t)aw * ah * blockIdx.z, d_src + (size_t)W * H * blockIdx.z, W, x0, y0, \
+			aw, ah);                                                                           \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(ALIGN_THREADS) align_translate_group_##TN(T* d_dst, \
+		const T* d_src, int w, int h, const AlignMove* d_moves, const double* d_axes,             \
+		long long axisStride)                                                                    \
+	{                                                                                          \
+		alignTranslateGroup<T>(d_dst, d_src, w, h, d_moves, d_axes, axisStride);                 \
 	}
 
 ALIGN_ENTRIES(u8, u8)

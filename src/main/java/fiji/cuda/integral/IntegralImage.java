@@ -46,6 +46,55 @@ public final class IntegralImage {
 	}
 
 	/**
+	 * As {@link #buildOnDevice(fiji.cuda.runtime.GpuSession, PixelType, int, int, jcuda.driver.CUdeviceptr,
+	 * jcuda.driver.CUdeviceptr, jcuda.driver.CUdeviceptr)}, with the build's scratch memory kept in
+	 * {@code scratch} from one call to the next. Without it every build waits for the session's
+	 * stream before its scratch goes back to the pool; with it the call returns at once, so a
+	 * caller that builds tables again and again (a pipeline) keeps its stream full.
+	 */
+	public static void buildOnDevice(fiji.cuda.runtime.GpuSession s, PixelType type, int w, int h,
+		jcuda.driver.CUdeviceptr in, jcuda.driver.CUdeviceptr sum, jcuda.driver.CUdeviceptr sq, DeviceScratch scratch)
+	{
+		IntegralImageGpu.launch(s, IntegralImageGpu.fastest(w, h), type, w, h, in, sum, sq, scratch);
+	}
+
+	/**
+	 * Scratch memory of the device builds (look-back flags and carries, transposes), kept across
+	 * builds. Closing it waits for the session's stream, then returns the memory to the pool.
+	 */
+	public static final class DeviceScratch implements AutoCloseable {
+		private final fiji.cuda.runtime.GpuSession s;
+		private final fiji.cuda.runtime.DeviceBuffer[] buffers = new fiji.cuda.runtime.DeviceBuffer[4];
+
+		/** @param s the session whose stream the builds run on */
+		public DeviceScratch(fiji.cuda.runtime.GpuSession s) {
+			this.s = s;
+		}
+
+		/** @return scratch buffer {@code i} of at least {@code bytes}, reallocated (after a wait) when too small */
+		fiji.cuda.runtime.DeviceBuffer get(int i, long bytes) {
+			if (buffers[i] != null && buffers[i].size() >= bytes) return buffers[i];
+			if (buffers[i] != null) {
+				s.sync(); // a build still queued may use it
+				buffers[i].close();
+				buffers[i] = null;
+			}
+			buffers[i] = s.alloc(bytes);
+			return buffers[i];
+		}
+
+		@Override
+		public void close() {
+			try {
+				s.sync();
+			} finally {
+				for (int i = 0; i < buffers.length; i++)
+					if (buffers[i] != null) buffers[i].close();
+			}
+		}
+	}
+
+	/**
 	 * Builds the tables of one plane.
 	 *
 	 * @param image the planes (not modified)

@@ -111,11 +111,20 @@ final class IntegralImageGpu {
 
 	/**
 	 * Enqueues one build of both tables from a device plane (for the operations and the
-	 * benchmark). Scratch memory comes from the session's pool and goes back before returning;
-	 * the launches are asynchronous on the session's stream.
+	 * benchmark). Scratch memory comes from the session's pool and goes back before returning,
+	 * which waits for the session's stream.
 	 */
 	static void launch(GpuSession s, SatBuild b, PixelType t, int w, int h, CUdeviceptr in, CUdeviceptr sum,
 		CUdeviceptr sq)
+	{
+		try (IntegralImage.DeviceScratch scratch = new IntegralImage.DeviceScratch(s)) {
+			launch(s, b, t, w, h, in, sum, sq, scratch);
+		}
+	}
+
+	/** As above, with the scratch kept in {@code sc}: asynchronous on the session's stream. */
+	static void launch(GpuSession s, SatBuild b, PixelType t, int w, int h, CUdeviceptr in, CUdeviceptr sum,
+		CUdeviceptr sq, IntegralImage.DeviceScratch sc)
 	{
 		String ts = suffix(t), as = t == PixelType.FLOAT32 ? "f64" : "i64";
 		long n = (long) w * h;
@@ -127,67 +136,53 @@ final class IntegralImageGpu {
 				s.launch(s.function(MODULE, "sat_naive_cols_" + as), grid(ceil(w, NAIVE_THREADS)), block(NAIVE_THREADS), 0,
 					sum, sq, w, h);
 				break;
-			case CUB:
-				try (DeviceBuffer st = s.alloc(8 * n); DeviceBuffer qt = s.alloc(8 * n)) {
-					s.launch(s.function(MODULE, "sat_cub_rows_" + ts), grid(h), block(ROW_THREADS), 0, in, sum, sq, w, h);
-					s.launch(s.function(MODULE, "sat_cub_transpose_" + as),
-						new int[] { ceil(w, TR_TILE), Math.min(ceil(h, TR_TILE), 65535) }, new int[] { TR_TILE, TR_ROWS }, 0,
-						sum, sq, st, qt, w, h);
-					s.launch(s.function(MODULE, "sat_cub_scan_" + as), grid(w), block(ROW_THREADS), 0, st, qt, h, w);
-					s.launch(s.function(MODULE, "sat_cub_transpose_" + as),
-						new int[] { ceil(h, TR_TILE), Math.min(ceil(w, TR_TILE), 65535) }, new int[] { TR_TILE, TR_ROWS }, 0,
-						st, qt, sum, sq, h, w);
-					s.sync(); // the scratch goes back to the pool when this block ends
-				}
+			case CUB: {
+				DeviceBuffer st = sc.get(0, 8 * n), qt = sc.get(1, 8 * n);
+				s.launch(s.function(MODULE, "sat_cub_rows_" + ts), grid(h), block(ROW_THREADS), 0, in, sum, sq, w, h);
+				s.launch(s.function(MODULE, "sat_cub_transpose_" + as),
+					new int[] { ceil(w, TR_TILE), Math.min(ceil(h, TR_TILE), 65535) }, new int[] { TR_TILE, TR_ROWS }, 0,
+					sum, sq, st, qt, w, h);
+				s.launch(s.function(MODULE, "sat_cub_scan_" + as), grid(w), block(ROW_THREADS), 0, st, qt, h, w);
+				s.launch(s.function(MODULE, "sat_cub_transpose_" + as),
+					new int[] { ceil(h, TR_TILE), Math.min(ceil(w, TR_TILE), 65535) }, new int[] { TR_TILE, TR_ROWS }, 0,
+					st, qt, sum, sq, h, w);
 				break;
+			}
 			case DLB: {
 				long flagBytes = 4 * (1 + TILE_CHUNKS * tiles);
-				try (DeviceBuffer flags = s.alloc(flagBytes); DeviceBuffer carry = s.alloc(8L * 2 * TILE_W * tiles)) {
-					if (t == PixelType.UINT8 && w <= DLB_U32_MAX_W) {
-						try (DeviceBuffer rs = s.alloc(4 * n); DeviceBuffer rq = s.alloc(4 * n)) {
-							s.launch(s.function(MODULE, "sat_dlb_rows32_u8"), grid(h), block(ROW_THREADS), 0, in, rs, rq, w, h);
-							s.zero(flags.ptr(), flagBytes);
-							s.launch(s.function(MODULE, "sat_dlb_cols32_i64"), grid((int) tiles), block(TILE_THREADS), 0, rs,
-								rq, sum, sq, w, h, flags, carry);
-							s.sync();
-						}
-					} else {
-						s.launch(s.function(MODULE, "sat_dlb_rows_" + ts), grid(h), block(ROW_THREADS), 0, in, sum, sq, w, h);
-						s.zero(flags.ptr(), flagBytes);
-						s.launch(s.function(MODULE, "sat_dlb_cols_" + as), grid((int) tiles), block(TILE_THREADS), 0, sum, sq,
-							w, h, flags, carry);
-						s.sync();
-					}
+				DeviceBuffer flags = sc.get(0, flagBytes), carry = sc.get(1, 8L * 2 * TILE_W * tiles);
+				if (t == PixelType.UINT8 && w <= DLB_U32_MAX_W) {
+					DeviceBuffer rs = sc.get(2, 4 * n), rq = sc.get(3, 4 * n);
+					s.launch(s.function(MODULE, "sat_dlb_rows32_u8"), grid(h), block(ROW_THREADS), 0, in, rs, rq, w, h);
+					s.zero(flags.ptr(), flagBytes);
+					s.launch(s.function(MODULE, "sat_dlb_cols32_i64"), grid((int) tiles), block(TILE_THREADS), 0, rs, rq,
+						sum, sq, w, h, flags, carry);
+				} else {
+					s.launch(s.function(MODULE, "sat_dlb_rows_" + ts), grid(h), block(ROW_THREADS), 0, in, sum, sq, w, h);
+					s.zero(flags.ptr(), flagBytes);
+					s.launch(s.function(MODULE, "sat_dlb_cols_" + as), grid((int) tiles), block(TILE_THREADS), 0, sum, sq,
+						w, h, flags, carry);
 				}
 				break;
 			}
 			case RTS: {
 				int tilesX = ceil(w, TILE_W), tilesY = ceil(h, TILE_H);
-				try (DeviceBuffer agg = s.alloc(8L * RTS_AGG_PER_TILE * tiles);
-					DeviceBuffer carry = s.alloc(8L * RTS_CARRY_PER_TILE * tiles))
-				{
-					s.launch(s.function(MODULE, "sat_rts_reduce_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, w, h,
-						agg);
-					s.launch(s.function(MODULE, "sat_rts_rows_" + as), grid(ceil(tilesY * RTS_ROW_TASKS, RTS_ROW_THREADS)),
-						block(RTS_ROW_THREADS), 0, agg, carry, tilesX, tilesY);
-					s.launch(s.function(MODULE, "sat_rts_cols_" + as), new int[] { tilesX, 2 }, new int[] { TILE_W, RTS_SEGS },
-						0, agg, carry, tilesX, tilesY);
-					s.launch(s.function(MODULE, "sat_rts_write_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq,
-						w, h, carry);
-					s.sync(); // the scratch goes back to the pool when this block ends
-				}
+				DeviceBuffer agg = sc.get(0, 8L * RTS_AGG_PER_TILE * tiles), carry = sc.get(1, 8L * RTS_CARRY_PER_TILE * tiles);
+				s.launch(s.function(MODULE, "sat_rts_reduce_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, w, h, agg);
+				s.launch(s.function(MODULE, "sat_rts_rows_" + as), grid(ceil(tilesY * RTS_ROW_TASKS, RTS_ROW_THREADS)),
+					block(RTS_ROW_THREADS), 0, agg, carry, tilesX, tilesY);
+				s.launch(s.function(MODULE, "sat_rts_cols_" + as), new int[] { tilesX, 2 }, new int[] { TILE_W, RTS_SEGS }, 0,
+					agg, carry, tilesX, tilesY);
+				s.launch(s.function(MODULE, "sat_rts_write_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq, w,
+					h, carry);
 				break;
 			}
 			default: {
 				long flagBytes = 4 * (1 + (1 + TILE_CHUNKS) * tiles);
-				try (DeviceBuffer flags = s.alloc(flagBytes);
-					DeviceBuffer carry = s.alloc(8L * (4 * TILE_H + 2 * TILE_W) * tiles))
-				{
-					s.zero(flags.ptr(), flagBytes);
-					s.launch(s.function(MODULE, "sat_fused_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq, w,
-						h, flags, carry);
-					s.sync();
-				}
+				DeviceBuffer flags = sc.get(0, flagBytes), carry = sc.get(1, 8L * (4 * TILE_H + 2 * TILE_W) * tiles);
+				s.zero(flags.ptr(), flagBytes);
+				s.launch(s.function(MODULE, "sat_fused_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq, w, h,
+					flags, carry);
 			}
 		}
 	}

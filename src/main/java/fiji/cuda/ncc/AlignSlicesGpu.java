@@ -1,6 +1,5 @@
 package fiji.cuda.ncc;
 
-import java.util.Arrays;
 
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
@@ -10,7 +9,10 @@ import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuSession;
+import fiji.cuda.runtime.HostBuffer;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUstream;
 
 /**
  * The GPU path of {@link AlignSlices}, on {@code kernels/align_slices.cu}: in one session each
@@ -34,9 +36,10 @@ final class AlignSlicesGpu {
 	static int groupSlicesForTest;
 
 	/**
-	 * When set (by the benchmark), nanoseconds of the grouped path spent in: upload, cut and
-	 * match with the maps brought back, choosing the shifts, translation with the slices
-	 * brought back.
+	 * When set (by the benchmark), nanoseconds in the grouped path: of the calling thread waiting
+	 * for a staging half, filling it, queueing the upload and match, waiting for the maps,
+	 * choosing the shifts, queueing the translation and download, waiting for the download and
+	 * copying it out; then of the device cutting and matching, and translating.
 	 */
 	static long[] phaseNanos;
 	private static final int PICK_THREADS = Runtime.getRuntime().availableProcessors();
@@ -61,8 +64,7 @@ final class AlignSlicesGpu {
 		long areaMax = (long) Math.min(w, landmark.width + 2 * s.margin) * Math.min(h, landmark.height + 2 * s.margin);
 		String suffix = type.kernelSuffix();
 		return gpu.run(AlignSlices.NAME, g -> {
-			if (groupSlicesForTest >= 0 && !s.previous && type.isInteger() && n * bpp <= DIRECT_DOWNLOAD_BYTES
-				&& (groupSlicesForTest > 0 || 2 * n * bpp <= g.stagingBytes()))
+			if (groupSlicesForTest >= 0 && !s.previous && type.isInteger() && 2 * n * bpp <= g.stagingBytes())
 				return alignInGroups(g, stack, s, fixed, order, from, done, interp, progress);
 			try (DeviceBuffer slice = g.alloc(n * bpp); DeviceBuffer out = g.alloc(n * bpp);
 				DeviceBuffer area = g.alloc(areaMax * bpp); DeviceBuffer px = g.alloc(8L * w);
@@ -105,18 +107,24 @@ final class AlignSlicesGpu {
 	}
 
 	/**
-	 * Fixed-reference alignment of 8 and 16-bit slices, a group at a time: the slices of a
-	 * group go up in one copy; their search areas are cut into one column of areas, one above
-	 * the other, and matched in one launch; the map rows of each area come back in one copy,
-	 * the shifts are chosen on the host, and the translated slices come back in one copy.
+	 * Fixed-reference alignment of 8 and 16-bit slices, a group at a time, as a pipeline in
+	 * which three groups are in flight: while group t goes up (host copy into pinned staging,
+	 * then DMA on a stream of its own), group t-1 is matched and translated, and group t-2 comes
+	 * back down (DMA on a third stream, then the host copy into its arrays). The bus carries
+	 * both directions at once, and the host copies overlap the DMA.
 	 * <p>
-	 * Matching the column at once computes rows whose window straddles two areas, which are
+	 * Within a group the search areas are cut into one column of areas, one above the other,
+	 * and matched in one launch. That computes rows whose window straddles two areas, which are
 	 * thrown away (about three quarters for a 128² landmark and a margin of 20), but one launch
 	 * with many blocks replaces a dozen small ones per slice that kept most of the GPU idle. The
 	 * scores of the rows kept are those of each area alone: the correlation sums are exact
 	 * integers, and the window sums come from four corners of the tables, in which whatever
-	 * lies above a window cancels. A group fits one staging chunk, so its slices are all
-	 * written or none.
+	 * lies above a window cancels. The maps come back, the shifts are chosen on the host exactly
+	 * as on the CPU path, and one launch translates the group.
+	 * <p>
+	 * Groups are written back in order and each slice's shift is recorded only once its group
+	 * is written, so a failure or a cancel leaves a prefix of {@code order} aligned and the rest
+	 * untouched.
 	 */
 	private static int alignInGroups(GpuSession g, Planes stack, AlignSlices.Settings s, Planes fixed, int[] order,
 		int from, AlignSlices.Shift[] done, AlignSlices.Interpolation interp, Progress progress)
@@ -125,83 +133,227 @@ final class AlignSlicesGpu {
 		String suffix = type.kernelSuffix();
 		int w = stack.width(), h = stack.height();
 		long n = (long) w * h, sliceBytes = n * type.bytesPerPixel();
-		// small slices: at most 256 areas in the column, which keeps its tables small
-		int group = groupSlicesForTest > 0 ? groupSlicesForTest : (int) Math.min(256, g.stagingBytes() / sliceBytes);
+		long half = g.stagingBytes() / 2;
+		int group = (int) Math.min(256, half / sliceBytes);
+		if (groupSlicesForTest > 0) group = Math.min(group, groupSlicesForTest);
 		group = Math.max(1, Math.min(group, order.length - from));
 		AlignSlices.Search search = new AlignSlices.Search(w, h, s.landmark(), s, null);
 		Region a = search.area;
-		long axisDoubles = 5L * (w + h); // per slice: x positions, x weights, y positions, y weights
+		boolean cubic = interp == AlignSlices.Interpolation.BICUBIC;
+		long axisDoubles = cubic ? 5L * (w + h) : 0; // per slice: x positions, x weights, y positions, y weights
+		long movesBytes = MOVE_BYTES * group, paramBytes = movesBytes + 8 * axisDoubles * group;
 		long areaBytes = (long) a.width * a.height * type.bytesPerPixel();
+		long groupBytes = sliceBytes * group;
 		int mw = TemplateMatching.validSize(a.width, fixed.width()), mh = TemplateMatching.validSize(a.height, fixed.height());
-		try (DeviceBuffer slices = g.alloc(sliceBytes * group); DeviceBuffer outs = g.alloc(sliceBytes * group);
-			DeviceBuffer areas = g.alloc(areaBytes * group); DeviceBuffer axes = g.alloc(8 * axisDoubles * group);
+		int[] grid = grid(w, h);
+		try (DeviceBuffer slices = g.alloc(3 * groupBytes); DeviceBuffer outs = g.alloc(2 * groupBytes);
+			DeviceBuffer areas = g.alloc(areaBytes * group); DeviceBuffer params = g.alloc(paramBytes);
 			TemplateMatchingGpu.AreaMatcher matcher = new TemplateMatchingGpu.AreaMatcher(g, type, a.width,
 				a.height * group, areas, fixed);
-			DeviceBuffer maps = g.alloc(4 * matcher.mapSize))
+			DeviceBuffer maps = g.alloc(4 * matcher.mapSize);
+			HostBuffer hostMaps = g.pinned(2 * 4 * matcher.mapSize); HostBuffer hostParams = g.pinned(2 * paramBytes))
 		{
-			float[] column = new float[(int) matcher.mapSize];
-			double[] packed = new double[(int) (axisDoubles * group)];
-			int k = from;
-			while (k < order.length && !progress.isCanceled()) {
-				int count = Math.min(group, order.length - k);
-				Object[] planes = new Object[count];
-				for (int i = 0; i < count; i++)
-					planes[i] = stack.plane(order[k + i]);
-				long t0 = System.nanoTime();
-				g.uploadAll(planes, n, slices.ptr());
-				if (phaseNanos != null) g.sync();
-				long t1 = System.nanoTime();
-				for (int i = 0; i < count; i++)
-					g.launch(g.function(MODULE, "align_crop_" + suffix), grid(a.width, a.height), new int[] { THREADS }, 0,
-						areas.at(i * areaBytes), slices.at(i * sliceBytes), w, a.x, a.y, a.width, a.height);
-				matcher.match(maps.ptr()); // areas past count hold the last group's: matched, not read
-				// area i's map: its mh rows starting at row i * a.height of the column's map
-				long rows = (long) (count - 1) * a.height + mh;
-				g.download(maps.ptr(), column, 0, rows * mw);
-				long t2 = System.nanoTime();
-				AlignSlices.Shift[] shifts = new AlignSlices.Shift[count];
-				final int k0 = k;
-				// each slice's peak, fit and translation weights on its own thread
-				CpuParallel.forRange(0, count, PICK_THREADS, 100L * (mh * mw + 5L * (w + h)), (i0, i1) -> {
-					for (int i = i0; i < i1; i++) {
-						int first = i * a.height * mw;
-						shifts[i] = search.pick(order[k0 + i], Arrays.copyOfRange(column, first, first + mh * mw));
-						AlignSlices.Shift sh = shifts[i];
-						if (sh.dx == (int) sh.dx && sh.dy == (int) sh.dy) continue;
-						AlignSlices.Axis ax = new AlignSlices.Axis(w, sh.dx), ay = new AlignSlices.Axis(h, sh.dy);
-						int at = (int) (i * axisDoubles);
-						System.arraycopy(ax.pos, 0, packed, at, w);
-						System.arraycopy(ax.weights, 0, packed, at + w, 4 * w);
-						System.arraycopy(ay.pos, 0, packed, at + 5 * w, h);
-						System.arraycopy(ay.weights, 0, packed, at + 5 * w + h, 4 * h);
-					}
-				});
-				boolean fractional = false;
-				for (AlignSlices.Shift sh : shifts)
-					fractional |= sh.dx != (int) sh.dx || sh.dy != (int) sh.dy;
-				long t3 = System.nanoTime();
-				if (fractional) g.upload(packed, 0, axisDoubles * count, axes.ptr());
-				for (int i = 0; i < count; i++) {
-					long at = 8 * i * axisDoubles;
-					launchTranslate(g, suffix, outs.at(i * sliceBytes), slices.at(i * sliceBytes), w, h, shifts[i].dx,
-						shifts[i].dy, interp, axes.at(at), axes.at(at + 8L * w), axes.at(at + 40L * w),
-						axes.at(at + 40L * w + 8L * h));
-				}
-				g.downloadAll(outs.ptr(), planes, n);
+			HostBuffer up = g.stagingBuffer(0), down = g.stagingBuffer(1);
+			int groups = (order.length - from + group - 1) / group;
+			Object[][] planes = new Object[groups][];
+			AlignSlices.Shift[][] shifts = new AlignSlices.Shift[groups][];
+			HostBuffer.Copy[] fills = new HostBuffer.Copy[groups], drains = new HostBuffer.Copy[groups];
+			int[] written = { 0, from }; // groups written back, and the index in order reached
+			try {
+				CUstream compute = g.stream(), upStream = g.sideStream(), downStream = g.sideStream();
+				CUevent uploaded = g.event(), translated = g.event();
+				CUevent[] upFree = { g.event(), g.event() }, outFree = { g.event(), g.event() },
+					mapsIn = { g.event(), g.event() }, sliceFree = { g.event(), g.event(), g.event() };
 				long[] ph = phaseNanos;
+				// benchmark only: device time of each group's cut + match + maps, and of its translation
+				// (a pair per parity for each, read once the group's maps or slices are back)
+				CUevent[] mark = null;
 				if (ph != null) {
-					ph[0] += t1 - t0;
-					ph[1] += t2 - t1;
-					ph[2] += t3 - t2;
-					ph[3] += System.nanoTime() - t3;
+					mark = new CUevent[8];
+					for (int i = 0; i < mark.length; i++)
+						mark[i] = g.timingEvent();
 				}
-				for (int i = 0; i < count; i++)
-					done[order[k + i]] = shifts[i];
-				k += count;
-				progress.update(k / (double) order.length);
+				int started = 0; // groups whose host copy into staging has begun
+				if (groups > 0 && !progress.isCanceled()) {
+					planes[0] = groupPlanes(stack, order, from, group);
+					fills[0] = up.view(0, half).fillAsync(planes[0], n);
+					started = 1;
+				}
+				for (int t = 0; t < started + 2; t++) {
+					long t0 = System.nanoTime(), tw = t0, tf = t0;
+					// group t goes up, is cut and matched, and its maps come back; group t+1 starts filling
+					if (t < started) {
+						int count = planes[t].length;
+						fills[t].await();
+						fills[t] = null;
+						tw = System.nanoTime();
+						CUdeviceptr slot = slices.at((t % 3) * groupBytes);
+						if (t >= 3) g.await(upStream, sliceFree[t % 3]);
+						g.copyAsync(up.view((t & 1) * half, half), slot, count * sliceBytes, upStream);
+						g.record(upFree[t & 1], upStream);
+						g.record(uploaded, upStream);
+						g.await(compute, uploaded);
+						if (mark != null) g.record(mark[2 * (t & 1)], compute);
+						g.launch(g.function(MODULE, "align_crop_group_" + suffix), cropGrid(a.width, a.height, count),
+							new int[] { THREADS }, 0, areas, slot, w, h, a.x, a.y, a.width, a.height);
+						matcher.match(maps.ptr()); // areas past count hold an earlier group's: matched, not read
+						// area i's map: its mh rows starting at row i * a.height of the column's map
+						long rows = (long) (count - 1) * a.height + mh;
+						g.copyAsync(maps.ptr(), hostMaps.view((t & 1) * 4 * matcher.mapSize, 4 * matcher.mapSize),
+							4 * rows * mw, compute);
+						g.record(mapsIn[t & 1], compute);
+						if (mark != null) g.record(mark[2 * (t & 1) + 1], compute);
+						tf = System.nanoTime();
+						int next = t + 1;
+						if (next < groups && !progress.isCanceled()) {
+							if (next >= 2) g.sync(upFree[next & 1]); // group t-1's upload has left that half
+							planes[next] = groupPlanes(stack, order, from + next * group, group);
+							fills[next] = up.view((next & 1) * half, half).fillAsync(planes[next], n);
+							started++;
+						}
+					}
+					long t1 = System.nanoTime(), tm = t1, ts = t1;
+					// group t-1: shifts from its maps, translation, and the DMA down once group t-3 is out
+					int p = t - 1;
+					if (p >= 0 && p < started) {
+						int count = planes[p].length, first = from + p * group;
+						g.sync(mapsIn[p & 1]);
+						tm = System.nanoTime();
+						if (mark != null) ph[8] += (long) (1e6 * g.elapsedMillis(mark[2 * (p & 1)], mark[2 * (p & 1) + 1]));
+						java.nio.FloatBuffer column = hostMaps.view((p & 1) * 4 * matcher.mapSize, 4 * matcher.mapSize)
+							.bytes().asFloatBuffer();
+						HostBuffer hp = hostParams.view((p & 1) * paramBytes, paramBytes);
+						shifts[p] = pickShifts(search, order, first, count, column, a.height, mw, mh, w, h, cubic, hp,
+							movesBytes, axisDoubles);
+						ts = System.nanoTime();
+						g.copyAsync(hp, params.ptr(), paramBytes, compute);
+						if (p >= 2) {
+							writeBack(p - 2, drains, planes, shifts, order, done, written, progress);
+							g.await(compute, outFree[p & 1]);
+						}
+						if (mark != null) g.record(mark[4 + 2 * (p & 1)], compute);
+						CUdeviceptr out = outs.at((p & 1) * groupBytes);
+						g.launch(g.function(MODULE, "align_translate_group_" + suffix),
+							new int[] { grid[0], grid[1], count }, new int[] { THREADS }, 0, out,
+							slices.at((p % 3) * groupBytes), w, h, params, params.at(movesBytes), axisDoubles);
+						g.record(sliceFree[p % 3], compute);
+						g.record(translated, compute);
+						if (mark != null) g.record(mark[5 + 2 * (p & 1)], compute);
+						g.await(downStream, translated);
+						g.copyAsync(out, down.view((p & 1) * half, half), count * sliceBytes, downStream);
+						g.record(outFree[p & 1], downStream);
+					}
+					long t2 = System.nanoTime(), td = t2;
+					// group t-2 has come down: the copy threads move it into its arrays
+					int q = t - 2;
+					if (q >= 0 && q < started) {
+						g.sync(outFree[q & 1]);
+						td = System.nanoTime();
+						if (mark != null) ph[9] += (long) (1e6 * g.elapsedMillis(mark[4 + 2 * (q & 1)], mark[5 + 2 * (q & 1)]));
+						drains[q] = down.view((q & 1) * half, half).drainAsync(planes[q], n);
+					}
+					if (ph != null) {
+						long t3 = System.nanoTime();
+						ph[0] += tw - t0;
+						ph[1] += tf - tw;
+						ph[2] += t1 - tf;
+						ph[3] += tm - t1;
+						ph[4] += ts - tm;
+						ph[5] += t2 - ts;
+						ph[6] += td - t2;
+						ph[7] += t3 - td;
+					}
+				}
+				while (written[0] < started)
+					writeBack(written[0], drains, planes, shifts, order, done, written, progress);
+				return written[1];
+			} finally {
+				// nothing in flight may touch the buffers once they go back: the host copies finish,
+				// the slices that came down are kept (and recorded), then the streams drain
+				for (HostBuffer.Copy c : fills)
+					if (c != null) awaitQuietly(c);
+				for (int q = written[0]; q < groups && drains[q] != null; q++)
+					if (awaitQuietly(drains[q])) writeBack(q, drains, planes, shifts, order, done, written, Progress.NONE);
+				g.drain();
 			}
-			return k;
 		}
+	}
+
+	/** @return the planes of the group starting at {@code order[first]} */
+	private static Object[] groupPlanes(Planes stack, int[] order, int first, int group) {
+		Object[] planes = new Object[Math.min(group, order.length - first)];
+		for (int i = 0; i < planes.length; i++)
+			planes[i] = stack.plane(order[first + i]);
+		return planes;
+	}
+
+	/**
+	 * Waits for group q's copy into its arrays and records its shifts: groups are recorded in
+	 * order, so that the slices recorded are always a prefix of {@code order}.
+	 */
+	private static void writeBack(int q, HostBuffer.Copy[] drains, Object[][] planes, AlignSlices.Shift[][] shifts,
+		int[] order, AlignSlices.Shift[] done, int[] written, Progress progress)
+	{
+		drains[q].await();
+		drains[q] = null;
+		for (int i = 0; i < planes[q].length; i++)
+			done[order[written[1] + i]] = shifts[q][i];
+		written[1] += planes[q].length;
+		written[0] = q + 1;
+		planes[q] = null;
+		progress.update(written[1] / (double) order.length);
+	}
+
+	private static boolean awaitQuietly(HostBuffer.Copy c) {
+		try {
+			c.await();
+			return true;
+		} catch (RuntimeException e) {
+			return false;
+		}
+	}
+
+	/** Bytes of one AlignMove in kernels/align_slices.cu: int mode, ix, iy, pad; double dx, dy. */
+	static final int MOVE_BYTES = 32;
+
+	/**
+	 * Chooses the shifts of one group from its column of maps, each slice on its own thread, and
+	 * packs their moves (and, for bicubic, their axes) for align_translate_group.
+	 */
+	private static AlignSlices.Shift[] pickShifts(AlignSlices.Search search, int[] order, int first, int count,
+		java.nio.FloatBuffer column, int areaHeight, int mw, int mh, int w, int h, boolean cubic, HostBuffer params,
+		long movesBytes, long axisDoubles)
+	{
+		AlignSlices.Shift[] shifts = new AlignSlices.Shift[count];
+		java.nio.ByteBuffer moves = params.bytes();
+		java.nio.DoubleBuffer axes = params.view(movesBytes, params.size() - movesBytes).bytes().asDoubleBuffer();
+		// a peak search is a few microseconds: threads only pay off for the bicubic axes
+		CpuParallel.forRange(0, count, PICK_THREADS, (long) mh * mw + (cubic ? 40L * (w + h) : 0), (i0, i1) -> {
+			for (int i = i0; i < i1; i++) {
+				float[] map = new float[mh * mw];
+				column.duplicate().position(i * areaHeight * mw).get(map);
+				AlignSlices.Shift sh = search.pick(order[first + i], map);
+				shifts[i] = sh;
+				boolean whole = sh.dx == (int) sh.dx && sh.dy == (int) sh.dy;
+				int mode = whole ? 0 : cubic ? 2 : 1, at = i * MOVE_BYTES;
+				moves.putInt(at, mode);
+				moves.putInt(at + 4, whole ? (int) sh.dx : 0);
+				moves.putInt(at + 8, whole ? (int) sh.dy : 0);
+				moves.putInt(at + 12, 0);
+				moves.putDouble(at + 16, sh.dx);
+				moves.putDouble(at + 24, sh.dy);
+				if (mode != 2) continue;
+				AlignSlices.Axis ax = new AlignSlices.Axis(w, sh.dx), ay = new AlignSlices.Axis(h, sh.dy);
+				java.nio.DoubleBuffer d = axes.duplicate();
+				d.position((int) (i * axisDoubles));
+				d.put(ax.pos).put(ax.weights).put(ay.pos).put(ay.weights);
+			}
+		});
+		return shifts;
+	}
+
+	private static int[] cropGrid(int aw, int ah, int slices) {
+		return new int[] { (aw + THREADS - 1) / THREADS, Math.min(ah, 65535), slices };
 	}
 
 	/** Enqueues AlignSlices.translate of {@code src} into {@code dst}, with the CPU path's positions and weights. */

@@ -447,6 +447,8 @@ final class TemplateMatchingGpu {
 		final boolean ownsImage, tables;
 		boolean finite;
 		final int iw, ih;
+		/** The table builds' scratch, kept so that building again does not wait for the stream. */
+		private final IntegralImage.DeviceScratch scratch;
 
 		/** Uploads plane {@code plane} of {@code image}. */
 		Device(GpuSession s, Planes image, int plane, boolean tables) {
@@ -469,6 +471,7 @@ final class TemplateMatchingGpu {
 			this.ih = ih;
 			this.img = img;
 			this.ownsImage = owns;
+			this.scratch = new IntegralImage.DeviceScratch(s);
 			long n = (long) iw * ih;
 			DeviceBuffer a = null, b = null;
 			try {
@@ -492,12 +495,12 @@ final class TemplateMatchingGpu {
 		}
 
 		void buildTables() {
-			if (tables) IntegralImage.buildOnDevice(s, type, iw, ih, img.ptr(), sum.ptr(), sq.ptr());
+			if (tables) IntegralImage.buildOnDevice(s, type, iw, ih, img.ptr(), sum.ptr(), sq.ptr(), scratch);
 		}
 
 		@Override
 		public void close() {
-			s.sync();
+			scratch.close(); // waits for the stream
 			if (ownsImage) img.close();
 			sum.close();
 			sq.close();

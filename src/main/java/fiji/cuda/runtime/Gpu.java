@@ -293,6 +293,7 @@ public final class Gpu {
 				try {
 					s.finish();
 					streams.add(s.stream());
+					s.release(streams::add);
 					returnStaging(s);
 				} catch (CudaException e) {
 					reset = reset || isSticky(String.valueOf(e.getMessage()));
@@ -432,7 +433,7 @@ public final class Gpu {
 		});
 	}
 
-	private CUstream borrowStream() {
+	CUstream borrowStream() {
 		CUstream s = streams.poll();
 		if (s != null) return s;
 		s = new CUstream();

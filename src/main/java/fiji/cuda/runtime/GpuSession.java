@@ -12,10 +12,12 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 
@@ -31,12 +33,104 @@ public final class GpuSession {
 	private final String op;
 	private final CUstream stream;
 	private final PinnedBuffer[] staging;
+	private final java.util.List<CUstream> sideStreams = new java.util.ArrayList<>();
+	private final java.util.List<CUevent> events = new java.util.ArrayList<>();
 
 	GpuSession(Gpu gpu, String op, CUstream stream, PinnedBuffer[] staging) {
 		this.gpu = gpu;
 		this.op = op;
 		this.stream = stream;
 		this.staging = staging;
+	}
+
+	// ---------------------------------------------------------------------------------------
+	// Pipelines: operations that overlap the uploads, kernels and downloads of successive
+	// pieces schedule the copies themselves, on streams of their own, ordered by events.
+	// ---------------------------------------------------------------------------------------
+
+	/**
+	 * @return another stream for this session, drained when the session ends (copies on it
+	 *         run beside the kernels on {@link #stream()})
+	 */
+	public CUstream sideStream() {
+		CUstream s = gpu.borrowStream();
+		sideStreams.add(s);
+		return s;
+	}
+
+	/** @return an event for ordering streams, destroyed when the session ends */
+	public CUevent event() {
+		CUevent e = new CUevent();
+		cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+		events.add(e);
+		return e;
+	}
+
+	/** @return an event that can also be timed ({@link #elapsedMillis}), destroyed when the session ends */
+	public CUevent timingEvent() {
+		CUevent e = new CUevent();
+		cuEventCreate(e, 0);
+		events.add(e);
+		return e;
+	}
+
+	/** @return device milliseconds between two reached timing events */
+	public float elapsedMillis(CUevent from, CUevent to) {
+		cuEventSynchronize(to);
+		float[] ms = new float[1];
+		cuEventElapsedTime(ms, from, to);
+		return ms[0];
+	}
+
+	/** Marks the point the work queued so far on {@code s} must reach. */
+	public void record(CUevent e, CUstream s) {
+		cuEventRecord(e, s);
+	}
+
+	/** Makes the work queued on {@code s} from now on wait for the last {@link #record} of {@code e}. */
+	public void await(CUstream s, CUevent e) {
+		cuStreamWaitEvent(s, e, 0);
+	}
+
+	/** Blocks the calling thread until the last {@link #record} of {@code e} has been reached. */
+	public void sync(CUevent e) {
+		cuEventSynchronize(e);
+	}
+
+	/**
+	 * @param i 0 or 1
+	 * @return staging buffer i as a {@link HostBuffer}, for a pipeline; while one is in use,
+	 *         this session's {@link #upload} and {@link #download} must not be called
+	 */
+	public HostBuffer stagingBuffer(int i) {
+		return new HostBuffer(staging[i], 0, staging[i].capacity, false);
+	}
+
+	/**
+	 * @param bytes size
+	 * @return pinned host memory of the caller's own; close it (try-with-resources)
+	 */
+	public HostBuffer pinned(long bytes) {
+		return new HostBuffer(new PinnedBuffer(Math.max(1, bytes)), 0, bytes, true);
+	}
+
+	/** Queues a copy of the first {@code bytes} of {@code src} to the device on stream {@code s}. */
+	public void copyAsync(HostBuffer src, CUdeviceptr dst, long bytes, CUstream s) {
+		if (bytes > src.size()) throw new IllegalArgumentException(bytes + " bytes from a pinned buffer of " + src.size());
+		cuMemcpyHtoDAsync(dst, src.pointer(), bytes, s);
+	}
+
+	/** Queues a copy of {@code bytes} from the device into the start of {@code dst} on stream {@code s}. */
+	public void copyAsync(CUdeviceptr src, HostBuffer dst, long bytes, CUstream s) {
+		if (bytes > dst.size()) throw new IllegalArgumentException(bytes + " bytes into a pinned buffer of " + dst.size());
+		cuMemcpyDtoHAsync(dst.pointer(), src, bytes, s);
+	}
+
+	/** Waits for every stream of this session, for a pipeline's clean-up before its buffers go back. */
+	public void drain() {
+		cuStreamSynchronize(stream);
+		for (CUstream s : sideStreams)
+			cuStreamSynchronize(s);
 	}
 
 	/** @return the device this session runs on */
@@ -306,8 +400,18 @@ public final class GpuSession {
 	}
 
 	void finish() {
-		cuStreamSynchronize(stream);
+		drain();
 		for (PinnedBuffer b : staging)
 			b.pending = false;
+	}
+
+	/** After {@link #finish()}: hands the side streams back to the device's pool and destroys the events. */
+	void release(java.util.function.Consumer<CUstream> giveBack) {
+		for (CUstream s : sideStreams)
+			giveBack.accept(s);
+		sideStreams.clear();
+		for (CUevent e : events)
+			cuEventDestroy(e);
+		events.clear();
 	}
 }

@@ -53,6 +53,11 @@ final class HostCopy {
 	 * itself rather than wait idle.
 	 */
 	static void copy(Segment[] segs, ByteBuffer buf, boolean toArray) {
+		start(segs, buf, toArray).await();
+	}
+
+	/** As {@link #copy}, but returns once the slices are queued; the copy threads do them meanwhile. */
+	static Pending start(Segment[] segs, ByteBuffer buf, boolean toArray) {
 		int esize = elementSize(segs[0].array);
 		long total = 0;
 		for (Segment s : segs)
@@ -68,7 +73,39 @@ final class HostCopy {
 				final int at = (int) (s.bufOffset + off * esize);
 				work.add(() -> slice(s.array, from, n, buf, at, toArray));
 			}
-		POOL.runAll(work);
+		return POOL.submit(work);
+	}
+
+	/** A copy under way on the copy threads. */
+	static final class Pending implements HostBuffer.Copy {
+		private final java.util.concurrent.atomic.AtomicInteger left;
+		private final java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+		private final Workers pool;
+
+		Pending(Workers pool, int tasks) {
+			this.pool = pool;
+			this.left = new java.util.concurrent.atomic.AtomicInteger(tasks);
+		}
+
+		/**
+		 * Returns once every slice is done, working on queued slices meanwhile, even when
+		 * interrupted (a plane half copied would be lost data).
+		 */
+		@Override
+		public void await() {
+			// help: the queue may hold other copies' slices too, which is still progress
+			while (left.get() > 0) {
+				Runnable r = pool.queue.poll();
+				if (r != null) r.run();
+				else Thread.onSpinWait();
+			}
+			if (failed.get() != null) throw new GpuException("host copy failed: " + failed.get(), failed.get());
+		}
+
+		@Override
+		public boolean isDone() {
+			return left.get() == 0;
+		}
 	}
 
 	static int elementSize(Object array) {
@@ -134,29 +171,22 @@ final class HostCopy {
 			}
 		}
 
-		/** Runs every task, on the pool and on the calling thread, and returns when all are done. */
-		void runAll(java.util.List<Runnable> tasks) {
-			java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(tasks.size());
-			java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+		/** Queues every task for the pool; the caller's {@link Pending#await} works on them too. */
+		Pending submit(java.util.List<Runnable> tasks) {
+			Pending p = new Pending(this, tasks.size());
 			for (Runnable t : tasks)
 				queue.add(() -> {
 					try {
 						t.run();
 					} catch (Throwable e) {
-						failed.compareAndSet(null, e);
+						p.failed.compareAndSet(null, e);
 					} finally {
-						left.decrementAndGet();
+						p.left.decrementAndGet();
 					}
 				});
 			for (Thread t : sleeping)
 				java.util.concurrent.locks.LockSupport.unpark(t);
-			// help: the queue may hold other callers' slices too, which is still progress
-			while (left.get() > 0) {
-				Runnable r = queue.poll();
-				if (r != null) r.run();
-				else Thread.onSpinWait();
-			}
-			if (failed.get() != null) throw new GpuException("host copy failed: " + failed.get(), failed.get());
+			return p;
 		}
 	}
 }

@@ -161,4 +161,48 @@ class AlignSlicesGpuTest {
 				}
 			}
 	}
+
+	@Test
+	void aCanceledGroupedAlignmentLeavesAPrefixAlignedAndTheRestUntouched() {
+		// the pipeline has three groups in flight; a cancel stops new groups, finishes those
+		// started, and every slice ends either as aligned one by one or as it was
+		double[] sx = { 0, 0.3, -1.7, 2, -3, 1.1, 4, -2.5, 0, 3.25, -1, 2.5, -0.5, 1, -2, 0.75, 3, -1.5, 2, -3.5, 0.5 };
+		double[] sy = { 0, -1.7, 0.3, -2, 4, 0.6, -3, 1.5, 2, 0, -0.75, 1, 3, -1, 2.25, 0, -2.5, 1.5, -0.5, 3, -3 };
+		Planes stack = DriftingStack.make(PixelType.UINT8, 97, 83, sx, sy, 7);
+		Settings s = AlignSlicesTest.settings(30, 25, 36, 30, 8);
+		Planes one = stack.copy(), grouped = stack.copy();
+		AlignSlicesGpu.groupSlicesForTest = -1;
+		try {
+			AlignSlices.align(one, s, GPU);
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = 0;
+		}
+		int[] updates = { 0 };
+		fiji.cuda.ops.Progress cancelAfterTwo = new fiji.cuda.ops.Progress() {
+			@Override
+			public void update(double fraction) {
+				updates[0]++;
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return updates[0] >= 2;
+			}
+		};
+		List<Shift> got;
+		AlignSlicesGpu.groupSlicesForTest = 2;
+		try {
+			got = AlignSlices.align(grouped, s, GPU.withProgress(cancelAfterTwo));
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = 0;
+		}
+		int aligned = got.size() - 1; // the reference is listed too
+		assertTrue(aligned >= 4 && aligned < sx.length - 1, "slices aligned before the cancel took: " + aligned);
+		assertEquals(0, aligned % 2, "whole groups only: " + aligned);
+		for (int z = 1; z < sx.length; z++) {
+			Planes want = z <= aligned ? one : stack;
+			assertTrue(java.util.Arrays.equals((byte[]) want.plane(z), (byte[]) grouped.plane(z)),
+				"slice " + (z + 1) + (z <= aligned ? " is not aligned" : " was changed"));
+		}
+	}
 }

@@ -241,17 +241,31 @@ public final class TemplateMatchingBenchmark {
 		} catch (GpuException e) {
 			gpuMs = "no GPU";
 		}
-		AlignSlicesGpu.phaseNanos = new long[4];
+		AlignSlicesGpu.phaseNanos = new long[10];
 		try {
 			Planes p = copy(imp);
 			AlignSlices.align(p, s, GPU);
 			long[] ph = AlignSlicesGpu.phaseNanos;
-			System.out.printf("(one grouped alignment: upload %.1f ms, cut+match+maps back %.1f ms, shifts %.1f ms, "
-				+ "translate+download %.1f ms)%n", ph[0] / 1e6, ph[1] / 1e6, ph[2] / 1e6, ph[3] / 1e6);
+			System.out.printf("(one grouped alignment, timed, host thread ms: wait for staging %.1f, fill %.1f, queue up "
+				+ "and match %.1f, wait for maps %.1f, shifts %.1f, queue translate and down %.1f, wait for down %.1f, copy "
+				+ "out %.1f; device ms: cut + match + maps %.1f, translate %.1f)%n", ph[0] / 1e6, ph[1] / 1e6, ph[2] / 1e6,
+				ph[3] / 1e6, ph[4] / 1e6, ph[5] / 1e6, ph[6] / 1e6, ph[7] / 1e6, ph[8] / 1e6, ph[9] / 1e6);
 		} catch (GpuException e) {
 			// reported in the row
 		} finally {
 			AlignSlicesGpu.phaseNanos = null;
+		}
+		// -DalignGroups=4,8,16: the grouped path with at most that many slices per group
+		for (String gs : System.getProperty("alignGroups", "").split(",")) {
+			if (gs.isEmpty()) continue;
+			AlignSlicesGpu.groupSlicesForTest = Integer.parseInt(gs.trim());
+			try {
+				System.out.printf("(groups of at most %s slices: %s ms)%n", gs, fmt(alignMillis(imp, s, GPU)));
+			} catch (GpuException e) {
+				System.out.println("(groups of " + gs + ": " + e.getMessage() + ")");
+			} finally {
+				AlignSlicesGpu.groupSlicesForTest = 0;
+			}
 		}
 		try {
 			AlignSlicesGpu.groupSlicesForTest = -1;
