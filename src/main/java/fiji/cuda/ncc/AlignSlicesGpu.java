@@ -150,7 +150,6 @@ final class AlignSlicesGpu {
 			DeviceBuffer areas = g.alloc(areaBytes * group); DeviceBuffer params = g.alloc(paramBytes);
 			TemplateMatchingGpu.AreaMatcher matcher = new TemplateMatchingGpu.AreaMatcher(g, type, a.width,
 				a.height * group, areas, fixed);
-			DeviceBuffer maps = g.alloc(4 * matcher.mapSize);
 			HostBuffer hostMaps = g.pinned(2 * 4 * matcher.mapSize); HostBuffer hostParams = g.pinned(2 * paramBytes))
 		{
 			HostBuffer up = g.stagingBuffer(0), down = g.stagingBuffer(1);
@@ -196,10 +195,10 @@ final class AlignSlicesGpu {
 						if (mark != null) g.record(mark[2 * (t & 1)], compute);
 						g.launch(g.function(MODULE, "align_crop_group_" + suffix), cropGrid(a.width, a.height, count),
 							new int[] { THREADS }, 0, areas, slot, w, h, a.x, a.y, a.width, a.height);
-						matcher.match(maps.ptr()); // areas past count hold an earlier group's: matched, not read
+						matcher.match(); // areas past count hold an earlier group's: matched, not read
 						// area i's map: its mh rows starting at row i * a.height of the column's map
 						long rows = (long) (count - 1) * a.height + mh;
-						g.copyAsync(maps.ptr(), hostMaps.view((t & 1) * 4 * matcher.mapSize, 4 * matcher.mapSize),
+						g.copyAsync(matcher.map(), hostMaps.view((t & 1) * 4 * matcher.mapSize, 4 * matcher.mapSize),
 							4 * rows * mw, compute);
 						g.record(mapsIn[t & 1], compute);
 						if (mark != null) g.record(mark[2 * (t & 1) + 1], compute);
@@ -317,7 +316,7 @@ final class AlignSlicesGpu {
 	static final int MOVE_BYTES = 32;
 
 	/**
-	 * Chooses the shifts of one group from its column of maps, each slice on its own thread, and
+	 * Chooses the shifts of one group from its column of maps, exactly as the CPU path does, and
 	 * packs their moves (and, for bicubic, their axes) for align_translate_group.
 	 */
 	private static AlignSlices.Shift[] pickShifts(AlignSlices.Search search, int[] order, int first, int count,

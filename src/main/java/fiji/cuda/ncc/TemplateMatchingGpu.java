@@ -265,11 +265,15 @@ final class TemplateMatchingGpu {
 			mapSize = l.mapSize;
 		}
 
-		/** Queues the match of the area as it will be then, its "valid" map going to {@code dst}. */
-		void match(CUdeviceptr dst) {
+		/** Queues the match of the area as it will be then, into {@link #map()}. */
+		void match() {
 			d.buildTables();
 			l.run();
-			d.s.copy(l.out.ptr(), dst, 4 * mapSize);
+		}
+
+		/** @return the "valid" map of the last match, until the next one is queued */
+		CUdeviceptr map() {
+			return l.out.ptr();
 		}
 
 		@Override
