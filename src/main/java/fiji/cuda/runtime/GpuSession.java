@@ -103,6 +103,9 @@ public final class GpuSession {
 	 *         this session's {@link #upload} and {@link #download} must not be called
 	 */
 	public HostBuffer stagingBuffer(int i) {
+		// an earlier upload may still be reading it (a template queued just before the pipeline)
+		if (staging[i].pending) cuEventSynchronize(staging[i].done);
+		staging[i].pending = false;
 		return new HostBuffer(staging[i], 0, staging[i].capacity, false);
 	}
 
