@@ -170,4 +170,50 @@ class GpuRuntimeTest {
 				}
 		return null;
 	}
+
+	@Test
+	void aStagingBufferIsHandedOutOnlyOnceTheUploadReadingItIsDone() {
+		// the upload waits behind a 20 ms hold, so its DMA reads staging long after upload()
+		// returned; writing into the staging buffer handed out must not change what arrives
+		int n = 1 << 20;
+		byte[] sevens = new byte[n], back = new byte[n];
+		java.util.Arrays.fill(sevens, (byte) 7);
+		Gpu.get().run("staging test", g -> {
+			try (DeviceBuffer d = g.alloc(n)) {
+				g.launch(g.function(SelfCheck.MODULE, "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 20_000_000L);
+				g.upload(sevens, 0, n, d.ptr());
+				java.nio.ByteBuffer b = g.stagingBuffer(0).bytes();
+				for (int i = 0; i < n; i++)
+					b.put(i, (byte) 1);
+				g.download(d.ptr(), back, 0, n);
+			}
+			return null;
+		});
+		assertArrayEquals(sevens, back);
+	}
+
+	@Test
+	void aCopyOnASideStreamWaitsForTheEventItAwaits() {
+		int n = 1 << 20;
+		byte[] sevens = new byte[n];
+		java.util.Arrays.fill(sevens, (byte) 7);
+		byte[] got = Gpu.get().run("side stream test", g -> {
+			try (DeviceBuffer d = g.alloc(n); HostBuffer h = g.pinned(n)) {
+				g.upload(sevens, 0, n, d.ptr());
+				jcuda.driver.CUstream side = g.sideStream();
+				jcuda.driver.CUevent cleared = g.event();
+				// the session's stream clears the buffer 20 ms from now; the side stream's copy waits for it
+				g.launch(g.function(SelfCheck.MODULE, "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 20_000_000L);
+				g.zero(d.ptr(), n);
+				g.record(cleared, g.stream());
+				g.await(side, cleared);
+				g.copyAsync(d.ptr(), h, n, side);
+				g.drain();
+				byte[] out = new byte[n];
+				h.bytes().get(out);
+				return out;
+			}
+		});
+		assertArrayEquals(new byte[n], got);
+	}
 }
