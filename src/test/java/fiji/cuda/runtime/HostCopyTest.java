@@ -106,4 +106,34 @@ class HostCopyTest {
 			Thread.interrupted(); // clear it for the next test
 		}
 	}
+
+	@Test
+	void copiesStartedTogetherFinishWholeInWhicheverOrderTheyAreAwaited() {
+		// the Align Slices pipeline fills one staging half while another drains into arrays
+		Random r = new Random(11);
+		int n = 5_000_003;
+		byte[] up = new byte[n], staged = new byte[n], down = new byte[n];
+		r.nextBytes(up);
+		r.nextBytes(staged);
+		ByteBuffer a = buffer(n), b = buffer(n);
+		b.put(staged).clear();
+		HostCopy.Pending fill = HostCopy.start(new HostCopy.Segment[] { new HostCopy.Segment(up, 0, n, 0) }, a, false);
+		HostCopy.Pending drain = HostCopy.start(new HostCopy.Segment[] { new HostCopy.Segment(down, 0, n, 0) }, b, true);
+		drain.await();
+		assertTrue(drain.isDone());
+		assertArrayEquals(staged, down);
+		fill.await();
+		byte[] got = new byte[n];
+		a.get(got);
+		assertArrayEquals(up, got);
+	}
+
+	@Test
+	void aSliceThatFailsIsReportedByAwait() {
+		byte[] tooShort = new byte[10];
+		HostCopy.Pending p = HostCopy.start(new HostCopy.Segment[] { new HostCopy.Segment(tooShort, 0, 1 << 20, 0) },
+			buffer(1 << 20), false);
+		GpuException e = org.junit.jupiter.api.Assertions.assertThrows(GpuException.class, p::await);
+		assertTrue(e.getMessage().contains("host copy failed"), e.getMessage());
+	}
 }
