@@ -177,18 +177,7 @@ class AlignSlicesGpuTest {
 		} finally {
 			AlignSlicesGpu.groupSlicesForTest = 0;
 		}
-		int[] updates = { 0 };
-		fiji.cuda.ops.Progress cancelAfterTwo = new fiji.cuda.ops.Progress() {
-			@Override
-			public void update(double fraction) {
-				updates[0]++;
-			}
-
-			@Override
-			public boolean isCanceled() {
-				return updates[0] >= 2;
-			}
-		};
+		fiji.cuda.ops.Progress cancelAfterTwo = AlignSlicesTest.cancelAfter(2);
 		List<Shift> got;
 		AlignSlicesGpu.groupSlicesForTest = 2;
 		try {
