@@ -243,6 +243,31 @@ public final class AlignSlices {
 			area = new Region(ex - s.margin, ey - s.margin, w + 2 * s.margin, h + 2 * s.margin, null).clipTo(iw, ih);
 		}
 
+		/**
+		 * @return the index of the highest positive score, the one nearest (cx, cy) among equal
+		 *         scores, the first in row order among equally near ones; -1 when no score is positive
+		 */
+		static int best(float[] map, int mw, int mh, int cx, int cy) {
+			// two plain passes (the maximum, then the nearest of its copies) instead of one with
+			// a distance per score: the GPU path picks its shifts on the thread that feeds the device
+			float top = 0;
+			for (int i = 0; i < mw * mh; i++)
+				if (map[i] > top) top = map[i];
+			if (!(top > 0)) return -1;
+			int best = -1;
+			long bestDist = Long.MAX_VALUE;
+			for (int y = 0; y < mh; y++)
+				for (int x = 0, row = y * mw; x < mw; x++)
+					if (map[row + x] == top) {
+						long d = (long) (x - cx) * (x - cx) + (long) (y - cy) * (y - cy);
+						if (d < bestDist) {
+							best = row + x;
+							bestDist = d;
+						}
+					}
+			return best;
+		}
+
 		/** @return the shift of a slice whose template cannot be matched (flat or not finite) */
 		Shift keep(int z) {
 			return new Shift(z, keepDx, keepDy, Double.NaN);
@@ -256,18 +281,7 @@ public final class AlignSlices {
 			int w = landmark.width, h = landmark.height;
 			int mw = TemplateMatching.validSize(area.width, w), mh = TemplateMatching.validSize(area.height, h);
 			int cx = ex - area.x, cy = ey - area.y; // the expected position in the map
-			int best = -1;
-			long bestDist = Long.MAX_VALUE;
-			for (int y = 0; y < mh; y++)
-				for (int x = 0; x < mw; x++) {
-					float v = map[y * mw + x];
-					if (!(v > 0)) continue;
-					long d = (long) (x - cx) * (x - cx) + (long) (y - cy) * (y - cy);
-					if (best < 0 || v > map[best] || (v == map[best] && d < bestDist)) {
-						best = y * mw + x;
-						bestDist = d;
-					}
-				}
+			int best = best(map, mw, mh, cx, cy);
 			if (best < 0) return new Shift(z, keepDx, keepDy, max(map));
 			int px = best % mw, py = best / mw;
 			double fx = px, fy = py;

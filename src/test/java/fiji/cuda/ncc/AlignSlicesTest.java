@@ -235,4 +235,42 @@ class AlignSlicesTest {
 					assertEquals(0, v, in + " " + sz[0] + "x" + sz[1]);
 			}
 	}
+
+	@Test
+	void theBestScoreIsTheOneScanFoundWithTiesNaNAndNothingPositive() {
+		// Search.best against the one-pass scan it replaced: highest positive score, nearest the
+		// expected position among equal scores, first in row order among equally near ones
+		java.util.Random r = new java.util.Random(17);
+		int[][] sizes = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 41, 41 }, { 7, 13 } };
+		for (int[] sz : sizes)
+			for (int rep = 0; rep < 400; rep++) {
+				int mw = sz[0], mh = sz[1];
+				float[] map = new float[mw * mh];
+				int levels = 1 + r.nextInt(4); // few levels: many ties
+				for (int i = 0; i < map.length; i++) {
+					int k = r.nextInt(10);
+					map[i] = k == 0 ? Float.NaN : k == 1 ? -r.nextInt(3) : r.nextInt(levels) / (float) levels;
+				}
+				if (rep % 50 == 0) java.util.Arrays.fill(map, rep % 100 == 0 ? 0f : -0.5f);
+				int cx = r.nextInt(mw + 4) - 2, cy = r.nextInt(mh + 4) - 2;
+				assertEquals(scan(map, mw, mh, cx, cy), AlignSlices.Search.best(map, mw, mh, cx, cy),
+					mw + "x" + mh + " rep " + rep);
+			}
+	}
+
+	private static int scan(float[] map, int mw, int mh, int cx, int cy) {
+		int best = -1;
+		long bestDist = Long.MAX_VALUE;
+		for (int y = 0; y < mh; y++)
+			for (int x = 0; x < mw; x++) {
+				float v = map[y * mw + x];
+				if (!(v > 0)) continue;
+				long d = (long) (x - cx) * (x - cx) + (long) (y - cy) * (y - cy);
+				if (best < 0 || v > map[best] || (v == map[best] && d < bestDist)) {
+					best = y * mw + x;
+					bestDist = d;
+				}
+			}
+		return best;
+	}
 }
