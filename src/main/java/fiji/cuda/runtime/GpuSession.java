@@ -293,16 +293,7 @@ public final class GpuSession {
 	private static void hostSide(Object[] arrays, long first, long count, long from, long n, PinnedBuffer b,
 		boolean toArray)
 	{
-		int es = HostCopy.elementSize(arrays[0]);
-		java.util.List<HostCopy.Segment> segs = new java.util.ArrayList<>();
-		for (long done = 0; done < n;) {
-			long g = from + done;
-			long inArray = g % count;
-			long m = Math.min(n - done, count - inArray);
-			segs.add(new HostCopy.Segment(arrays[(int) (g / count)], first + inArray, m, done * es));
-			done += m;
-		}
-		HostCopy.copy(segs.toArray(new HostCopy.Segment[0]), b.bytes, toArray);
+		HostCopy.copy(HostCopy.segments(arrays, first, count, from, n), b.bytes, toArray);
 	}
 
 	private void startDownload(CUdeviceptr src, int k, long chunk, long total, int es) {

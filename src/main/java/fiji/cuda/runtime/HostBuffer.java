@@ -92,13 +92,9 @@ public final class HostBuffer implements AutoCloseable {
 	}
 
 	private HostCopy.Segment[] segments(Object[] arrays, long count) {
-		int es = HostCopy.elementSize(arrays[0]);
-		if (count * arrays.length * es > size)
-			throw new IllegalArgumentException(count * arrays.length * es + " bytes do not fit a pinned buffer of " + size);
-		HostCopy.Segment[] segs = new HostCopy.Segment[arrays.length];
-		for (int i = 0; i < arrays.length; i++)
-			segs[i] = new HostCopy.Segment(arrays[i], 0, count, i * count * es);
-		return segs;
+		long bytes = count * arrays.length * HostCopy.elementSize(arrays[0]);
+		if (bytes > size) throw new IllegalArgumentException(bytes + " bytes do not fit a pinned buffer of " + size);
+		return HostCopy.segments(arrays, 0, count, 0, count * arrays.length);
 	}
 
 	Pointer pointer() {

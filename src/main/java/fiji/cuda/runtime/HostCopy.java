@@ -108,6 +108,23 @@ final class HostCopy {
 		}
 	}
 
+	/**
+	 * Elements [from, from+n) of the arrays taken one after the other, {@code count} elements
+	 * each starting at element {@code first}, as segments packed from the start of a buffer.
+	 */
+	static Segment[] segments(Object[] arrays, long first, long count, long from, long n) {
+		int es = elementSize(arrays[0]);
+		java.util.List<Segment> segs = new java.util.ArrayList<>();
+		for (long done = 0; done < n;) {
+			long g = from + done;
+			long inArray = g % count;
+			long m = Math.min(n - done, count - inArray);
+			segs.add(new Segment(arrays[(int) (g / count)], first + inArray, m, done * es));
+			done += m;
+		}
+		return segs.toArray(new Segment[0]);
+	}
+
 	static int elementSize(Object array) {
 		if (array instanceof byte[]) return 1;
 		if (array instanceof short[]) return 2;

@@ -1,6 +1,7 @@
 package fiji.cuda.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -135,5 +136,21 @@ class HostCopyTest {
 			buffer(1 << 20), false);
 		GpuException e = org.junit.jupiter.api.Assertions.assertThrows(GpuException.class, p::await);
 		assertTrue(e.getMessage().contains("host copy failed"), e.getMessage());
+	}
+
+	@Test
+	void aRunAcrossSeveralArraysBecomesOneSegmentPerArrayPiece() {
+		// elements 3..12 of three arrays of 5, starting at element 1 of each: 2 + 5 + 3
+		byte[] a = new byte[6], b = new byte[6], c = new byte[6];
+		HostCopy.Segment[] s = HostCopy.segments(new Object[] { a, b, c }, 1, 5, 3, 10);
+		assertEquals(3, s.length);
+		Object[] arrays = { a, b, c };
+		long[][] want = { { 4, 2, 0 }, { 1, 5, 2 }, { 1, 3, 7 } }; // first, count, buffer offset
+		for (int i = 0; i < 3; i++) {
+			assertTrue(s[i].array == arrays[i], "piece " + i);
+			assertEquals(want[i][0], s[i].first, "piece " + i);
+			assertEquals(want[i][1], s[i].count, "piece " + i);
+			assertEquals(want[i][2], s[i].bufOffset, "piece " + i);
+		}
 	}
 }
