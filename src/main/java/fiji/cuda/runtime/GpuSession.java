@@ -60,16 +60,17 @@ public final class GpuSession {
 
 	/** @return an event for ordering streams, destroyed when the session ends */
 	public CUevent event() {
-		CUevent e = new CUevent();
-		cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING);
-		events.add(e);
-		return e;
+		return newEvent(CUevent_flags.CU_EVENT_DISABLE_TIMING);
 	}
 
 	/** @return an event that can also be timed ({@link #elapsedMillis}), destroyed when the session ends */
 	public CUevent timingEvent() {
+		return newEvent(0);
+	}
+
+	private CUevent newEvent(int flags) {
 		CUevent e = new CUevent();
-		cuEventCreate(e, 0);
+		cuEventCreate(e, flags);
 		events.add(e);
 		return e;
 	}
