@@ -714,12 +714,17 @@ NCC_MASKED_F(f32, f32)
 // ---------------------------------------------------------------------------------------------
 // Int8 tensor-core (IMMA) numerator, u8 image and u8 template (t8), sm_80 and newer
 //
-//  ncc_imma_u8_t8  blockDim (128, 1, 1), grid (ceil(ow / 64), ceil(oh / 64), 1),
-//                  dynamic shared bytes = NCC_IMMA_SMEM_BYTES(w, h) (above 48 KiB set the
-//                  attribute first). Writes SIT of every output to d_part (u64, no zeroing
-//                  needed); ncc_finish_u8_t8 then normalizes. Exact while w*h*255^2 < 2^31
-//                  (w*h <= 33025). On sm_75 the entry point exists but does nothing: the host
-//                  must not pick it below compute capability 8.0.
+//  ncc_imma_u8_t8  blockDim (128, 1, 1), grid (ceil(ow / 64), ceil(oh / 64), ceil(h / splitRows)),
+//                  dynamic shared bytes = NCC_IMMA_SMEM_BYTES(w, splitRows) (above 48 KiB set
+//                  the attribute first). Block z sums template rows z * splitRows onward: with
+//                  one split it writes SIT of every output to d_part (no zeroing needed), with
+//                  more each adds its rows' share into a zeroed d_part, so that a small map
+//                  (slice alignment: 41 columns) still spreads over the device. With period > 0
+//                  only output rows y with y % period < keep are wanted (a column of stacked
+//                  search areas, one map of keep rows each): a block with none skips its work,
+//                  and the outputs it leaves are not read. ncc_finish_u8_t8 then normalizes.
+//                  Exact while w*h*255^2 < 2^31 (w*h <= 33025). On sm_75 the entry point exists
+//                  but does nothing: the host must not pick it below compute capability 8.0.
 //  d_bfrag: for template row r and K step c, lane L's two words at d_bfrag[2 * ((r * C + c) * 32
 //  + L)], C = NCC_IMMA_CHUNKS(w): with g = L / 4, t = L % 4 and k = 4t + q (q = 0..3, first
 //  word) or 12 + 4t + q (q = 4..7, second word), byte q of the pair holds T(24c + k - g, r) when
@@ -995,15 +1000,24 @@ __device__ __forceinline__ void immaScores(float* __restrict__ d_out, const int 
 } // namespace ncc
 
 extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(ncc::u64* __restrict__ d_part,
-	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, int tw, int th)
+	const u8* __restrict__ d_img, int W, int H, const uint2* __restrict__ d_bfrag, int tw, int th, int splitRows,
+	int period, int keep)
 {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 	extern __shared__ __align__(16) unsigned char s_imma[];
 	const int ow = W - tw + 1, oh = H - th + 1;
 	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
+	if (period > 0) {
+		// the first wanted row at or after y0 lies past the tile
+		const int k = y0 % period;
+		if (k >= keep && period - k >= NCC_IMMA_TILE) return;
+	}
+	const int r0 = blockIdx.z * splitRows, rows = min(splitRows, th - r0);
 	int acc[2][4][4];
-	ncc::immaTile(s_imma, d_img, W, H, d_bfrag, tw, th, x0, y0, acc);
+	// the split's rows of the template are rows 0 .. rows-1 of a template that starts r0 lower
+	ncc::immaTile(s_imma, d_img, W, H, d_bfrag + (size_t)r0 * NCC_IMMA_CHUNKS(tw) * 32, tw, rows, x0, y0 + r0, acc);
 	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+	const bool whole = gridDim.z == 1;
 #pragma unroll
 	for (int m = 0; m < 2; ++m)
 #pragma unroll
@@ -1011,7 +1025,10 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(nc
 #pragma unroll
 			for (int q = 0; q < 4; ++q) {
 				const int y = y0 + ncc::immaRow(warp, m, g, q), x = x0 + ncc::immaCol(warp, nb, t, q);
-				if (x < ow && y < oh) d_part[(size_t)y * ow + x] = (unsigned)acc[m][nb][q];
+				if (x >= ow || y >= oh) continue;
+				// every share is a non-negative int32, so unsigned 64-bit addition is exact in any order
+				if (whole) d_part[(size_t)y * ow + x] = (unsigned)acc[m][nb][q];
+				else atomicAdd(d_part + (size_t)y * ow + x, (ncc::u64)(unsigned)acc[m][nb][q]);
 			}
 #endif
 }

@@ -113,7 +113,7 @@ struct Problem {
 	void launch() const {
 		size_t smem = NCC_IMMA_SMEM_BYTES(tw, th);
 		dim3 grid((unsigned)((mw() + NCC_IMMA_TILE - 1) / NCC_IMMA_TILE), (unsigned)((mh() + NCC_IMMA_TILE - 1) / NCC_IMMA_TILE));
-		ncc_imma_u8_t8<<<grid, NCC_IMMA_THREADS, smem>>>(d_num, d_img, W, H, d_b, tw, th);
+		ncc_imma_u8_t8<<<grid, NCC_IMMA_THREADS, smem>>>(d_num, d_img, W, H, d_b, tw, th, th, 0, 0);
 	}
 
 	// the whole normalized map: tables, IMMA numerators, then template_matching.cu's normalization

@@ -4,7 +4,6 @@ package fiji.cuda.ncc;
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
-import fiji.cuda.ops.CpuParallel;
 import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
@@ -17,9 +16,10 @@ import jcuda.driver.CUstream;
 /**
  * The GPU path of {@link AlignSlices}, on {@code kernels/align_slices.cu}: in one session each
  * slice goes to the device once; its search area is cut there and matched by the
- * template-matching kernels, the peak is chosen on the host from the small score map exactly
- * as on the CPU path ({@link AlignSlices.Search}), and the slice is translated on the device,
- * bit for bit as {@link AlignSlices#translate}, and brought back into its own array.
+ * template-matching kernels, the peak is chosen from the small score map exactly as on the
+ * CPU path ({@link AlignSlices.Search}; on the host slice by slice, on the device for a group),
+ * and the slice is translated on the device, bit for bit as {@link AlignSlices#translate}, and
+ * brought back into its own array.
  * <p>
  * A slice is written only after its translation is complete on the host side, so a failure
  * leaves every slice either translated or untouched, and the CPU path can carry on from the
@@ -37,12 +37,13 @@ final class AlignSlicesGpu {
 
 	/**
 	 * When set (by the benchmark), nanoseconds in the grouped path: of the calling thread waiting
-	 * for a staging half, filling it, queueing the upload and match, waiting for the maps,
-	 * choosing the shifts, queueing the translation and download, waiting for the download and
-	 * copying it out; then of the device cutting and matching, and translating.
+	 * for a group's copy into staging, queueing its upload, match, picks and translation,
+	 * starting the next group's copy into staging, waiting for the copy out of the group two
+	 * back, queueing the download, waiting for the download of the group before, and starting
+	 * its copy out; then (ph[8], ph[9]) of the device cutting, matching and picking, and
+	 * translating.
 	 */
 	static long[] phaseNanos;
-	private static final int PICK_THREADS = Runtime.getRuntime().availableProcessors();
 
 	private AlignSlicesGpu() {}
 
@@ -107,20 +108,21 @@ final class AlignSlicesGpu {
 	}
 
 	/**
-	 * Fixed-reference alignment of 8 and 16-bit slices, a group at a time, as a pipeline in
-	 * which three groups are in flight: while group t goes up (host copy into pinned staging,
-	 * then DMA on a stream of its own), group t-1 is matched and translated, and group t-2 comes
-	 * back down (DMA on a third stream, then the host copy into its arrays). The bus carries
-	 * both directions at once, and the host copies overlap the DMA.
+	 * Fixed-reference alignment of 8 and 16-bit slices, a group at a time, as a pipeline: while
+	 * group t goes up (host copy into pinned staging, then DMA on a stream of its own) and is
+	 * matched and translated, group t-1 comes back down (DMA on a third stream, then the host
+	 * copy into its arrays). The bus carries both directions at once, the host copies overlap
+	 * the DMA, and the device never waits for the host: the shifts are chosen on the device.
 	 * <p>
 	 * Within a group the search areas are cut into one column of areas, one above the other,
-	 * and matched in one launch. That computes rows whose window straddles two areas, which are
-	 * thrown away (about three quarters for a 128² landmark and a margin of 20), but one launch
-	 * with many blocks replaces a dozen small ones per slice that kept most of the GPU idle. The
-	 * scores of the rows kept are those of each area alone: the correlation sums are exact
-	 * integers, and the window sums come from four corners of the tables, in which whatever
-	 * lies above a window cancels. The maps come back, the shifts are chosen on the host exactly
-	 * as on the CPU path, and one launch translates the group.
+	 * and matched in one launch. The rows whose window straddles two areas are not read, and
+	 * the tensor-core numerator skips the tiles that hold only such rows; one launch with many
+	 * blocks replaces a dozen small ones per slice that kept most of the GPU idle. The scores
+	 * of the rows kept are those of each area alone: the correlation sums are exact integers,
+	 * and the window sums come from four corners of the tables, in which whatever lies above a
+	 * window cancels. {@code align_pick_group} then chooses each slice's shift from its map
+	 * exactly as {@link AlignSlices.Search#pick} does on the CPU path (same order of double
+	 * operations), and one launch translates the group with those shifts.
 	 * <p>
 	 * Groups are written back in order and each slice's shift is recorded only once its group
 	 * is written, so a failure or a cancel leaves a prefix of {@code order} aligned and the rest
@@ -141,16 +143,18 @@ final class AlignSlicesGpu {
 		Region a = search.area;
 		boolean cubic = interp == AlignSlices.Interpolation.BICUBIC;
 		long axisDoubles = cubic ? 5L * (w + h) : 0; // per slice: x positions, x weights, y positions, y weights
-		long movesBytes = MOVE_BYTES * group, paramBytes = movesBytes + 8 * axisDoubles * group;
+		long picksBytes = PICK_BYTES * group; // per group: its moves, then its scores
 		long areaBytes = (long) a.width * a.height * type.bytesPerPixel();
 		long groupBytes = sliceBytes * group;
 		int mw = TemplateMatching.validSize(a.width, fixed.width()), mh = TemplateMatching.validSize(a.height, fixed.height());
+		byte[] searchStruct = searchStruct(search, mw, mh, a.height, cubic, axisDoubles, w, h);
 		int[] grid = grid(w, h);
 		try (DeviceBuffer slices = g.alloc(3 * groupBytes); DeviceBuffer outs = g.alloc(2 * groupBytes);
-			DeviceBuffer areas = g.alloc(areaBytes * group); DeviceBuffer params = g.alloc(paramBytes);
+			DeviceBuffer areas = g.alloc(areaBytes * group); DeviceBuffer picks = g.alloc(2 * picksBytes);
+			DeviceBuffer axes = g.alloc(Math.max(8, 8 * axisDoubles * group));
 			TemplateMatchingGpu.AreaMatcher matcher = new TemplateMatchingGpu.AreaMatcher(g, type, a.width,
-				a.height * group, areas, fixed);
-			HostBuffer hostMaps = g.pinned(2 * 4 * matcher.mapSize); HostBuffer hostParams = g.pinned(2 * paramBytes))
+				a.height * group, a.height, areas, fixed);
+			HostBuffer hostPicks = g.pinned(2 * picksBytes))
 		{
 			HostBuffer up = g.stagingBuffer(0), down = g.stagingBuffer(1);
 			int groups = (order.length - from + group - 1) / group;
@@ -162,10 +166,10 @@ final class AlignSlicesGpu {
 				CUstream compute = g.stream(), upStream = g.sideStream(), downStream = g.sideStream();
 				CUevent uploaded = g.event(), translated = g.event();
 				CUevent[] upFree = { g.event(), g.event() }, outFree = { g.event(), g.event() },
-					mapsIn = { g.event(), g.event() }, sliceFree = { g.event(), g.event(), g.event() };
+					sliceFree = { g.event(), g.event(), g.event() };
 				long[] ph = phaseNanos;
-				// benchmark only: device time of each group's cut + match + maps, and of its translation
-				// (a pair per parity for each, read once the group's maps or slices are back)
+				// benchmark only: device time of each group's cut, match and picks, and of its
+				// translation (a pair per parity for each, read once the group is back)
 				CUevent[] mark = null;
 				if (ph != null) {
 					mark = new CUevent[8];
@@ -178,31 +182,39 @@ final class AlignSlicesGpu {
 					fills[0] = up.view(0, half).fillAsync(planes[0], n);
 					started = 1;
 				}
-				for (int t = 0; t < started + 2; t++) {
-					long t0 = System.nanoTime(), tw = t0, tf = t0;
-					// group t goes up, is cut and matched, and its maps come back; group t+1 starts filling
+				for (int t = 0; t < started + 1; t++) {
+					long t0 = System.nanoTime(), t1 = t0, t2 = t0, t3 = t0, t4 = t0, t5 = t0;
+					// group t: up, cut, matched, its shifts picked, translated and down; group t+1 starts filling
 					if (t < started) {
-						int count = planes[t].length;
+						int count = planes[t].length, par = t & 1;
 						fills[t].await();
 						fills[t] = null;
-						tw = System.nanoTime();
-						CUdeviceptr slot = slices.at((t % 3) * groupBytes);
+						t1 = System.nanoTime();
+						CUdeviceptr slot = slices.at((t % 3) * groupBytes), out = outs.at(par * groupBytes);
+						CUdeviceptr moves = picks.at(par * picksBytes), scores = picks.at(par * picksBytes + MOVE_BYTES * group);
 						if (t >= 3) g.await(upStream, sliceFree[t % 3]);
-						g.copyAsync(up.view((t & 1) * half, half), slot, count * sliceBytes, upStream);
-						g.record(upFree[t & 1], upStream);
+						g.copyAsync(up.view(par * half, half), slot, count * sliceBytes, upStream);
+						g.record(upFree[par], upStream);
 						g.record(uploaded, upStream);
 						g.await(compute, uploaded);
-						if (mark != null) g.record(mark[2 * (t & 1)], compute);
+						if (mark != null) g.record(mark[2 * par], compute);
 						g.launch(g.function(MODULE, "align_crop_group_" + suffix), cropGrid(a.width, a.height, count),
 							new int[] { THREADS }, 0, areas, slot, w, h, a.x, a.y, a.width, a.height);
 						matcher.match(); // areas past count hold an earlier group's: matched, not read
-						// area i's map: its mh rows starting at row i * a.height of the column's map
-						long rows = (long) (count - 1) * a.height + mh;
-						g.copyAsync(matcher.map(), hostMaps.view((t & 1) * 4 * matcher.mapSize, 4 * matcher.mapSize),
-							4 * rows * mw, compute);
-						g.record(mapsIn[t & 1], compute);
-						if (mark != null) g.record(mark[2 * (t & 1) + 1], compute);
-						tf = System.nanoTime();
+						if (t >= 2) g.await(compute, outFree[par]); // group t-2's slices and picks are down
+						g.launch(g.function(MODULE, "align_pick_group"), new int[] { count }, new int[] { PICK_THREADS },
+							0, moves, scores, axes, matcher.map(), searchStruct);
+						if (mark != null) {
+							g.record(mark[2 * par + 1], compute);
+							g.record(mark[4 + 2 * par], compute);
+						}
+						g.launch(g.function(MODULE, "align_translate_group_" + suffix),
+							new int[] { grid[0], grid[1], count }, new int[] { THREADS }, 0, out, slot, w, h, moves, axes,
+							axisDoubles);
+						g.record(sliceFree[t % 3], compute);
+						g.record(translated, compute);
+						if (mark != null) g.record(mark[5 + 2 * par], compute);
+						t2 = System.nanoTime();
 						int next = t + 1;
 						if (next < groups && !progress.isCanceled()) {
 							if (next >= 2) g.sync(upFree[next & 1]); // group t-1's upload has left that half
@@ -210,57 +222,40 @@ final class AlignSlicesGpu {
 							fills[next] = up.view((next & 1) * half, half).fillAsync(planes[next], n);
 							started++;
 						}
-					}
-					long t1 = System.nanoTime(), tm = t1, ts = t1;
-					// group t-1: shifts from its maps, translation, and the DMA down once group t-3 is out
-					int p = t - 1;
-					if (p >= 0 && p < started) {
-						int count = planes[p].length, first = from + p * group;
-						g.sync(mapsIn[p & 1]);
-						tm = System.nanoTime();
-						if (mark != null) ph[8] += (long) (1e6 * g.elapsedMillis(mark[2 * (p & 1)], mark[2 * (p & 1) + 1]));
-						java.nio.FloatBuffer column = hostMaps.view((p & 1) * 4 * matcher.mapSize, 4 * matcher.mapSize)
-							.bytes().asFloatBuffer();
-						HostBuffer hp = hostParams.view((p & 1) * paramBytes, paramBytes);
-						shifts[p] = pickShifts(search, order, first, count, column, a.height, mw, mh, w, h, cubic, hp,
-							movesBytes, axisDoubles);
-						ts = System.nanoTime();
-						g.copyAsync(hp, params.ptr(), paramBytes, compute);
-						if (p >= 2) {
-							writeBack(p - 2, drains, planes, shifts, order, done, written, progress);
-							g.await(compute, outFree[p & 1]);
-						}
-						if (mark != null) g.record(mark[4 + 2 * (p & 1)], compute);
-						CUdeviceptr out = outs.at((p & 1) * groupBytes);
-						g.launch(g.function(MODULE, "align_translate_group_" + suffix),
-							new int[] { grid[0], grid[1], count }, new int[] { THREADS }, 0, out,
-							slices.at((p % 3) * groupBytes), w, h, params, params.at(movesBytes), axisDoubles);
-						g.record(sliceFree[p % 3], compute);
-						g.record(translated, compute);
-						if (mark != null) g.record(mark[5 + 2 * (p & 1)], compute);
+						t3 = System.nanoTime();
+						// the down half of group t-2 is free once its copy into its arrays is done
+						if (t >= 2) writeBack(t - 2, drains, planes, shifts, order, done, written, progress);
+						t4 = System.nanoTime();
 						g.await(downStream, translated);
-						g.copyAsync(out, down.view((p & 1) * half, half), count * sliceBytes, downStream);
-						g.record(outFree[p & 1], downStream);
+						g.copyAsync(out, down.view(par * half, half), count * sliceBytes, downStream);
+						g.copyAsync(picks.at(par * picksBytes), hostPicks.view(par * picksBytes, picksBytes), picksBytes,
+							downStream);
+						g.record(outFree[par], downStream);
+						t5 = System.nanoTime();
 					}
-					long t2 = System.nanoTime(), td = t2;
-					// group t-2 has come down: the copy threads move it into its arrays
-					int q = t - 2;
+					// group t-1 has come down: its shifts are read, and the copy threads move it into its arrays
+					long t6 = System.nanoTime(), t7 = t6;
+					int q = t - 1;
 					if (q >= 0 && q < started) {
 						g.sync(outFree[q & 1]);
-						td = System.nanoTime();
-						if (mark != null) ph[9] += (long) (1e6 * g.elapsedMillis(mark[4 + 2 * (q & 1)], mark[5 + 2 * (q & 1)]));
+						t7 = System.nanoTime();
+						if (mark != null) {
+							ph[8] += (long) (1e6 * g.elapsedMillis(mark[2 * (q & 1)], mark[2 * (q & 1) + 1]));
+							ph[9] += (long) (1e6 * g.elapsedMillis(mark[4 + 2 * (q & 1)], mark[5 + 2 * (q & 1)]));
+						}
+						shifts[q] = readShifts(hostPicks.view((q & 1) * picksBytes, picksBytes), order, from + q * group,
+							planes[q].length, group);
 						drains[q] = down.view((q & 1) * half, half).drainAsync(planes[q], n);
 					}
 					if (ph != null) {
-						long t3 = System.nanoTime();
-						ph[0] += tw - t0;
-						ph[1] += tf - tw;
-						ph[2] += t1 - tf;
-						ph[3] += tm - t1;
-						ph[4] += ts - tm;
-						ph[5] += t2 - ts;
-						ph[6] += td - t2;
-						ph[7] += t3 - td;
+						long t8 = System.nanoTime();
+						ph[0] += t1 - t0;
+						ph[1] += t2 - t1;
+						ph[2] += t3 - t2;
+						ph[3] += t4 - t3;
+						ph[4] += t5 - t4;
+						ph[5] += t7 - t6;
+						ph[6] += t8 - t7;
 					}
 				}
 				while (written[0] < started)
@@ -314,41 +309,77 @@ final class AlignSlicesGpu {
 
 	/** Bytes of one AlignMove in kernels/align_slices.cu: int mode, ix, iy, pad; double dx, dy. */
 	static final int MOVE_BYTES = 32;
+	/** Bytes per slice that align_pick_group writes: its AlignMove, and its score. */
+	private static final int PICK_BYTES = MOVE_BYTES + 8;
+	private static final int PICK_THREADS = 256;
+	/** Bytes of AlignSearch in kernels/align_slices.cu. */
+	private static final int SEARCH_BYTES = 88;
+
+	/** The AlignSearch of align_pick_group: the search every slice of the group shares. */
+	private static byte[] searchStruct(AlignSlices.Search search, int mw, int mh, int mapRows, boolean cubic,
+		long axisDoubles, int w, int h)
+	{
+		java.nio.ByteBuffer b = GpuSession.struct(SEARCH_BYTES);
+		b.putDouble(0, AlignSlices.PERFECT).putDouble(8, search.keepDx).putDouble(16, search.keepDy);
+		b.putLong(24, axisDoubles);
+		int[] ints = { mw, mh, mapRows, search.ex - search.area.x, search.ey - search.area.y, search.landmark.x,
+			search.landmark.y, search.area.x, search.area.y, search.settings.subpixel ? 1 : 0, cubic ? 1 : 0, w, h };
+		for (int i = 0; i < ints.length; i++)
+			b.putInt(32 + 4 * i, ints[i]);
+		return b.array();
+	}
+
+	/** @return the shifts that align_pick_group chose for a group of {@code count} slices, from its moves and scores */
+	private static AlignSlices.Shift[] readShifts(HostBuffer picks, int[] order, int first, int count, int group) {
+		java.nio.ByteBuffer b = picks.bytes();
+		AlignSlices.Shift[] shifts = new AlignSlices.Shift[count];
+		for (int i = 0; i < count; i++)
+			shifts[i] = new AlignSlices.Shift(order[first + i], b.getDouble(i * MOVE_BYTES + 16),
+				b.getDouble(i * MOVE_BYTES + 24), b.getDouble(group * MOVE_BYTES + 8 * i));
+		return shifts;
+	}
 
 	/**
-	 * Chooses the shifts of one group from its column of maps, exactly as the CPU path does, and
-	 * packs their moves (and, for bicubic, their axes) for align_translate_group.
+	 * For tests: align_pick_group over the given maps of {@code search}, which lie
+	 * {@code mapRows} rows apart on the device (the rows between them hold NaN).
+	 *
+	 * @param axes receives, per map, the bicubic axes the kernel wrote (5 (w + h) doubles; read
+	 *             only for fractional shifts when {@code cubic})
+	 * @return the shifts chosen, as the grouped path records them
 	 */
-	private static AlignSlices.Shift[] pickShifts(AlignSlices.Search search, int[] order, int first, int count,
-		java.nio.FloatBuffer column, int areaHeight, int mw, int mh, int w, int h, boolean cubic, HostBuffer params,
-		long movesBytes, long axisDoubles)
+	static AlignSlices.Shift[] pickOnDevice(Gpu gpu, AlignSlices.Search search, float[][] maps, int mapRows,
+		boolean cubic, int w, int h, double[][] axes)
 	{
-		AlignSlices.Shift[] shifts = new AlignSlices.Shift[count];
-		java.nio.ByteBuffer moves = params.bytes();
-		java.nio.DoubleBuffer axes = params.view(movesBytes, params.size() - movesBytes).bytes().asDoubleBuffer();
-		// a peak search is a few microseconds: threads only pay off for the bicubic axes
-		CpuParallel.forRange(0, count, PICK_THREADS, (long) mh * mw + (cubic ? 40L * (w + h) : 0), (i0, i1) -> {
-			for (int i = i0; i < i1; i++) {
-				float[] map = new float[mh * mw];
-				column.duplicate().position(i * areaHeight * mw).get(map);
-				AlignSlices.Shift sh = search.pick(order[first + i], map);
-				shifts[i] = sh;
-				boolean whole = sh.dx == (int) sh.dx && sh.dy == (int) sh.dy;
-				int mode = whole ? 0 : cubic ? 2 : 1, at = i * MOVE_BYTES;
-				moves.putInt(at, mode);
-				moves.putInt(at + 4, whole ? (int) sh.dx : 0);
-				moves.putInt(at + 8, whole ? (int) sh.dy : 0);
-				moves.putInt(at + 12, 0);
-				moves.putDouble(at + 16, sh.dx);
-				moves.putDouble(at + 24, sh.dy);
-				if (mode != 2) continue;
-				AlignSlices.Axis ax = new AlignSlices.Axis(w, sh.dx), ay = new AlignSlices.Axis(h, sh.dy);
-				java.nio.DoubleBuffer d = axes.duplicate();
-				d.position((int) (i * axisDoubles));
-				d.put(ax.pos).put(ax.weights).put(ay.pos).put(ay.weights);
+		int mw = TemplateMatching.validSize(search.area.width, search.landmark.width);
+		int mh = TemplateMatching.validSize(search.area.height, search.landmark.height);
+		int count = maps.length, stride = mapRows * mw;
+		long axisDoubles = cubic ? 5L * (w + h) : 0;
+		float[] column = new float[count * stride];
+		java.util.Arrays.fill(column, Float.NaN);
+		for (int i = 0; i < count; i++)
+			System.arraycopy(maps[i], 0, column, i * stride, mw * mh);
+		return gpu.run(AlignSlices.NAME, g -> {
+			try (DeviceBuffer d_maps = g.alloc(4L * column.length); DeviceBuffer picks = g.alloc(PICK_BYTES * count);
+				DeviceBuffer d_axes = g.alloc(Math.max(8, 8 * axisDoubles * count)))
+			{
+				g.upload(column, 0, column.length, d_maps.ptr());
+				g.launch(g.function(MODULE, "align_pick_group"), new int[] { count }, new int[] { PICK_THREADS }, 0, picks,
+					picks.at(MOVE_BYTES * count), d_axes, d_maps, searchStruct(search, mw, mh, mapRows, cubic,
+						axisDoubles, w, h));
+				try (HostBuffer host = g.pinned(PICK_BYTES * count)) {
+					g.copyAsync(picks.ptr(), host, PICK_BYTES * count, g.stream());
+					g.sync();
+					for (int i = 0; i < count && cubic; i++) {
+						axes[i] = new double[(int) axisDoubles];
+						g.download(d_axes.at(8 * axisDoubles * i), axes[i], 0, axisDoubles);
+					}
+					int[] order = new int[count];
+					for (int i = 0; i < count; i++)
+						order[i] = i;
+					return readShifts(host, order, 0, count, count);
+				}
 			}
 		});
-		return shifts;
 	}
 
 	private static int[] cropGrid(int aw, int ah, int slices) {

@@ -251,11 +251,18 @@ final class TemplateMatchingGpu {
 		final long mapSize;
 
 		/**
-		 * @param area w×h pixels of {@code type} on the device, refilled by the caller before each match
+		 * @param area        w×h pixels of {@code type} on the device, refilled by the caller before each match
+		 * @param rowsPerArea the height of each of the areas stacked in {@code area}, whose maps alone are
+		 *                    read (the rows of the map that straddle two areas may be left unscored); 0
+		 *                    when every row of the map is read
 		 */
-		AreaMatcher(GpuSession s, PixelType type, int w, int h, DeviceBuffer area, Planes template) {
+		AreaMatcher(GpuSession s, PixelType type, int w, int h, int rowsPerArea, DeviceBuffer area, Planes template) {
 			if (!type.isInteger()) throw new IllegalArgumentException("AreaMatcher takes 8 or 16-bit areas, not " + type);
 			d = new Device(s, type, w, h, area, false, true, null);
+			if (rowsPerArea > 0) {
+				d.rowPeriod = rowsPerArea;
+				d.rowKeep = TemplateMatching.validSize(rowsPerArea, template.height());
+			}
 			try {
 				l = d.prepare(template, null);
 			} catch (RuntimeException e) {
@@ -453,6 +460,11 @@ final class TemplateMatchingGpu {
 		final int iw, ih;
 		/** The table builds' scratch, kept so that building again does not wait for the stream. */
 		private final IntegralImage.DeviceScratch scratch;
+		/**
+		 * A column of stacked search areas: only map rows y with y % rowPeriod < rowKeep are read,
+		 * so the tensor-core numerator may skip tiles with none (0: every row is read).
+		 */
+		int rowPeriod, rowKeep;
 
 		/** Uploads plane {@code plane} of {@code image}. */
 		Device(GpuSession s, Planes image, int plane, boolean tables) {
@@ -571,6 +583,17 @@ final class TemplateMatchingGpu {
 			return path == Path.IMMA || path == Path.AUTO && !immaOffForTest;
 		}
 
+		/** @return the 64-row tiles of a gx x gy grid that hold a row that is read (see rowPeriod) */
+		private long wantedTiles(int gx, int gy) {
+			if (rowPeriod <= 0) return (long) gx * gy;
+			long n = 0;
+			for (int by = 0; by < gy; by++) {
+				int k = by * IMMA_TILE % rowPeriod;
+				if (k < rowKeep || rowPeriod - k < IMMA_TILE) n++;
+			}
+			return n * gx;
+		}
+
 		/** The tensor-core numerator needs sm_80, exact int32 sums and its tile in shared memory. */
 		private boolean immaFits(int tw, int th) {
 			return s.device().computeCapability() >= 80 && (long) tw * th <= IMMA_MAX_PIXELS
@@ -610,11 +633,14 @@ final class TemplateMatchingGpu {
 				l.usesTables = false;
 				return;
 			}
+			int split = splitRows(th, wantedTiles(l.grid[0], l.grid[1]), s.device().multiprocessors);
+			l.grid = new int[] { l.grid[0], l.grid[1], ceil(th, split) };
 			l.part = l.own(s.alloc(8 * l.mapSize));
-			l.zeroPart = false; // every sum is written, none added to
+			// one split writes every wanted sum; more add into zeros (the unwanted rows are never read)
+			l.zeroPart = l.grid[2] > 1;
 			l.kernel = "ncc_imma_u8_t8";
-			l.shared = (int) immaSharedBytes(tw, th);
-			l.args = new Object[] { l.part, img, iw, ih, b, tw, th };
+			l.shared = (int) immaSharedBytes(tw, split);
+			l.args = new Object[] { l.part, img, iw, ih, b, tw, th, split, rowPeriod, rowKeep };
 			l.finishKernel = "ncc_finish_u8_t8";
 			l.finishArgs = new Object[] { l.out, l.part, img, sum, sq, iw, ih, info };
 		}

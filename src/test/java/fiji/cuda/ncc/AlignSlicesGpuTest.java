@@ -194,4 +194,85 @@ class AlignSlicesGpuTest {
 				"slice " + (z + 1) + (z <= aligned ? " is not aligned" : " was changed"));
 		}
 	}
+	@Test
+	void theDevicePicksExactlyTheShiftsOfTheCpuPath() {
+		// image w, h; landmark x, y, w, h; margin: maps 19x19, clipped at a corner, 1x1 (margin 0), 1 row, 1 column
+		int[][] cases = { { 200, 150, 40, 30, 32, 24, 9 }, { 60, 50, 0, 0, 20, 20, 9 }, { 50, 40, 10, 5, 40, 30, 20 },
+			{ 30, 30, 5, 5, 20, 20, 0 }, { 64, 20, 10, 2, 16, 18, 6 }, { 20, 64, 2, 10, 18, 16, 6 } };
+		java.util.Random r = new java.util.Random(11);
+		int checked = 0, fractional = 0;
+		for (int[] c : cases)
+			for (boolean subpixel : new boolean[] { true, false })
+				for (boolean cubic : new boolean[] { false, true }) {
+					Settings st = AlignSlicesTest.settings(c[2], c[3], c[4], c[5], c[6]);
+					st.subpixel = subpixel;
+					AlignSlices.Search search = new AlignSlices.Search(c[0], c[1], st.landmark(), st, null);
+					int mw = TemplateMatching.validSize(search.area.width, c[4]);
+					int mh = TemplateMatching.validSize(search.area.height, c[5]);
+					float[][] maps = new float[40][];
+					for (int k = 0; k < maps.length; k++)
+						maps[k] = pickMap(k % 11, mw, mh, r);
+					double[][] axes = new double[maps.length][];
+					Shift[] gpu = AlignSlicesGpu.pickOnDevice(Gpu.get(), search, maps, mh + 3, cubic, c[0], c[1], axes);
+					for (int k = 0; k < maps.length; k++) {
+						Shift cpu = search.pick(k, maps[k]);
+						String what = java.util.Arrays.toString(c) + " subpixel=" + subpixel + " map " + k + " (kind "
+							+ k % 11 + "): cpu (" + cpu.dx + ", " + cpu.dy + ", " + cpu.score + ") gpu (" + gpu[k].dx + ", "
+							+ gpu[k].dy + ", " + gpu[k].score + ")";
+						assertEquals(0, Double.compare(cpu.dx, gpu[k].dx), what);
+						assertEquals(0, Double.compare(cpu.dy, gpu[k].dy), what);
+						assertEquals(0, Double.compare(cpu.score, gpu[k].score), what);
+						assertEquals(k, gpu[k].plane, what);
+						checked++;
+						if (!cubic || cpu.dx == (int) cpu.dx && cpu.dy == (int) cpu.dy) continue;
+						fractional++;
+						AlignSlices.Axis ax = new AlignSlices.Axis(c[0], cpu.dx), ay = new AlignSlices.Axis(c[1], cpu.dy);
+						double[] want = new double[5 * (c[0] + c[1])];
+						System.arraycopy(ax.pos, 0, want, 0, c[0]);
+						System.arraycopy(ax.weights, 0, want, c[0], 4 * c[0]);
+						System.arraycopy(ay.pos, 0, want, 5 * c[0], c[1]);
+						System.arraycopy(ay.weights, 0, want, 5 * c[0] + c[1], 4 * c[1]);
+						for (int j = 0; j < want.length; j++)
+							assertEquals(0, Double.compare(want[j], axes[k][j]), what + ": axis double " + j);
+					}
+				}
+		assertTrue(fractional > 50, "too few fractional shifts to test the bicubic axes: " + fractional + " of " + checked);
+	}
+
+	/**
+	 * Score maps of eleven kinds: noise; nothing positive; all NaN; NaN, zeros of both signs and
+	 * negatives; a smooth peak off the grid; ties of the top score; a peak on the border; a
+	 * perfect score; a ridge (no maximum of the fitted paraboloid); only zeros of both signs;
+	 * a peak with NaN neighbours.
+	 */
+	private static float[] pickMap(int kind, int mw, int mh, java.util.Random r) {
+		float[] m = new float[mw * mh];
+		double px = r.nextDouble() * (mw - 1), py = r.nextDouble() * (mh - 1);
+		for (int y = 0; y < mh; y++)
+			for (int x = 0; x < mw; x++) {
+				int i = y * mw + x;
+				double dx = x - px, dy = y - py;
+				switch (kind) {
+				case 0: m[i] = (float) (2 * r.nextDouble() - 1); break;
+				case 1: m[i] = (float) -r.nextDouble(); break;
+				case 2: m[i] = Float.NaN; break;
+				case 3: m[i] = new float[] { Float.NaN, 0f, -0f, -0.25f }[r.nextInt(4)]; break;
+				case 4: case 7: case 10: m[i] = (float) (0.95 * Math.exp(-(dx * dx + 1.7 * dy * dy) / 9)); break;
+				case 5: m[i] = (float) (0.5 * r.nextDouble()); break;
+				case 6: m[i] = (float) (0.3 * r.nextDouble()); break;
+				case 8: m[i] = (float) (0.6 - 0.05 * dx * dx + 0.02 * dy * dy + 0.03 * dx * dy); break;
+				default: m[i] = r.nextBoolean() ? 0f : -0f;
+				}
+			}
+		int top = (int) Math.round(py) * mw + (int) Math.round(px);
+		if (kind == 5) for (int k = 0; k < 4; k++)
+			m[r.nextInt(m.length)] = 0.75f;
+		if (kind == 6) m[r.nextBoolean() ? r.nextInt(mw) : (mh - 1) * mw + r.nextInt(mw)] = 0.9f;
+		if (kind == 7) m[top] = 1f;
+		if (kind == 10) {
+			m[top] = 0.99f;
+			if (top + 1 < m.length) m[top + 1] = Float.NaN;
+		}
+		return m;
+	}
 }
