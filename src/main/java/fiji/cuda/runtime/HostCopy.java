@@ -13,7 +13,9 @@ final class HostCopy {
 
 	/** Slices smaller than this are not worth a thread hand-off. */
 	private static final int MIN_SLICE_BYTES = 256 << 10;
-	private static final int THREADS = Math.max(1, Math.min(16, Runtime.getRuntime().availableProcessors()));
+	/** Copy threads, the calling thread included: one per core up to 16 (fiji.cuda.copyThreads to measure others). */
+	private static final int THREADS = Math.max(1, Integer.getInteger("fiji.cuda.copyThreads",
+		Math.min(16, Runtime.getRuntime().availableProcessors())));
 
 	private static final Workers POOL = new Workers(THREADS - 1);
 	/**

@@ -11,6 +11,7 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.HostBuffer;
 import fiji.cuda.runtime.GpuException;
 import ij.IJ;
 import ij.ImagePlus;
@@ -127,9 +128,11 @@ public final class TemplateMatchingBenchmark {
 			matchRow(area, List.of(cut(area, 128, 10)), typeName(type) + " 168², template 128² (one Align Slices match)", 128,
 				peaks);
 		}
+		// -DalignTypes=u8 or u16: one of the two stacks only
+		String alignTypes = System.getProperty("alignTypes", "u8,u16");
 		if (!detectOnly)
 			for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16 })
-				alignRow(t, 1024, 1024, quick ? 50 : 500);
+				if (alignTypes.contains(t == PixelType.UINT8 ? "u8" : "u16")) alignRow(t, 1024, 1024, quick ? 50 : 500);
 		System.exit(0);
 	}
 
@@ -246,15 +249,16 @@ public final class TemplateMatchingBenchmark {
 			Planes p = copy(imp);
 			AlignSlices.align(p, s, GPU);
 			long[] ph = AlignSlicesGpu.phaseNanos;
-			System.out.printf("(one grouped alignment, timed, host thread ms: wait for staging %.1f, fill %.1f, queue up "
-				+ "and match %.1f, wait for maps %.1f, shifts %.1f, queue translate and down %.1f, wait for down %.1f, copy "
-				+ "out %.1f; device ms: cut + match + maps %.1f, translate %.1f)%n", ph[0] / 1e6, ph[1] / 1e6, ph[2] / 1e6,
-				ph[3] / 1e6, ph[4] / 1e6, ph[5] / 1e6, ph[6] / 1e6, ph[7] / 1e6, ph[8] / 1e6, ph[9] / 1e6);
+			System.out.printf("(one grouped alignment, timed, host thread ms: wait for staging %.1f, queue up to "
+				+ "translate %.1f, start next fill %.1f, wait for copy out %.1f, queue down %.1f, wait for down %.1f, "
+				+ "start copy out %.1f; device ms: cut + match + pick %.1f, translate %.1f)%n", ph[0] / 1e6, ph[1] / 1e6,
+				ph[2] / 1e6, ph[3] / 1e6, ph[4] / 1e6, ph[5] / 1e6, ph[6] / 1e6, ph[8] / 1e6, ph[9] / 1e6);
 		} catch (GpuException e) {
 			// reported in the row
 		} finally {
 			AlignSlicesGpu.phaseNanos = null;
 		}
+		hostCopyFloor(imp);
 		// -DalignGroups=4,8,16: the grouped path with at most that many slices per group
 		for (String gs : System.getProperty("alignGroups", "").split(",")) {
 			if (gs.isEmpty()) continue;
@@ -267,7 +271,8 @@ public final class TemplateMatchingBenchmark {
 				AlignSlicesGpu.groupSlicesForTest = 0;
 			}
 		}
-		try {
+		// -DalignModes=false: not the slice-by-slice and previous-slice modes
+		if (Boolean.parseBoolean(System.getProperty("alignModes", "true"))) try {
 			AlignSlicesGpu.groupSlicesForTest = -1;
 			double one = alignMillis(imp, s, GPU);
 			AlignSlicesGpu.groupSlicesForTest = 0;
@@ -286,6 +291,46 @@ public final class TemplateMatchingBenchmark {
 		row(String.format("Align Slices %s %dx%dx%d, landmark 128², margin %d", type == PixelType.UINT8 ? "u8" : "u16", w, h,
 			d, s.margin),
 			String.valueOf(d - 1), "", "", gpuMs, cpuMs);
+	}
+
+	/**
+	 * Prints what the grouped alignment's host copies alone take: every slice into pinned
+	 * staging and back out of it, 16 MiB at a time, the copy into one half overlapping the copy
+	 * out of the other, as the pipeline does, with no device work (median of 5 after 2 warm-ups).
+	 */
+	static void hostCopyFloor(ImagePlus imp) {
+		try {
+			Planes p = copy(imp);
+			long n = (long) p.width() * p.height(), slice = n * p.type().bytesPerPixel();
+			double[] t = Gpu.get().run("benchmark", g -> {
+				long half = g.stagingBytes() / 2;
+				int group = (int) Math.max(1, half / slice), groups = (p.depth() + group - 1) / group;
+				HostBuffer up = g.stagingBuffer(0), down = g.stagingBuffer(1);
+				double[] ms = new double[7];
+				for (int r = 0; r < ms.length; r++) {
+					long t0 = System.nanoTime();
+					HostBuffer.Copy out = null;
+					for (int k = 0; k < groups; k++) {
+						Object[] planes = new Object[Math.min(group, p.depth() - k * group)];
+						for (int i = 0; i < planes.length; i++)
+							planes[i] = p.plane(k * group + i);
+						HostBuffer.Copy in = up.view((k & 1) * half, half).fillAsync(planes, n);
+						if (out != null) out.await();
+						out = down.view((k & 1) * half, half).drainAsync(planes, n);
+						in.await();
+					}
+					if (out != null) out.await();
+					ms[r] = (System.nanoTime() - t0) / 1e6;
+				}
+				return ms;
+			});
+			double[] timed = Arrays.copyOfRange(t, 2, t.length);
+			Arrays.sort(timed);
+			System.out.printf("(host copies alone, every slice into staging and out, in groups: %s ms; runs %s)%n",
+				fmt(timed[timed.length / 2]), Arrays.toString(t));
+		} catch (GpuException e) {
+			System.out.println("(host copies alone: " + e.getMessage() + ")");
+		}
 	}
 
 	/** @return the median of 5 alignments of fresh copies, after two warm-ups */
