@@ -115,7 +115,17 @@ public final class GpuSession {
 	 * @return pinned host memory of the caller's own; close it (try-with-resources)
 	 */
 	public HostBuffer pinned(long bytes) {
-		return new HostBuffer(new PinnedBuffer(Math.max(1, bytes)), 0, bytes, true);
+		return pinned(bytes, false);
+	}
+
+	/**
+	 * @param bytes         size
+	 * @param writeCombined write-combined memory: host writes skip the caches, for data the host
+	 *                      only writes and the device only reads (host reads of it are very slow)
+	 * @return pinned host memory of the caller's own; close it (try-with-resources)
+	 */
+	public HostBuffer pinned(long bytes, boolean writeCombined) {
+		return new HostBuffer(new PinnedBuffer(Math.max(1, bytes), writeCombined), 0, bytes, true);
 	}
 
 	/** Queues a copy of the first {@code bytes} of {@code src} to the device on stream {@code s}. */

@@ -3,6 +3,7 @@ package fiji.cuda.runtime;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
+import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 
 import java.nio.ByteBuffer;
@@ -28,9 +29,19 @@ final class PinnedBuffer {
 	boolean pending;
 
 	PinnedBuffer(long capacity) {
+		this(capacity, false);
+	}
+
+	/**
+	 * @param writeCombined whether the host writes bypass its caches (no line is read before it
+	 *                      is written): for memory the host only fills and the device only reads,
+	 *                      since host reads of it are uncached and slow
+	 */
+	PinnedBuffer(long capacity, boolean writeCombined) {
 		this.capacity = capacity;
 		this.host = new Pointer();
-		cuMemAllocHost(host, capacity);
+		if (writeCombined) cuMemHostAlloc(host, capacity, jcuda.driver.JCudaDriver.CU_MEMHOSTALLOC_WRITECOMBINED);
+		else cuMemAllocHost(host, capacity);
 		this.bytes = host.getByteBuffer(0, capacity).order(ByteOrder.nativeOrder());
 		this.done = new CUevent();
 		cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING);

@@ -302,10 +302,13 @@ public final class TemplateMatchingBenchmark {
 		try {
 			Planes p = copy(imp);
 			long n = (long) p.width() * p.height(), slice = n * p.type().bytesPerPixel();
+			for (boolean wc : new boolean[] { false, true }) {
 			double[] t = Gpu.get().run("benchmark", g -> {
 				long half = g.stagingBytes() / 2;
 				int group = (int) Math.max(1, half / slice), groups = (p.depth() + group - 1) / group;
-				HostBuffer up = g.stagingBuffer(0), down = g.stagingBuffer(1);
+				// the up side in write-combined pinned memory: no cache line read before it is written
+				HostBuffer wcUp = wc ? g.pinned(2 * half, true) : null;
+				HostBuffer up = wc ? wcUp : g.stagingBuffer(0), down = g.stagingBuffer(1);
 				double[] ms = new double[7];
 				for (int r = 0; r < ms.length; r++) {
 					long t0 = System.nanoTime();
@@ -322,12 +325,14 @@ public final class TemplateMatchingBenchmark {
 					if (out != null) out.await();
 					ms[r] = (System.nanoTime() - t0) / 1e6;
 				}
+				if (wcUp != null) wcUp.close();
 				return ms;
 			});
 			double[] timed = Arrays.copyOfRange(t, 2, t.length);
 			Arrays.sort(timed);
-			System.out.printf("(host copies alone, every slice into staging and out, in groups: %s ms; runs %s)%n",
-				fmt(timed[timed.length / 2]), Arrays.toString(t));
+			System.out.printf("(host copies alone, every slice into staging%s and out, in groups: %s ms; runs %s)%n",
+				wc ? " (write-combined)" : "", fmt(timed[timed.length / 2]), Arrays.toString(t));
+			}
 		} catch (GpuException e) {
 			System.out.println("(host copies alone: " + e.getMessage() + ")");
 		}
@@ -335,15 +340,16 @@ public final class TemplateMatchingBenchmark {
 
 	/** @return the median of 5 alignments of fresh copies, after two warm-ups */
 	static double alignMillis(ImagePlus imp, AlignSlices.Settings s, ExecutionOptions opts) {
-		double[] t = new double[7];
+		// -DalignWarmups=N: more warm-up runs before the 5 timed ones
+		double[] t = new double[5 + Integer.getInteger("alignWarmups", 2)];
 		for (int i = 0; i < t.length; i++) {
 			Planes p = copy(imp);
 			System.gc(); // the copies of earlier runs are collected now, not while the clock runs
 			t[i] = millis(() -> AlignSlices.align(p, s, opts));
 		}
-		double[] timed = Arrays.copyOfRange(t, 2, t.length);
+		double[] timed = Arrays.copyOfRange(t, t.length - 5, t.length);
 		Arrays.sort(timed);
-		System.out.println("(alignment runs, ms, the first two warm-ups: " + Arrays.toString(t) + ")");
+		System.out.println("(alignment runs, ms, the first " + (t.length - 5) + " warm-ups: " + Arrays.toString(t) + ")");
 		return timed[2];
 	}
 
