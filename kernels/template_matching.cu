@@ -482,19 +482,31 @@ __device__ __forceinline__ void nccZero(typename Tot<MODE>::type (&tot)[NCC_PY][
 // ow * oh of Tot: u64 or double) with atomics; ncc_finish_* then normalizes. splitRows >= h
 // and d_part null: one pass, normalized in place. The tf image shift depends on the tile only,
 // so it cancels across the splits as it does within one pass (sum of T - mean T is 0).
+//
+// Stacked areas: with period > 0 only output rows y with y % period < keep are read (a column
+// of search areas, one map of keep rows each); a block with none of them returns at once, and
+// the outputs it leaves are never read.
 // =============================================================================================
+
+// Whether output rows [y0, y0 + rows) hold one with y % period < keep: the first such row at or
+// after y0 is y0 itself, or the start of the next period
+__device__ __forceinline__ bool rowsWanted(int y0, int rows, int period, int keep) {
+	const int k = y0 % period;
+	return k < keep || period - k < rows;
+}
 
 template <int MODE, typename T, bool STREAM>
 __device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __restrict__ d_img,
 	const typename Sat<T>::A* __restrict__ d_S, const typename Sat<T>::A* __restrict__ d_Q, int W, int H,
 	int chunkH, int chunkQ, const NccTplInfo& info, const unsigned* tplWords, int splitRows,
-	typename Tot<MODE>::type* __restrict__ d_part)
+	typename Tot<MODE>::type* __restrict__ d_part, int period, int keep)
 {
 	extern __shared__ __align__(16) unsigned char s_ncc[];
 	constexpr bool t8 = MODE == NCC_MODE_T8;
 	const int ow = W - info.w + 1, oh = H - info.h + 1;
 	const int ox0 = blockIdx.x * NCC_TILE_W, oy0 = blockIdx.y * NCC_TILE_H;
 	if (ox0 >= ow || oy0 >= oh) return;
+	if (period > 0 && !rowsWanted(oy0, NCC_TILE_H, period, keep)) return;
 	const int pitchW = 4 * info.tq;
 	const int pitchB = NCC_PITCH_BYTES(t8, chunkQ);
 	unsigned* s_tpl = reinterpret_cast<unsigned*>(s_ncc + NCC_STAGE_BYTES(t8, chunkH, chunkQ));
@@ -657,18 +669,19 @@ __device__ __forceinline__ void nccMaskedF(float* __restrict__ d_out, const T* _
 #define NCC_ENTRIES(NAME, MODE, T, A)                                                           \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_direct_##NAME( \
 		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int chunkH,        \
-		int chunkQ, NccTplInfo info, int splitRows, ncc::Tot<MODE>::type* d_part)                  \
+		int chunkQ, NccTplInfo info, int splitRows, ncc::Tot<MODE>::type* d_part, int period,      \
+		int keep)                                                                                  \
 	{                                                                                          \
 		ncc::nccTile<MODE, T, false>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, c_ncc_tpl, \
-			splitRows, d_part);                                                                    \
+			splitRows, d_part, period, keep);                                                      \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_stream_##NAME( \
 		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int chunkH,        \
 		int chunkQ, NccTplInfo info, const unsigned* d_tpl, int splitRows,                         \
-		ncc::Tot<MODE>::type* d_part)                                                              \
+		ncc::Tot<MODE>::type* d_part, int period, int keep)                                        \
 	{                                                                                          \
 		ncc::nccTile<MODE, T, true>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, d_tpl,    \
-			splitRows, d_part);                                                                    \
+			splitRows, d_part, period, keep);                                                      \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(NCC_FINISH_THREADS) ncc_finish_##NAME(           \
 		float* d_out, const ncc::Tot<MODE>::type* d_part, const T* d_img, const A* d_S,           \
@@ -1007,11 +1020,7 @@ extern "C" __global__ void __launch_bounds__(NCC_IMMA_THREADS) ncc_imma_u8_t8(nc
 	extern __shared__ __align__(16) unsigned char s_imma[];
 	const int ow = W - tw + 1, oh = H - th + 1;
 	const int x0 = blockIdx.x * NCC_IMMA_TILE, y0 = blockIdx.y * NCC_IMMA_TILE;
-	if (period > 0) {
-		// the first wanted row at or after y0 lies past the tile
-		const int k = y0 % period;
-		if (k >= keep && period - k >= NCC_IMMA_TILE) return;
-	}
+	if (period > 0 && !ncc::rowsWanted(y0, NCC_IMMA_TILE, period, keep)) return;
 	const int r0 = blockIdx.z * splitRows, rows = min(splitRows, th - r0);
 	int acc[2][4][4];
 	// the split's rows of the template are rows 0 .. rows-1 of a template that starts r0 lower

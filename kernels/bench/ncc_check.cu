@@ -286,7 +286,8 @@ static void launchDirect(const DevImage& im, const Tpl& t, float* d_out, int chu
 	void* dImg = im.d_img; void* dS = im.d_S; void* dQ = im.d_Q;
 	int split = t.info.h;   // one pass (the Java tests cover split launches)
 	void* part = nullptr;
-	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info, &split, &part};
+	int period = 0, keep = 0;   // every row read
+	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info, &split, &part, &period, &keep};
 	CK(cudaLaunchKernel(fn, nccGrid(W - t.info.w + 1, H - t.info.h + 1), dim3(NCC_THREADS_X, NCC_THREADS_Y), args, bytes, 0));
 }
 
@@ -304,7 +305,8 @@ static void launchStream(const DevImage& im, const Tpl& t, const unsigned* d_tpl
 	void* dImg = im.d_img; void* dS = im.d_S; void* dQ = im.d_Q;
 	int split = t.info.h;
 	void* part = nullptr;
-	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info, &d_tpl, &split, &part};
+	int period = 0, keep = 0;   // every row read
+	void* args[] = {&d_out, &dImg, &dS, &dQ, &W, &H, &chunkH, &chunkQ, &info, &d_tpl, &split, &part, &period, &keep};
 	CK(cudaLaunchKernel(fn, nccGrid(W - t.info.w + 1, H - t.info.h + 1), dim3(NCC_THREADS_X, NCC_THREADS_Y), args, bytes, 0));
 }
 

@@ -462,7 +462,7 @@ final class TemplateMatchingGpu {
 		private final IntegralImage.DeviceScratch scratch;
 		/**
 		 * A column of stacked search areas: only map rows y with y % rowPeriod < rowKeep are read,
-		 * so the tensor-core numerator may skip tiles with none (0: every row is read).
+		 * so the numerators skip tiles with none (0: every row is read).
 		 */
 		int rowPeriod, rowKeep;
 
@@ -549,7 +549,7 @@ final class TemplateMatchingGpu {
 			boolean direct = words.length <= CONST_WORDS
 				&& (path == Path.DIRECT || (path == Path.AUTO && words.length <= DIRECT_MAX_WORDS));
 			int th = t.height(), gx = ceil(iw - t.width() + 1, TILE_W), gy = ceil(ih - th + 1, TILE_H);
-			int splitRows = splitRows(th, (long) gx * gy, s.device().multiprocessors);
+			int splitRows = splitRows(th, wantedTiles(gx, gy, TILE_H), s.device().multiprocessors);
 			int[] plan = plan(t8, !direct, t.width(), splitRows, s.device().maxSharedPerBlockOptin / 2);
 			if (chunkRowsForTest > 0) {
 				plan[0] = Math.min(chunkRowsForTest, splitRows);
@@ -573,9 +573,11 @@ final class TemplateMatchingGpu {
 			}
 			if (direct) {
 				l.constantWords = w;
-				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, splitRows, part };
+				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, splitRows, part, rowPeriod,
+					rowKeep };
 			} else {
-				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, w, splitRows, part };
+				l.args = new Object[] { l.out, img, sum, sq, iw, ih, plan[0], plan[1], info, w, splitRows, part,
+					rowPeriod, rowKeep };
 			}
 		}
 
@@ -583,14 +585,15 @@ final class TemplateMatchingGpu {
 			return path == Path.IMMA || path == Path.AUTO && !immaOffForTest;
 		}
 
-		/** @return the 64-row tiles of a gx x gy grid that hold a row that is read (see rowPeriod) */
-		private long wantedTiles(int gx, int gy) {
+		/**
+		 * @return the tiles of a gx x gy grid of tiles {@code rows} high that hold a row that is
+		 *         read (see rowPeriod), as the kernels' rowsWanted decides it
+		 */
+		private long wantedTiles(int gx, int gy, int rows) {
 			if (rowPeriod <= 0) return (long) gx * gy;
 			long n = 0;
-			for (int by = 0; by < gy; by++) {
-				int k = by * IMMA_TILE % rowPeriod;
-				if (k < rowKeep || rowPeriod - k < IMMA_TILE) n++;
-			}
+			for (int by = 0; by < gy; by++)
+				if (rowsWanted(by * rows, rows, rowPeriod, rowKeep)) n++;
 			return n * gx;
 		}
 
@@ -633,7 +636,7 @@ final class TemplateMatchingGpu {
 				l.usesTables = false;
 				return;
 			}
-			int split = splitRows(th, wantedTiles(l.grid[0], l.grid[1]), s.device().multiprocessors);
+			int split = splitRows(th, wantedTiles(l.grid[0], l.grid[1], IMMA_TILE), s.device().multiprocessors);
 			l.grid = new int[] { l.grid[0], l.grid[1], ceil(th, split) };
 			l.part = l.own(s.alloc(8 * l.mapSize));
 			// one split writes every wanted sum; more add into zeros (the unwanted rows are never read)
@@ -753,6 +756,16 @@ final class TemplateMatchingGpu {
 	}
 
 	// ---- the host rules of kernels/template_matching.cu -------------------------------------
+
+	/**
+	 * rowsWanted in template_matching.cu: whether rows [y0, y0 + rows) hold one with
+	 * {@code y % period < keep}. The first such row at or after y0 is y0 itself or the start of
+	 * the next period.
+	 */
+	static boolean rowsWanted(int y0, int rows, int period, int keep) {
+		int k = y0 % period;
+		return k < keep || period - k < rows;
+	}
 
 	/**
 	 * Template rows per split: all of them (one pass) when the map has enough tiles for two

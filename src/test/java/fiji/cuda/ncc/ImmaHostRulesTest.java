@@ -61,4 +61,25 @@ class ImmaHostRulesTest {
 		for (int[] t : new int[][] { { 1, 1 }, { 16, 16 }, { 24, 7 }, { 25, 33 }, { 64, 64 }, { 181, 181 } })
 			assertEquals(stagedBytes(src, t[0], t[1]), TemplateMatchingGpu.immaSharedBytes(t[0], t[1]), t[0] + "x" + t[1]);
 	}
+	/**
+	 * The numerators skip a tile of a column of stacked areas when none of its rows is read:
+	 * rowsWanted (the host's copy of the kernels' rule) against a scan of the tile's rows.
+	 */
+	@Test
+	void aTileIsSkippedOnlyWhenNoneOfItsRowsIsRead() {
+		int checked = 0, skipped = 0;
+		for (int rows : new int[] { 1, 7, 32, 64 })
+			for (int period = 1; period <= 200; period += period < 20 ? 1 : 17)
+				for (int keep = 1; keep <= period; keep += Math.max(1, period / 7))
+					for (int y0 = 0; y0 < 3 * period + 2 * rows; y0 += rows) {
+						boolean any = false;
+						for (int y = y0; y < y0 + rows && !any; y++)
+							any = y % period < keep;
+						assertEquals(any, TemplateMatchingGpu.rowsWanted(y0, rows, period, keep),
+							"rows " + y0 + ".." + (y0 + rows - 1) + ", period " + period + ", keep " + keep);
+						checked++;
+						if (!any) skipped++;
+					}
+		assertTrue(skipped > 1000 && skipped < checked, skipped + " of " + checked + " tiles skipped");
+	}
 }
