@@ -38,10 +38,10 @@ final class AlignSlicesGpu {
 	/**
 	 * When set (by the benchmark), nanoseconds in the grouped path: of the calling thread waiting
 	 * for a group's copy into staging, queueing its upload, match, picks and translation,
-	 * starting the next group's copy into staging, waiting for the copy out of the group two
-	 * back, queueing the download, waiting for the download of the group before, and starting
-	 * its copy out; then (ph[8], ph[9]) of the device cutting, matching and picking, and
-	 * translating.
+	 * starting the next group's copy into staging, waiting for the copy out of the group three
+	 * back, queueing the download of the group before, waiting for the download of the group
+	 * two back, and starting its copy out; then (ph[8], ph[9]) of the device cutting, matching
+	 * and picking, and translating.
 	 */
 	static long[] phaseNanos;
 
@@ -110,9 +110,11 @@ final class AlignSlicesGpu {
 	/**
 	 * Fixed-reference alignment of 8 and 16-bit slices, a group at a time, as a pipeline: while
 	 * group t goes up (host copy into pinned staging, then DMA on a stream of its own) and is
-	 * matched and translated, group t-1 comes back down (DMA on a third stream, then the host
-	 * copy into its arrays). The bus carries both directions at once, the host copies overlap
-	 * the DMA, and the device never waits for the host: the shifts are chosen on the device.
+	 * matched and translated, group t-1 comes back down (DMA on a third stream) and group t-2
+	 * is copied into its arrays. The bus carries both directions at once, the host copies
+	 * overlap the DMA, and the device never waits for the host: the shifts are chosen on the
+	 * device, and a group's download is queued only after the next group's work, so that the
+	 * host's wait for a free staging half does not hold the device back.
 	 * <p>
 	 * Within a group the search areas are cut into one column of areas, one above the other,
 	 * and matched in one launch. The rows whose window straddles two areas are not read, and
@@ -164,15 +166,15 @@ final class AlignSlicesGpu {
 			int[] written = { 0, from }; // groups written back, and the index in order reached
 			try {
 				CUstream compute = g.stream(), upStream = g.sideStream(), downStream = g.sideStream();
-				CUevent uploaded = g.event(), translated = g.event();
+				CUevent uploaded = g.event();
 				CUevent[] upFree = { g.event(), g.event() }, outFree = { g.event(), g.event() },
-					sliceFree = { g.event(), g.event(), g.event() };
+					translated = { g.event(), g.event() }, sliceFree = { g.event(), g.event(), g.event() };
 				long[] ph = phaseNanos;
-				// benchmark only: device time of each group's cut, match and picks, and of its
-				// translation (a pair per parity for each, read once the group is back)
+				// benchmark only: per group, events before its cut, after its picks and after its
+				// translation, in four sets, read two groups later once the group is back
 				CUevent[] mark = null;
 				if (ph != null) {
-					mark = new CUevent[8];
+					mark = new CUevent[12];
 					for (int i = 0; i < mark.length; i++)
 						mark[i] = g.timingEvent();
 				}
@@ -182,38 +184,34 @@ final class AlignSlicesGpu {
 					fills[0] = up.view(0, half).fillAsync(planes[0], n);
 					started = 1;
 				}
-				for (int t = 0; t < started + 1; t++) {
-					long t0 = System.nanoTime(), t1 = t0, t2 = t0, t3 = t0, t4 = t0, t5 = t0;
-					// group t: up, cut, matched, its shifts picked, translated and down; group t+1 starts filling
+				for (int t = 0; t < started + 2; t++) {
+					long t0 = System.nanoTime(), t1 = t0, t2 = t0, t3 = t0;
+					// group t: up, cut, matched, its shifts picked and translated; group t+1 starts filling
 					if (t < started) {
-						int count = planes[t].length, par = t & 1;
+						int count = planes[t].length, par = t & 1, m = 3 * (t & 3);
 						fills[t].await();
 						fills[t] = null;
 						t1 = System.nanoTime();
-						CUdeviceptr slot = slices.at((t % 3) * groupBytes), out = outs.at(par * groupBytes);
-						CUdeviceptr moves = picks.at(par * picksBytes), scores = picks.at(par * picksBytes + MOVE_BYTES * group);
+						CUdeviceptr slot = slices.at((t % 3) * groupBytes), moves = picks.at(par * picksBytes);
 						if (t >= 3) g.await(upStream, sliceFree[t % 3]);
 						g.copyAsync(up.view(par * half, half), slot, count * sliceBytes, upStream);
 						g.record(upFree[par], upStream);
 						g.record(uploaded, upStream);
 						g.await(compute, uploaded);
-						if (mark != null) g.record(mark[2 * par], compute);
+						if (mark != null) g.record(mark[m], compute);
 						g.launch(g.function(MODULE, "align_crop_group_" + suffix), cropGrid(a.width, a.height, count),
 							new int[] { THREADS }, 0, areas, slot, w, h, a.x, a.y, a.width, a.height);
 						matcher.match(); // areas past count hold an earlier group's: matched, not read
 						if (t >= 2) g.await(compute, outFree[par]); // group t-2's slices and picks are down
 						g.launch(g.function(MODULE, "align_pick_group"), new int[] { count }, new int[] { PICK_THREADS },
-							0, moves, scores, axes, matcher.map(), searchStruct);
-						if (mark != null) {
-							g.record(mark[2 * par + 1], compute);
-							g.record(mark[4 + 2 * par], compute);
-						}
+							0, moves, picks.at(par * picksBytes + MOVE_BYTES * group), axes, matcher.map(), searchStruct);
+						if (mark != null) g.record(mark[m + 1], compute);
 						g.launch(g.function(MODULE, "align_translate_group_" + suffix),
-							new int[] { grid[0], grid[1], count }, new int[] { THREADS }, 0, out, slot, w, h, moves, axes,
-							axisDoubles);
+							new int[] { grid[0], grid[1], count }, new int[] { THREADS }, 0, outs.at(par * groupBytes), slot,
+							w, h, moves, axes, axisDoubles);
 						g.record(sliceFree[t % 3], compute);
-						g.record(translated, compute);
-						if (mark != null) g.record(mark[5 + 2 * par], compute);
+						g.record(translated[par], compute);
+						if (mark != null) g.record(mark[m + 2], compute);
 						t2 = System.nanoTime();
 						int next = t + 1;
 						if (next < groups && !progress.isCanceled()) {
@@ -223,25 +221,32 @@ final class AlignSlicesGpu {
 							started++;
 						}
 						t3 = System.nanoTime();
-						// the down half of group t-2 is free once its copy into its arrays is done
-						if (t >= 2) writeBack(t - 2, drains, planes, shifts, order, done, written, progress);
-						t4 = System.nanoTime();
-						g.await(downStream, translated);
-						g.copyAsync(out, down.view(par * half, half), count * sliceBytes, downStream);
+					}
+					// group t-1 goes down once group t-3 is out of the down half it takes: queued after
+					// group t, so that the device has group t to work on while the host waits
+					long t4 = System.nanoTime(), t5 = t4;
+					int p = t - 1;
+					if (p >= 0 && p < started) {
+						int par = p & 1;
+						if (p >= 2) writeBack(p - 2, drains, planes, shifts, order, done, written, progress);
+						t5 = System.nanoTime();
+						g.await(downStream, translated[par]);
+						g.copyAsync(outs.at(par * groupBytes), down.view(par * half, half), planes[p].length * sliceBytes,
+							downStream);
 						g.copyAsync(picks.at(par * picksBytes), hostPicks.view(par * picksBytes, picksBytes), picksBytes,
 							downStream);
 						g.record(outFree[par], downStream);
-						t5 = System.nanoTime();
 					}
-					// group t-1 has come down: its shifts are read, and the copy threads move it into its arrays
+					// group t-2 has come down: its shifts are read, and the copy threads move it into its arrays
 					long t6 = System.nanoTime(), t7 = t6;
-					int q = t - 1;
+					int q = t - 2;
 					if (q >= 0 && q < started) {
 						g.sync(outFree[q & 1]);
 						t7 = System.nanoTime();
 						if (mark != null) {
-							ph[8] += (long) (1e6 * g.elapsedMillis(mark[2 * (q & 1)], mark[2 * (q & 1) + 1]));
-							ph[9] += (long) (1e6 * g.elapsedMillis(mark[4 + 2 * (q & 1)], mark[5 + 2 * (q & 1)]));
+							int m = 3 * (q & 3);
+							ph[8] += (long) (1e6 * g.elapsedMillis(mark[m], mark[m + 1]));
+							ph[9] += (long) (1e6 * g.elapsedMillis(mark[m + 1], mark[m + 2]));
 						}
 						shifts[q] = readShifts(hostPicks.view((q & 1) * picksBytes, picksBytes), order, from + q * group,
 							planes[q].length, group);
@@ -252,8 +257,8 @@ final class AlignSlicesGpu {
 						ph[0] += t1 - t0;
 						ph[1] += t2 - t1;
 						ph[2] += t3 - t2;
-						ph[3] += t4 - t3;
-						ph[4] += t5 - t4;
+						ph[3] += t5 - t4;
+						ph[4] += t6 - t5;
 						ph[5] += t7 - t6;
 						ph[6] += t8 - t7;
 					}
