@@ -216,4 +216,22 @@ class GpuRuntimeTest {
 		});
 		assertArrayEquals(new byte[n], got);
 	}
+	@Test
+	void aWriteCombinedPinnedBufferCarriesItsDataToTheDevice() {
+		int n = (1 << 20) + 13; // not a whole number of pages or cache lines
+		byte[] data = new byte[n];
+		new java.util.Random(5).nextBytes(data);
+		byte[] got = Gpu.get().run("write-combined test", g -> {
+			try (DeviceBuffer d = g.alloc(n); HostBuffer up = g.pinned(n, true); HostBuffer down = g.pinned(n)) {
+				up.fill(new Object[] { data }, n);
+				g.copyAsync(up, d.ptr(), n, g.stream());
+				g.copyAsync(d.ptr(), down, n, g.stream());
+				g.sync();
+				byte[] out = new byte[n];
+				down.bytes().get(out);
+				return out;
+			}
+		});
+		assertArrayEquals(data, got);
+	}
 }
