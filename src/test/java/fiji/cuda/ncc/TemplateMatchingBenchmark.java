@@ -37,6 +37,10 @@ import ij.process.ImageProcessor;
  * {@code alignonly} (only the Align Slices rows), {@code detectonly} (only the detection rows),
  * {@code nocpu} (GPU column only), {@code cpumax=N} (the CPU path only for templates up to N
  * pixels wide: at 4096² a 128² template is about 2.7·10¹¹ multiply-adds per map).
+ * Properties for the Align Slices rows: {@code -DalignTypes=u8} (or u16) for one stack only,
+ * {@code -DalignModes=false} to leave out the slice-by-slice and previous-slice timings,
+ * {@code -DalignWarmups=N} for N warm-up runs before the 5 timed ones (2 by default), and
+ * {@code -DalignGroups=4,8,...} for the grouped path with at most that many slices per group.
  */
 public final class TemplateMatchingBenchmark {
 
