@@ -1,5 +1,6 @@
 package fiji.cuda.runtime;
 
+import static jcuda.driver.JCudaDriver.CU_MEMHOSTALLOC_WRITECOMBINED;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuMemAllocHost;
@@ -40,7 +41,7 @@ final class PinnedBuffer {
 	PinnedBuffer(long capacity, boolean writeCombined) {
 		this.capacity = capacity;
 		this.host = new Pointer();
-		if (writeCombined) cuMemHostAlloc(host, capacity, jcuda.driver.JCudaDriver.CU_MEMHOSTALLOC_WRITECOMBINED);
+		if (writeCombined) cuMemHostAlloc(host, capacity, CU_MEMHOSTALLOC_WRITECOMBINED);
 		else cuMemAllocHost(host, capacity);
 		this.bytes = host.getByteBuffer(0, capacity).order(ByteOrder.nativeOrder());
 		this.done = new CUevent();
