@@ -9,6 +9,7 @@
 
 #include "bench_util.cuh"
 #include "../gaussian_blur.cu"
+#include "gauss_stream.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -315,6 +316,80 @@ static bool launchXy(const Case<T>& c, Roi r, const std::vector<float>& wx, cons
 	return true;
 }
 
+// Streamed float kernel (gauss_xys_f32_r<R>): instantiated for a few radii only
+typedef void (*XysFn)(const f32*, f32*, int, int, int, int, int, int, int, GaussTaps, GaussTaps, int);
+static const int kXysRadii[] = {9, 21, 42};
+static int g_xysThreads = 256;  // 256 or 128 threads per block
+static XysFn xysFn(int R) {
+	const bool t128 = g_xysThreads == 128;
+	switch (R) {
+	case 9: return t128 ? gauss_xys_f32_r9_t128 : gauss_xys_f32_r9_t256;
+	case 21: return t128 ? gauss_xys_f32_r21_t128 : gauss_xys_f32_r21_t256;
+	case 42: return t128 ? gauss_xys_f32_r42_t128 : gauss_xys_f32_r42_t256;
+	}
+	return nullptr;
+}
+static int xysSmemBytes(int R) {
+	switch (R) {
+	case 9: return GAUSS_XYS_SMEM_BYTES(9);
+	case 21: return GAUSS_XYS_SMEM_BYTES(21);
+	case 42: return GAUSS_XYS_SMEM_BYTES(42);
+	}
+	return 0;
+}
+// segment rows: 0 = enough segments to fill the resident blocks once, rounded to whole steps
+static int g_segRows = 0;
+static bool launchXys(const Case<f32>& c, Roi r, const std::vector<float>& wx, const std::vector<float>& wy,
+	int segRows = g_segRows, int* usedSeg = nullptr)
+{
+	const int R = ((int)wx.size() - 1) / 2;
+	if (((int)wy.size() - 1) / 2 != R) return false;
+	XysFn fn = xysFn(R);
+	if (!fn) return false;
+	const int smem = xysSmemBytes(R);
+	if (smem > 48 * 1024) CK(cudaFuncSetAttribute((const void*)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+	const int gx = (r.w + GAUSS_XY_TILE_W - 1) / GAUSS_XY_TILE_W;
+	if (segRows <= 0) {
+		int perSm = 0, dev = 0, sms = 0;
+		CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, g_xysThreads, smem));
+		CK(cudaGetDevice(&dev));
+		CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+		const int gy = std::max(1, perSm * sms / gx);
+		segRows = (r.h + gy - 1) / gy;
+		segRows = (segRows + GAUSS_XYS_STEP - 1) / GAUSS_XYS_STEP * GAUSS_XYS_STEP;
+	}
+	if (usedSeg) *usedSeg = segRows;
+	fn<<<dim3(gx, (r.h + segRows - 1) / segRows), g_xysThreads, smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, c.step,
+		r.x, r.y, r.w, r.h, toGaussTaps(wx), toGaussTaps(wy), segRows);
+	CK(cudaGetLastError());
+	return true;
+}
+
+static void testXys(int W, int H, const std::vector<Roi>& rois, bool sampled, std::mt19937& rng,
+	const std::vector<int>& segs = {0})
+{
+	Case<f32> c(W, H, 1, rng);
+	for (int R : kXysRadii) {
+		const std::vector<float> w = gaussTaps(R);
+		const std::vector<float> sk = skewTaps(R, rng);
+		for (Roi r : rois)
+			for (int v = 0; v < 2; ++v) {
+				const std::vector<float>& wx = v ? sk : w;
+				std::vector<float> ref;
+				if (!sampled) ref = refRoi(c.plane, W, H, r, wx, w);
+				for (int seg : segs) {
+					c.resetDst();
+					int used = 0;
+					launchXys(c, r, wx, w, seg, &used);
+					CK(cudaDeviceSynchronize());
+					char name[64];
+					std::snprintf(name, sizeof name, "gauss_xys%s seg %d", v ? " skew-x" : "", used);
+					verify(name, c, r, sampled ? nullptr : &ref, wx, w);
+				}
+			}
+	}
+}
+
 static float* uploadTaps(const std::vector<float>& w) {
 	float* d = nullptr;
 	CK(cudaMalloc(&d, w.size() * sizeof(float)));
@@ -482,6 +557,15 @@ static void bench(std::mt19937& rng) {
 		}
 		const float tg = medianMs([&] { launchGeneric(c, r, d_w, R, d_w, R); });
 		std::printf("  row+col (generic) radius %2d: %8.4f ms  %7.1f GB/s\n", R, tg, bytes / (tg * 1e6));
+		if (xysFn(R)) {
+			for (int seg : {0, 512, 1024, 2048, 4096}) {
+				int used = 0;
+				launchXys(c, r, w, w, seg, &used);
+				const float ts = medianMs([&] { launchXys(c, r, w, w, seg); });
+				std::printf("  gauss_xys_f32_r%-2d_t%d radius %2d seg %4d: %8.4f ms  %7.1f GB/s  (smem %d B)\n", R,
+					g_xysThreads, R, used, ts, bytes / (ts * 1e6), xysSmemBytes(R));
+			}
+		}
 		cudaFree(d_w);
 	}
 }
@@ -497,6 +581,20 @@ int main(int argc, char** argv) {
 		p.multiProcessorCount, g_optinSmem);
 
 	std::mt19937 rng(42);
+	// `gauss_check xys [128]`: the streamed kernel only (256 or 128 threads per block), then timings
+	if (argc > 1 && std::string(argv[1]) == "xys") {
+		if (argc > 2) g_xysThreads = std::atoi(argv[2]);
+		testXys(1, 1, {{0, 0, 1, 1}}, false, rng, {0, 8});
+		testXys(1, 7, {{0, 0, 1, 7}}, false, rng, {0, 8});
+		testXys(7, 1, {{0, 0, 7, 1}}, false, rng, {0, 8});
+		testXys(37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, false, rng, {0, 8, 13, 64});
+		testXys(1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}}, false, rng, {0, 64, 100, 333});
+		testXys(1024, 300, {{0, 0, 1024, 300}, {4, 5, 1000, 290}, {32, 0, 64, 300}}, false, rng, {0, 40, 128});
+		testXys(4096, 4096, {{0, 0, 4096, 4096}, {1, 3, 4001, 4090}}, true, rng, {0, 512});
+		std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
+		bench(rng);
+		return g_failures ? 1 : 0;
+	}
 	if (benchOnly) {  // `gauss_check bench [bigBands]`: timings only, e.g. under ncu
 		if (argc > 2) g_bigBands = std::atoi(argv[2]);
 		bench(rng);
