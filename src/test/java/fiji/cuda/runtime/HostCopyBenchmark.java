@@ -12,6 +12,10 @@ import java.nio.ByteOrder;
 public final class HostCopyBenchmark {
 
 	public static void main(String[] args) throws InterruptedException {
+		if (args.length > 0 && args[0].equals("primitives")) {
+			primitives();
+			System.exit(0);
+		}
 		int n = 16 << 20;
 		float[] a = new float[n];
 		for (int i = 0; i < n; i++)
@@ -38,6 +42,69 @@ public final class HostCopyBenchmark {
 			}
 		}
 		System.exit(0);
+	}
+
+	/**
+	 * The argument {@code primitives}: 256 MiB of byte arrays (1 MiB each, like the slices of a
+	 * stack) into pinned memory and back, by the NIO buffer copy that HostCopy uses and by the
+	 * CUDA runtime's host-to-host cudaMemcpy from the array itself, on 1 and on 16 threads.
+	 */
+	static void primitives() {
+		int slices = 256, sliceBytes = 1 << 20;
+		byte[][] arrays = new byte[slices][sliceBytes];
+		for (byte[] a : arrays)
+			java.util.Arrays.fill(a, (byte) 7);
+		System.out.println("| Copy | Threads | Into pinned ms | GB/s | Out of pinned ms | GB/s |");
+		System.out.println("|---|---|---|---|---|---|");
+		Gpu.get().run("benchmark", g -> {
+			try (HostBuffer pinned = g.pinned((long) slices * sliceBytes)) {
+				for (String how : new String[] { "nio", "cudaMemcpy" })
+					for (int threads : new int[] { 1, 16 }) {
+						double[] in = new double[7], out = new double[7];
+						for (int r = 0; r < in.length; r++) {
+							in[r] = timeThreads(threads, slices, i -> copyPrimitive(how, arrays[i], pinned, (long) i * sliceBytes, false));
+							out[r] = timeThreads(threads, slices, i -> copyPrimitive(how, arrays[i], pinned, (long) i * sliceBytes, true));
+						}
+						double a = median(in), b = median(out), gb = (double) slices * sliceBytes / 1e6;
+						System.out.printf("| %s | %d | %.2f | %.1f | %.2f | %.1f |%n", how, threads, a, gb / a, b, gb / b);
+					}
+			}
+			return null;
+		});
+	}
+
+	private static void copyPrimitive(String how, byte[] a, HostBuffer pinned, long at, boolean toArray) {
+		if (how.equals("nio")) {
+			ByteBuffer b = pinned.bytes();
+			b.position((int) at);
+			if (toArray) b.get(a);
+			else b.put(a);
+		} else {
+			jcuda.Pointer p = pinned.pointer().withByteOffset(at), arr = jcuda.Pointer.to(a);
+			int err = toArray ? jcuda.runtime.JCuda.cudaMemcpy(arr, p, a.length, jcuda.runtime.cudaMemcpyKind.cudaMemcpyHostToHost)
+				: jcuda.runtime.JCuda.cudaMemcpy(p, arr, a.length, jcuda.runtime.cudaMemcpyKind.cudaMemcpyHostToHost);
+			if (err != 0) throw new IllegalStateException("cudaMemcpy: " + jcuda.runtime.JCuda.cudaGetErrorString(err));
+		}
+	}
+
+	private static double timeThreads(int threads, int tasks, java.util.function.IntConsumer task) {
+		java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+		Thread[] ts = new Thread[threads];
+		long t0 = System.nanoTime();
+		for (int t = 0; t < threads; t++) {
+			ts[t] = new Thread(() -> {
+				for (int i; (i = next.getAndIncrement()) < tasks;)
+					task.accept(i);
+			});
+			ts[t].start();
+		}
+		try {
+			for (Thread t : ts)
+				t.join();
+		} catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+		}
+		return (System.nanoTime() - t0) / 1e6;
 	}
 
 	private static double time(float[] a, ByteBuffer buf, int calls, boolean toArray) {
