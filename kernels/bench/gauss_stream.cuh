@@ -1,6 +1,6 @@
 // Experiment, not in the product: a streamed XY Gaussian blur for float planes, measured against
 // the tile kernel gauss_xy_f32_r<R> and the generic row + col pair of kernels/gaussian_blur.cu
-// (twelfth session, see docs/benchmarks.md). Included by gauss_check.cu after gaussian_blur.cu,
+// (eleventh session, see docs/benchmarks.md). Included by gauss_check.cu after gaussian_blur.cu,
 // whose helpers (GaussTaps, gaussColumnGroup, clampi) it uses; `gauss_check xys` checks it
 // against the CPU reference and times it.
 #pragma once
@@ -21,7 +21,7 @@
 //
 // A block owns a strip of 32 output columns and a long segment of output rows, and walks down
 // it 64 rows at a time. The X-blurred rows live in a ring in shared memory, so each input row
-// is X-blurred once per segment rather than once per 256-row band: the tile kernel above
+// is X-blurred once per segment rather than once per 256-row band: the tile kernel gaussXyF32
 // repeats 2R of every 256 rows (16% more multiply-adds at R = 21, 33% at R = 42), here it is
 // 2R per segment. Raw input rows come in by cp.async into a staging buffer while the block
 // Y-blurs the previous step, so the X pass reads shared memory, not a global-memory latency.
