@@ -108,14 +108,14 @@ public final class QuickStart {
 		Planes small = Planes.wrap(128, 128, sample(128, 128, 1, 3).getStack().getPixels(1));
 		TemplateMatching.detect(small, 0, bank, 0.5, 1000, 0.3, true, null, auto);
 		TemplateMatching.detect(small, 0, bank, 0.5, 1000, 0.3, true, null, auto.withBackend(Backend.CPU));
-		String device = Gpu.isAvailable() ? "GPU" : "CPU";
+		boolean onGpu = Gpu.isAvailable();
 		long t0 = System.nanoTime();
 		List<Detection> found = TemplateMatching.detect(slice, 0, bank, 0.5, 1000, 0.3, true, null, auto);
 		double ms = (System.nanoTime() - t0) / 1e6;
 		t0 = System.nanoTime();
 		TemplateMatching.detect(slice, 0, bank, 0.5, 1000, 0.3, true, null, auto.withBackend(Backend.CPU));
 		double cpuMs = (System.nanoTime() - t0) / 1e6;
-		System.out.println(line("Template Matching (one slice, 33x33 disk)", device.equals("GPU"), ms, cpuMs) + ", "
+		System.out.println(line("Template Matching (one slice, 33x33 disk)", onGpu, ms, cpuMs) + ", "
 			+ found.size() + " cells found");
 		try (PrintWriter w = new PrintWriter(csv, StandardCharsets.UTF_8)) {
 			w.println("X,Y,Centre X,Centre Y,Score");

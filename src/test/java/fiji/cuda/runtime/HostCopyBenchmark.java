@@ -87,23 +87,13 @@ public final class HostCopyBenchmark {
 		}
 	}
 
+	/** Milliseconds for {@code task} over 0 .. tasks-1 on {@code threads} threads of the CPU paths' pool. */
 	private static double timeThreads(int threads, int tasks, java.util.function.IntConsumer task) {
-		java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-		Thread[] ts = new Thread[threads];
 		long t0 = System.nanoTime();
-		for (int t = 0; t < threads; t++) {
-			ts[t] = new Thread(() -> {
-				for (int i; (i = next.getAndIncrement()) < tasks;)
-					task.accept(i);
-			});
-			ts[t].start();
-		}
-		try {
-			for (Thread t : ts)
-				t.join();
-		} catch (InterruptedException e) {
-			Thread.currentThread().interrupt();
-		}
+		fiji.cuda.ops.CpuParallel.forRange(0, tasks, threads, 1 << 20, (from, to) -> { // a MiB per task
+			for (int i = from; i < to; i++)
+				task.accept(i);
+		});
 		return (System.nanoTime() - t0) / 1e6;
 	}
 
