@@ -42,6 +42,9 @@
 //         sat_rts_cols_<A>(d_agg, d_carry, tilesX, tilesY)     blockDim (128, SAT_RTS_SEGS), grid (tilesX, 2)
 //         sat_rts_write_<T>(d_in, d_S, d_Q, W, H, d_carry)     blockDim (256), grid (SAT_RTS_TILES(W, H))
 //         d_agg: SAT_RTS_AGG_ELEMS(W, H) A, d_carry: SAT_RTS_CARRY_ELEMS(W, H) A; neither needs clearing.
+//  WRAP32 (u8 only, not one of the table builds: both tables as uint32, every entry mod 2^32)
+//         RTS's four launches with sat_rts_reduce_u8w, sat_rts_rows_u32, sat_rts_cols_u32 and
+//         sat_rts_write_u8w; A = uint32 throughout. See the WRAP32 banner below.
 //  No kernel takes dynamic shared memory. The look-back kernels hand tiles out through a ticket
 //  in d_flags[0], so any launch order and residency is safe, but the grid must be at least the
 //  tile count (extra blocks return at once). Launches on one stream may reuse d_flags/d_carry
@@ -120,6 +123,14 @@ using namespace fc;
 #ifndef SAT_RTS_WRITE_BLOCKS_U16
 #define SAT_RTS_WRITE_BLOCKS_U16 3
 #endif
+// Blocks per SM of the WRAP32 write pass (u8, 32-bit tables): its carries and stores take half
+// the registers of the int64 pass. -DSAT_RTS_WRITE_BLOCKS_U8W=n for kernels/bench/sat_check.cu.
+#ifndef SAT_RTS_WRITE_BLOCKS_U8W
+#define SAT_RTS_WRITE_BLOCKS_U8W 4
+#endif
+// Largest window whose u8 sum of squares stays below 2^32 (n * 255^2 < 2^32): the windows that
+// the WRAP32 tables answer exactly.
+#define SAT_WRAP32_MAX_PIXELS 66051
 // Blocks per SM of the RTS passes. The reduce keeps few registers, so u8 fits 8 blocks (32
 // registers, no spills; more loads in flight: 0.023 -> 0.021 ms at 4096^2); u16 keeps 4, since 6
 // spill and were no faster; f32 2 (not timed). The write pass holds the whole local table: u8 4 (as FUSED), u16 3
@@ -595,48 +606,78 @@ template <typename A, typename L, typename LQ>
 __device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int x, int y0,
 	const L (&s)[4][4], const LQ (&q)[4][4], const A* bS, const A* bQ, const A* tS, const A* tQ)
 {
-	const bool odd = threadIdx.x & 1;
-	const int xe = odd ? x - 4 : x;                        // the pair's even lane's block
-	const bool pairWhole = (W & 1) == 0 && xe + 7 < W;     // both blocks inside, 16-byte aligned
-	const bool inside = x < W;
+	if constexpr (sizeof(A) == 4) {
+		// 32-bit tables: a lane's 4 entries of a row are 16 bytes, so one 16-byte store per lane
+		// and row already writes whole sectors (512 contiguous bytes per warp); no swap needed.
+		const bool vec = (W & 3) == 0 && x + 3 < W;
 #pragma unroll
-	for (int i = 0; i < 4; ++i) {
-		const int y = y0 + i;
-		if (y >= H) break;                                 // uniform over the warp
-		const size_t o = (size_t)y * W + x;
-		A vs[4], vq[4];
-		if (inside) {
+		for (int i = 0; i < 4; ++i) {
+			const int y = y0 + i;
+			if (y >= H || x >= W) break;
+			const size_t o = (size_t)y * W + x;
 			const A bs = bS[i], bq = bQ[i];
+			A vs[4], vq[4];
 #pragma unroll
 			for (int j = 0; j < 4; ++j) {
 				vs[j] = (A)s[i][j] + bs + tS[j];
 				vq[j] = (A)q[i][j] + bq + tQ[j];
 			}
-		} else {
+			if (vec) {
+				*reinterpret_cast<uint4*>(d_S + o) = make_uint4(vs[0], vs[1], vs[2], vs[3]);
+				*reinterpret_cast<uint4*>(d_Q + o) = make_uint4(vq[0], vq[1], vq[2], vq[3]);
+			} else {
 #pragma unroll
-			for (int j = 0; j < 4; ++j) vs[j] = vq[j] = A(0);
+				for (int j = 0; j < 4; ++j)
+					if (x + j < W) {
+						d_S[o + j] = vs[j];
+						d_Q[o + j] = vq[j];
+					}
+			}
 		}
-		// the half of the partner's sector this lane holds: the even lane holds 2,3 of its own
-		// row segment for the odd lane to write, the odd lane 0,1 of its own for the even lane
-		const A gs0 = __shfl_xor_sync(0xffffffffu, odd ? vs[0] : vs[2], 1);
-		const A gs1 = __shfl_xor_sync(0xffffffffu, odd ? vs[1] : vs[3], 1);
-		const A gq0 = __shfl_xor_sync(0xffffffffu, odd ? vq[0] : vq[2], 1);
-		const A gq1 = __shfl_xor_sync(0xffffffffu, odd ? vq[1] : vq[3], 1);
-		if (pairWhole) {
-			const size_t e = (size_t)y * W + xe + (odd ? 2 : 0);
-			// even lane's sector: even writes its 0,1, odd writes the even lane's 2,3
-			satStore2(d_S + e, odd ? gs0 : vs[0], odd ? gs1 : vs[1]);
-			satStore2(d_Q + e, odd ? gq0 : vq[0], odd ? gq1 : vq[1]);
-			// odd lane's sector: even writes the odd lane's 0,1, odd writes its 2,3
-			satStore2(d_S + e + 4, odd ? vs[2] : gs0, odd ? vs[3] : gs1);
-			satStore2(d_Q + e + 4, odd ? vq[2] : gq0, odd ? vq[3] : gq1);
-		} else if (inside) {
+	} else {
+		const bool odd = threadIdx.x & 1;
+		const int xe = odd ? x - 4 : x;                        // the pair's even lane's block
+		const bool pairWhole = (W & 1) == 0 && xe + 7 < W;     // both blocks inside, 16-byte aligned
+		const bool inside = x < W;
 #pragma unroll
-			for (int j = 0; j < 4; ++j)
-				if (x + j < W) {
-					d_S[o + j] = vs[j];
-					d_Q[o + j] = vq[j];
+		for (int i = 0; i < 4; ++i) {
+			const int y = y0 + i;
+			if (y >= H) break;                                 // uniform over the warp
+			const size_t o = (size_t)y * W + x;
+			A vs[4], vq[4];
+			if (inside) {
+				const A bs = bS[i], bq = bQ[i];
+#pragma unroll
+				for (int j = 0; j < 4; ++j) {
+					vs[j] = (A)s[i][j] + bs + tS[j];
+					vq[j] = (A)q[i][j] + bq + tQ[j];
 				}
+			} else {
+#pragma unroll
+				for (int j = 0; j < 4; ++j) vs[j] = vq[j] = A(0);
+			}
+			// the half of the partner's sector this lane holds: the even lane holds 2,3 of its own
+			// row segment for the odd lane to write, the odd lane 0,1 of its own for the even lane
+			const A gs0 = __shfl_xor_sync(0xffffffffu, odd ? vs[0] : vs[2], 1);
+			const A gs1 = __shfl_xor_sync(0xffffffffu, odd ? vs[1] : vs[3], 1);
+			const A gq0 = __shfl_xor_sync(0xffffffffu, odd ? vq[0] : vq[2], 1);
+			const A gq1 = __shfl_xor_sync(0xffffffffu, odd ? vq[1] : vq[3], 1);
+			if (pairWhole) {
+				const size_t e = (size_t)y * W + xe + (odd ? 2 : 0);
+				// even lane's sector: even writes its 0,1, odd writes the even lane's 2,3
+				satStore2(d_S + e, odd ? gs0 : vs[0], odd ? gs1 : vs[1]);
+				satStore2(d_Q + e, odd ? gq0 : vq[0], odd ? gq1 : vq[1]);
+				// odd lane's sector: even writes the odd lane's 0,1, odd writes its 2,3
+				satStore2(d_S + e + 4, odd ? vs[2] : gs0, odd ? vs[3] : gs1);
+				satStore2(d_Q + e + 4, odd ? vq[2] : gq0, odd ? vq[3] : gq1);
+			} else if (inside) {
+#pragma unroll
+				for (int j = 0; j < 4; ++j)
+					if (x + j < W) {
+						d_S[o + j] = vs[j];
+						d_Q[o + j] = vq[j];
+					}
+			}
 		}
 	}
 }
@@ -916,11 +957,9 @@ __device__ __forceinline__ V satWarpScan(V v) {
 // row, P(x) = L(x, y0+31): a prefix of the row totals and one of the column totals. Computing
 // them from the totals, not from the whole local table, leaves out the 2D scan and half the
 // registers (H200, 4096^2: u8 reduce 0.029 -> 0.023 ms, u16 0.063 -> 0.043).
-template <typename T>
-__device__ __forceinline__ void satRtsReduce(const T* __restrict__ d_in, int W, int H,
-	typename SatType<T>::A* __restrict__ d_agg)
+template <typename T, typename A>
+__device__ __forceinline__ void satRtsReduce(const T* __restrict__ d_in, int W, int H, A* __restrict__ d_agg)
 {
-	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
 	typedef typename SatType<T>::LQ LQ;   // at least as wide as L: the column scans use it for both
 	__shared__ SatBand<L, LQ> s_col;        // each warp's column totals over its 4 rows
@@ -1013,11 +1052,10 @@ __device__ __forceinline__ void satRtsCols(const A* __restrict__ d_agg, A* __res
 	}
 }
 
-template <typename T>
-__device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename SatType<T>::A* __restrict__ d_S,
-	typename SatType<T>::A* __restrict__ d_Q, int W, int H, const typename SatType<T>::A* __restrict__ d_carry)
+template <typename T, typename A>
+__device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, A* __restrict__ d_S, A* __restrict__ d_Q, int W,
+	int H, const A* __restrict__ d_carry)
 {
-	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
 	typedef typename SatType<T>::LQ LQ;
 	__shared__ SatBand<L, LQ> s_band;
@@ -1063,12 +1101,12 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, typename
 	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, REDUCE_BLOCKS) sat_rts_reduce_##TN(       \
 		const T* d_in, int W, int H, A* d_agg)                                                 \
 	{                                                                                          \
-		satRtsReduce<T>(d_in, W, H, d_agg);                                                    \
+		satRtsReduce<T, A>(d_in, W, H, d_agg);                                                 \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, WRITE_BLOCKS) sat_rts_write_##TN(       \
 		const T* d_in, A* d_S, A* d_Q, int W, int H, const A* d_carry)                         \
 	{                                                                                          \
-		satRtsWrite<T>(d_in, d_S, d_Q, W, H, d_carry);                                         \
+		satRtsWrite<T, A>(d_in, d_S, d_Q, W, H, d_carry);                                      \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_fused_##TN(   \
 		const T* d_in, A* d_S, A* d_Q, int W, int H, unsigned* d_flags, A* d_carry)            \
@@ -1114,6 +1152,40 @@ SAT_PIXEL_ENTRIES(f32, f32, double, 2, 2, 2)
 
 SAT_TABLE_ENTRIES(i64, long long)
 SAT_TABLE_ENTRIES(f64, double)
+
+// ---------------------------------------------------------------------------------------------
+// WRAP32: RTS writing 32-bit tables of a u8 plane, every sum modulo 2^32
+//
+// Not the table of the plane: an internal variant for readers that only ever take box sums
+// of windows whose true sums stay below 2^32 (template matching's denominators, for windows
+// of at most SAT_WRAP32_MAX_PIXELS pixels). The box query ((br - tr) - bl) + tl in unsigned
+// 32-bit arithmetic is then exact, whatever the corners wrapped to, and the tables cost 8
+// bytes a pixel instead of 16. Same launches as RTS, with these four entry points.
+// ---------------------------------------------------------------------------------------------
+
+extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, 8) sat_rts_reduce_u8w(
+	const u8* d_in, int W, int H, unsigned* d_agg)
+{
+	satRtsReduce<u8, u32>(d_in, W, H, d_agg);
+}
+
+extern "C" __global__ void __launch_bounds__(SAT_RTS_ROW_THREADS) sat_rts_rows_u32(
+	const unsigned* d_agg, unsigned* d_carry, int tilesX, int tilesY)
+{
+	satRtsRows<u32>(d_agg, d_carry, tilesX, tilesY);
+}
+
+extern "C" __global__ void __launch_bounds__(SAT_TILE_W * SAT_RTS_SEGS) sat_rts_cols_u32(
+	const unsigned* d_agg, unsigned* d_carry, int tilesX, int tilesY)
+{
+	satRtsCols<u32>(d_agg, d_carry, tilesX, tilesY);
+}
+
+extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, SAT_RTS_WRITE_BLOCKS_U8W) sat_rts_write_u8w(
+	const u8* d_in, unsigned* d_S, unsigned* d_Q, int W, int H, const unsigned* d_carry)
+{
+	satRtsWrite<u8, u32>(d_in, d_S, d_Q, W, H, d_carry);
+}
 
 // Registers (ptxas, sm_90): sat_dlb_cols_<A> keeps 32 64-bit values per thread and needs ~186
 // registers (one block per SM); capped at 128 it spilled 412 bytes, so it is left uncapped.

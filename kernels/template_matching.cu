@@ -10,13 +10,18 @@
 // ----------------------------------------------
 //  * Image plane T: u8, u16 or f32, pixel i at d_img[i] (gray, step 1), W x H, row-major.
 //  * d_S, d_Q: the summed-area tables of the image from integral_image.cu (inclusive,
-//    unbordered; long long for u8/u16, double for f32), read with fc::satBox.
+//    unbordered; long long for u8/u16, double for f32), read with fc::satBox. The u8w entry
+//    points read the WRAP32 tables of a u8 image instead (uint32, every entry modulo 2^32):
+//    half the bytes, and exact for every window of at most 66051 pixels (n * 255^2 < 2^32),
+//    since a box sum below 2^32 comes out right from any corners that wrapped. The host takes
+//    them for every template up to that size.
 //  * Numerator mode, picked by the host from the two pixel types:
 //      t8   u8 image and u8 template: __dp4a on packed bytes, exact (u32 per chunk, then u64)
 //      t16  integer image, integer template, not both u8: 32x32->64-bit products, exact u64
 //      tf   either operand 32-bit: float products of (I - c) * (T - mean T), c a per-block
 //           image shift, summed in float along one template row and in double across rows
-//    Entry point names: <family>_<image>_<mode>: u8_t8, u8_t16, u16_t16, u8_tf, u16_tf, f32_tf.
+//    Entry point names: <family>_<image>_<mode>: u8_t8, u8_t16, u16_t16, u8_tf, u16_tf, f32_tf,
+//    and u8w_t8, u8w_t16, u8w_tf (u8 image, WRAP32 tables: see d_S above).
 //  * The template goes in as 32-bit words in one of two layouts (TQ = quads per row, pitch
 //    4*TQ words per template row; see NCC_TQ):
 //      t16/tf: word r*4*TQ + c = T(c, r) for c < w, 0 for w <= c < 4*TQ (u32 value, or the
@@ -143,9 +148,6 @@ inline __host__ bool nccPlan(bool t8, bool streamed, int w, int h, size_t smemBy
 namespace ncc {
 
 typedef unsigned long long u64;
-
-template <typename T> struct Sat { typedef long long A; };
-template <> struct Sat<f32> { typedef double A; };
 
 template <int MODE> struct Tot { typedef u64 type; };
 template <> struct Tot<NCC_MODE_TF> { typedef double type; };
@@ -420,14 +422,15 @@ __device__ __forceinline__ float nccScoreF32(double num, const f32* __restrict__
 // Not inlined: nccWrite calls it for 16 outputs, and inlined copies of the 128-bit and
 // double arithmetic made each kernel ten times larger for no measurable gain (it runs once per
 // output, after the numerator).
-template <int MODE, typename T>
-__device__ __noinline__ float nccScore(typename Tot<MODE>::type sum, const T* img, const typename Sat<T>::A* S,
-	const typename Sat<T>::A* Q, int W, int x, int y, NccTplInfo t)
+template <int MODE, typename T, typename A>
+__device__ __noinline__ float nccScore(typename Tot<MODE>::type sum, const T* img, const A* S,
+	const A* Q, int W, int x, int y, NccTplInfo t)
 {
 	if constexpr (MODE == NCC_MODE_TF && std::is_same<T, f32>::value) {
 		return nccScoreF32(sum, img, S, Q, W, x, y, t);
 	} else {
 		const int x1 = x + t.w - 1, y1 = y + t.h - 1;
+		// exact from WRAP32 tables too: the window's true sums are below 2^32 (see the header)
 		const long long si = satBox(S, W, x, y, x1, y1), si2 = satBox(Q, W, x, y, x1, y1);
 		// the largest pixel value of the image's type, or of either type for t16
 		constexpr int maxv = MODE == NCC_MODE_T8 ? 255 : MODE == NCC_MODE_T16 ? 65535 : sizeof(T) == 1 ? 255 : 65535;
@@ -436,9 +439,9 @@ __device__ __noinline__ float nccScore(typename Tot<MODE>::type sum, const T* im
 	}
 }
 
-template <int MODE, typename T>
+template <int MODE, typename T, typename A>
 __device__ __forceinline__ void nccWrite(float* __restrict__ out, const typename Tot<MODE>::type (&tot)[NCC_PY][NCC_PX],
-	const T* img, const typename Sat<T>::A* S, const typename Sat<T>::A* Q, int W, int ow, int oh, int ox0, int oy0,
+	const T* img, const A* S, const A* Q, int W, int ow, int oh, int ox0, int oy0,
 	const NccTplInfo& t)
 {
 #pragma unroll
@@ -448,7 +451,7 @@ __device__ __forceinline__ void nccWrite(float* __restrict__ out, const typename
 #pragma unroll
 		for (int k = 0; k < NCC_PX; ++k) {
 			const int x = ox0 + NCC_PX * threadIdx.x + k;
-			if (x < ow) out[(size_t)y * ow + x] = nccScore<MODE, T>(tot[py][k], img, S, Q, W, x, y, t);
+			if (x < ow) out[(size_t)y * ow + x] = nccScore<MODE, T, A>(tot[py][k], img, S, Q, W, x, y, t);
 		}
 	}
 }
@@ -495,9 +498,9 @@ __device__ __forceinline__ bool rowsWanted(int y0, int rows, int period, int kee
 	return k < keep || period - k < rows;
 }
 
-template <int MODE, typename T, bool STREAM>
+template <int MODE, typename T, typename A, bool STREAM>
 __device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __restrict__ d_img,
-	const typename Sat<T>::A* __restrict__ d_S, const typename Sat<T>::A* __restrict__ d_Q, int W, int H,
+	const A* __restrict__ d_S, const A* __restrict__ d_Q, int W, int H,
 	int chunkH, int chunkQ, const NccTplInfo& info, const unsigned* tplWords, int splitRows,
 	typename Tot<MODE>::type* __restrict__ d_part, int period, int keep)
 {
@@ -541,7 +544,7 @@ __device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __re
 		}
 	}
 	if (d_part == nullptr) {
-		nccWrite<MODE, T>(d_out, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
+		nccWrite<MODE, T, A>(d_out, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
 		return;
 	}
 #pragma unroll
@@ -557,16 +560,16 @@ __device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __re
 }
 
 // The normalization of split launches: one thread per output.
-template <int MODE, typename T>
+template <int MODE, typename T, typename A>
 __device__ __forceinline__ void nccFinish(float* __restrict__ d_out, const typename Tot<MODE>::type* __restrict__ d_part,
-	const T* __restrict__ d_img, const typename Sat<T>::A* __restrict__ d_S, const typename Sat<T>::A* __restrict__ d_Q,
+	const T* __restrict__ d_img, const A* __restrict__ d_S, const A* __restrict__ d_Q,
 	int W, int H, const NccTplInfo& info)
 {
 	const int ow = W - info.w + 1, oh = H - info.h + 1;
 	const size_t n = (size_t)ow * oh;
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
 		const int y = (int)(i / ow), x = (int)(i - (size_t)y * ow);
-		d_out[i] = nccScore<MODE, T>(d_part[i], d_img, d_S, d_Q, W, x, y, info);
+		d_out[i] = nccScore<MODE, T, A>(d_part[i], d_img, d_S, d_Q, W, x, y, info);
 	}
 }
 
@@ -578,9 +581,9 @@ __device__ __forceinline__ void nccFinish(float* __restrict__ d_out, const typen
 // scores at d_out + t * ow * oh.
 // =============================================================================================
 
-template <int MODE, typename T>
+template <int MODE, typename T, typename A>
 __device__ __forceinline__ void nccBank(float* __restrict__ d_out, const T* __restrict__ d_img,
-	const typename Sat<T>::A* __restrict__ d_S, const typename Sat<T>::A* __restrict__ d_Q, int W, int H, int nT,
+	const A* __restrict__ d_S, const A* __restrict__ d_Q, int W, int H, int nT,
 	const NccTplInfo* __restrict__ d_info, const unsigned* __restrict__ d_tpl)
 {
 	extern __shared__ __align__(16) unsigned char s_ncc[];
@@ -600,7 +603,7 @@ __device__ __forceinline__ void nccBank(float* __restrict__ d_out, const T* __re
 		typename Tot<MODE>::type tot[NCC_PY][NCC_PX];
 		nccZero<MODE, T>(tot);
 		nccChunk<MODE>(tot, s_ncc, pitchB, TplGlobal{d_tpl + t * words}, pitchW, i0.tq, i0.h, i0.tq);
-		nccWrite<MODE, T>(d_out + (size_t)t * ow * oh, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
+		nccWrite<MODE, T, A>(d_out + (size_t)t * ow * oh, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
 	}
 }
 
@@ -672,7 +675,7 @@ __device__ __forceinline__ void nccMaskedF(float* __restrict__ d_out, const T* _
 		int chunkQ, NccTplInfo info, int splitRows, ncc::Tot<MODE>::type* d_part, int period,      \
 		int keep)                                                                                  \
 	{                                                                                          \
-		ncc::nccTile<MODE, T, false>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, c_ncc_tpl, \
+		ncc::nccTile<MODE, T, A, false>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, c_ncc_tpl, \
 			splitRows, d_part, period, keep);                                                      \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_stream_##NAME( \
@@ -680,26 +683,31 @@ __device__ __forceinline__ void nccMaskedF(float* __restrict__ d_out, const T* _
 		int chunkQ, NccTplInfo info, const unsigned* d_tpl, int splitRows,                         \
 		ncc::Tot<MODE>::type* d_part, int period, int keep)                                        \
 	{                                                                                          \
-		ncc::nccTile<MODE, T, true>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, d_tpl,    \
+		ncc::nccTile<MODE, T, A, true>(d_out, d_img, d_S, d_Q, W, H, chunkH, chunkQ, info, d_tpl,    \
 			splitRows, d_part, period, keep);                                                      \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(NCC_FINISH_THREADS) ncc_finish_##NAME(           \
 		float* d_out, const ncc::Tot<MODE>::type* d_part, const T* d_img, const A* d_S,           \
 		const A* d_Q, int W, int H, NccTplInfo info)                                               \
 	{                                                                                          \
-		ncc::nccFinish<MODE, T>(d_out, d_part, d_img, d_S, d_Q, W, H, info);                      \
+		ncc::nccFinish<MODE, T, A>(d_out, d_part, d_img, d_S, d_Q, W, H, info);                      \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(NCC_THREADS_X * NCC_THREADS_Y) ncc_bank_##NAME(   \
 		float* d_out, const T* d_img, const A* d_S, const A* d_Q, int W, int H, int nT,            \
 		const NccTplInfo* d_info, const unsigned* d_tpl)                                           \
 	{                                                                                          \
-		ncc::nccBank<MODE, T>(d_out, d_img, d_S, d_Q, W, H, nT, d_info, d_tpl);                   \
+		ncc::nccBank<MODE, T, A>(d_out, d_img, d_S, d_Q, W, H, nT, d_info, d_tpl);                   \
 	}
 
 NCC_ENTRIES(u8_t8, NCC_MODE_T8, u8, long long)
 NCC_ENTRIES(u8_t16, NCC_MODE_T16, u8, long long)
 NCC_ENTRIES(u16_t16, NCC_MODE_T16, u16, long long)
 NCC_ENTRIES(u8_tf, NCC_MODE_TF, u8, long long)
+// u8 images with WRAP32 tables (uint32, modulo 2^32): any template of at most
+// SAT_WRAP32_MAX_PIXELS pixels, whose window sums all stay below 2^32
+NCC_ENTRIES(u8w_t8, NCC_MODE_T8, u8, unsigned)
+NCC_ENTRIES(u8w_t16, NCC_MODE_T16, u8, unsigned)
+NCC_ENTRIES(u8w_tf, NCC_MODE_TF, u8, unsigned)
 NCC_ENTRIES(u16_tf, NCC_MODE_TF, u16, long long)
 NCC_ENTRIES(f32_tf, NCC_MODE_TF, f32, double)
 

@@ -8,8 +8,9 @@
 // f32 planes and on all-max planes, against a CPU reference computed row by row then column by
 // column in int64 (integers: must match exactly) or double (f32: |gpu - ref| must not exceed
 // 1e-9 * the same table built over |I| resp. I^2, a bound on the rounding of any summation
-// order of those terms); repeats the look-back builds 50 times to catch races; then times
-// every build on u8 and u16 planes from 512^2 to 8192^2.
+// order of those terms); repeats the look-back builds 50 times to catch races; checks the u8
+// WRAP32 tables (uint32, modulo 2^32) entry by entry and through box queries; then times every
+// build on u8 and u16 planes from 512^2 to 8192^2, and WRAP32 on u8.
 // Exit status 0 when every check passes, 1 when one fails, 2 on a CUDA error.
 
 #include "bench_util.cuh"
@@ -343,6 +344,89 @@ static void testRepeat(int W, int H, int reps, std::mt19937& rng) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// WRAP32: the u8 tables modulo 2^32 (RTS launches with the 32-bit entry points)
+// ---------------------------------------------------------------------------------------------
+
+struct Wrap32 {
+	int W, H;
+	size_t n;
+	u8* d_in = nullptr;
+	unsigned *d_S = nullptr, *d_Q = nullptr, *d_agg = nullptr, *d_carry = nullptr;
+	Wrap32(int w, int h) : W(w), H(h), n((size_t)w * h) {
+		CK(cudaMalloc(&d_in, n));
+		CK(cudaMalloc(&d_S, n * 4));
+		CK(cudaMalloc(&d_Q, n * 4));
+		CK(cudaMalloc(&d_agg, SAT_RTS_AGG_ELEMS(W, H) * 4));
+		CK(cudaMalloc(&d_carry, SAT_RTS_CARRY_ELEMS(W, H) * 4));
+	}
+	~Wrap32() { cudaFree(d_in); cudaFree(d_S); cudaFree(d_Q); cudaFree(d_agg); cudaFree(d_carry); }
+	void phase(int k) {
+		const unsigned tiles = (unsigned)SAT_RTS_TILES(W, H);
+		const int tx = SAT_TILES_X(W), ty = SAT_TILES_Y(H);
+		switch (k) {
+		case 0: sat_rts_reduce_u8w<<<tiles, SAT_TILE_THREADS>>>(d_in, W, H, d_agg); break;
+		case 1:
+			sat_rts_rows_u32<<<(unsigned)((ty * SAT_RTS_ROW_TASKS + SAT_RTS_ROW_THREADS - 1) / SAT_RTS_ROW_THREADS),
+				SAT_RTS_ROW_THREADS>>>(d_agg, d_carry, tx, ty);
+			break;
+		case 2: sat_rts_cols_u32<<<dim3(tx, 2), dim3(SAT_TILE_W, SAT_RTS_SEGS)>>>(d_agg, d_carry, tx, ty); break;
+		default: sat_rts_write_u8w<<<tiles, SAT_TILE_THREADS>>>(d_in, d_S, d_Q, W, H, d_carry); break;
+		}
+	}
+	void run() {
+		for (int k = 0; k < 4; ++k) phase(k);
+		CK(cudaGetLastError());
+	}
+};
+
+// Every entry against the int64 reference modulo 2^32, and box sums of windows up to
+// SAT_WRAP32_MAX_PIXELS pixels, queried in uint32, against the exact sums.
+static bool testWrap32(const std::vector<u8>& in, int W, int H, const char* what, bool quiet = false) {
+	++g_checks;
+	Wrap32 c(W, H);
+	CK(cudaMemcpy(c.d_in, in.data(), c.n, cudaMemcpyHostToDevice));
+	CK(cudaMemset(c.d_S, 0xA5, c.n * 4));
+	CK(cudaMemset(c.d_Q, 0x5A, c.n * 4));
+	c.run();
+	CK(cudaDeviceSynchronize());
+	std::vector<unsigned> S(c.n), Q(c.n);
+	CK(cudaMemcpy(S.data(), c.d_S, c.n * 4, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(Q.data(), c.d_Q, c.n * 4, cudaMemcpyDeviceToHost));
+	const Reference<u8> ref(in, W, H);
+	size_t bad = 0, first = (size_t)-1;
+	for (size_t i = 0; i < c.n; ++i)
+		if (S[i] != (unsigned)ref.S[i] || Q[i] != (unsigned)ref.Q[i]) {
+			if (!bad) first = i;
+			++bad;
+		}
+	std::mt19937 rng(11);
+	int badBoxes = 0;
+	for (int k = 0; k < 256 && !bad; ++k) {
+		const int bw = 1 + (int)(rng() % std::min(W, 257)), bh = 1 + (int)(rng() % std::min(H, SAT_WRAP32_MAX_PIXELS / bw));
+		const int x0 = (int)(rng() % (W - bw + 1)), y0 = (int)(rng() % (H - bh + 1));
+		const int x1 = x0 + bw - 1, y1 = y0 + bh - 1;
+		if ((long long)satBox(S.data(), W, x0, y0, x1, y1) != satBox(ref.S.data(), W, x0, y0, x1, y1) ||
+			(long long)satBox(Q.data(), W, x0, y0, x1, y1) != satBox(ref.Q.data(), W, x0, y0, x1, y1))
+			++badBoxes;
+	}
+	const bool ok = bad == 0 && badBoxes == 0;
+	if (!ok) ++g_failures;
+	if (!ok || (!quiet && c.n >= 1000000))
+		std::printf("%s u8  WRAP32 %-26s %5dx%-5d\n", ok ? "ok  " : "FAIL", what, W, H);
+	if (bad)
+		std::printf("     %zu entries differ, first at (%d, %d): S %u want %u, Q %u want %u\n", bad, (int)(first % W),
+			(int)(first / W), S[first], (unsigned)ref.S[first], Q[first], (unsigned)ref.Q[first]);
+	if (badBoxes) std::printf("     %d box sums differ\n", badBoxes);
+	return ok;
+}
+
+static void testWrap32Random(int W, int H, std::mt19937& rng) {
+	std::vector<u8> in((size_t)W * H);
+	for (auto& v : in) v = Px<u8>::random(rng);
+	testWrap32(in, W, H, "random");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Timing
 // ---------------------------------------------------------------------------------------------
 
@@ -423,8 +507,8 @@ static float tileWriteHalvesMs(int N) {
 	return tablesWriteMs<128, 32>(N, satTileWriteHalves);
 }
 
-static float writeOnlyMs(int N) {
-	const size_t n = (size_t)N * N;   // 16 bytes each: the two int64 tables
+static float writeOnlyMs(int N, int bytesPerPixel = 16) {
+	const size_t n = (size_t)N * N * bytesPerPixel / 16;   // 16 bytes per pixel: the two int64 tables
 	longlong2* d;
 	CK(cudaMalloc(&d, n * sizeof(longlong2)));
 	const float t = medianMs([&] { satWriteOnly<<<132 * 16, 256>>>(d, n); });
@@ -465,6 +549,19 @@ static void benchType(std::mt19937& rng, double copy) {
 		if (N >= 1024)
 			std::printf("  %-3s %5d^2 store patterns, 128x32 tiles: whole sectors %.4f ms, half sectors %.4f ms\n", Px<T>::name(),
 				N, tileWriteOnlyMs<128, 32>(N), tileWriteHalvesMs(N));
+		if (std::is_same<T, u8>::value) {
+			// WRAP32: 8 bytes written per pixel; its floor is the write-only kernel over half the bytes
+			Wrap32 w(N, N);
+			CK(cudaMemcpy(w.d_in, in.data(), w.n, cudaMemcpyHostToDevice));
+			const float tw = medianMs([&] { w.run(); });
+			float ph[4];
+			for (int k = 0; k < 4; ++k) ph[k] = medianMs([&] { w.phase(k); });
+			const float wo8 = writeOnlyMs(N, 8);
+			const double gbs = (double)N * N * 9 / (tw * 1e6);
+			std::printf("  u8  %5d^2 WRAP32 %9.4f ms %8.1f GB/s %5.1f%% of copy (1 read + 8 written per pixel); RTS int64 / "
+				"WRAP32 %.2fx; by launch: reduce %.4f, rows %.4f, cols %.4f, write %.4f ms; write-only floor (8 B/pixel) "
+				"%.4f ms\n", N, tw, gbs, 100.0 * gbs / copy, t[RTS] / tw, ph[0], ph[1], ph[2], ph[3], wo8);
+		}
 	}
 }
 
@@ -508,6 +605,7 @@ int main(int argc, char** argv) {
 		// compute-sanitizer (memcheck, racecheck)
 		const int sizes[][2] = {{1, 1}, {7, 1}, {1, 7}, {129, 33}, {300, 97}};
 		for (auto& sz : sizes) {
+			testWrap32Random(sz[0], sz[1], rng);
 			testRandom<u8>(sz[0], sz[1], rng);
 			testRandom<u16>(sz[0], sz[1], rng);
 			testRandom<f32>(sz[0], sz[1], rng);
@@ -530,6 +628,22 @@ int main(int argc, char** argv) {
 	}
 	// u8 wider than the uint32 row sums allow: the DLB build falls back to int64 row sums
 	testRandom<u8>(SAT_DLB_U32_MAX_W + 5, 3, rng);
+
+	// WRAP32: the sizes of testAllSizes, the all-255 plane (entries wrap from about 256^2 pixels on
+	// for Q), and repeated runs
+	{
+		const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {37, 53}, {128, 32}, {129, 33}, {130, 67}, {132, 61}, {1022, 35},
+			{1021, 769}, {4099, 17}, {17, 4099}, {4094, 33}, {4096, 4096}, {8192, 8192}};
+		for (auto& sz : sizes) testWrap32Random(sz[0], sz[1], rng);
+		testWrap32(std::vector<u8>((size_t)4096 * 4096, 255), 4096, 4096, "all 255");
+		std::vector<u8> in((size_t)2053 * 1031);
+		for (auto& v : in) v = Px<u8>::random(rng);
+		int failed = 0;
+		for (int r = 0; r < 50; ++r)
+			if (!testWrap32(in, 2053, 1031, "repeat", true)) ++failed;
+		std::printf("%s u8  WRAP32 repeated 50 times at 2053x1031: %d failed\n", failed ? "FAIL" : "ok  ", failed);
+	}
+	std::printf("WRAP32: %d checks so far, %d failed\n", g_checks, g_failures);
 
 	testRepeat<u8>(2053, 1031, 50, rng);
 	testRepeat<u16>(1021, 769, 50, rng);

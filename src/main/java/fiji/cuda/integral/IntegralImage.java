@@ -59,6 +59,31 @@ public final class IntegralImage {
 	}
 
 	/**
+	 * The largest window whose 8-bit sums, Σ I and Σ I², both stay below 2³² (n·255² &lt; 2³²):
+	 * the windows that {@linkplain #buildWrap32OnDevice 32-bit wrap-around tables} answer exactly.
+	 */
+	public static final int WRAP32_MAX_PIXELS = 66051;
+
+	/**
+	 * Enqueues the build of both tables of an 8-bit device plane as 32-bit wrap-around tables
+	 * (WRAP32 in {@code kernels/integral_image.cu}): every entry is the true sum modulo 2³², so
+	 * the tables are not the plane's tables, but any box sum taken from them in 32-bit unsigned
+	 * arithmetic is exact for windows of at most {@link #WRAP32_MAX_PIXELS} pixels. Internal to
+	 * the GPU paths that only ever query such windows (template matching's denominators), which
+	 * read them at half the traffic of the int64 tables. Asynchronous, like
+	 * {@link #buildOnDevice(fiji.cuda.runtime.GpuSession, PixelType, int, int, jcuda.driver.CUdeviceptr,
+	 * jcuda.driver.CUdeviceptr, jcuda.driver.CUdeviceptr, DeviceScratch)}.
+	 *
+	 * @param sum w·h uint32 table of Σ I modulo 2³²
+	 * @param sq  the same for Σ I²
+	 */
+	public static void buildWrap32OnDevice(fiji.cuda.runtime.GpuSession s, int w, int h, jcuda.driver.CUdeviceptr in,
+		jcuda.driver.CUdeviceptr sum, jcuda.driver.CUdeviceptr sq, DeviceScratch scratch)
+	{
+		IntegralImageGpu.launchWrap32(s, w, h, in, sum, sq, scratch);
+	}
+
+	/**
 	 * Scratch memory of the device builds (look-back flags and carries, transposes), kept across
 	 * builds. Closing it waits for the session's stream, then returns the memory to the pool.
 	 */

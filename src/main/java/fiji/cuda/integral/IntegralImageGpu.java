@@ -187,6 +187,25 @@ final class IntegralImageGpu {
 		}
 	}
 
+	/**
+	 * Enqueues the WRAP32 build of an 8-bit plane: RTS's four launches on the 32-bit entry
+	 * points, both tables as uint32 modulo 2³² (see {@link IntegralImage#buildWrap32OnDevice}).
+	 */
+	static void launchWrap32(GpuSession s, int w, int h, CUdeviceptr in, CUdeviceptr sum, CUdeviceptr sq,
+		IntegralImage.DeviceScratch sc)
+	{
+		int tilesX = ceil(w, TILE_W), tilesY = ceil(h, TILE_H);
+		long tiles = (long) tilesX * tilesY;
+		DeviceBuffer agg = sc.get(0, 4L * RTS_AGG_PER_TILE * tiles), carry = sc.get(1, 4L * RTS_CARRY_PER_TILE * tiles);
+		s.launch(s.function(MODULE, "sat_rts_reduce_u8w"), grid((int) tiles), block(TILE_THREADS), 0, in, w, h, agg);
+		s.launch(s.function(MODULE, "sat_rts_rows_u32"), grid(ceil(tilesY * RTS_ROW_TASKS, RTS_ROW_THREADS)),
+			block(RTS_ROW_THREADS), 0, agg, carry, tilesX, tilesY);
+		s.launch(s.function(MODULE, "sat_rts_cols_u32"), new int[] { tilesX, 2 }, new int[] { TILE_W, RTS_SEGS }, 0, agg,
+			carry, tilesX, tilesY);
+		s.launch(s.function(MODULE, "sat_rts_write_u8w"), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq, w, h,
+			carry);
+	}
+
 	private static String suffix(PixelType t) {
 		if (t.kernelSuffix() == null)
 			throw new IllegalArgumentException(IntegralImage.NAME + ": RGB images have no integral image.");

@@ -18,7 +18,9 @@ import jcuda.driver.CUdeviceptr;
 /**
  * The GPU path of {@link TemplateMatching}, on the kernels of {@code kernels/template_matching.cu}.
  * The image's tables (Σ I, Σ I²) are built on the device by {@link IntegralImage#buildOnDevice}
- * and stay there; each kernel computes the numerator Σ I·T and normalizes in the same pass.
+ * and stay there; each kernel computes the numerator Σ I·T and normalizes in the same pass. For
+ * 8-bit images they are 32-bit wrap-around tables ({@link IntegralImage#buildWrap32OnDevice})
+ * whenever every template has at most {@link IntegralImage#WRAP32_MAX_PIXELS} pixels.
  * <p>
  * Which kernel runs:
  * <ul>
@@ -119,7 +121,7 @@ final class TemplateMatchingGpu {
 	 */
 	static float[][] matchBank(Gpu gpu, Planes image, int plane, List<Planes> templates, List<byte[]> masks) {
 		return gpu.run(TemplateMatching.NAME, s -> {
-			try (Device d = new Device(s, image, plane, needsTables(masks))) {
+			try (Device d = new Device(s, image, plane, needsTables(masks), largest(templates))) {
 				float[][] maps = new float[templates.size()][];
 				if (d.finite && bankable(d, templates, masks)) {
 					try (Launch l = d.prepareBank(templates)) {
@@ -169,7 +171,7 @@ final class TemplateMatchingGpu {
 		double threshold)
 	{
 		return gpu.run(TemplateMatching.NAME, s -> {
-			try (Device d = new Device(s, image, plane, needsTables(masks));
+			try (Device d = new Device(s, image, plane, needsTables(masks), largest(templates));
 				DeviceBuffer count = s.alloc(4); DeviceBuffer list = s.alloc(4L * PEAK_CAPACITY))
 			{
 				PeakList[] found = new PeakList[templates.size()];
@@ -228,7 +230,7 @@ final class TemplateMatchingGpu {
 	 * @param plane w×h pixels of {@code type} on the device; not modified, not closed
 	 */
 	static float[] matchOnDevice(GpuSession s, PixelType type, int w, int h, DeviceBuffer plane, Planes template) {
-		try (Device d = new Device(s, type, w, h, plane, false, true, null);
+		try (Device d = new Device(s, type, w, h, plane, false, true, pixels(template), null);
 			Launch l = d.prepare(template, null))
 		{
 			l.run();
@@ -258,7 +260,7 @@ final class TemplateMatchingGpu {
 		 */
 		AreaMatcher(GpuSession s, PixelType type, int w, int h, int rowsPerArea, DeviceBuffer area, Planes template) {
 			if (!type.isInteger()) throw new IllegalArgumentException("AreaMatcher takes 8 or 16-bit areas, not " + type);
-			d = new Device(s, type, w, h, area, false, true, null);
+			d = new Device(s, type, w, h, area, false, true, pixels(template), null);
 			if (rowsPerArea > 0) {
 				d.rowPeriod = rowsPerArea;
 				d.rowKeep = TemplateMatching.validSize(rowsPerArea, template.height());
@@ -302,7 +304,7 @@ final class TemplateMatchingGpu {
 	static double deviceMillis(Gpu gpu, Planes image, List<Planes> templates, int reps) {
 		List<byte[]> masks = Collections.nCopies(templates.size(), null);
 		return gpu.run(TemplateMatching.NAME + " benchmark", s -> {
-			try (Device d = new Device(s, image, 0, true)) {
+			try (Device d = new Device(s, image, 0, true, largest(templates))) {
 				List<Launch> ls = new ArrayList<>();
 				try {
 					if (bankable(d, templates, masks)) ls.add(d.prepareBank(templates));
@@ -450,12 +452,41 @@ final class TemplateMatchingGpu {
 		}
 	}
 
+	/**
+	 * For tests: int64 tables for 8-bit images too, instead of the 32-bit wrap-around tables
+	 * that AUTO takes wherever every template has at most {@link IntegralImage#WRAP32_MAX_PIXELS}
+	 * pixels. Both give the same scores, bit for bit.
+	 */
+	static volatile boolean wideTablesForTest;
+	/** Devices prepared with 32-bit wrap-around tables so far, for tests that must know they were used. */
+	static final java.util.concurrent.atomic.AtomicInteger wrap32Tables = new java.util.concurrent.atomic.AtomicInteger();
+
+	/** The pixels of the largest template: what the image's tables must answer. */
+	private static long largest(List<Planes> templates) {
+		long m = 0;
+		for (Planes t : templates)
+			m = Math.max(m, pixels(t));
+		return m;
+	}
+
+	private static long pixels(Planes t) {
+		return (long) t.width() * t.height();
+	}
+
 	/** One image plane on the device with its tables, and the launches against it. */
 	private static final class Device implements AutoCloseable {
 		final GpuSession s;
 		final PixelType type;
 		final DeviceBuffer img, sum, sq;
 		final boolean ownsImage, tables;
+		/**
+		 * Whether the tables are 32-bit wrap-around tables (8-bit images whose templates all have
+		 * at most {@link IntegralImage#WRAP32_MAX_PIXELS} pixels): half the bytes to build and to
+		 * read, the same window sums. The kernels that read them are the {@code u8w} entry points.
+		 */
+		final boolean wrap32;
+		/** The pixels of the largest template these tables may serve. */
+		final long templatePixels;
 		boolean finite;
 		final int iw, ih;
 		/** The table builds' scratch, kept so that building again does not wait for the stream. */
@@ -467,22 +498,27 @@ final class TemplateMatchingGpu {
 		int rowPeriod, rowKeep;
 
 		/** Uploads plane {@code plane} of {@code image}. */
-		Device(GpuSession s, Planes image, int plane, boolean tables) {
+		Device(GpuSession s, Planes image, int plane, boolean tables, long templatePixels) {
 			this(s, image.type(), image.width(), image.height(), s.alloc((long) image.planeSize()
-				* image.type().bytesPerPixel()), true, tables, image.plane(plane));
+				* image.type().bytesPerPixel()), true, tables, templatePixels, image.plane(plane));
 		}
 
 		/**
-		 * @param img   the plane on the device
-		 * @param owns  whether closing this closes {@code img}
-		 * @param plane the plane's pixels to upload into {@code img} first, or null when it holds them
+		 * @param img            the plane on the device
+		 * @param owns           whether closing this closes {@code img}
+		 * @param templatePixels the pixels of the largest template to be matched against it
+		 * @param plane          the plane's pixels to upload into {@code img} first, or null when it holds them
 		 */
 		Device(GpuSession s, PixelType type, int iw, int ih, DeviceBuffer img, boolean owns, boolean tables,
-			Object plane)
+			long templatePixels, Object plane)
 		{
 			this.s = s;
 			this.type = type;
 			this.tables = tables;
+			this.templatePixels = templatePixels;
+			this.wrap32 = tables && type == PixelType.UINT8 && templatePixels <= IntegralImage.WRAP32_MAX_PIXELS
+				&& !wideTablesForTest;
+			if (wrap32) wrap32Tables.incrementAndGet();
 			this.iw = iw;
 			this.ih = ih;
 			this.img = img;
@@ -491,8 +527,9 @@ final class TemplateMatchingGpu {
 			long n = (long) iw * ih;
 			DeviceBuffer a = null, b = null;
 			try {
-				a = s.alloc(tables ? 8 * n : 8);
-				b = s.alloc(tables ? 8 * n : 8);
+				long bytes = !tables ? 8 : wrap32 ? 4 * n : 8 * n;
+				a = s.alloc(bytes);
+				b = s.alloc(bytes);
 			} catch (RuntimeException e) {
 				if (owns) img.close();
 				if (a != null) a.close();
@@ -511,7 +548,20 @@ final class TemplateMatchingGpu {
 		}
 
 		void buildTables() {
-			if (tables) IntegralImage.buildOnDevice(s, type, iw, ih, img.ptr(), sum.ptr(), sq.ptr(), scratch);
+			if (!tables) return;
+			if (wrap32) IntegralImage.buildWrap32OnDevice(s, iw, ih, img.ptr(), sum.ptr(), sq.ptr(), scratch);
+			else IntegralImage.buildOnDevice(s, type, iw, ih, img.ptr(), sum.ptr(), sq.ptr(), scratch);
+		}
+
+		/**
+		 * The image part of the names of the kernels that read the tables: {@code u8w} for
+		 * wrap-around tables. A template larger than the tables were built for is a bug here,
+		 * since 32-bit sums of its windows could wrap.
+		 */
+		String tableSuffix(Planes t) {
+			if (pixels(t) > templatePixels)
+				throw new IllegalStateException("tables built for templates of " + templatePixels + " pixels, not " + pixels(t));
+			return wrap32 ? "u8w" : imageSuffix(type);
 		}
 
 		@Override
@@ -558,7 +608,7 @@ final class TemplateMatchingGpu {
 			}
 			DeviceBuffer w = l.own(s.alloc(4L * words.length));
 			s.upload(words, 0, words.length, w.ptr());
-			String name = imageSuffix(type) + "_" + m.suffix;
+			String name = tableSuffix(t) + "_" + m.suffix;
 			l.kernel = (direct ? "ncc_direct_" : "ncc_stream_") + name;
 			l.grid = new int[] { gx, gy, ceil(th, splitRows) };
 			l.block = new int[] { THREADS_X, THREADS_Y };
@@ -644,7 +694,7 @@ final class TemplateMatchingGpu {
 			l.kernel = "ncc_imma_u8_t8";
 			l.shared = (int) immaSharedBytes(tw, split);
 			l.args = new Object[] { l.part, img, iw, ih, b, tw, th, split, rowPeriod, rowKeep };
-			l.finishKernel = "ncc_finish_u8_t8";
+			l.finishKernel = "ncc_finish_" + tableSuffix(t) + "_t8";
 			l.finishArgs = new Object[] { l.out, l.part, img, sum, sq, iw, ih, info };
 		}
 
@@ -742,7 +792,7 @@ final class TemplateMatchingGpu {
 				DeviceBuffer w = l.own(s.alloc(4L * words.length)), d_info = l.own(s.alloc(INFO_BYTES * nt));
 				s.upload(words, 0, words.length, w.ptr());
 				s.upload(info.array(), 0, INFO_BYTES * nt, d_info.ptr());
-				l.kernel = "ncc_bank_" + imageSuffix(type) + "_" + m.suffix;
+				l.kernel = "ncc_bank_" + tableSuffix(t0) + "_" + m.suffix;
 				l.grid = new int[] { ceil(iw - tw + 1, TILE_W), ceil(ih - th + 1, TILE_H), Math.min(nt, 65535) };
 				l.block = new int[] { THREADS_X, THREADS_Y };
 				l.shared = (int) stageBytes(t8, th, tq);

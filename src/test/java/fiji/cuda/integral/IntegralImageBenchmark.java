@@ -35,6 +35,14 @@ public final class IntegralImageBenchmark {
 				for (SatBuild b : new SatBuild[] { SatBuild.NAIVE, SatBuild.CUB, SatBuild.DLB, SatBuild.FUSED, SatBuild.RTS })
 					build(g, copy, t, n, b);
 		System.out.println();
+		System.out.println("WRAP32 (8-bit, both tables as uint32 modulo 2^32, internal to template matching): GB/s counts"
+			+ " 1 byte read and 8 written per pixel");
+		System.out.println();
+		System.out.println("| Size | WRAP32 ms | GB/s | % of copy | RTS int64 ms, same run | RTS / WRAP32 |");
+		System.out.println("|---|---|---|---|---|---|");
+		for (int n : new int[] { 512, 1024, 2048, 4096, 8192 })
+			wrap32(g, copy, n);
+		System.out.println();
 		threshold();
 		System.exit(0);
 	}
@@ -63,6 +71,38 @@ public final class IntegralImageBenchmark {
 		});
 		double gbs = px * (t.bytesPerPixel() + 16.0) / (ms * 1e-3) / 1e9;
 		System.out.printf("| %s | %d^2 | %s | %.4f | %.0f | %.1f%% |%n", t, n, b, ms, gbs, 100 * gbs / copy);
+	}
+
+	static void wrap32(Gpu g, double copy, int n) {
+		long px = (long) n * n;
+		byte[] plane = new byte[(int) px];
+		new Random(n).nextBytes(plane);
+		double[] ms = g.run("Benchmark", s -> {
+			try (DeviceBuffer in = s.alloc(px); DeviceBuffer sum = s.alloc(8 * px); DeviceBuffer sq = s.alloc(8 * px);
+				IntegralImage.DeviceScratch sc = new IntegralImage.DeviceScratch(s))
+			{
+				s.upload(plane, 0, px, in.ptr());
+				Runnable wrap = () -> IntegralImage.buildWrap32OnDevice(s, n, n, in.ptr(), sum.ptr(), sq.ptr(), sc);
+				Runnable rts = () -> IntegralImageGpu.launch(s, SatBuild.RTS, PixelType.UINT8, n, n, in.ptr(), sum.ptr(),
+					sq.ptr(), sc);
+				double[] r = new double[2];
+				int k = 0;
+				for (Runnable build : new Runnable[] { wrap, rts }) {
+					build.run();
+					double[] times = new double[5];
+					for (int i = 0; i < times.length; i++)
+						times[i] = s.timeMillis(() -> {
+							for (int j = 0; j < LAUNCHES; j++)
+								build.run();
+						}) / LAUNCHES;
+					r[k++] = median(times);
+				}
+				return r;
+			}
+		});
+		double gbs = px * 9.0 / (ms[0] * 1e-3) / 1e9;
+		System.out.printf("| %d^2 | %.4f | %.0f | %.1f%% | %.4f | %.2fx |%n", n, ms[0], gbs, 100 * gbs / copy, ms[1],
+			ms[1] / ms[0]);
 	}
 
 	static void threshold() {

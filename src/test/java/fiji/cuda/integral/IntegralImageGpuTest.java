@@ -141,6 +141,89 @@ class IntegralImageGpuTest {
 		}
 	}
 
+	/** Both 32-bit wrap-around tables of an 8-bit plane, built on the device: {sum, sum of squares}. */
+	static int[][] wrap32(Planes img) {
+		int w = img.width(), h = img.height();
+		long n = (long) w * h;
+		return Gpu.get().run("WRAP32 test", s -> {
+			try (fiji.cuda.runtime.DeviceBuffer in = s.alloc(n); fiji.cuda.runtime.DeviceBuffer sum = s.alloc(4 * n);
+				fiji.cuda.runtime.DeviceBuffer sq = s.alloc(4 * n);
+				IntegralImage.DeviceScratch sc = new IntegralImage.DeviceScratch(s))
+			{
+				s.upload(img.plane(0), 0, n, in.ptr());
+				s.zero(sum.ptr(), 4 * n); // every entry must be written, not left over
+				IntegralImage.buildWrap32OnDevice(s, w, h, in.ptr(), sum.ptr(), sq.ptr(), sc);
+				int[][] t = { new int[(int) n], new int[(int) n] };
+				s.download(sum.ptr(), t[0], 0, n);
+				s.download(sq.ptr(), t[1], 0, n);
+				return t;
+			}
+		});
+	}
+
+	static void assertWrapped(SummedAreaTable cpu, int[][] got, String what) {
+		long[][] want = { cpu.sumLong(), cpu.sumSqLong() };
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < want[k].length; i++)
+				if ((int) want[k][i] != got[k][i])
+					assertEquals(want[k][i] & 0xffffffffL, got[k][i] & 0xffffffffL, what + (k == 0 ? ": sum" : ": squares")
+						+ " at " + i + " (of " + want[k][i] + ")");
+	}
+
+	@Test
+	void wrap32TablesAreTheTablesModulo2To32() {
+		int seed = 900;
+		for (int[] sz : SIZES) {
+			Planes img = TestImages.random(PixelType.UINT8, sz[0], sz[1], 1, seed++);
+			assertWrapped(IntegralImageCpu.build(img, 0, 4), wrap32(img), sz[0] + "x" + sz[1]);
+		}
+		// all 255 at 4096^2: the sums wrap many times over (Q ends near 2^40)
+		Planes max = Planes.wrap(4096, 4096, new byte[4096 * 4096]);
+		Arrays.fill((byte[]) max.plane(0), (byte) 255);
+		assertWrapped(IntegralImageCpu.build(max, 0, 16), wrap32(max), "all 255 at 4096x4096");
+	}
+
+	/**
+	 * What the wrap-around tables are for: the box sum of any window of up to 66051 pixels, in
+	 * 32-bit unsigned arithmetic, is the exact sum, however often the corners wrapped.
+	 */
+	@Test
+	void wrap32BoxSumsAreExactUpToTheLimit() {
+		java.util.Random r = new java.util.Random(5);
+		Planes noise = TestImages.random(PixelType.UINT8, 1501, 1203, 1, 6);
+		Planes max = Planes.wrap(1501, 1203, new byte[1501 * 1203]);
+		Arrays.fill((byte[]) max.plane(0), (byte) 255);
+		Planes line = Planes.wrap(IntegralImage.WRAP32_MAX_PIXELS + 9, 2, new byte[2 * (IntegralImage.WRAP32_MAX_PIXELS + 9)]);
+		Arrays.fill((byte[]) line.plane(0), (byte) 255);
+		for (Planes img : new Planes[] { noise, max, line }) {
+			int w = img.width(), h = img.height();
+			SummedAreaTable cpu = IntegralImageCpu.build(img, 0, 4);
+			int[][] t = wrap32(img);
+			List<int[]> boxes = new ArrayList<>();
+			boxes.add(new int[] { w - Math.min(w, 257), h - Math.min(h, 257), w - 1, h - 1 }); // bottom right, the largest entries
+			if (h == 2) boxes.add(new int[] { 5, 1, 5 + IntegralImage.WRAP32_MAX_PIXELS - 1, 1 }); // exactly the limit
+			for (int k = 0; k < 300; k++) {
+				int bw = 1 + r.nextInt(Math.min(w, 400)), bh = 1 + r.nextInt(Math.min(h, IntegralImage.WRAP32_MAX_PIXELS / bw));
+				int x0 = r.nextInt(w - bw + 1), y0 = r.nextInt(h - bh + 1);
+				boxes.add(new int[] { x0, y0, x0 + bw - 1, y0 + bh - 1 });
+			}
+			for (int[] b : boxes) {
+				String what = img.width() + "x" + img.height() + " box " + Arrays.toString(b);
+				assertTrue((long) (b[2] - b[0] + 1) * (b[3] - b[1] + 1) <= IntegralImage.WRAP32_MAX_PIXELS, what);
+				assertEquals(cpu.boxSumExact(b[0], b[1], b[2], b[3]), box32(t[0], w, b), what + ": sum");
+				assertEquals(cpu.boxSumSqExact(b[0], b[1], b[2], b[3]), box32(t[1], w, b), what + ": sum of squares");
+			}
+		}
+	}
+
+	/** satBox in uint32: ((br - tr) - bl) + tl modulo 2^32, read as unsigned. */
+	static long box32(int[] t, int w, int[] b) {
+		int x0 = b[0], y0 = b[1], x1 = b[2], y1 = b[3];
+		int br = t[y1 * w + x1], tr = y0 > 0 ? t[(y0 - 1) * w + x1] : 0, bl = x0 > 0 ? t[y1 * w + x0 - 1] : 0;
+		int tl = x0 > 0 && y0 > 0 ? t[(y0 - 1) * w + x0 - 1] : 0;
+		return Integer.toUnsignedLong(((br - tr) - bl) + tl);
+	}
+
 	static final ExecutionOptions CPU = ExecutionOptions.defaults().withBackend(Backend.CPU);
 
 	static List<Arguments> statCases() {

@@ -35,7 +35,8 @@ import ij.process.ImageProcessor;
  * <p>
  * Arguments: {@code quick} (1024² images, templates 8 to 32, a bank of 16, 50 slices),
  * {@code alignonly} (only the Align Slices rows), {@code detectonly} (only the detection rows),
- * {@code nocpu} (GPU column only), {@code cpumax=N} (the CPU path only for templates up to N
+ * {@code wrap32} (only the 8-bit cases that read the tables, with int64 and with 32-bit
+ * wrap-around tables), {@code nocpu} (GPU column only), {@code cpumax=N} (the CPU path only for templates up to N
  * pixels wide: at 4096² a 128² template is about 2.7·10¹¹ multiply-adds per map).
  * Properties for the Align Slices rows: {@code -DalignTypes=u8} (or u16) for one stack only,
  * {@code -DalignModes=false} to leave out the slice-by-slice and previous-slice timings,
@@ -51,7 +52,7 @@ public final class TemplateMatchingBenchmark {
 
 	static boolean cpu = true;
 	static int cpuMax = Integer.MAX_VALUE;
-	static boolean alignOnly, detectOnly, immaOnly;
+	static boolean alignOnly, detectOnly, immaOnly, wrap32Only;
 
 	public static void main(String[] args) {
 		boolean quick = false;
@@ -62,8 +63,9 @@ public final class TemplateMatchingBenchmark {
 			else if (a.equals("alignonly")) alignOnly = true;
 			else if (a.equals("detectonly")) detectOnly = true;
 			else if (a.equals("imma")) immaOnly = true;
+			else if (a.equals("wrap32")) wrap32Only = true;
 			else {
-				System.err.println("Unknown argument '" + a + "'; use quick, alignonly, detectonly, imma, nocpu or cpumax=N.");
+				System.err.println("Unknown argument '" + a + "'; use quick, alignonly, detectonly, imma, wrap32, nocpu or cpumax=N.");
 				System.exit(2);
 			}
 		}
@@ -75,6 +77,10 @@ public final class TemplateMatchingBenchmark {
 		System.out.println("CPU threads: " + Runtime.getRuntime().availableProcessors());
 		if (immaOnly) {
 			immaRows();
+			System.exit(0);
+		}
+		if (wrap32Only) {
+			wrap32Rows();
 			System.exit(0);
 		}
 		warmUp();
@@ -163,6 +169,46 @@ public final class TemplateMatchingBenchmark {
 			double[] ms = autoAndImma(plane, bank, 5);
 			System.out.printf(Locale.ROOT, "| bank of %d × 16² | %.3f | %.3f | |%n", n, ms[0], ms[1]);
 		}
+	}
+
+	/**
+	 * The 8-bit cases whose kernels read the image's tables, with int64 tables and with the
+	 * 32-bit wrap-around tables AUTO takes: device ms of the whole map (tables included).
+	 */
+	static void wrap32Rows() {
+		ImagePlus image = random("8-bit", 4096, 4096, 1, 1);
+		ImageProcessor ip = image.getProcessor();
+		Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+		System.out.println("| u8 4096², template (kernel) | Device ms, int64 tables | Device ms, 32-bit tables | int64 / 32-bit |");
+		System.out.println("|---|---|---|---|");
+		Object[][] cases = { { 128, "8-bit", false, "IMMA sums + ncc_finish" }, { 64, "8-bit", true, "IMMA sums + ncc_finish" },
+			{ 16, "8-bit", false, "dp4a, ncc_stream/direct (tensor cores off)" }, { 32, "8-bit", false, "dp4a (tensor cores off)" },
+			{ 16, "16-bit", false, "t16, 16-bit template" }, { 16, "32-bit", false, "tf, 32-bit template" } };
+		for (Object[] c : cases) {
+			int t = (Integer) c[0];
+			boolean unfused = (Boolean) c[2];
+			String kernel = (String) c[3];
+			Planes tpl = NccReference.cut(cut(image, t, 2), 0, 0, t, t, typeOf((String) c[1]));
+			boolean immaOff = kernel.startsWith("dp4a");
+			double[] ms = new double[2];
+			for (int k = 0; k < 2; k++) {
+				try {
+					TemplateMatchingGpu.wideTablesForTest = k == 0;
+					TemplateMatchingGpu.immaOffForTest = immaOff;
+					TemplateMatchingGpu.immaUnfusedForTest = unfused;
+					ms[k] = TemplateMatchingGpu.deviceMillis(Gpu.get(), plane, List.of(tpl), 9);
+				} finally {
+					TemplateMatchingGpu.wideTablesForTest = false;
+					TemplateMatchingGpu.immaOffForTest = false;
+					TemplateMatchingGpu.immaUnfusedForTest = false;
+				}
+			}
+			System.out.printf(Locale.ROOT, "| %d², %s | %.3f | %.3f | %.2fx |%n", t, kernel, ms[0], ms[1], ms[0] / ms[1]);
+		}
+	}
+
+	private static PixelType typeOf(String type) {
+		return type.equals("8-bit") ? PixelType.UINT8 : type.equals("16-bit") ? PixelType.UINT16 : PixelType.FLOAT32;
 	}
 
 	/** @return device ms of the maps on the dp4a kernels, then as AUTO makes them (the tensor cores) */

@@ -131,6 +131,96 @@ class TemplateMatchingGpuTest {
 		}
 	}
 
+	/** The maps of {@code run} with int64 tables instead of the wrap-around tables of 8-bit images. */
+	static List<float[]> withWideTables(java.util.function.Supplier<List<float[]>> run) {
+		try {
+			TemplateMatchingGpu.wideTablesForTest = true;
+			return run.get();
+		} finally {
+			TemplateMatchingGpu.wideTablesForTest = false;
+		}
+	}
+
+	static void assertBitIdentical(List<float[]> want, List<float[]> got, String what) {
+		assertEquals(want.size(), got.size(), what);
+		for (int i = 0; i < want.size(); i++) {
+			float[] a = want.get(i), b = got.get(i);
+			assertEquals(a.length, b.length, what + " map " + i);
+			for (int k = 0; k < a.length; k++)
+				if (Float.floatToRawIntBits(a[k]) != Float.floatToRawIntBits(b[k]))
+					fail(what + " map " + i + " at " + k + ": int64 tables " + a[k] + ", 32-bit tables " + b[k]);
+		}
+	}
+
+	/**
+	 * 8-bit images take 32-bit wrap-around tables for templates of up to 66051 pixels. Every
+	 * kernel that reads them (direct, streamed, split with its finish pass, bank, the tensor-core
+	 * sums' finish pass, for 8, 16 and 32-bit templates) must give the scores of the int64 tables
+	 * bit for bit, on an image large enough that the table entries wrap (Σ I² passes 2^32 after
+	 * some 66000 pixels), with bright and flat regions far from the origin.
+	 */
+	@Test
+	void wrapAroundTablesGiveTheScoresOfInt64Tables() {
+		Planes image = TestImages.random(PixelType.UINT8, 1031, 1009, 1, 41);
+		byte[] px = (byte[]) image.plane(0);
+		for (int y = 700; y < 900; y++)
+			for (int x = 600; x < 1000; x++)
+				px[y * 1031 + x] = (byte) (y < 800 ? 255 : 254 + (x & 1)); // saturated, then nearly flat
+		int[][] sizes = { { 31, 17 }, { 128, 128 }, { 257, 257 } };
+		TemplateMatchingGpu.Path[] paths = { TemplateMatchingGpu.Path.AUTO, TemplateMatchingGpu.Path.DIRECT,
+			TemplateMatchingGpu.Path.STREAM };
+		try {
+			for (PixelType tt : TYPES)
+				for (int[] sz : sizes)
+					for (TemplateMatchingGpu.Path p : paths)
+						for (boolean unfused : new boolean[] { false, true }) {
+							if (unfused && p != TemplateMatchingGpu.Path.AUTO) continue;
+							if (sz[0] == 257 && p == TemplateMatchingGpu.Path.DIRECT) continue; // above the constant bank
+							Planes tpl = NccReference.cut(image, 640, 720, sz[0], sz[1], tt);
+							String what = "u8/" + tt + " " + sz[0] + "x" + sz[1] + " " + p + (unfused ? " unfused" : "");
+							TemplateMatchingGpu.pathForTest = p;
+							TemplateMatchingGpu.immaUnfusedForTest = unfused;
+							int before = TemplateMatchingGpu.wrap32Tables.get();
+							List<float[]> narrow = List.of(TemplateMatching.match(image, 0, tpl, 0, null, false, GPU));
+							assertTrue(TemplateMatchingGpu.wrap32Tables.get() > before, what + ": 32-bit tables were not used");
+							List<float[]> wide = withWideTables(() -> List.of(TemplateMatching.match(image, 0, tpl, 0, null,
+								false, GPU)));
+							assertBitIdentical(wide, narrow, what);
+							if (sz[0] == 31) assertClose(NccReference.valid(image, 0, tpl, 0, null), narrow.get(0), what);
+						}
+		} finally {
+			TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+			TemplateMatchingGpu.immaUnfusedForTest = false;
+		}
+		// banks: the tensor-core bank reads no tables; with it off, ncc_bank_u8w_* does
+		for (PixelType tt : TYPES) {
+			List<Template> bank = new ArrayList<>();
+			for (int i = 0; i < 3; i++)
+				bank.add(new Template(NccReference.cut(image, 600 + 30 * i, 690 + 40 * i, 24, 24, tt), null, i, 0, false));
+			try {
+				TemplateMatchingGpu.immaOffForTest = true;
+				List<float[]> narrow = TemplateMatching.matchAll(image, 0, bank, GPU);
+				assertBitIdentical(withWideTables(() -> TemplateMatching.matchAll(image, 0, bank, GPU)), narrow, "bank u8/" + tt);
+			} finally {
+				TemplateMatchingGpu.immaOffForTest = false;
+			}
+		}
+	}
+
+	/** A template above 66051 pixels keeps the int64 tables: its 8-bit window sums of squares pass 2^32. */
+	@Test
+	void templatesAboveTheWrapAroundLimitKeepInt64Tables() {
+		Planes image = TestImages.random(PixelType.UINT8, 300, 290, 1, 43);
+		Arrays.fill((byte[]) image.plane(0), 0, 300 * 270, (byte) 255);
+		for (int i = 300 * 270; i < 300 * 290; i += 7)
+			((byte[]) image.plane(0))[i] = 3;
+		Planes tpl = TestImages.random(PixelType.UINT8, 258, 258, 1, 44); // 66564 pixels
+		int before = TemplateMatchingGpu.wrap32Tables.get();
+		float[] got = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+		assertEquals(before, TemplateMatchingGpu.wrap32Tables.get(), "32-bit tables for a template of 66564 pixels");
+		assertClose(NccReference.valid(image, 0, tpl, 0, null), got, "258x258 on a mostly saturated image");
+	}
+
 	@ParameterizedTest(name = "image {0}, template {1}")
 	@MethodSource("pairs")
 	void smallChunksGiveTheSameScores(PixelType it, PixelType tt) {
