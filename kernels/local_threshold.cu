@@ -5,12 +5,14 @@
 // -----------
 //  * Input plane T (u8, u16, f32), tables A (long long for u8/u16, double for f32), output one
 //    byte per pixel: fg where the pixel is foreground, else bg (255/0, or 0/255 without white).
+//    local_threshold_u8w reads the WRAP32 tables of an 8-bit plane instead (unsigned, modulo
+//    2^32), for windows of at most SAT_WRAP32_MAX_PIXELS (66051) pixels, as box_stat_u32 does.
 //  * The window and statistics are those of kernels/box_statistics.cu (fc::satWindow,
 //    satMean, satVariance), and the rule is LocalThreshold.isForeground on the CPU, computed in
 //    the same order with _rn intrinsics (no FMA contraction). Phansalkar's exp may differ from
 //    Java's Math.exp by an ulp, which can only matter for a pixel exactly on its threshold.
 //
-// Launch: local_threshold_<T>   blockDim (256,1,1), grid (ceil(W/256), min(H, 65535), 1), rows
+// Launch: local_threshold_<T>   (T = u8, u16, f32, or u8w) blockDim (256,1,1), grid (ceil(W/256), min(H, 65535), 1), rows
 //         beyond grid.y by a grid-stride loop. No shared memory.
 //  Parameters: p1, p2 as LocalThreshold.Settings after defaults; lo, range = the plane's minimum
 //  and max - min (Phansalkar only; pass 0, 1 otherwise).
@@ -34,10 +36,9 @@ using namespace fc;
 
 namespace {
 
-template <typename T> struct Acc;
-template <> struct Acc<u8> { typedef long long A; };
-template <> struct Acc<u16> { typedef long long A; };
-template <> struct Acc<f32> { typedef double A; };
+// The box sums' type: the int64 or double tables' own, or long long from WRAP32 tables.
+template <typename A> struct Wide { typedef A type; };
+template <> struct Wide<unsigned> { typedef long long type; };
 
 __device__ __forceinline__ bool isForeground(int method, double p1, double p2, double p, double m, double s,
 	double lo, double range)
@@ -58,9 +59,9 @@ __device__ __forceinline__ bool isForeground(int method, double p1, double p2, d
 	return p > t;
 }
 
-template <typename T>
-__device__ __forceinline__ void localThreshold(const T* __restrict__ d_in,
-	const typename Acc<T>::A* __restrict__ d_S, const typename Acc<T>::A* __restrict__ d_Q,
+template <typename T, typename A>
+__device__ __forceinline__ void localThreshold(const T* __restrict__ d_in, const A* __restrict__ d_S,
+	const A* __restrict__ d_Q,
 	unsigned char* __restrict__ d_out, int W, int H, int left, int right, int above, int below, int method,
 	double p1, double p2, double lo, double range, int fg, int bg)
 {
@@ -69,9 +70,10 @@ __device__ __forceinline__ void localThreshold(const T* __restrict__ d_in,
 	for (int y = blockIdx.y; y < H; y += gridDim.y) {
 		int x0, y0, x1, y1;
 		const long long n = satWindow(x, y, W, H, left, right, above, below, x0, y0, x1, y1);
-		const typename Acc<T>::A s = satBox(d_S, W, x0, y0, x1, y1);
+		typedef typename Wide<A>::type V;
+		const V s = (V)satBox(d_S, W, x0, y0, x1, y1);
 		const double m = satMean(s, n);
-		const double sd = __dsqrt_rn(satVariance(s, satBox(d_Q, W, x0, y0, x1, y1), n));
+		const double sd = __dsqrt_rn(satVariance(s, (V)satBox(d_Q, W, x0, y0, x1, y1), n));
 		const size_t i = (size_t)y * W + x;
 		const double p = (double)d_in[i];
 		d_out[i] = (unsigned char)(isForeground(method, p1, p2, p, m, sd, lo, range) ? fg : bg);
@@ -80,16 +82,17 @@ __device__ __forceinline__ void localThreshold(const T* __restrict__ d_in,
 
 } // namespace
 
-#define LOCAL_THRESHOLD_ENTRY(TN, T)                                                                   \
+#define LOCAL_THRESHOLD_ENTRY(TN, T, A)                                                                \
 	extern "C" __global__ void __launch_bounds__(LOCAL_THRESHOLD_THREADS) local_threshold_##TN(       \
-		const T* d_in, const Acc<T>::A* d_S, const Acc<T>::A* d_Q, unsigned char* d_out, int W, int H, \
+		const T* d_in, const A* d_S, const A* d_Q, unsigned char* d_out, int W, int H,               \
 		int left, int right, int above, int below, int method, double p1, double p2, double lo,     \
 		double range, int fg, int bg)                                                               \
 	{                                                                                                \
-		localThreshold<T>(d_in, d_S, d_Q, d_out, W, H, left, right, above, below, method, p1, p2, lo, \
+		localThreshold<T, A>(d_in, d_S, d_Q, d_out, W, H, left, right, above, below, method, p1, p2, lo, \
 			range, fg, bg);                                                                          \
 	}
 
-LOCAL_THRESHOLD_ENTRY(u8, u8)
-LOCAL_THRESHOLD_ENTRY(u16, u16)
-LOCAL_THRESHOLD_ENTRY(f32, f32)
+LOCAL_THRESHOLD_ENTRY(u8, u8, long long)
+LOCAL_THRESHOLD_ENTRY(u16, u16, long long)
+LOCAL_THRESHOLD_ENTRY(f32, f32, double)
+LOCAL_THRESHOLD_ENTRY(u8w, u8, unsigned)

@@ -237,9 +237,11 @@ final class IntegralImageGpu {
 	{
 		int code = statistic == BoxStatistics.Statistic.MEAN ? 0
 			: statistic == BoxStatistics.Statistic.VARIANCE ? 1 : 2;
-		return perPlane(gpu, BoxStatistics.NAME, image, from, to, progress, (s, z, in, sum, sq) -> {
+		boolean wrap32 = wrap32(image.type(), window);
+		return perPlane(gpu, BoxStatistics.NAME, image, from, to, progress, wrap32, (s, z, in, sum, sq) -> {
 			try (DeviceBuffer d = s.alloc(4L * image.planeSize())) {
-				s.launch(s.function(BOX_MODULE, "box_stat_" + acc(image.type())), tableGrid(image), block(ROW_THREADS), 0,
+				s.launch(s.function(BOX_MODULE, "box_stat_" + (wrap32 ? "u32" : acc(image.type()))), tableGrid(image),
+					block(ROW_THREADS), 0,
 					sum, sq, d, image.width(), image.height(), window.left(), window.right(), window.above(),
 					window.below(), code);
 				s.download(d.ptr(), out.plane(z), 0, image.planeSize());
@@ -261,7 +263,8 @@ final class IntegralImageGpu {
 	{
 		Window win = settings.window;
 		int fg = settings.white ? 255 : 0, bg = settings.white ? 0 : 255;
-		return perPlane(gpu, LocalThreshold.NAME, image, from, to, progress, (s, z, in, sum, sq) -> {
+		boolean wrap32 = wrap32(image.type(), win);
+		return perPlane(gpu, LocalThreshold.NAME, image, from, to, progress, wrap32, (s, z, in, sum, sq) -> {
 			double lo = 0, range = 1;
 			if (settings.method == LocalThreshold.Method.PHANSALKAR) {
 				double[] mm = LocalThreshold.minMax(image.plane(z), image.type());
@@ -269,7 +272,8 @@ final class IntegralImageGpu {
 				range = mm[1] - mm[0];
 			}
 			try (DeviceBuffer d = s.alloc(image.planeSize())) {
-				s.launch(s.function(THRESHOLD_MODULE, "local_threshold_" + suffix(image.type())), tableGrid(image),
+				s.launch(s.function(THRESHOLD_MODULE, "local_threshold_" + (wrap32 ? "u8w" : suffix(image.type()))),
+					tableGrid(image),
 					block(ROW_THREADS), 0, in, sum, sq, d, image.width(), image.height(), win.left(), win.right(),
 					win.above(), win.below(), settings.method.ordinal(), settings.p1, settings.p2, lo, range, fg, bg);
 				s.download(d.ptr(), out.plane(z), 0, image.planeSize());
@@ -282,8 +286,29 @@ final class IntegralImageGpu {
 		void run(GpuSession s, int z, CUdeviceptr in, CUdeviceptr sum, CUdeviceptr sq);
 	}
 
-	/** Uploads each plane, builds its tables with the fastest build, and hands them to {@code work}. */
-	private static int perPlane(Gpu gpu, String op, Planes image, int from, int to, Progress progress, PlaneWork work) {
+	/** For tests: int64 tables for 8-bit planes too, instead of the wrap-around tables small windows take. */
+	static volatile boolean wideTablesForTest;
+	/** Planes whose statistics were read from wrap-around tables, for tests that must know they were. */
+	static final java.util.concurrent.atomic.AtomicInteger wrap32Planes = new java.util.concurrent.atomic.AtomicInteger();
+
+	/**
+	 * Whether the statistics of {@code window} may come from the 32-bit wrap-around tables
+	 * ({@link IntegralImage#buildWrap32OnDevice}): 8-bit planes and windows of at most
+	 * {@link IntegralImage#WRAP32_MAX_PIXELS} pixels, whose sums, even unclipped, stay below 2³².
+	 * The kernels then read half the bytes and give the same results.
+	 */
+	static boolean wrap32(PixelType t, Window window) {
+		return t == PixelType.UINT8 && (long) window.width() * window.height() <= IntegralImage.WRAP32_MAX_PIXELS
+			&& !wideTablesForTest;
+	}
+
+	/**
+	 * Uploads each plane, builds its tables (the fastest build, or the wrap-around tables when
+	 * {@code wrap32}), and hands them to {@code work}.
+	 */
+	private static int perPlane(Gpu gpu, String op, Planes image, int from, int to, Progress progress, boolean wrap32,
+		PlaneWork work)
+	{
 		PixelType t = image.type();
 		suffix(t); // RGB is refused before anything runs
 		int w = image.width(), h = image.height();
@@ -291,13 +316,19 @@ final class IntegralImageGpu {
 		int[] done = { from };
 		try {
 			return gpu.run(op, s -> {
-				try (DeviceBuffer in = s.alloc(n * t.bytesPerPixel()); DeviceBuffer sum = s.alloc(8 * n);
-					DeviceBuffer sq = s.alloc(8 * n))
+				long entry = wrap32 ? 4 : 8;
+				try (DeviceBuffer in = s.alloc(n * t.bytesPerPixel()); DeviceBuffer sum = s.alloc(entry * n);
+					DeviceBuffer sq = s.alloc(entry * n); IntegralImage.DeviceScratch sc = new IntegralImage.DeviceScratch(s))
 				{
 					for (int z = from; z < to; z++) {
 						if (progress.isCanceled()) return z;
 						s.upload(image.plane(z), 0, n, in.ptr());
-						launch(s, fastest(w, h), t, w, h, in.ptr(), sum.ptr(), sq.ptr());
+						if (wrap32) {
+							launchWrap32(s, w, h, in.ptr(), sum.ptr(), sq.ptr(), sc);
+							wrap32Planes.incrementAndGet();
+						} else {
+							launch(s, fastest(w, h), t, w, h, in.ptr(), sum.ptr(), sq.ptr(), sc);
+						}
 						work.run(s, z, in.ptr(), sum.ptr(), sq.ptr());
 						done[0] = z + 1;
 						progress.update((z + 1 - from) / (double) (to - from));

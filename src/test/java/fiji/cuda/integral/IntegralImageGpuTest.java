@@ -230,7 +230,10 @@ class IntegralImageGpuTest {
 		List<Arguments> a = new ArrayList<>();
 		int seed = 500;
 		int[][] sizes = { { 1, 1 }, { 7, 1 }, { 37, 53 }, { 300, 97 }, { 1021, 769 } };
-		Window[] windows = { Window.square(1), Window.square(7), Window.square(40), Window.rectangle(4, 7) };
+		// 8-bit planes read wrap-around tables for the first four windows and int64 tables for the
+		// last, whose 259 x 259 pixels could take the sum of squares past 2^32
+		Window[] windows = { Window.square(1), Window.square(7), Window.square(40), Window.rectangle(4, 7),
+			Window.square(129) };
 		for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 })
 			for (int[] sz : sizes)
 				for (Window w : windows)
@@ -284,6 +287,61 @@ class IntegralImageGpuTest {
 				// pixel that sits on its threshold to within 1e-12, which random data never does
 				assertEquals(0, differ, m + (white ? " white" : " black") + ": " + differ + " of " + n + " pixels differ");
 			}
+	}
+
+	/**
+	 * Box statistics and local thresholds of 8-bit planes read 32-bit wrap-around tables for
+	 * windows of up to 66051 pixels: the same results, bit for bit, as from int64 tables, on a
+	 * plane large and bright enough that the tables' entries wrap many times.
+	 */
+	@Test
+	void wrapAroundTablesGiveTheStatisticsOfInt64Tables() {
+		Planes img = TestImages.random(PixelType.UINT8, 1500, 1100, 2, 19);
+		for (int z = 0; z < 2; z++) {
+			byte[] p = (byte[]) img.plane(z);
+			for (int y = 500; y < 1100; y++)
+				for (int x = 700; x < 1500; x++)
+					p[y * 1500 + x] = (byte) (y < 800 ? 255 : 250 + (x + y) % 6);
+		}
+		Window[] windows = { Window.square(3), Window.square(128), Window.rectangle(66051, 1), Window.rectangle(1, 1100) };
+		for (Window win : windows) {
+			for (BoxStatistics.Statistic st : BoxStatistics.Statistic.values()) {
+				int before = IntegralImageGpu.wrap32Planes.get();
+				Planes narrow = BoxStatistics.compute(img, st, win, GPU);
+				assertEquals(before + 2, IntegralImageGpu.wrap32Planes.get(), win + " " + st + ": wrap-around tables per plane");
+				Planes wide = withWideTables(() -> BoxStatistics.compute(img, st, win, GPU));
+				Planes cpu = BoxStatistics.compute(img, st, win, CPU);
+				for (int z = 0; z < 2; z++) {
+					assertArrayEquals((float[]) wide.plane(z), (float[]) narrow.plane(z), win + " " + st + " plane " + z);
+					assertArrayEquals((float[]) cpu.plane(z), (float[]) narrow.plane(z), win + " " + st + " CPU, plane " + z);
+				}
+			}
+			for (LocalThreshold.Method m : LocalThreshold.Method.values()) {
+				// local thresholds take square windows
+				if (win.width() != win.height()) continue;
+				LocalThreshold.Settings st = LocalThreshold.Settings.of(m, win.left(), 0, 0, true);
+				Planes narrow = LocalThreshold.threshold(img, st, GPU);
+				Planes wide = withWideTables(() -> LocalThreshold.threshold(img, st, GPU));
+				Planes cpu = LocalThreshold.threshold(img, st, CPU);
+				for (int z = 0; z < 2; z++) {
+					assertArrayEquals((byte[]) wide.plane(z), (byte[]) narrow.plane(z), win + " " + m + " plane " + z);
+					assertArrayEquals((byte[]) cpu.plane(z), (byte[]) narrow.plane(z), win + " " + m + " CPU, plane " + z);
+				}
+			}
+		}
+		// one pixel more than the limit: int64 tables
+		int before = IntegralImageGpu.wrap32Planes.get();
+		BoxStatistics.compute(img, BoxStatistics.Statistic.VARIANCE, Window.rectangle(66052, 1), GPU);
+		assertEquals(before, IntegralImageGpu.wrap32Planes.get(), "a window of 66052 pixels");
+	}
+
+	static Planes withWideTables(java.util.function.Supplier<Planes> run) {
+		try {
+			IntegralImageGpu.wideTablesForTest = true;
+			return run.get();
+		} finally {
+			IntegralImageGpu.wideTablesForTest = false;
+		}
 	}
 
 	@Test
