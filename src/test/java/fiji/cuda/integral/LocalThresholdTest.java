@@ -207,7 +207,9 @@ class LocalThresholdTest {
 		Settings st = Settings.of(Method.SAUVOLA, 5, 0, 0, true);
 		Planes expected = LocalThreshold.threshold(copy, st, CPU);
 		OpReport r = LocalThreshold.thresholdInto(img, img, st, ExecutionOptions.defaults());
-		assertEquals(Backend.CPU, r.ranOn());
+		// AUTO: the GPU where there is one, else the CPU with the reason why
+		assertEquals(fiji.cuda.runtime.Gpu.isAvailable() ? Backend.GPU : Backend.CPU, r.ranOn());
+		assertEquals(r.ranOn() == Backend.CPU, r.fallbackReason() != null, r::toString);
 		assertTrue(TestImages.sameBits(expected, img));
 	}
 
