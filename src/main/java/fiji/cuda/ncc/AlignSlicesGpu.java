@@ -37,8 +37,8 @@ final class AlignSlicesGpu {
 
 	/**
 	 * When set (by the benchmark), nanoseconds in the grouped path: of the calling thread waiting
-	 * for a group's copy into staging, queueing its upload, match, picks and translation,
-	 * starting the next group's copy into staging, waiting for the copy out of the group three
+	 * for a group's copy into staging, queueing its upload and starting the next group's copy
+	 * into staging, queueing its match, picks and translation, waiting for the copy out of the group three
 	 * back, queueing the download of the group before, waiting for the download of the group
 	 * two back, and starting its copy out; then (ph[8], ph[9]) of the device cutting, matching
 	 * and picking, and translating.
@@ -197,6 +197,16 @@ final class AlignSlicesGpu {
 						g.copyAsync(up.view(par * half, half), slot, count * sliceBytes, upStream);
 						g.record(upFree[par], upStream);
 						g.record(uploaded, upStream);
+						// The copy threads start on group t+1 before this thread queues group t's launches,
+						// so that the queueing (a few hundred microseconds a group) overlaps the copy.
+						int next = t + 1;
+						if (next < groups && !progress.isCanceled()) {
+							if (next >= 2) g.sync(upFree[next & 1]); // group t-1's upload has left that half
+							planes[next] = groupPlanes(stack, order, from + next * group, group);
+							fills[next] = up.view((next & 1) * half, half).fillAsync(planes[next], n);
+							started++;
+						}
+						t2 = System.nanoTime();
 						g.await(compute, uploaded);
 						if (mark != null) g.record(mark[m], compute);
 						g.launch(g.function(MODULE, "align_crop_group_" + suffix), cropGrid(a.width, a.height, count),
@@ -212,14 +222,6 @@ final class AlignSlicesGpu {
 						g.record(sliceFree[t % 3], compute);
 						g.record(translated[par], compute);
 						if (mark != null) g.record(mark[m + 2], compute);
-						t2 = System.nanoTime();
-						int next = t + 1;
-						if (next < groups && !progress.isCanceled()) {
-							if (next >= 2) g.sync(upFree[next & 1]); // group t-1's upload has left that half
-							planes[next] = groupPlanes(stack, order, from + next * group, group);
-							fills[next] = up.view((next & 1) * half, half).fillAsync(planes[next], n);
-							started++;
-						}
 						t3 = System.nanoTime();
 					}
 					// group t-1 goes down once group t-3 is out of the down half it takes: queued after

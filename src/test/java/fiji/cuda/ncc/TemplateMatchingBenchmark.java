@@ -299,8 +299,8 @@ public final class TemplateMatchingBenchmark {
 			Planes p = copy(imp);
 			AlignSlices.align(p, s, GPU);
 			long[] ph = AlignSlicesGpu.phaseNanos;
-			System.out.printf("(one grouped alignment, timed, host thread ms: wait for staging %.1f, queue up to "
-				+ "translate %.1f, start next fill %.1f, wait for copy out %.1f, queue down %.1f, wait for down %.1f, "
+			System.out.printf("(one grouped alignment, timed, host thread ms: wait for staging %.1f, queue upload and "
+				+ "start next fill %.1f, queue cut to translate %.1f, wait for copy out %.1f, queue down %.1f, wait for down %.1f, "
 				+ "start copy out %.1f; device ms: cut + match + pick %.1f, translate %.1f)%n", ph[0] / 1e6, ph[1] / 1e6,
 				ph[2] / 1e6, ph[3] / 1e6, ph[4] / 1e6, ph[5] / 1e6, ph[6] / 1e6, ph[8] / 1e6, ph[9] / 1e6);
 		} catch (GpuException e) {
