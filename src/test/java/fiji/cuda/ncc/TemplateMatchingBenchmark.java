@@ -152,8 +152,7 @@ public final class TemplateMatchingBenchmark {
 	 */
 	static void immaRows() {
 		ImagePlus image = random("8-bit", 4096, 4096, 1, 1);
-		ImageProcessor ip = image.getProcessor();
-		Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+		Planes plane = wrap(image);
 		System.out.println("| u8 4096², template | Device ms, dp4a | Device ms, IMMA (AUTO) | Target |");
 		System.out.println("|---|---|---|---|");
 		String[] targets = { "", "<= 0.1", "<= 0.3", "<= 1.0", "" };
@@ -177,12 +176,11 @@ public final class TemplateMatchingBenchmark {
 	 */
 	static void wrap32Rows() {
 		ImagePlus image = random("8-bit", 4096, 4096, 1, 1);
-		ImageProcessor ip = image.getProcessor();
-		Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+		Planes plane = wrap(image);
 		System.out.println("| u8 4096², template (kernel) | Device ms, int64 tables | Device ms, 32-bit tables | int64 / 32-bit |");
 		System.out.println("|---|---|---|---|");
 		Object[][] cases = { { 128, "8-bit", false, "IMMA sums + ncc_finish" }, { 64, "8-bit", true, "IMMA sums + ncc_finish" },
-			{ 16, "8-bit", false, "dp4a, ncc_stream/direct (tensor cores off)" }, { 32, "8-bit", false, "dp4a (tensor cores off)" },
+			{ 16, "8-bit", false, "dp4a, ncc_direct (tensor cores off)" }, { 32, "8-bit", false, "dp4a, ncc_stream (tensor cores off)" },
 			{ 16, "16-bit", false, "t16, 16-bit template" }, { 16, "32-bit", false, "tf, 32-bit template" } };
 		for (Object[] c : cases) {
 			int t = (Integer) c[0];
@@ -205,6 +203,12 @@ public final class TemplateMatchingBenchmark {
 			}
 			System.out.printf(Locale.ROOT, "| %d², %s | %.3f | %.3f | %.2fx |%n", t, kernel, ms[0], ms[1], ms[0] / ms[1]);
 		}
+	}
+
+	/** The first plane of a single-plane image, wrapped. */
+	private static Planes wrap(ImagePlus image) {
+		ImageProcessor ip = image.getProcessor();
+		return Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
 	}
 
 	private static PixelType typeOf(String type) {
