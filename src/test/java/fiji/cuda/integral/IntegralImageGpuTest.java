@@ -151,7 +151,8 @@ class IntegralImageGpuTest {
 				IntegralImage.DeviceScratch sc = new IntegralImage.DeviceScratch(s))
 			{
 				s.upload(img.plane(0), 0, n, in.ptr());
-				s.zero(sum.ptr(), 4 * n); // every entry must be written, not left over
+				// not stale pool memory; sat_check poisons the tables with 0xA5 bytes to catch entries never written
+				s.zero(sum.ptr(), 4 * n);
 				IntegralImage.buildWrap32OnDevice(s, w, h, in.ptr(), sum.ptr(), sq.ptr(), sc);
 				int[][] t = { new int[(int) n], new int[(int) n] };
 				s.download(sum.ptr(), t[0], 0, n);
