@@ -165,18 +165,9 @@ final class IntegralImageGpu {
 				}
 				break;
 			}
-			case RTS: {
-				int tilesX = ceil(w, TILE_W), tilesY = ceil(h, TILE_H);
-				DeviceBuffer agg = sc.get(0, 8L * RTS_AGG_PER_TILE * tiles), carry = sc.get(1, 8L * RTS_CARRY_PER_TILE * tiles);
-				s.launch(s.function(MODULE, "sat_rts_reduce_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, w, h, agg);
-				s.launch(s.function(MODULE, "sat_rts_rows_" + as), grid(ceil(tilesY * RTS_ROW_TASKS, RTS_ROW_THREADS)),
-					block(RTS_ROW_THREADS), 0, agg, carry, tilesX, tilesY);
-				s.launch(s.function(MODULE, "sat_rts_cols_" + as), new int[] { tilesX, 2 }, new int[] { TILE_W, RTS_SEGS }, 0,
-					agg, carry, tilesX, tilesY);
-				s.launch(s.function(MODULE, "sat_rts_write_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq, w,
-					h, carry);
+			case RTS:
+				rts(s, ts, as, 8, w, h, in, sum, sq, sc);
 				break;
-			}
 			default: {
 				long flagBytes = 4 * (1 + (1 + TILE_CHUNKS) * tiles);
 				DeviceBuffer flags = sc.get(0, flagBytes), carry = sc.get(1, 8L * (4 * TILE_H + 2 * TILE_W) * tiles);
@@ -194,15 +185,27 @@ final class IntegralImageGpu {
 	static void launchWrap32(GpuSession s, int w, int h, CUdeviceptr in, CUdeviceptr sum, CUdeviceptr sq,
 		IntegralImage.DeviceScratch sc)
 	{
+		rts(s, "u8w", "u32", 4, w, h, in, sum, sq, sc);
+	}
+
+	/**
+	 * RTS's four launches (reduce, rows, cols, write) on the entry points of pixel suffix
+	 * {@code ts} and table suffix {@code as}, whose table elements take {@code bytes} bytes:
+	 * the int64 / double tables and WRAP32 share them.
+	 */
+	private static void rts(GpuSession s, String ts, String as, int bytes, int w, int h, CUdeviceptr in,
+		CUdeviceptr sum, CUdeviceptr sq, IntegralImage.DeviceScratch sc)
+	{
 		int tilesX = ceil(w, TILE_W), tilesY = ceil(h, TILE_H);
 		long tiles = (long) tilesX * tilesY;
-		DeviceBuffer agg = sc.get(0, 4L * RTS_AGG_PER_TILE * tiles), carry = sc.get(1, 4L * RTS_CARRY_PER_TILE * tiles);
-		s.launch(s.function(MODULE, "sat_rts_reduce_u8w"), grid((int) tiles), block(TILE_THREADS), 0, in, w, h, agg);
-		s.launch(s.function(MODULE, "sat_rts_rows_u32"), grid(ceil(tilesY * RTS_ROW_TASKS, RTS_ROW_THREADS)),
+		DeviceBuffer agg = sc.get(0, (long) bytes * RTS_AGG_PER_TILE * tiles);
+		DeviceBuffer carry = sc.get(1, (long) bytes * RTS_CARRY_PER_TILE * tiles);
+		s.launch(s.function(MODULE, "sat_rts_reduce_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, w, h, agg);
+		s.launch(s.function(MODULE, "sat_rts_rows_" + as), grid(ceil(tilesY * RTS_ROW_TASKS, RTS_ROW_THREADS)),
 			block(RTS_ROW_THREADS), 0, agg, carry, tilesX, tilesY);
-		s.launch(s.function(MODULE, "sat_rts_cols_u32"), new int[] { tilesX, 2 }, new int[] { TILE_W, RTS_SEGS }, 0, agg,
+		s.launch(s.function(MODULE, "sat_rts_cols_" + as), new int[] { tilesX, 2 }, new int[] { TILE_W, RTS_SEGS }, 0, agg,
 			carry, tilesX, tilesY);
-		s.launch(s.function(MODULE, "sat_rts_write_u8w"), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq, w, h,
+		s.launch(s.function(MODULE, "sat_rts_write_" + ts), grid((int) tiles), block(TILE_THREADS), 0, in, sum, sq, w, h,
 			carry);
 	}
 
