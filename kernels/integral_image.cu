@@ -55,6 +55,7 @@
 
 #include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
+#include <cuda/std/type_traits>
 
 using namespace fc;
 
@@ -798,6 +799,8 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	__shared__ LQ s_botq[SAT_TILE_W];
 	__shared__ A s_left[2][SAT_TILE_H];
 	__shared__ A s_top[2][SAT_TILE_W];
+	__shared__ A s_hpart[2][SAT_TILE_THREADS / 32][SAT_TILE_H];  // the warps' shares of B(y)
+	__shared__ int s_hstop;
 	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 	if (tid == 0) s_ticket = atomicAdd(&d_flags[0], 1u);
 	__syncthreads();
@@ -831,11 +834,17 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	}
 	__syncthreads();
 
-	// 1. horizontal look-back: warp 0, lane = tile row
+	// 1. horizontal look-back. Warp 0 (lane = tile row) publishes hAgg and finds the nearest
+	// INCLUSIVE tile to the left, every tile between having published AGGREGATE; all eight warps
+	// then sum those aggregates, a share each, so that the loads of a long walk are in flight
+	// together instead of queued behind one warp. Integer sums are exact in any order; double
+	// tables keep one warp's nearest-first order, so their rounding is the CPU path's.
+	constexpr bool splitSums = !cuda::std::is_floating_point<A>::value;
 	if (warp == 0) {
 		const A hs = (A)s_hagg[lane], hq = (A)s_haggq[lane];
 		const bool publish = tx < tilesX - 1;
 		A bs = A(0), bq = A(0);
+		int stop = tile;   // the INCLUSIVE predecessor, once found (tile itself: none needed)
 		if (tx == 0) {
 			if (publish) {
 				myCarry[2 * SAT_TILE_H + lane] = hs;
@@ -848,20 +857,24 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 				myCarry[SAT_TILE_H + lane] = hq;
 				satPublish(hflags + tile, SAT_AGGREGATE);
 			}
-			// the tiles to the left, nearest first, 32 polled at a time (satWindow)
+			// the tiles to the left, nearest first, 32 polled at a time (satWindow); the column-0
+			// tile of the row is always INCLUSIVE, so the walk ends on one
 			int p0 = tile - 1, avail = tx;
 			while (avail > 0) {
 				bool inclusive;
 				const int take = satWindow(hflags + p0, 1, avail, &inclusive);
 				const int aggs = inclusive ? take - 1 : take;
+				if (!splitSums) {
 #pragma unroll 4
-				for (int j = 0; j < aggs; ++j) {
-					const A* pc = d_carry + (size_t)(p0 - j) * SAT_FUSED_CARRY_PER_TILE;
-					bs += __ldcg(pc + lane);
-					bq += __ldcg(pc + SAT_TILE_H + lane);
+					for (int j = 0; j < aggs; ++j) {
+						const A* pc = d_carry + (size_t)(p0 - j) * SAT_FUSED_CARRY_PER_TILE;
+						bs += __ldcg(pc + lane);
+						bq += __ldcg(pc + SAT_TILE_H + lane);
+					}
 				}
 				if (inclusive) {
-					const A* pc = d_carry + (size_t)(p0 - aggs) * SAT_FUSED_CARRY_PER_TILE;
+					stop = p0 - aggs;
+					const A* pc = d_carry + (size_t)stop * SAT_FUSED_CARRY_PER_TILE;
 					bs += __ldcg(pc + 2 * SAT_TILE_H + lane);
 					bq += __ldcg(pc + 3 * SAT_TILE_H + lane);
 					break;
@@ -869,14 +882,35 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 				p0 -= take;
 				avail -= take;
 			}
-			if (publish) {
-				myCarry[2 * SAT_TILE_H + lane] = bs + hs;
-				myCarry[3 * SAT_TILE_H + lane] = bq + hq;
-				satPublish(hflags + tile, SAT_INCLUSIVE);
-			}
 		}
+		s_hstop = stop;
 		s_left[0][lane] = bs;
 		s_left[1][lane] = bq;
+	}
+	__syncthreads();
+	if (splitSums && s_hstop < tile - 1) {   // uniform: aggregates of tiles s_hstop+1 .. tile-1
+		// warp 0's acquires, then the barrier, order these reads after the publishers' releases
+		A ps = A(0), pq = A(0);
+		for (int j = s_hstop + 1 + warp; j < tile; j += SAT_TILE_THREADS / 32) {
+			const A* pc = d_carry + (size_t)j * SAT_FUSED_CARRY_PER_TILE;
+			ps += __ldcg(pc + lane);
+			pq += __ldcg(pc + SAT_TILE_H + lane);
+		}
+		s_hpart[0][warp][lane] = ps;
+		s_hpart[1][warp][lane] = pq;
+		__syncthreads();
+		if (warp == 0) {
+#pragma unroll
+			for (int w = 0; w < SAT_TILE_THREADS / 32; ++w) {
+				s_left[0][lane] += s_hpart[0][w][lane];
+				s_left[1][lane] += s_hpart[1][w][lane];
+			}
+		}
+	}
+	if (warp == 0 && tx > 0 && tx < tilesX - 1) {
+		myCarry[2 * SAT_TILE_H + lane] = s_left[0][lane] + (A)s_hagg[lane];
+		myCarry[3 * SAT_TILE_H + lane] = s_left[1][lane] + (A)s_haggq[lane];
+		satPublish(hflags + tile, SAT_INCLUSIVE);
 	}
 	__syncthreads();
 
