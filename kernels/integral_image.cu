@@ -770,8 +770,9 @@ __device__ __forceinline__ void satDlbCols(const R* d_rs, const R* d_rq, A* d_S,
 // Each tile, after loading its pixels once and computing L for both moments in registers:
 //  1. Horizontal (warp 0, lane = tile row): publishes hAgg(y) = L(x0+127, y) with AGGREGATE
 //     (tiles of column 0 publish it as INCLUSIVE at once), walks left through the tiles of its
-//     tile row adding hAgg until it meets an INCLUSIVE tile, whose hIncl it adds: that is B(y).
-//     It then publishes hIncl(y) = B(y) + hAgg(y) with INCLUSIVE.
+//     tile row until it meets an INCLUSIVE tile, whose hIncl it takes; the hAgg of the tiles
+//     between are summed by all eight warps. That is B(y). Warp 0 then publishes
+//     hIncl(y) = B(y) + hAgg(y) with INCLUSIVE.
 //  2. Vertical (warps 4-7, one per 32-column chunk): publishes vAgg(x) = B(y0+31) + L(x, y0+31),
 //     the tile's share of the row-(y0+31) table, with AGGREGATE, walks up its strip adding vAgg
 //     until it meets an INCLUSIVE tile, whose finished last row it reads from S and Q: top(x).
