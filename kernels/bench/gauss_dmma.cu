@@ -249,29 +249,59 @@ __device__ __forceinline__ void gaussXPart(const float* row, int xs, bool vec, i
 	}
 }
 
-template <int R, int G>
+
+// The same from a window staged in shared memory (16-byte aligned; every position present).
+template <int R, int R4, int XN, int P0, int P1>
+__device__ __forceinline__ void gaussXPartShared(const float* win, const GaussTaps& wx, float (&acc)[XN])
+{
+	constexpr int LO = R4 - R, HI = XN + R4 + R - 1;
+	float v[P1 - P0];
+#pragma unroll
+	for (int j = P0 / 4; j < P1 / 4; ++j) {
+		if (4 * j + 3 >= LO && 4 * j <= HI) {
+			const float4 f = *reinterpret_cast<const float4*>(win + 4 * j);
+			v[4 * j - P0] = f.x;
+			v[4 * j + 1 - P0] = f.y;
+			v[4 * j + 2 - P0] = f.z;
+			v[4 * j + 3 - P0] = f.w;
+		}
+	}
+#pragma unroll
+	for (int p = P0; p < P1; ++p) {
+#pragma unroll
+		for (int i = 0; i < XN; ++i) {
+			const int k = p - R4 - i + R;
+			if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - R + k], v[p - P0], acc[i]);
+		}
+	}
+}
+
+template <int R, int G, int RC = 0>
 struct XytShape {
 	static constexpr int TW = 32;
 	static constexpr int TH = 256;
 	static constexpr int R4 = (R + 3) & ~3;
-	static constexpr int XN = 8;
+	static constexpr int XN = RC == 32 ? 4 : 8;  // staged in chunks of 32 rows: one task per thread
 	static constexpr int NW = XN + 2 * R4;
 	static constexpr int XSEG = TW / XN;
 	static constexpr int S = 40;                       // floats per row: == 8 (mod 32), see the A loads
 	static constexpr int KP = ((8 + 2 * R) + 3) & ~3;  // input rows of one 8-row group, padded
 	static constexpr int KS = KP / 4;
 	static constexpr int ROWS = TH + KP - 8;
-	static constexpr int SMEM = 4 * S * ROWS;
+	// staging (RC > 0): raw input rows, RC at a time, double buffered, filled by cp.async
+	static constexpr int RAW_W = TW + 2 * R4;
+	static constexpr int RS = RAW_W + 4;          // == 4 (mod 8): conflict-free float4 windows
+	static constexpr int SMEM = 4 * S * ROWS + (RC ? 4 * 2 * RC * RS : 0);
 };
 
 // MODE 0: the blur; 1: the X pass only (one value per block stored); 2: the Y pass only, on
 // rows filled with a cheap pattern instead of the X pass (timing splits, not results)
-template <int R, int G, int CONV, int MODE = 0, bool WS = false>
+template <int R, int G, int CONV, int MODE = 0, bool WS = false, int RC = 0>
 __device__ __forceinline__ void gaussXyF32t(const float* __restrict__ d_src, float* __restrict__ d_dst,
 	int width, int height, int roiX, int roiY, int roiW, int roiH, const GaussTaps& wx, const GaussTaps& wy,
 	int bigBands)
 {
-	typedef XytShape<R, G> S;
+	typedef XytShape<R, G, RC> S;
 	extern __shared__ float4 s_dyn[];
 	float* s_xb = reinterpret_cast<float*>(s_dyn);  // ROWS x S
 	__shared__ double s_wy[S::KP + 8];              // s_wy[8 + t] = w(t - R), zero outside 0..2R
@@ -301,7 +331,68 @@ __device__ __forceinline__ void gaussXyF32t(const float* __restrict__ d_src, flo
 			out4[1] = make_float4(f + 4, f + 5, f + 6, f + 7);
 		}
 	}
-	for (int t = MODE == 2 ? need * S::XSEG : tid; t < need * S::XSEG; t += GAUSS_XY_THREADS) {
+	if (RC > 0 && MODE != 2) {
+		// raw rows of chunk c go to buffer c & 1 while chunk c - 1 is X-blurred from the other
+		float* s_raw = s_xb + S::S * S::ROWS;
+		const int nChunks = (need + RC - 1) / RC;
+		auto stage = [&](int c) {
+			float* buf = s_raw + (c & 1) * RC * S::RS;
+			const int q0 = c * RC;
+			const int rows = min(RC, need - q0);
+			if (vec) {
+				constexpr int V4 = S::RAW_W / 4;
+				for (int t = tid; t < rows * V4; t += GAUSS_XY_THREADS) {
+					const int r = t / V4, j = t - r * V4;
+					const float* src = d_src + (size_t)clampi(yb - R + q0 + r, 0, height - 1) * (size_t)width + (x0 - S::R4) + 4 * j;
+					const unsigned dst = (unsigned)__cvta_generic_to_shared(buf + r * S::RS + 4 * j);
+					asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+				}
+			} else {
+				for (int t = tid; t < rows * S::RAW_W; t += GAUSS_XY_THREADS) {
+					const int r = t / S::RAW_W, j = t - r * S::RAW_W;
+					buf[r * S::RS + j] = __ldg(d_src + (size_t)clampi(yb - R + q0 + r, 0, height - 1) * (size_t)width
+						+ clampi(x0 - S::R4 + j, 0, width - 1));
+				}
+			}
+			asm volatile("cp.async.commit_group;\n" ::);
+		};
+		stage(0);
+		for (int c = 0; c < nChunks; ++c) {
+			if (c + 1 < nChunks) {
+				stage(c + 1);
+				asm volatile("cp.async.wait_group 1;\n" ::);
+			} else {
+				asm volatile("cp.async.wait_group 0;\n" ::);
+			}
+			__syncthreads();
+			const float* buf = s_raw + (c & 1) * RC * S::RS;
+			const int q0 = c * RC;
+			const int rows = min(RC, need - q0);
+			for (int t = tid; t < rows * S::XSEG; t += GAUSS_XY_THREADS) {
+				const int r = t / S::XSEG;
+				const int seg = t - r * S::XSEG;
+				float acc[S::XN];
+#pragma unroll
+				for (int i = 0; i < S::XN; ++i) acc[i] = 0.0f;
+				const float* win = buf + r * S::RS + seg * S::XN;
+				if (S::NW <= 64) {
+					gaussXPartShared<R, S::R4, S::XN, 0, S::NW>(win, wx, acc);
+				} else {
+					constexpr int MID = (S::NW / 2 + 3) & ~3;
+					gaussXPartShared<R, S::R4, S::XN, 0, MID>(win, wx, acc);
+					gaussXPartShared<R, S::R4, S::XN, MID, S::NW>(win, wx, acc);
+				}
+#pragma unroll
+				for (int i = 0; i < S::XN; ++i) nonFinite = fmaf(acc[i], 0.0f, nonFinite);
+				float4* out4 = reinterpret_cast<float4*>(s_xb + (q0 + r) * S::S + seg * S::XN);
+#pragma unroll
+				for (int j = 0; j < S::XN / 4; ++j)
+					out4[j] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+			}
+			__syncthreads();  // buffer c & 1 is refilled by stage(c + 2)
+		}
+	}
+	for (int t = (MODE == 2 || RC > 0) ? need * S::XSEG : tid; t < need * S::XSEG; t += GAUSS_XY_THREADS) {
 		const int q = t / S::XSEG;
 		const int seg = t - q * S::XSEG;
 		const float* row = d_src + (size_t)clampi(yb - R + q, 0, height - 1) * (size_t)width;
@@ -433,6 +524,24 @@ GAUSS_XYT_ENTRY(42, 2, 0, 3)
 GAUSS_XYT_ENTRY(42, 2, 0, 4)
 GAUSS_XYT_ENTRY(42, 4, 0, 3)
 
+#define GAUSS_XYS_ENTRY(R, G, RC, MINB)                                                          \
+	extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, MINB)                       \
+	gauss_xys_f32_r##R##_g##G##_rc##RC##_b##MINB(const f32* d_src, f32* d_dst, int width, int height, \
+		int step, int roiX, int roiY, int roiW, int roiH, GaussTaps wx, GaussTaps wy, int bigBands) \
+	{                                                                                          \
+		gaussXyF32t<R, G, 0, 0, false, RC>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands); \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, MINB)                       \
+	gauss_xys_f32_r##R##_g##G##_rc##RC##_b##MINB##_xonly(const f32* d_src, f32* d_dst, int width, int height, \
+		int step, int roiX, int roiY, int roiW, int roiH, GaussTaps wx, GaussTaps wy, int bigBands) \
+	{                                                                                          \
+		gaussXyF32t<R, G, 0, 1, false, RC>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands); \
+	}
+
+GAUSS_XYS_ENTRY(21, 2, 64, 2)
+GAUSS_XYS_ENTRY(21, 2, 32, 3)
+GAUSS_XYS_ENTRY(42, 2, 32, 2)
+
 extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, 4) gauss_xyt_f32_r42_g2_c0_b4_ws(const f32* d_src,
 	f32* d_dst, int width, int height, int step, int roiX, int roiY, int roiW, int roiH, GaussTaps wx, GaussTaps wy,
 	int bigBands)
@@ -470,8 +579,12 @@ struct Variant {
 	gauss_xyt_f32_r##R##_g##G##_c##CONV##_b##MINB, R, 256, G, XytShape<R, G>::SMEM}
 // (the first two designs, and the integer conversion, are measured in docs/benchmarks.md; the
 // list holds what is still being compared)
-static const Variant kVariants[] = {T(21, 2, 0, 4), T(42, 2, 0, 3), T(42, 2, 0, 4), T(42, 4, 0, 3),
-	{"gauss_xyt_f32_r42_g2_c0_b4_ws", gauss_xyt_f32_r42_g2_c0_b4_ws, 42, 256, 2, XytShape<42, 2>::SMEM}};
+#define VS(R, G, RC, MINB, SUF) {"gauss_xys_f32_r" #R "_g" #G "_rc" #RC "_b" #MINB #SUF, \
+	gauss_xys_f32_r##R##_g##G##_rc##RC##_b##MINB##SUF, R, 256, G, XytShape<R, G, RC>::SMEM}
+static const Variant kVariants[] = {T(21, 2, 0, 4), T(42, 2, 0, 3), VS(21, 2, 64, 2, ), VS(21, 2, 32, 3, ),
+	VS(42, 2, 32, 2, )};
+// X pass alone (timed only)
+static const Variant kXOnly[] = {VS(21, 2, 64, 2, _xonly), VS(21, 2, 32, 3, _xonly), VS(42, 2, 32, 2, _xonly)};
 
 static XyFn refFn(int R) {
 	switch (R) {
@@ -644,6 +757,11 @@ static void bench() {
 		const float tx42 = medianMs([&] { launch(gauss_xyt_f32_r42_xonly, sm42, 256, d_src, d_dst, N, N, 0, 0, N, N, w42, w42, -1); });
 		const float ty42 = medianMs([&] { launch(gauss_xyt_f32_r42_yonly, sm42, 256, d_src, d_dst, N, N, 0, 0, N, N, w42, w42, -1); });
 		std::printf("  gauss_xyt_f32_r42 X pass only %8.4f, Y pass (DMMA) only %8.4f\n", tx42, ty42);
+		for (const Variant& v : kXOnly) {
+			const GaussTaps& wv = v.R == 21 ? w : w42;
+			const float t = medianMs([&] { launch(v.fn, v.smem, 256, d_src, d_dst, N, N, 0, 0, N, N, wv, wv, -1); });
+			std::printf("  %-36s %8.4f\n", v.name, t);
+		}
 	}
 	cudaFree(d_src);
 	cudaFree(d_dst);
