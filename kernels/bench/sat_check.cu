@@ -97,6 +97,10 @@ template <> struct Px<f32> {
 // Device buffers for one plane and the launchers, following the table in integral_image.cu
 // ---------------------------------------------------------------------------------------------
 
+// Unused dynamic shared memory added to each FUSED launch (`sat_check occupancy`): it caps the
+// blocks per SM, to see how FUSED's time follows the number of tiles in flight.
+static int g_fusedPad = 0;
+
 template <typename T>
 struct Case {
 	typedef typename Px<T>::A A;
@@ -187,7 +191,8 @@ struct Case {
 		}
 		case FUSED:
 			CK(cudaMemsetAsync(d_flags, 0, 4 * SAT_FUSED_FLAG_WORDS(W, H)));
-			Px<T>::fused<<<(unsigned)SAT_FUSED_TILES(W, H), SAT_TILE_THREADS>>>(d_in, d_S, d_Q, W, H, d_flags, d_carry);
+			Px<T>::fused<<<(unsigned)SAT_FUSED_TILES(W, H), SAT_TILE_THREADS, g_fusedPad>>>(d_in, d_S, d_Q, W, H, d_flags,
+				d_carry);
 			break;
 		case RTS:
 			for (int phase = 0; phase < 4; ++phase) rtsPhase(phase);
@@ -586,6 +591,30 @@ int main(int argc, char** argv) {
 	if (benchOnly) {
 		bench(rng);
 		return 0;
+	}
+	if (argc > 1 && std::string(argv[1]) == "occupancy") {
+		// `sat_check occupancy`: u8 and u16 FUSED at 4096^2 and 8192^2 with 4, 3, 2 and 1 blocks per
+		// SM (padding), the blocks per SM each launch really got, and DLB for the ratio
+		for (int N : {4096, 8192}) {
+			std::vector<u8> in8((size_t)N * N);
+			for (auto& v : in8) v = Px<u8>::random(rng);
+			Case<u8> c(N, N);
+			c.upload(in8);
+			const Reference<u8> ref(in8, N, N);
+			const float dlb = medianMs([&] { c.run(DLB); });
+			for (int pad : {0, 45 * 1024, 62 * 1024, 100 * 1024}) {
+				g_fusedPad = pad;
+				CK(cudaFuncSetAttribute((const void*)sat_fused_u8, cudaFuncAttributeMaxDynamicSharedMemorySize, pad));
+				int blocks = 0;
+				CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sat_fused_u8, SAT_TILE_THREADS, pad));
+				const float t = medianMs([&] { c.run(FUSED); });
+				const bool ok = verify(c, ref, FUSED, "occupancy", true);
+				std::printf("  u8 %5d^2 FUSED, %d blocks per SM: %.4f ms (DLB %.4f, %.2fx)%s\n", N, blocks, t, dlb, dlb / t,
+					ok ? "" : " WRONG TABLES");
+			}
+			g_fusedPad = 0;
+		}
+		return g_failures ? 1 : 0;
 	}
 	if (argc > 2 && std::string(argv[1]) == "profile") {
 		// `sat_check profile N`: every build three times on one random N^2 u8 plane, for Nsight
