@@ -1,6 +1,7 @@
-// Experiment: the float fused blur with its Y pass on the FP64 tensor cores (DMMA m8n8k4).
-// Not part of the jar. Compares against gauss_xy_f32_r<R> (itself checked by gauss_check) and
-// times both.
+// Experiment: the float fused blur with its Y pass on the FP64 tensor cores (DMMA m16n8k4).
+// Not part of the jar. Compares every variant against the product's float path for the radius
+// (gauss_xy_f32_r<R> up to 24, row + column above; both checked by gauss_check) and times them;
+// `bench` times only. Correct and slower: docs/benchmarks.md, fourteenth session.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/gdmma kernels/bench/gauss_dmma.cu && /tmp/gdmma
 //
 // Why DMMA: the FP32 kernel is issue bound on FFMA (84% of its instructions). A double product of
@@ -34,168 +35,9 @@ __device__ __forceinline__ void dmma16x8x4(double (&c)[4], double a0, double a1,
 #endif
 }
 
-template <int R, int TH_, int G_>
-struct XydShape {
-	static constexpr int TW = 32;
-	static constexpr int TH = TH_;
-	static constexpr int R4 = (R + 3) & ~3;
-	static constexpr int XN = 8;
-	static constexpr int NW = XN + 2 * R4;
-	static constexpr int XSEG = TW / XN;
-	static constexpr int S = 36;                  // doubles per X-blurred row: == 4 (mod 16)
-	static constexpr int KP = ((16 + 2 * R) + 3) & ~3;  // taps of one 16-row group, padded to k = 4
-	static constexpr int KS = KP / 4;             // mma steps per row group
-	static constexpr int ROWS = TH + KP - 16;     // X-blurred rows held (covers the padding)
-	static constexpr int SMEM = 8 * S * ROWS;
-};
-
-template <int R, int TH, int G, bool AS>
-__device__ __forceinline__ void gaussXyF32d(const float* __restrict__ d_src, float* __restrict__ d_dst,
-	int width, int height, int roiX, int roiY, int roiW, int roiH, const GaussTaps& wx, const GaussTaps& wy,
-	int bigBands)
-{
-	typedef XydShape<R, TH, 0> S;
-	extern __shared__ double2 s_dyn2[];
-	double* s_xb = reinterpret_cast<double*>(s_dyn2);  // ROWS x S
-	__shared__ double s_wy[S::KP + 16];             // s_wy[16 + k] = w(k - R), zero outside 0..2R
-
-	const int tid = threadIdx.x;
-	const int lane = tid & 31;
-	const int warp = tid >> 5;
-	const int x0 = roiX + blockIdx.x * S::TW;
-	const bool big = (int)blockIdx.y < bigBands;
-	const int yb = roiY + (big ? blockIdx.y * S::TH : bigBands * S::TH + (blockIdx.y - bigBands) * (S::TH / 4));
-	const int bandRows = min(big ? S::TH : S::TH / 4, roiY + roiH - yb);
-	if (bandRows <= 0 || x0 >= roiX + roiW) return;
-	const int groups = (bandRows + 15) >> 4;
-	const int need = 16 * groups + S::KP - 16;        // rows the mmas read, all written below
-	const bool vec = ((x0 | width) & 3) == 0 && x0 - S::R4 >= 0 && x0 + S::TW + S::R4 <= width;
-
-	if (tid < S::KP + 16) s_wy[tid] = tid >= 16 && tid - 16 <= 2 * R ? (double)wy.w[GAUSS_TAPS_CENTRE - R + tid - 16] : 0.0;
-
-	float nonFinite = 0.0f;  // becomes NaN if any X-blurred value is NaN or infinite
-	for (int t = tid; t < need * S::XSEG; t += GAUSS_XY_THREADS) {
-		const int q = t / S::XSEG;
-		const int seg = t - q * S::XSEG;
-		const float* row = d_src + (size_t)clampi(yb - R + q, 0, height - 1) * (size_t)width;
-		const int xs = x0 + seg * S::XN - S::R4;
-		float v[S::NW];
-		if (vec) {
-			const float4* row4 = reinterpret_cast<const float4*>(row + xs);
-#pragma unroll
-			for (int j = 0; j < S::NW / 4; ++j) {
-				if (4 * j + 3 >= S::R4 - R && 4 * j <= S::XN + S::R4 + R - 1) {
-					const float4 f = __ldg(row4 + j);
-					v[4 * j] = f.x;
-					v[4 * j + 1] = f.y;
-					v[4 * j + 2] = f.z;
-					v[4 * j + 3] = f.w;
-				}
-			}
-		} else {
-#pragma unroll
-			for (int p = 0; p < S::NW; ++p)
-				if (p >= S::R4 - R && p <= S::XN + S::R4 + R - 1) v[p] = __ldg(row + clampi(xs + p, 0, width - 1));
-		}
-		float acc[S::XN];
-#pragma unroll
-		for (int i = 0; i < S::XN; ++i) acc[i] = 0.0f;
-#pragma unroll
-		for (int p = 0; p < S::NW; ++p) {
-#pragma unroll
-			for (int i = 0; i < S::XN; ++i) {
-				const int k = p - S::R4 - i + R;
-				if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - R + k], v[p], acc[i]);
-			}
-		}
-#pragma unroll
-		for (int i = 0; i < S::XN; ++i) nonFinite = fmaf(acc[i], 0.0f, nonFinite);
-		double2* out2 = reinterpret_cast<double2*>(s_xb + q * S::S + seg * S::XN);
-#pragma unroll
-		for (int j = 0; j < S::XN / 2; ++j) out2[j] = make_double2((double)acc[2 * j], (double)acc[2 * j + 1]);
-	}
-	const bool anyNonFinite = __syncthreads_or(nonFinite != nonFinite);
-
-	if (anyNonFinite) {
-		// FP32 Y pass, as gauss_xy_f32: lane = column, warp w takes row groups of 16
-		const int x = x0 + lane;
-		const bool colInRoi = x < roiX + roiW;
-#pragma unroll 1
-		for (int o0 = warp * 16; o0 < bandRows; o0 += 8 * 16) {
-			float acc[16];
-#pragma unroll
-			for (int i = 0; i < 16; ++i) acc[i] = 0.0f;
-			const double* col = s_xb + o0 * S::S + lane;
-#pragma unroll
-			for (int p = 0; p < 16 + 2 * R; ++p) {
-				const float v = (float)col[p * S::S];
-#pragma unroll
-				for (int i = 0; i < 16; ++i) {
-					const int k = p - i;
-					if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wy.w[GAUSS_TAPS_CENTRE - R + k], v, acc[i]);
-				}
-			}
-			if (colInRoi)
-				for (int i = 0; i < 16 && o0 + i < bandRows; ++i)
-					d_dst[(size_t)(yb + o0 + i) * (size_t)width + (size_t)x] = acc[i];
-		}
-		return;
-	}
-
-	// DMMA Y pass. Output rows o..o+15 of 8 columns: C = A (16 x KP taps) * B (KP x 8 X-blurred
-	// values), A[i][k] = w(k - i - R), B[k][n] = s_xb[o + k][n]. A is Toeplitz, so the fragment
-	// of rows i + 8 at step s is the one of rows i at step s - 2: a warp keeps KS + 2 doubles
-	// of it. It sums G consecutive row groups at once, so each B fragment (4 rows) is loaded
-	// once for every group it feeds.
-	const int ar = lane >> 2, ak = lane & 3;
-	double a[AS ? 1 : S::KS + 2];  // a[s + 2] = A[ar][4s + ak], s = -2 .. KS-1
-	const double* aw = s_wy + 16 + ak - ar;  // aw[4s] = A[ar][4s + ak] for s >= -2
-	if (!AS) {
-#pragma unroll
-		for (int s = -2; s < S::KS; ++s) a[s + 2] = aw[4 * s];
-	}
-	const int cg = warp & 3;   // column group: columns 8cg .. 8cg+7 of the strip
-	const int half = warp >> 2;
-	const int colB = 8 * cg + (lane >> 2);
-#pragma unroll 1
-	for (int g0 = half * G; g0 < groups; g0 += 2 * G) {
-		const int nG = min(G, groups - g0);
-		double c[G][4];
-#pragma unroll
-		for (int g = 0; g < G; ++g) c[g][0] = c[g][1] = c[g][2] = c[g][3] = 0.0;
-		const double* bBase = s_xb + (16 * g0 + ak) * S::S + colB;
-#pragma unroll
-		for (int b = 0; b < 4 * (G - 1) + S::KS; ++b) {
-			if (b > 4 * (nG - 1) + S::KS - 1) break;
-			const double bv = bBase[4 * b * S::S];
-#pragma unroll
-			for (int g = 0; g < G; ++g) {
-				const int s = b - 4 * g;
-				if (s >= 0 && s < S::KS) {
-					if (AS) dmma16x8x4(c[g], aw[4 * s], aw[4 * s - 8], bv);
-					else dmma16x8x4(c[g], a[s + 2], a[s], bv);
-				}
-			}
-		}
-		const int xc = x0 + 8 * cg + 2 * ak;
-#pragma unroll
-		for (int g = 0; g < G; ++g) {
-#pragma unroll
-			for (int h = 0; h < 2; ++h) {
-				const int o = 16 * (g0 + g) + 8 * h + ar;
-				if (g < nG && o < bandRows) {
-					float* out = d_dst + (size_t)(yb + o) * (size_t)width + (size_t)xc;
-					if (xc < roiX + roiW) out[0] = (float)c[g][2 * h];
-					if (xc + 1 < roiX + roiW) out[1] = (float)c[g][2 * h + 1];
-				}
-			}
-		}
-	}
-}
-
-
 // ---------------------------------------------------------------------------------------------
-// Second design: X-blurred values stay float in shared memory (the FP32 kernel's footprint and
+// The design kept for comparison (the first two, with doubles in shared memory, are at commit
+// c169c1f; docs/benchmarks.md has their times): X-blurred values stay float in shared memory (the FP32 kernel's footprint and
 // occupancy), and are the A operand (16 columns x 4 rows), converted to double per fragment;
 // the taps are the B operand (4 rows x 8 output rows), KS doubles in registers. C (16 x 8) is
 // 16 columns x 8 output rows. CONV 0: cvt.f64.f32; CONV 1: the exponent rebias in integer ops
@@ -212,6 +54,20 @@ __device__ __forceinline__ double toDouble(float f)
 	return __hiloint2double((int)hi, (int)(u << 29));
 }
 
+
+// The products of window positions P0 .. P1-1 (v[p - P0]) for XN outputs, in ascending tap order.
+template <int R, int R4, int XN, int P0, int P1>
+__device__ __forceinline__ void gaussXFmas(const float (&v)[P1 - P0], const GaussTaps& wx, float (&acc)[XN])
+{
+#pragma unroll
+	for (int p = P0; p < P1; ++p) {
+#pragma unroll
+		for (int i = 0; i < XN; ++i) {
+			const int k = p - R4 - i + R;
+			if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - R + k], v[p - P0], acc[i]);
+		}
+	}
+}
 
 // One part [P0, P1) of an X task's window: loads the positions the taps use, then adds their
 // products to acc in ascending tap order. Wide windows (radius > 28) are done in two parts so
@@ -239,16 +95,8 @@ __device__ __forceinline__ void gaussXPart(const float* row, int xs, bool vec, i
 		for (int p = P0; p < P1; ++p)
 			if (p >= LO && p <= HI) v[p - P0] = __ldg(row + clampi(xs + p, 0, width - 1));
 	}
-#pragma unroll
-	for (int p = P0; p < P1; ++p) {
-#pragma unroll
-		for (int i = 0; i < XN; ++i) {
-			const int k = p - R4 - i + R;
-			if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - R + k], v[p - P0], acc[i]);
-		}
-	}
+	gaussXFmas<R, R4, XN, P0, P1>(v, wx, acc);
 }
-
 
 // The same from a window staged in shared memory (16-byte aligned; every position present).
 template <int R, int R4, int XN, int P0, int P1>
@@ -266,14 +114,7 @@ __device__ __forceinline__ void gaussXPartShared(const float* win, const GaussTa
 			v[4 * j + 3 - P0] = f.w;
 		}
 	}
-#pragma unroll
-	for (int p = P0; p < P1; ++p) {
-#pragma unroll
-		for (int i = 0; i < XN; ++i) {
-			const int k = p - R4 - i + R;
-			if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - R + k], v[p - P0], acc[i]);
-		}
-	}
+	gaussXFmas<R, R4, XN, P0, P1>(v, wx, acc);
 }
 
 template <int R, int G, int RC = 0>
@@ -481,18 +322,6 @@ __device__ __forceinline__ void gaussXyF32t(const float* __restrict__ d_src, flo
 
 } // namespace
 
-#define GAUSS_XYD_ENTRY(R, TH, G, MINB, AS)                                                      \
-	extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, MINB)                       \
-	gauss_xyd_f32_r##R##_h##TH##_g##G##_a##AS(const f32* d_src, f32* d_dst, int width, int height,     \
-		int step, int roiX, int roiY, int roiW, int roiH, GaussTaps wx, GaussTaps wy, int bigBands) \
-	{                                                                                          \
-		gaussXyF32d<R, TH, G, AS>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands); \
-	}
-
-GAUSS_XYD_ENTRY(21, 128, 2, 4, 1)
-GAUSS_XYD_ENTRY(21, 256, 2, 2, 0)
-GAUSS_XYD_ENTRY(3, 128, 2, 4, 1)
-
 #define GAUSS_XYT_ENTRY(R, G, CONV, MINB)                                                        \
 	extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, MINB)                       \
 	gauss_xyt_f32_r##R##_g##G##_c##CONV##_b##MINB(const f32* d_src, f32* d_dst, int width, int height, \
@@ -504,18 +333,24 @@ GAUSS_XYD_ENTRY(3, 128, 2, 4, 1)
 GAUSS_XYT_ENTRY(21, 2, 0, 4)
 GAUSS_XYT_ENTRY(21, 2, 1, 4)
 
-extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, 4) gauss_xyt_f32_r21_xonly(const f32* d_src,
-	f32* d_dst, int width, int height, int step, int roiX, int roiY, int roiW, int roiH, GaussTaps wx, GaussTaps wy,
-	int bigBands)
-{
-	gaussXyF32t<21, 2, 0, 1>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands);
-}
-extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, 4) gauss_xyt_f32_r21_yonly(const f32* d_src,
-	f32* d_dst, int width, int height, int step, int roiX, int roiY, int roiW, int roiH, GaussTaps wx, GaussTaps wy,
-	int bigBands)
-{
-	gaussXyF32t<21, 2, 0, 2>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands);
-}
+// the X pass alone and the DMMA Y pass alone (timing splits; see MODE)
+#define GAUSS_XYT_SPLIT_ENTRIES(R, MINB)                                                         \
+	extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, MINB) gauss_xyt_f32_r##R##_xonly( \
+		const f32* d_src, f32* d_dst, int width, int height, int step, int roiX, int roiY, int roiW, int roiH, \
+		GaussTaps wx, GaussTaps wy, int bigBands)                                              \
+	{                                                                                          \
+		gaussXyF32t<R, 2, 0, 1>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands); \
+	}                                                                                          \
+	extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, MINB) gauss_xyt_f32_r##R##_yonly( \
+		const f32* d_src, f32* d_dst, int width, int height, int step, int roiX, int roiY, int roiW, int roiH, \
+		GaussTaps wx, GaussTaps wy, int bigBands)                                              \
+	{                                                                                          \
+		gaussXyF32t<R, 2, 0, 2>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands); \
+	}
+
+GAUSS_XYT_SPLIT_ENTRIES(21, 4)
+GAUSS_XYT_SPLIT_ENTRIES(42, 3)
+
 GAUSS_XYT_ENTRY(21, 4, 0, 3)
 GAUSS_XYT_ENTRY(21, 4, 1, 3)
 GAUSS_XYT_ENTRY(9, 2, 0, 4)
@@ -548,19 +383,6 @@ extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, 4) gauss_xyt_f32_
 {
 	gaussXyF32t<42, 2, 0, 0, true>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands);
 }
-extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, 3) gauss_xyt_f32_r42_xonly(const f32* d_src,
-	f32* d_dst, int width, int height, int step, int roiX, int roiY, int roiW, int roiH, GaussTaps wx, GaussTaps wy,
-	int bigBands)
-{
-	gaussXyF32t<42, 2, 0, 1>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands);
-}
-extern "C" __global__ void __launch_bounds__(GAUSS_XY_THREADS, 3) gauss_xyt_f32_r42_yonly(const f32* d_src,
-	f32* d_dst, int width, int height, int step, int roiX, int roiY, int roiW, int roiH, GaussTaps wx, GaussTaps wy,
-	int bigBands)
-{
-	gaussXyF32t<42, 2, 0, 2>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy, bigBands);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Host side
 // ---------------------------------------------------------------------------------------------
@@ -573,8 +395,6 @@ struct Variant {
 	int R, TH, G, smem;
 };
 
-#define V(R, TH, G, AS) {"gauss_xyd_f32_r" #R "_h" #TH "_g" #G "_a" #AS, gauss_xyd_f32_r##R##_h##TH##_g##G##_a##AS, \
-	R, TH, G, XydShape<R, TH, G>::SMEM}
 #define T(R, G, CONV, MINB) {"gauss_xyt_f32_r" #R "_g" #G "_c" #CONV "_b" #MINB, \
 	gauss_xyt_f32_r##R##_g##G##_c##CONV##_b##MINB, R, 256, G, XytShape<R, G>::SMEM}
 // (the first two designs, and the integer conversion, are measured in docs/benchmarks.md; the
@@ -707,7 +527,7 @@ static void check(int W, int H, int R, bool skew, int nanCount, std::mt19937& rn
 				const double d = std::fabs((double)a - b);
 				if (d == 0) ++same;
 				maxAbs = std::max(maxAbs, d);
-				if (d > 3e-4) ++bad;  // the FP32 reference itself rounds by up to ~2e-4 at 1000
+				if (d > 5e-4) ++bad;  // 5e-7 of the range: the FP32 reference itself rounds by up to 3.1e-4 at radius 42
 			}
 			if (bad) ++g_failures;
 			if (bad || n >= 1000000)
