@@ -180,24 +180,56 @@ final class GaussianBlurCpu {
 		float[] sums = kernel.runningSumsArray();
 		int kr = k.length;
 		float k0 = k[0];
-		float first = in[0], last = in[length - 1];
-		for (int i = writeFrom; i < writeTo; i++) {
-			float result = in[i] * k0;
-			if (i >= kr && i + kr < length) {
-				for (int j = 1; j < kr; j++)
-					result += k[j] * (in[i - j] + in[i + j]);
-			} else {
-				if (i < kr) result += sums[i] * first;
-				if (i + kr >= length) result += sums[length - i - 1] * last;
-				for (int j = 1; j < kr; j++) {
-					float v = 0;
-					if (i - j >= 0) v += in[i - j];
-					if (i + j < length) v += in[i + j];
-					result += k[j] * v;
+		// The points whose kernel lies inside the line, a few taps at a time over all of them:
+		// each sum still takes its terms one by one in the order of nearEnd (Java never fuses a
+		// multiply-add, so the results are the same bits), and the inner loop over points is
+		// one the JIT turns into vector instructions, which a loop over the taps of one point
+		// is not.
+		int a = Math.max(writeFrom, kr), b = Math.min(writeTo, length - kr);
+		if (a < b) {
+			int o = outAt - writeFrom;
+			for (int i = a; i < b; i++)
+				out[o + i] = in[i] * k0;
+			// four taps per trip over the points: a quarter of the loads and stores of out[]
+			int j = 1;
+			for (; j + 3 < kr; j += 4) {
+				float k1 = k[j], k2 = k[j + 1], k3 = k[j + 2], k4 = k[j + 3];
+				for (int i = a; i < b; i++) {
+					float r = out[o + i];
+					r += k1 * (in[i - j] + in[i + j]);
+					r += k2 * (in[i - j - 1] + in[i + j + 1]);
+					r += k3 * (in[i - j - 2] + in[i + j + 2]);
+					r += k4 * (in[i - j - 3] + in[i + j + 3]);
+					out[o + i] = r;
 				}
 			}
-			out[outAt + i - writeFrom] = result;
+			for (; j < kr; j++) {
+				float kj = k[j];
+				for (int i = a; i < b; i++)
+					out[o + i] += kj * (in[i - j] + in[i + j]);
+			}
+		} else {
+			a = b = writeTo;  // no such point: all are near an end
 		}
+		for (int i = writeFrom; i < a; i++)
+			out[outAt + i - writeFrom] = nearEnd(in, length, k, sums, i);
+		for (int i = b; i < writeTo; i++)
+			out[outAt + i - writeFrom] = nearEnd(in, length, k, sums, i);
+	}
+
+	/** Point {@code i} of a line where the kernel reaches past an end, in the order of {@link #convolveAlong}. */
+	private static float nearEnd(float[] in, int length, float[] k, float[] sums, int i) {
+		int kr = k.length;
+		float result = in[i] * k[0];
+		if (i < kr) result += sums[i] * in[0];
+		if (i + kr >= length) result += sums[length - i - 1] * in[length - 1];
+		for (int j = 1; j < kr; j++) {
+			float v = 0;
+			if (i - j >= 0) v += in[i - j];
+			if (i + j < length) v += in[i + j];
+			result += k[j] * v;
+		}
+		return result;
 	}
 
 	/**
@@ -219,7 +251,23 @@ final class GaussianBlurCpu {
 		for (int x = 0; x < n; x++)
 			acc[x] = src[at + x] * k0;
 		if (i >= kr && i + kr < length) {
-			for (int j = 1; j < kr; j++) {
+			// four taps per trip over the columns, each column's sum still term by term in order
+			int j = 1;
+			for (; j + 3 < kr; j += 4) {
+				float k1 = k[j], k2 = k[j + 1], k3 = k[j + 2], k4 = k[j + 3];
+				int u1 = (i - j - firstRow) * stride, d1 = (i + j - firstRow) * stride;
+				int u2 = u1 - stride, d2 = d1 + stride, u3 = u2 - stride, d3 = d2 + stride, u4 = u3 - stride,
+					d4 = d3 + stride;
+				for (int x = 0; x < n; x++) {
+					float r = acc[x];
+					r += k1 * (src[u1 + x] + src[d1 + x]);
+					r += k2 * (src[u2 + x] + src[d2 + x]);
+					r += k3 * (src[u3 + x] + src[d3 + x]);
+					r += k4 * (src[u4 + x] + src[d4 + x]);
+					acc[x] = r;
+				}
+			}
+			for (; j < kr; j++) {
 				float kj = k[j];
 				int up = (i - j - firstRow) * stride, down = (i + j - firstRow) * stride;
 				for (int x = 0; x < n; x++)
