@@ -65,6 +65,15 @@ public final class IntegralImage {
 	public static final int WRAP32_MAX_PIXELS = 66051;
 
 	/**
+	 * Whether box sums of windows of up to {@code windowPixels} pixels of a {@code type} plane
+	 * come out exact from {@linkplain #buildWrap32OnDevice 32-bit wrap-around tables}: 8-bit
+	 * planes and windows of at most {@link #WRAP32_MAX_PIXELS} pixels.
+	 */
+	public static boolean wrap32Exact(PixelType type, long windowPixels) {
+		return type == PixelType.UINT8 && windowPixels <= WRAP32_MAX_PIXELS;
+	}
+
+	/**
 	 * Enqueues the build of both tables of an 8-bit device plane as 32-bit wrap-around tables
 	 * (WRAP32 in {@code kernels/integral_image.cu}): every entry is the true sum modulo 2³², so
 	 * the tables are not the plane's tables, but any box sum taken from them in 32-bit unsigned

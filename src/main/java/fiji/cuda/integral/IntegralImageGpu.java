@@ -301,8 +301,7 @@ final class IntegralImageGpu {
 	 * The kernels then read half the bytes and give the same results.
 	 */
 	static boolean wrap32(PixelType t, Window window) {
-		return t == PixelType.UINT8 && (long) window.width() * window.height() <= IntegralImage.WRAP32_MAX_PIXELS
-			&& !wideTablesForTest;
+		return IntegralImage.wrap32Exact(t, (long) window.width() * window.height()) && !wideTablesForTest;
 	}
 
 	/**

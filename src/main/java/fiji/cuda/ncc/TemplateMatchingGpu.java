@@ -516,8 +516,7 @@ final class TemplateMatchingGpu {
 			this.type = type;
 			this.tables = tables;
 			this.templatePixels = templatePixels;
-			this.wrap32 = tables && type == PixelType.UINT8 && templatePixels <= IntegralImage.WRAP32_MAX_PIXELS
-				&& !wideTablesForTest;
+			this.wrap32 = tables && IntegralImage.wrap32Exact(type, templatePixels) && !wideTablesForTest;
 			if (wrap32) wrap32Tables.incrementAndGet();
 			this.iw = iw;
 			this.ih = ih;
