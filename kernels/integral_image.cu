@@ -106,20 +106,24 @@ using namespace fc;
 #define SAT_RTS_ROW_TASKS (2 * (SAT_TILE_H + 1))  // sat_rts_rows_* threads per tile row: 32 rows + the totals, 2 moments
 #define SAT_RTS_SEGS 8            // blockDim.y of sat_rts_cols_*: tile rows scanned in 8 segments
 
-// Blocks per SM sat_fused_u8 is compiled for (registers <= 65536 / (256 * this)). A tile spends
-// most of its life waiting on memory (ticket, look-backs, fences), so more tiles in flight per
-// SM help: on the H200 at 4096^2, 2, 3 and 4 blocks took 0.257, 0.204 and 0.195 ms (at 4 the
-// kernel needs 64 registers and spills 40 bytes). f32 keeps 2, as it would spill hundreds of
-// bytes. kernels/bench/sat_check.cu can be built with -DSAT_FUSED_MIN_BLOCKS_U8=n.
+// Blocks per SM the FUSED builds are compiled for (registers <= 65536 / (256 * this)). A tile
+// spends most of its life waiting on memory (ticket, look-backs, fences), so more tiles in flight
+// per SM help, as long as nothing spills. The integer builds hold only their raw pixels while
+// they wait (see the FUSED banner): u8 at 5 blocks needs 48 registers, u16 at 4 needs 64, neither
+// spills. H200, 4096^2 u8, same build: 4 blocks 0.165 ms, 5 blocks 0.157, 6 blocks (40 registers,
+// 32 bytes of spill) 0.200. f32 keeps 2, as it would spill hundreds of bytes.
+// -DSAT_FUSED_MIN_BLOCKS_U8=n / -DSAT_FUSED_MIN_BLOCKS_U16=n for kernels/bench/sat_check.cu.
 #ifndef SAT_FUSED_MIN_BLOCKS_U8
-#define SAT_FUSED_MIN_BLOCKS_U8 4
+#define SAT_FUSED_MIN_BLOCKS_U8 5
 #endif
-// u16 FUSED and the u16 RTS write pass: 3 blocks per SM (85 registers, spilling 56 and 76
-// bytes) once the u16 sums scan in 32 bits. H200, 4096^2: FUSED 0.228 -> 0.208 ms, RTS
-// 0.189 -> 0.180 against 2 blocks; with 64-bit sums, 3 blocks had spilled 320 bytes and were
-// slower. -DSAT_FUSED_MIN_BLOCKS_U16=n / -DSAT_RTS_WRITE_BLOCKS_U16=n for kernels/bench/sat_check.cu.
 #ifndef SAT_FUSED_MIN_BLOCKS_U16
-#define SAT_FUSED_MIN_BLOCKS_U16 3
+#define SAT_FUSED_MIN_BLOCKS_U16 4
+#endif
+// The RTS write passes: u8 at 4 blocks per SM (64 registers, 36 bytes of spill), the count the
+// u8 FUSED build used when it kept its local table in registers; u16 at 3 (85 registers, 76 bytes
+// of spill) once the u16 sums scan in 32 bits: 0.189 -> 0.180 ms against 2 blocks (H200, 4096^2). -DSAT_RTS_WRITE_BLOCKS_U8=n / -DSAT_RTS_WRITE_BLOCKS_U16=n for kernels/bench/sat_check.cu.
+#ifndef SAT_RTS_WRITE_BLOCKS_U8
+#define SAT_RTS_WRITE_BLOCKS_U8 4
 #endif
 #ifndef SAT_RTS_WRITE_BLOCKS_U16
 #define SAT_RTS_WRITE_BLOCKS_U16 3
@@ -526,12 +530,11 @@ __device__ __forceinline__ void satLoadBlock(const T* __restrict__ d_in, int W, 
 	}
 }
 
-template <typename T, typename L, typename LQ>
-__device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, int H, int x0, int y0,
-	L (&s)[4][4], LQ (&q)[4][4], SatBand<L, LQ>& s_band)
+// The local table from the pixels of every thread's block, already in s and q.
+template <typename L, typename LQ>
+__device__ __forceinline__ void satTileScan(L (&s)[4][4], LQ (&q)[4][4], SatBand<L, LQ>& s_band)
 {
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	satLoadBlock<T, L, LQ>(d_in, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q);
 	// the block's own 2D prefix
 #pragma unroll
 	for (int i = 0; i < 4; ++i)
@@ -591,6 +594,15 @@ __device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, 
 			s[i][j] += as[j];
 			q[i][j] += aq[j];
 		}
+}
+
+template <typename T, typename L, typename LQ>
+__device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, int H, int x0, int y0,
+	L (&s)[4][4], LQ (&q)[4][4], SatBand<L, LQ>& s_band)
+{
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	satLoadBlock<T, L, LQ>(d_in, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q);
+	satTileScan<L, LQ>(s, q, s_band);
 }
 
 // Writes one thread's 4 x 4 block of both tables: L + B(row) + top(column), clipped to the
@@ -757,6 +769,29 @@ __device__ __forceinline__ void satDlbCols(const R* d_rs, const R* d_rq, A* d_S,
 	if (h == 1 && !lastRow) satPublish(myFlag, SAT_INCLUSIVE);
 }
 
+// Sum and inclusive prefix over the 32 lanes of a warp.
+template <typename V>
+__device__ __forceinline__ V satWarpSum(V v) {
+#pragma unroll
+	for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
+	return v;
+}
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+template <>
+__device__ __forceinline__ u32 satWarpSum<u32>(u32 v) {
+	return __reduce_add_sync(0xffffffffu, v);   // one REDUX instead of five shuffles
+}
+#endif
+template <typename V>
+__device__ __forceinline__ V satWarpScan(V v) {
+	const int lane = threadIdx.x & 31;
+#pragma unroll
+	for (int d = 1; d < 32; d <<= 1) {
+		const V t = __shfl_up_sync(0xffffffffu, v, d);
+		if (lane >= d) v += t;
+	}
+	return v;
+}
 // =============================================================================================
 // FUSED: one pass of 2D tiled decoupled look-back
 //
@@ -767,7 +802,7 @@ __device__ __forceinline__ void satDlbCols(const R* d_rs, const R* d_rq, A* d_S,
 //   L(x, y)  = sum over [x0..x] x [y0..y]            the tile's local table (shared by nobody)
 //   B(y)     = sum over [0..x0-1] x [y0..y]          the band to the left, for each tile row
 //   top(x)   = S(x, y0 - 1)                          the finished table row just above
-// Each tile, after loading its pixels once and computing L for both moments in registers:
+// Each tile loads its pixels once, then:
 //  1. Horizontal (warp 0, lane = tile row): publishes hAgg(y) = L(x0+127, y) with AGGREGATE
 //     (tiles of column 0 publish it as INCLUSIVE at once), walks left through the tiles of its
 //     tile row until it meets an INCLUSIVE tile, whose hIncl it takes; the hAgg of the tiles
@@ -783,7 +818,88 @@ __device__ __forceinline__ void satDlbCols(const R* d_rs, const R* d_rq, A* d_S,
 // row or above it in its strip, all of which drew smaller tickets and so are running or done;
 // each of them waits only on smaller tickets in turn, so the smallest unfinished ticket never
 // waits: no deadlock, whatever the number of resident blocks or the scheduling order.
+//
+// A tile spends most of its life waiting on those look-backs, so the build's speed follows the
+// tiles in flight per SM, and those are bounded by the registers a tile holds while it waits.
+// 8 and 16-bit tiles therefore hold only their raw pixels through the look-backs (4 or 8
+// registers): hAgg and L(x, y0+31) come from the row and column totals, and the local table is
+// made one row at a time just before that row's stores. That frees enough registers for 5
+// blocks per SM (u8; 4 for u16) with no spills. H200, 4096^2, against the whole local table
+// held in registers at 4 (u8) and 3 (u16) blocks: u8 0.180 -> 0.157 ms, u16 0.202 -> 0.178 ms
+// (docs/benchmarks.md). Their sums are exact in any order. Float tiles (double tables) keep the
+// whole local table and sum the aggregates nearest first in one warp, so that every rounding is
+// the CPU path's.
 // =============================================================================================
+
+// The raw pixels of a thread's 4 x 4 block, packed, for the integer builds of FUSED. at(0, j) is
+// pixel j of the block's current row; next() moves on to the next row.
+template <typename T> struct SatRaw { };   // f32: FUSED keeps the local table instead
+template <> struct SatRaw<u8> {
+	u32 w[4];
+	__device__ __forceinline__ void set(int i, const u8 (&v)[4]) {
+		w[i] = (u32)v[0] | ((u32)v[1] << 8) | ((u32)v[2] << 16) | ((u32)v[3] << 24);
+	}
+	__device__ __forceinline__ u32 at(int i, int j) const { return (w[i] >> (8 * j)) & 0xffu; }
+	__device__ __forceinline__ void next() { w[0] = w[1]; w[1] = w[2]; w[2] = w[3]; }
+};
+template <> struct SatRaw<u16> {
+	u32 w[8];
+	__device__ __forceinline__ void set(int i, const u16 (&v)[4]) {
+		w[2 * i] = (u32)v[0] | ((u32)v[1] << 16);
+		w[2 * i + 1] = (u32)v[2] | ((u32)v[3] << 16);
+	}
+	__device__ __forceinline__ u32 at(int i, int j) const { return (w[2 * i + (j >> 1)] >> (16 * (j & 1))) & 0xffffu; }
+	__device__ __forceinline__ void next() { w[0] = w[2]; w[1] = w[3]; w[2] = w[4]; w[3] = w[5]; w[4] = w[6]; w[5] = w[7]; }
+};
+
+// The 4 x 4 block at (x, y0), zero outside the image (as satLoadBlock), packed.
+template <typename T>
+__device__ __forceinline__ void satLoadRaw(const T* __restrict__ d_in, int W, int H, int x, int y0, SatRaw<T>& r)
+{
+#pragma unroll
+	for (int i = 0; i < 4; ++i) {
+		const int y = y0 + i;
+		const T* p = d_in + (size_t)y * W + x;
+		T v[4] = {T(0), T(0), T(0), T(0)};
+		if (y < H) {
+			if ((W & 3) == 0 && x + 3 < W) {
+				satLoad4(p, v);
+			} else {
+#pragma unroll
+				for (int j = 0; j < 4; ++j)
+					if (x + j < W) v[j] = __ldg(p + j);
+			}
+		}
+		r.set(i, v);
+	}
+}
+
+// One table's entries of row y at columns x..x+3: v[j] + b + t[j], clipped to the image, with
+// the lanes of a pair swapping halves as in satStoreBlock so that each store writes whole
+// sectors. All 32 lanes of the warp must call it.
+template <typename A, typename V>
+__device__ __forceinline__ void satStoreRow(A* d_T, int W, int y, int x, const V (&v)[4], A b, const A* t)
+{
+	const bool odd = threadIdx.x & 1;
+	const int xe = odd ? x - 4 : x;                        // the pair's even lane's block
+	const bool pairWhole = (W & 1) == 0 && xe + 7 < W;     // both blocks inside, 16-byte aligned
+	const bool inside = x < W;
+	A o[4];
+#pragma unroll
+	for (int j = 0; j < 4; ++j) o[j] = inside ? (A)v[j] + b + t[j] : A(0);
+	const A g0 = __shfl_xor_sync(0xffffffffu, odd ? o[0] : o[2], 1);
+	const A g1 = __shfl_xor_sync(0xffffffffu, odd ? o[1] : o[3], 1);
+	const size_t row = (size_t)y * W;
+	if (pairWhole) {
+		const size_t e = row + xe + (odd ? 2 : 0);
+		satStore2(d_T + e, odd ? g0 : o[0], odd ? g1 : o[1]);
+		satStore2(d_T + e + 4, odd ? o[2] : g0, odd ? o[3] : g1);
+	} else if (inside) {
+#pragma unroll
+		for (int j = 0; j < 4; ++j)
+			if (x + j < W) d_T[row + x + j] = o[j];
+	}
+}
 
 template <typename T>
 __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename SatType<T>::A* d_S,
@@ -792,8 +908,13 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	typedef typename SatType<T>::A A;
 	typedef typename SatType<T>::L L;
 	typedef typename SatType<T>::LQ LQ;
+	constexpr bool lean = !cuda::std::is_floating_point<A>::value;  // raw pixels held; sums in any order
 	__shared__ u32 s_ticket;
-	__shared__ SatBand<L, LQ> s_band;
+	__shared__ SatBand<L, LQ> s_band;      // lean: the bands' column totals, then their sums over the bands above
+	__shared__ L s_row[SAT_TILE_H];        // lean: row totals
+	__shared__ LQ s_rowq[SAT_TILE_H];
+	__shared__ L s_chunk[SAT_TILE_CHUNKS]; // lean: the 32-column chunks' totals
+	__shared__ LQ s_chunkq[SAT_TILE_CHUNKS];
 	__shared__ L s_hagg[SAT_TILE_H];
 	__shared__ LQ s_haggq[SAT_TILE_H];
 	__shared__ L s_bot[SAT_TILE_W];        // L(x, y0 + 31)
@@ -816,32 +937,120 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	u32* vflags = d_flags + 1 + (size_t)tilesX * tilesY;
 	A* myCarry = d_carry + (size_t)tile * SAT_FUSED_CARRY_PER_TILE;
 
-	L s[4][4];
+	SatRaw<T> raw;    // lean
+	L s[4][4];        // float: the local table
 	LQ q[4][4];
-	satTileLocal<T, L, LQ>(d_in, W, H, x0, y0, s, q, s_band);
-	if (lane == 31) {  // the tile's right column: hAgg
+	if constexpr (lean) {
+		satLoadRaw<T>(d_in, W, H, x0 + 4 * lane, y0 + 4 * warp, raw);
 #pragma unroll
 		for (int i = 0; i < 4; ++i) {
-			s_hagg[4 * warp + i] = s[i][3];
-			s_haggq[4 * warp + i] = q[i][3];
+			L rs = L(0);
+			LQ rq = LQ(0);
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				const u32 v = raw.at(i, j);
+				rs += (L)v;
+				rq += (LQ)v * (LQ)v;
+			}
+			rs = satWarpSum<L>(rs);
+			rq = satWarpSum<LQ>(rq);
+			if (lane == 0) {
+				s_row[4 * warp + i] = rs;
+				s_rowq[4 * warp + i] = rq;
+			}
 		}
-	}
-	if (warp == 7) {   // the tile's last row
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
-			s_bot[4 * lane + j] = s[3][j];
-			s_botq[4 * lane + j] = q[3][j];
+			L cs = L(0);
+			LQ cq = LQ(0);
+#pragma unroll
+			for (int i = 0; i < 4; ++i) {
+				const u32 v = raw.at(i, j);
+				cs += (L)v;
+				cq += (LQ)v * (LQ)v;
+			}
+			s_band.s[warp][4 * lane + j] = cs;
+			s_band.q[warp][4 * lane + j] = cq;
 		}
+		__syncthreads();
+		// Warp 0 goes straight on to the horizontal look-back (its lanes scan the row totals into
+		// hAgg there). Meanwhile warps 4-7 make L(x, y0 + 31), the column totals prefixed over the
+		// tile's columns, and then warps 1-3 turn s_band into the sums over the bands above,
+		// which the stores start from; barrier 2 keeps them from overwriting what 4-7 still read.
+		if (warp >= 4) {
+			L cs = L(0);
+			LQ cq = LQ(0);
+#pragma unroll
+			for (int w = 0; w < 8; ++w) {
+				cs += s_band.s[w][c];
+				cq += s_band.q[w][c];
+			}
+			cs = satWarpScan<L>(cs);
+			cq = satWarpScan<LQ>(cq);
+			if (lane == 31) {
+				s_chunk[g] = cs;
+				s_chunkq[g] = cq;
+			}
+			asm volatile("bar.sync 1, 128;" ::: "memory");   // warps 4-7
+			for (int k = 0; k < g; ++k) {
+				cs += s_chunk[k];
+				cq += s_chunkq[k];
+			}
+			s_bot[c] = cs;
+			s_botq[c] = cq;
+		}
+		if (warp > 0) asm volatile("bar.sync 2, 224;" ::: "memory");  // warps 1-7
+		if (warp > 0 && warp < 4) {
+			for (int k = tid - 32; k < 2 * SAT_TILE_W; k += 96) {
+				const int col = k & (SAT_TILE_W - 1);
+				if (k < SAT_TILE_W) {
+					L run = L(0);
+#pragma unroll
+					for (int w = 0; w < 8; ++w) {
+						const L t = s_band.s[w][col];
+						s_band.s[w][col] = run;
+						run += t;
+					}
+				} else {
+					LQ run = LQ(0);
+#pragma unroll
+					for (int w = 0; w < 8; ++w) {
+						const LQ t = s_band.q[w][col];
+						s_band.q[w][col] = run;
+						run += t;
+					}
+				}
+			}
+		}
+	} else {
+		satTileLocal<T, L, LQ>(d_in, W, H, x0, y0, s, q, s_band);
+		if (lane == 31) {  // the tile's right column: hAgg
+#pragma unroll
+			for (int i = 0; i < 4; ++i) {
+				s_hagg[4 * warp + i] = s[i][3];
+				s_haggq[4 * warp + i] = q[i][3];
+			}
+		}
+		if (warp == 7) {   // the tile's last row
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				s_bot[4 * lane + j] = s[3][j];
+				s_botq[4 * lane + j] = q[3][j];
+			}
+		}
+		__syncthreads();
 	}
-	__syncthreads();
 
 	// 1. horizontal look-back. Warp 0 (lane = tile row) publishes hAgg and finds the nearest
-	// INCLUSIVE tile to the left, every tile between having published AGGREGATE; all eight warps
-	// then sum those aggregates, a share each, so that the loads of a long walk are in flight
-	// together instead of queued behind one warp. Integer sums are exact in any order; double
-	// tables keep one warp's nearest-first order, so their rounding is the CPU path's.
-	constexpr bool splitSums = !cuda::std::is_floating_point<A>::value;
+	// INCLUSIVE tile to the left, every tile between having published AGGREGATE; for integer
+	// tables all eight warps then sum those aggregates, a share each, so that the loads of a long
+	// walk are in flight together instead of queued behind one warp. Double tables keep one warp's
+	// nearest-first order, so their rounding is the CPU path's.
 	if (warp == 0) {
+		if constexpr (lean) {
+			s_hagg[lane] = satWarpScan<L>(s_row[lane]);
+			s_haggq[lane] = satWarpScan<LQ>(s_rowq[lane]);
+		}
 		const A hs = (A)s_hagg[lane], hq = (A)s_haggq[lane];
 		const bool publish = tx < tilesX - 1;
 		A bs = A(0), bq = A(0);
@@ -865,7 +1074,7 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 				bool inclusive;
 				const int take = satWindow(hflags + p0, 1, avail, &inclusive);
 				const int aggs = inclusive ? take - 1 : take;
-				if (!splitSums) {
+				if constexpr (!lean) {
 #pragma unroll 4
 					for (int j = 0; j < aggs; ++j) {
 						const A* pc = d_carry + (size_t)(p0 - j) * SAT_FUSED_CARRY_PER_TILE;
@@ -889,7 +1098,7 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		s_left[1][lane] = bq;
 	}
 	__syncthreads();
-	if (splitSums && s_hstop < tile - 1) {   // uniform: aggregates of tiles s_hstop+1 .. tile-1
+	if (lean && s_hstop < tile - 1) {   // uniform: aggregates of tiles s_hstop+1 .. tile-1
 		// warp 0's acquires, then the barrier, order these reads after the publishers' releases
 		A ps = A(0), pq = A(0);
 		for (int j = s_hstop + 1 + warp; j < tile; j += SAT_TILE_THREADS / 32) {
@@ -937,8 +1146,55 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 
 	// 3. the finished tables; warp 7, which writes the tile's last row, then publishes INCLUSIVE
 	// for all four chunks (tiles below read that row straight from the tables)
-	satStoreBlock<A, L, LQ>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, &s_left[0][4 * warp],
-		&s_left[1][4 * warp], &s_top[0][4 * lane], &s_top[1][4 * lane]);
+	if constexpr (lean) {
+		// run[j] = L(x, y) of the row being stored, from L(x, y0 + 4w - 1): the column sums of the
+		// bands above, prefixed over the columns
+		L run[4];
+		LQ runq[4];
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			run[j] = s_band.s[warp][4 * lane + j] + (j ? run[j - 1] : L(0));
+			runq[j] = s_band.q[warp][4 * lane + j] + (j ? runq[j - 1] : LQ(0));
+		}
+		{
+			const L e = satWarpScan<L>(run[3]) - run[3];
+			const LQ eq = satWarpScan<LQ>(runq[3]) - runq[3];
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				run[j] += e;
+				runq[j] += eq;
+			}
+		}
+		const int xs = x0 + 4 * lane;
+		// not unrolled: unrolled, ptxas keeps every row's values live at once and spills at 48
+		// registers
+#pragma unroll 1
+		for (int i = 0; i < 4; ++i) {
+			L r[4];
+			LQ rq[4];
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				const u32 v = raw.at(0, j);
+				r[j] = (L)v + (j ? r[j - 1] : L(0));
+				rq[j] = (LQ)v * (LQ)v + (j ? rq[j - 1] : LQ(0));
+			}
+			const L e = satWarpScan<L>(r[3]) - r[3];
+			const LQ eq = satWarpScan<LQ>(rq[3]) - rq[3];
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				run[j] += r[j] + e;
+				runq[j] += rq[j] + eq;
+			}
+			const int y = y0 + 4 * warp + i;
+			if (y >= H) break;   // uniform over the warp
+			satStoreRow<A, L>(d_S, W, y, xs, run, s_left[0][4 * warp + i], &s_top[0][4 * lane]);
+			satStoreRow<A, LQ>(d_Q, W, y, xs, runq, s_left[1][4 * warp + i], &s_top[1][4 * lane]);
+			raw.next();
+		}
+	} else {
+		satStoreBlock<A, L, LQ>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, &s_left[0][4 * warp],
+			&s_left[1][4 * warp], &s_top[0][4 * lane], &s_top[1][4 * lane]);
+	}
 	if (warp == 7 && !lastRow) satPublishChunks(vflags + (size_t)tile * SAT_TILE_CHUNKS, SAT_INCLUSIVE);
 }
 
@@ -963,30 +1219,6 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 // stores plus one extra read of the image; FUSED instead keeps each tile waiting on its
 // neighbours' flags while it holds the tile.
 // =============================================================================================
-
-// Sum and inclusive prefix over the 32 lanes of a warp.
-template <typename V>
-__device__ __forceinline__ V satWarpSum(V v) {
-#pragma unroll
-	for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
-	return v;
-}
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-template <>
-__device__ __forceinline__ u32 satWarpSum<u32>(u32 v) {
-	return __reduce_add_sync(0xffffffffu, v);   // one REDUX instead of five shuffles
-}
-#endif
-template <typename V>
-__device__ __forceinline__ V satWarpScan(V v) {
-	const int lane = threadIdx.x & 31;
-#pragma unroll
-	for (int d = 1; d < 32; d <<= 1) {
-		const V t = __shfl_up_sync(0xffffffffu, v, d);
-		if (lane >= d) v += t;
-	}
-	return v;
-}
 
 // The reduce needs only the local table's right column, hAgg(y) = L(x0+127, y), and its last
 // row, P(x) = L(x, y0+31): a prefix of the row totals and one of the column totals. Computing
@@ -1111,6 +1343,8 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, A* __res
 		s_cr + 2 * SAT_TILE_H + 4 * lane, s_cr + 2 * SAT_TILE_H + SAT_TILE_W + 4 * lane);
 }
 
+
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -1146,7 +1380,7 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, A* __res
 	extern "C" __global__ void __launch_bounds__(SAT_TILE_THREADS, FUSED_BLOCKS) sat_fused_##TN(   \
 		const T* d_in, A* d_S, A* d_Q, int W, int H, unsigned* d_flags, A* d_carry)            \
 	{                                                                                          \
-		satFused<T>(d_in, d_S, d_Q, W, H, d_flags, d_carry);                                   \
+		satFused<T>(d_in, d_S, d_Q, W, H, d_flags, d_carry);                              \
 	}
 
 #define SAT_TABLE_ENTRIES(AN, A)                                                                 \
@@ -1181,7 +1415,7 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, A* __res
 		satRtsCols<A>(d_agg, d_carry, tilesX, tilesY);                                         \
 	}
 
-SAT_PIXEL_ENTRIES(u8, u8, long long, SAT_FUSED_MIN_BLOCKS_U8, 8, SAT_FUSED_MIN_BLOCKS_U8)
+SAT_PIXEL_ENTRIES(u8, u8, long long, SAT_FUSED_MIN_BLOCKS_U8, 8, SAT_RTS_WRITE_BLOCKS_U8)
 SAT_PIXEL_ENTRIES(u16, u16, long long, SAT_FUSED_MIN_BLOCKS_U16, 4, SAT_RTS_WRITE_BLOCKS_U16)
 SAT_PIXEL_ENTRIES(f32, f32, double, 2, 2, 2)
 

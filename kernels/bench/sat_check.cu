@@ -570,6 +570,35 @@ static void benchType(std::mt19937& rng, double copy) {
 	}
 }
 
+template <typename T>
+static void fusedAb(std::mt19937& rng) {
+	for (int N : {2048, 4096, 8192}) {
+		std::vector<T> in((size_t)N * N);
+		for (auto& v : in) v = Px<T>::random(rng);
+		Case<T> c(N, N);
+		c.upload(in);
+		const Reference<T> ref(in, N, N);
+		const float dlb = medianMs([&] { c.run(DLB); });
+		const float t = medianMs([&] { c.run(FUSED); });
+		const bool ok = verify(c, ref, FUSED, "fused", true);
+		std::printf("  %-3s %5d^2 DLB %.4f ms, FUSED %.4f ms: %.2fx%s\n", Px<T>::name(), N, dlb, t, dlb / t,
+			ok ? "" : " WRONG TABLES");
+	}
+	const int sizes[][2] = {{2053, 1031}, {1021, 769}, {130, 35}, {4094, 33}, {1, 4097}, {4097, 1}};
+	for (auto& sz : sizes) {
+		std::vector<T> in((size_t)sz[0] * sz[1]);
+		for (auto& v : in) v = Px<T>::random(rng);
+		Case<T> c(sz[0], sz[1]);
+		c.upload(in);
+		const Reference<T> ref(in, sz[0], sz[1]);
+		for (int k = 0; k < 20; ++k) {
+			c.poison();
+			c.run(FUSED);
+			verify(c, ref, FUSED, "fused repeat", true);
+		}
+	}
+}
+
 static void bench(std::mt19937& rng) {
 	const double copy = copyGBs();
 	std::printf("\nTiming, both tables, median of 20 (flag memsets included); GB/s counts %s\n", 
@@ -593,8 +622,9 @@ int main(int argc, char** argv) {
 		return 0;
 	}
 	if (argc > 1 && std::string(argv[1]) == "occupancy") {
-		// `sat_check occupancy`: u8 and u16 FUSED at 4096^2 and 8192^2 with 4, 3, 2 and 1 blocks per
-		// SM (padding), the blocks per SM each launch really got, and DLB for the ratio
+		// `sat_check occupancy`: u8 FUSED at 4096^2 and 8192^2 at the blocks per SM it is built for,
+		// then fewer (unused shared memory as padding), the blocks per SM each launch really got,
+		// and DLB for the ratio
 		for (int N : {4096, 8192}) {
 			std::vector<u8> in8((size_t)N * N);
 			for (auto& v : in8) v = Px<u8>::random(rng);
@@ -614,6 +644,15 @@ int main(int argc, char** argv) {
 			}
 			g_fusedPad = 0;
 		}
+		return g_failures ? 1 : 0;
+	}
+	if (argc > 1 && std::string(argv[1]) == "fused") {
+		// `sat_check fused`: FUSED against DLB only (u8 and u16, 2048^2 to 8192^2), every timed
+		// table checked, plus FUSED 20 times on sizes that end in partial tiles; for A/B runs of
+		// FUSED variants built with -D flags
+		fusedAb<u8>(rng);
+		fusedAb<u16>(rng);
+		std::printf("%d checks, %d failed\n", g_checks, g_failures);
 		return g_failures ? 1 : 0;
 	}
 	if (argc > 2 && std::string(argv[1]) == "profile") {
