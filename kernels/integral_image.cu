@@ -910,11 +910,11 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	typedef typename SatType<T>::LQ LQ;
 	constexpr bool lean = !cuda::std::is_floating_point<A>::value;  // raw pixels held; sums in any order
 	__shared__ u32 s_ticket;
-	__shared__ SatBand<L, LQ> s_band;      // lean: the bands' column totals, then their sums over the bands above
+	__shared__ SatBand<L, LQ> s_band;      // lean: the bands' column totals
+	// lean: the column totals summed over the bands above each band (nothing for float tiles)
+	__shared__ typename cuda::std::conditional<lean, SatBand<L, LQ>, char>::type s_above;
 	__shared__ L s_row[SAT_TILE_H];        // lean: row totals
 	__shared__ LQ s_rowq[SAT_TILE_H];
-	__shared__ L s_chunk[SAT_TILE_CHUNKS]; // lean: the 32-column chunks' totals
-	__shared__ LQ s_chunkq[SAT_TILE_CHUNKS];
 	__shared__ L s_hagg[SAT_TILE_H];
 	__shared__ LQ s_haggq[SAT_TILE_H];
 	__shared__ L s_bot[SAT_TILE_W];        // L(x, y0 + 31)
@@ -974,53 +974,45 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		}
 		__syncthreads();
 		// Warp 0 goes straight on to the horizontal look-back (its lanes scan the row totals into
-		// hAgg there). Meanwhile warps 4-7 make L(x, y0 + 31), the column totals prefixed over the
-		// tile's columns, and then warps 1-3 turn s_band into the sums over the bands above,
-		// which the stores start from; barrier 2 keeps them from overwriting what 4-7 still read.
-		if (warp >= 4) {
-			L cs = L(0);
-			LQ cq = LQ(0);
-#pragma unroll
-			for (int w = 0; w < 8; ++w) {
-				cs += s_band.s[w][c];
-				cq += s_band.q[w][c];
-			}
-			cs = satWarpScan<L>(cs);
-			cq = satWarpScan<LQ>(cq);
-			if (lane == 31) {
-				s_chunk[g] = cs;
-				s_chunkq[g] = cq;
-			}
-			asm volatile("bar.sync 1, 128;" ::: "memory");   // warps 4-7
-			for (int k = 0; k < g; ++k) {
-				cs += s_chunk[k];
-				cq += s_chunkq[k];
-			}
-			s_bot[c] = cs;
-			s_botq[c] = cq;
-		}
-		if (warp > 0) asm volatile("bar.sync 2, 224;" ::: "memory");  // warps 1-7
-		if (warp > 0 && warp < 4) {
+		// hAgg there). Meanwhile warps 1-3 sum the column totals over the bands above each band,
+		// which the stores start from, and warps 4-7 make L(x, y0 + 31): each warp scans its own
+		// 32-column chunk of the column totals and adds those of the chunks to its left itself,
+		// so that no warp waits on another.
+		if (warp >= 1 && warp < 4) {
 			for (int k = tid - 32; k < 2 * SAT_TILE_W; k += 96) {
 				const int col = k & (SAT_TILE_W - 1);
 				if (k < SAT_TILE_W) {
 					L run = L(0);
 #pragma unroll
 					for (int w = 0; w < 8; ++w) {
-						const L t = s_band.s[w][col];
-						s_band.s[w][col] = run;
-						run += t;
+						s_above.s[w][col] = run;
+						run += s_band.s[w][col];
 					}
 				} else {
 					LQ run = LQ(0);
 #pragma unroll
 					for (int w = 0; w < 8; ++w) {
-						const LQ t = s_band.q[w][col];
-						s_band.q[w][col] = run;
-						run += t;
+						s_above.q[w][col] = run;
+						run += s_band.q[w][col];
 					}
 				}
 			}
+		} else if (warp >= 4) {
+			L cs = L(0), ls = L(0);
+			LQ cq = LQ(0), lq = LQ(0);
+#pragma unroll
+			for (int w = 0; w < 8; ++w) {
+				cs += s_band.s[w][c];
+				cq += s_band.q[w][c];
+			}
+			for (int k = 0; k < g; ++k)
+#pragma unroll
+				for (int w = 0; w < 8; ++w) {
+					ls += s_band.s[w][32 * k + lane];
+					lq += s_band.q[w][32 * k + lane];
+				}
+			s_bot[c] = satWarpScan<L>(cs) + satWarpSum<L>(ls);
+			s_botq[c] = satWarpScan<LQ>(cq) + satWarpSum<LQ>(lq);
 		}
 	} else {
 		satTileLocal<T, L, LQ>(d_in, W, H, x0, y0, s, q, s_band);
@@ -1153,8 +1145,8 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		LQ runq[4];
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
-			run[j] = s_band.s[warp][4 * lane + j] + (j ? run[j - 1] : L(0));
-			runq[j] = s_band.q[warp][4 * lane + j] + (j ? runq[j - 1] : LQ(0));
+			run[j] = s_above.s[warp][4 * lane + j] + (j ? run[j - 1] : L(0));
+			runq[j] = s_above.q[warp][4 * lane + j] + (j ? runq[j - 1] : LQ(0));
 		}
 		{
 			const L e = satWarpScan<L>(run[3]) - run[3];
