@@ -119,8 +119,8 @@ using namespace fc;
 #ifndef SAT_FUSED_MIN_BLOCKS_U16
 #define SAT_FUSED_MIN_BLOCKS_U16 4
 #endif
-// The RTS write passes: u8 at 4 blocks per SM (64 registers, 36 bytes of spill), the count the
-// u8 FUSED build used when it kept its local table in registers; u16 at 3 (85 registers, 76 bytes
+// The RTS write passes: u8 at 4 blocks per SM (64 registers, 8 bytes of spill), the count the
+// u8 FUSED build used when it kept its local table in registers; u16 at 3 (80 registers, 40 bytes
 // of spill) once the u16 sums scan in 32 bits: 0.189 -> 0.180 ms against 2 blocks (H200, 4096^2). -DSAT_RTS_WRITE_BLOCKS_U8=n / -DSAT_RTS_WRITE_BLOCKS_U16=n for kernels/bench/sat_check.cu.
 #ifndef SAT_RTS_WRITE_BLOCKS_U8
 #define SAT_RTS_WRITE_BLOCKS_U8 4
@@ -503,6 +503,23 @@ __device__ __forceinline__ void satTileColumns(V (&s)[16], V (&q)[16], V* s_colT
 // Contains a block barrier: every thread of the block must call it.
 // =============================================================================================
 
+// Pixels x..x+3 of row y, zero outside the image.
+template <typename T>
+__device__ __forceinline__ void satLoadRow4(const T* __restrict__ d_in, int W, int H, int x, int y, T (&v)[4])
+{
+#pragma unroll
+	for (int j = 0; j < 4; ++j) v[j] = T(0);
+	if (y >= H) return;
+	const T* p = d_in + (size_t)y * W + x;
+	if ((W & 3) == 0 && x + 3 < W) {
+		satLoad4(p, v);
+	} else {
+#pragma unroll
+		for (int j = 0; j < 4; ++j)
+			if (x + j < W) v[j] = __ldg(p + j);
+	}
+}
+
 // The pixels of the 4 x 4 block at (x, y) and their squares, zero outside the image.
 template <typename T, typename L, typename LQ>
 __device__ __forceinline__ void satLoadBlock(const T* __restrict__ d_in, int W, int H, int x, int y0,
@@ -510,18 +527,8 @@ __device__ __forceinline__ void satLoadBlock(const T* __restrict__ d_in, int W, 
 {
 #pragma unroll
 	for (int i = 0; i < 4; ++i) {
-		const int y = y0 + i;
-		const T* p = d_in + (size_t)y * W + x;
-		T v[4] = {T(0), T(0), T(0), T(0)};
-		if (y < H) {
-			if ((W & 3) == 0 && x + 3 < W) {
-				satLoad4(p, v);
-			} else {
-#pragma unroll
-				for (int j = 0; j < 4; ++j)
-					if (x + j < W) v[j] = __ldg(p + j);
-			}
-		}
+		T v[4];
+		satLoadRow4<T>(d_in, W, H, x, y0 + i, v);
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
 			s[i][j] = (L)v[j];
@@ -858,18 +865,8 @@ __device__ __forceinline__ void satLoadRaw(const T* __restrict__ d_in, int W, in
 {
 #pragma unroll
 	for (int i = 0; i < 4; ++i) {
-		const int y = y0 + i;
-		const T* p = d_in + (size_t)y * W + x;
-		T v[4] = {T(0), T(0), T(0), T(0)};
-		if (y < H) {
-			if ((W & 3) == 0 && x + 3 < W) {
-				satLoad4(p, v);
-			} else {
-#pragma unroll
-				for (int j = 0; j < 4; ++j)
-					if (x + j < W) v[j] = __ldg(p + j);
-			}
-		}
+		T v[4];
+		satLoadRow4<T>(d_in, W, H, x, y0 + i, v);
 		r.set(i, v);
 	}
 }
