@@ -110,8 +110,9 @@ using namespace fc;
 // spends most of its life waiting on memory (ticket, look-backs, fences), so more tiles in flight
 // per SM help, as long as nothing spills. The integer builds hold only their raw pixels while
 // they wait (see the FUSED banner): u8 at 5 blocks needs 48 registers, u16 at 4 needs 64, neither
-// spills. H200, 4096^2 u8, same build: 4 blocks 0.165 ms, 5 blocks 0.157, 6 blocks (40 registers,
-// 32 bytes of spill) 0.200. f32 keeps 2, as it would spill hundreds of bytes.
+// spills. H200, 4096^2 u8, the first version of this build: 4 blocks 0.165 ms, 5 blocks 0.157,
+// 6 blocks (40 registers, 32 bytes of spill) 0.200. f32 keeps 2, as it would spill hundreds of
+// bytes.
 // -DSAT_FUSED_MIN_BLOCKS_U8=n / -DSAT_FUSED_MIN_BLOCKS_U16=n for kernels/bench/sat_check.cu.
 #ifndef SAT_FUSED_MIN_BLOCKS_U8
 #define SAT_FUSED_MIN_BLOCKS_U8 5
@@ -121,7 +122,8 @@ using namespace fc;
 #endif
 // The RTS write passes: u8 at 4 blocks per SM (64 registers, 8 bytes of spill), the count the
 // u8 FUSED build used when it kept its local table in registers; u16 at 3 (80 registers, 40 bytes
-// of spill) once the u16 sums scan in 32 bits: 0.189 -> 0.180 ms against 2 blocks (H200, 4096^2). -DSAT_RTS_WRITE_BLOCKS_U8=n / -DSAT_RTS_WRITE_BLOCKS_U16=n for kernels/bench/sat_check.cu.
+// of spill) once the u16 sums scan in 32 bits: 0.189 -> 0.180 ms against 2 blocks (H200, 4096^2).
+// -DSAT_RTS_WRITE_BLOCKS_U8=n / -DSAT_RTS_WRITE_BLOCKS_U16=n for kernels/bench/sat_check.cu.
 #ifndef SAT_RTS_WRITE_BLOCKS_U8
 #define SAT_RTS_WRITE_BLOCKS_U8 4
 #endif
@@ -838,8 +840,8 @@ __device__ __forceinline__ V satWarpScan(V v) {
 // the CPU path's.
 // =============================================================================================
 
-// The raw pixels of a thread's 4 x 4 block, packed, for the integer builds of FUSED. at(0, j) is
-// pixel j of the block's current row; next() moves on to the next row.
+// The raw pixels of a thread's 4 x 4 block, packed, for the integer builds of FUSED. at(i, j) is
+// pixel j of row i, counted from the current row; next() makes the next row the current one.
 template <typename T> struct SatRaw { };   // f32: FUSED keeps the local table instead
 template <> struct SatRaw<u8> {
 	u32 w[4];
