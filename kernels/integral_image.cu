@@ -941,35 +941,33 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	LQ q[4][4];
 	if constexpr (lean) {
 		satLoadRaw<T>(d_in, W, H, x0 + 4 * lane, y0 + 4 * warp, raw);
+		// the block's row and column totals, each square formed once
+		L rs[4] = {L(0), L(0), L(0), L(0)}, cs[4] = {L(0), L(0), L(0), L(0)};
+		LQ rq[4] = {LQ(0), LQ(0), LQ(0), LQ(0)}, cq[4] = {LQ(0), LQ(0), LQ(0), LQ(0)};
 #pragma unroll
-		for (int i = 0; i < 4; ++i) {
-			L rs = L(0);
-			LQ rq = LQ(0);
+		for (int i = 0; i < 4; ++i)
 #pragma unroll
 			for (int j = 0; j < 4; ++j) {
 				const u32 v = raw.at(i, j);
-				rs += (L)v;
-				rq += (LQ)v * (LQ)v;
+				const LQ v2 = (LQ)v * (LQ)v;
+				rs[i] += (L)v;
+				rq[i] += v2;
+				cs[j] += (L)v;
+				cq[j] += v2;
 			}
-			rs = satWarpSum<L>(rs);
-			rq = satWarpSum<LQ>(rq);
+#pragma unroll
+		for (int i = 0; i < 4; ++i) {
+			const L ts = satWarpSum<L>(rs[i]);
+			const LQ tq = satWarpSum<LQ>(rq[i]);
 			if (lane == 0) {
-				s_row[4 * warp + i] = rs;
-				s_rowq[4 * warp + i] = rq;
+				s_row[4 * warp + i] = ts;
+				s_rowq[4 * warp + i] = tq;
 			}
 		}
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
-			L cs = L(0);
-			LQ cq = LQ(0);
-#pragma unroll
-			for (int i = 0; i < 4; ++i) {
-				const u32 v = raw.at(i, j);
-				cs += (L)v;
-				cq += (LQ)v * (LQ)v;
-			}
-			s_band.s[warp][4 * lane + j] = cs;
-			s_band.q[warp][4 * lane + j] = cq;
+			s_band.s[warp][4 * lane + j] = cs[j];
+			s_band.q[warp][4 * lane + j] = cq[j];
 		}
 		__syncthreads();
 		// Warp 0 goes straight on to the horizontal look-back (its lanes scan the row totals into
