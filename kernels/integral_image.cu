@@ -995,12 +995,13 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 				}
 			}
 		} else if (warp >= 4) {
-			L cs = L(0), ls = L(0);
-			LQ cq = LQ(0), lq = LQ(0);
+			// column c's total (ts, tq) and those of the earlier chunks' columns (ls, lq)
+			L ts = L(0), ls = L(0);
+			LQ tq = LQ(0), lq = LQ(0);
 #pragma unroll
 			for (int w = 0; w < 8; ++w) {
-				cs += s_band.s[w][c];
-				cq += s_band.q[w][c];
+				ts += s_band.s[w][c];
+				tq += s_band.q[w][c];
 			}
 			for (int k = 0; k < g; ++k)
 #pragma unroll
@@ -1008,8 +1009,8 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 					ls += s_band.s[w][32 * k + lane];
 					lq += s_band.q[w][32 * k + lane];
 				}
-			s_bot[c] = satWarpScan<L>(cs) + satWarpSum<L>(ls);
-			s_botq[c] = satWarpScan<LQ>(cq) + satWarpSum<LQ>(lq);
+			s_bot[c] = satWarpScan<L>(ts) + satWarpSum<L>(ls);
+			s_botq[c] = satWarpScan<LQ>(tq) + satWarpSum<LQ>(lq);
 		}
 	} else {
 		satTileLocal<T, L, LQ>(d_in, W, H, x0, y0, s, q, s_band);
