@@ -614,6 +614,34 @@ __device__ __forceinline__ void satTileLocal(const T* __restrict__ d_in, int W, 
 	satTileScan<L, LQ>(s, q, s_band);
 }
 
+// The whole-sector row stores of 64-bit tables (why: see satStoreBlock). A lane holds entries
+// x..x+3 of a row in o; the lanes of a pair swap halves so that each store instruction writes
+// whole sectors. satSwapHalf(o, odd, k), k = 0, 1, is the partner's entry this lane writes: the
+// even lane sends 2,3 of its own segment for the odd lane to write, the odd lane 0,1 of its own.
+// All 32 lanes of the warp must call it.
+template <typename A>
+__device__ __forceinline__ A satSwapHalf(const A (&o)[4], bool odd, int k) {
+	return __shfl_xor_sync(0xffffffffu, odd ? o[k] : o[k + 2], 1);
+}
+
+// Then the stores: the even lane's sector (even writes its 0,1, odd the even lane's 2,3), then
+// the odd lane's (even writes the odd lane's 0,1, odd its 2,3); entry by entry where the pair's
+// two blocks are not both inside the image (xe: the even lane's x).
+template <typename A>
+__device__ __forceinline__ void satStoreSwapped(A* d_T, int W, size_t row, int x, int xe, bool odd, bool pairWhole,
+	bool inside, const A (&o)[4], A g0, A g1)
+{
+	if (pairWhole) {
+		const size_t e = row + xe + (odd ? 2 : 0);
+		satStore2(d_T + e, odd ? g0 : o[0], odd ? g1 : o[1]);
+		satStore2(d_T + e + 4, odd ? o[2] : g0, odd ? o[3] : g1);
+	} else if (inside) {
+#pragma unroll
+		for (int j = 0; j < 4; ++j)
+			if (x + j < W) d_T[row + x + j] = o[j];
+	}
+}
+
 // Writes one thread's 4 x 4 block of both tables: L + B(row) + top(column), clipped to the
 // image. B of the block's rows at bS[0..3] / bQ[0..3], top of its columns at tS[0..3] / tQ[0..3]
 // (shared or global memory), read where used to keep registers for the block.
@@ -665,7 +693,6 @@ __device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int 
 		for (int i = 0; i < 4; ++i) {
 			const int y = y0 + i;
 			if (y >= H) break;                                 // uniform over the warp
-			const size_t o = (size_t)y * W + x;
 			A vs[4], vq[4];
 			if (inside) {
 				const A bs = bS[i], bq = bQ[i];
@@ -678,28 +705,11 @@ __device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int 
 #pragma unroll
 				for (int j = 0; j < 4; ++j) vs[j] = vq[j] = A(0);
 			}
-			// the half of the partner's sector this lane holds: the even lane holds 2,3 of its own
-			// row segment for the odd lane to write, the odd lane 0,1 of its own for the even lane
-			const A gs0 = __shfl_xor_sync(0xffffffffu, odd ? vs[0] : vs[2], 1);
-			const A gs1 = __shfl_xor_sync(0xffffffffu, odd ? vs[1] : vs[3], 1);
-			const A gq0 = __shfl_xor_sync(0xffffffffu, odd ? vq[0] : vq[2], 1);
-			const A gq1 = __shfl_xor_sync(0xffffffffu, odd ? vq[1] : vq[3], 1);
-			if (pairWhole) {
-				const size_t e = (size_t)y * W + xe + (odd ? 2 : 0);
-				// even lane's sector: even writes its 0,1, odd writes the even lane's 2,3
-				satStore2(d_S + e, odd ? gs0 : vs[0], odd ? gs1 : vs[1]);
-				satStore2(d_Q + e, odd ? gq0 : vq[0], odd ? gq1 : vq[1]);
-				// odd lane's sector: even writes the odd lane's 0,1, odd writes its 2,3
-				satStore2(d_S + e + 4, odd ? vs[2] : gs0, odd ? vs[3] : gs1);
-				satStore2(d_Q + e + 4, odd ? vq[2] : gq0, odd ? vq[3] : gq1);
-			} else if (inside) {
-#pragma unroll
-				for (int j = 0; j < 4; ++j)
-					if (x + j < W) {
-						d_S[o + j] = vs[j];
-						d_Q[o + j] = vq[j];
-					}
-			}
+			// both tables' swaps before either table's stores
+			const A gs0 = satSwapHalf(vs, odd, 0), gs1 = satSwapHalf(vs, odd, 1);
+			const A gq0 = satSwapHalf(vq, odd, 0), gq1 = satSwapHalf(vq, odd, 1);
+			satStoreSwapped(d_S, W, (size_t)y * W, x, xe, odd, pairWhole, inside, vs, gs0, gs1);
+			satStoreSwapped(d_Q, W, (size_t)y * W, x, xe, odd, pairWhole, inside, vq, gq0, gq1);
 		}
 	}
 }
@@ -873,9 +883,8 @@ __device__ __forceinline__ void satLoadRaw(const T* __restrict__ d_in, int W, in
 	}
 }
 
-// One table's entries of row y at columns x..x+3: v[j] + b + t[j], clipped to the image, with
-// the lanes of a pair swapping halves as in satStoreBlock so that each store writes whole
-// sectors. All 32 lanes of the warp must call it.
+// One table's entries of row y at columns x..x+3: v[j] + b + t[j], clipped to the image, stored
+// as satStoreBlock stores them. All 32 lanes of the warp must call it.
 template <typename A, typename V>
 __device__ __forceinline__ void satStoreRow(A* d_T, int W, int y, int x, const V (&v)[4], A b, const A* t)
 {
@@ -886,18 +895,8 @@ __device__ __forceinline__ void satStoreRow(A* d_T, int W, int y, int x, const V
 	A o[4];
 #pragma unroll
 	for (int j = 0; j < 4; ++j) o[j] = inside ? (A)v[j] + b + t[j] : A(0);
-	const A g0 = __shfl_xor_sync(0xffffffffu, odd ? o[0] : o[2], 1);
-	const A g1 = __shfl_xor_sync(0xffffffffu, odd ? o[1] : o[3], 1);
-	const size_t row = (size_t)y * W;
-	if (pairWhole) {
-		const size_t e = row + xe + (odd ? 2 : 0);
-		satStore2(d_T + e, odd ? g0 : o[0], odd ? g1 : o[1]);
-		satStore2(d_T + e + 4, odd ? o[2] : g0, odd ? o[3] : g1);
-	} else if (inside) {
-#pragma unroll
-		for (int j = 0; j < 4; ++j)
-			if (x + j < W) d_T[row + x + j] = o[j];
-	}
+	satStoreSwapped(d_T, W, (size_t)y * W, x, xe, odd, pairWhole, inside, o, satSwapHalf(o, odd, 0),
+		satSwapHalf(o, odd, 1));
 }
 
 template <typename T>
