@@ -39,6 +39,22 @@ h16_kernel(const float* src, float* dst, int W, int H, int rx, int ry, int rw, i
 #endif
 }
 
+// The FP16 mma.sync rate: 8 independent accumulators per warp, 4 blocks of 256 threads per SM.
+__global__ void __launch_bounds__(256) h16_rate(float* out, int iters) {
+#if __CUDA_ARCH__ >= 800
+	unsigned a[4] = {threadIdx.x, threadIdx.x * 3u, threadIdx.x ^ 5u, 7u};
+	unsigned b[2] = {threadIdx.x * 11u, 13u};
+	float c[8][4] = {};
+	for (int i = 0; i < iters; ++i)
+#pragma unroll
+		for (int k = 0; k < 8; ++k) h16::mma(c[k], a, b);
+	float sum = 0;
+#pragma unroll
+	for (int k = 0; k < 8; ++k) sum += c[k][0] + c[k][1] + c[k][2] + c[k][3];
+	if (sum == 1.2345f) out[0] = sum;  // keeps the loop
+#endif
+}
+
 static int g_fail = 0, g_checks = 0;
 static int g_run = 0;   // rows per band; 0: one wave of blocks
 
@@ -289,6 +305,18 @@ static void bench() {
 int main(int argc, char** argv) {
 	const bool benchOnly = argc > 1 && std::string(argv[1]) == "bench";
 	CK(cudaMalloc(&g_bad, 4));
+	if (argc > 1 && std::string(argv[1]) == "rate") {
+		int sms;
+		CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+		float* d_o;
+		CK(cudaMalloc(&d_o, 4));
+		const int iters = 4096;
+		const float ms = medianMs([&] { h16_rate<<<sms * 4, 256>>>(d_o, iters); });
+		const double macs = (double)sms * 4 * 8 * iters * 8 * 2048.0;  // warps * iters * 8 mma * 2048
+		std::printf("mma.m16n8k16 f16->f32: %.3f ms, %.1f TFLOPS (%.0f multiply-adds per clock per SM at 1.98 GHz)\n",
+			ms, 2 * macs / ms / 1e9, macs / (ms * 1e-3) / 1.98e9 / sms);
+		return 0;
+	}
 	if (argc > 1 && std::string(argv[1]) == "prof") {  // one launch at 4096^2, for Nsight Compute
 		const int R = argc > 2 ? std::atoi(argv[2]) : 21;
 		const int W = 4096, H = 4096;
