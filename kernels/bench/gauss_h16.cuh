@@ -14,8 +14,9 @@
 // run 16 rows at a time. Each step X-blurs 16 new input rows of the strip (the transposed
 // product: A = taps, B = input, so that the result lands in registers already in the layout of
 // the Y pass's B fragment) and Y-blurs 16 output rows from a ring of NS such 16-row slices held
-// in registers. No shared memory and no barriers; the warps of a block take adjacent strips so
-// that their X windows, which overlap, meet in L1.
+// in registers. Each warp stages its input rows in shared memory of its own by cp.async, double
+// buffered, so no barrier spans the block; the warps of a block take adjacent strips so that
+// their X windows, which overlap, meet in L1.
 //
 // Window alignment: the X window of a strip starts at xs = xo - R - a with a = (xo - R) mod 4,
 // so its float2 loads are aligned; the Y window starts a rows above too, so one set of tap
@@ -224,8 +225,8 @@ __device__ __forceinline__ void nextSlice(Bf (&out)[2 * MT], const Af (&A)[NS], 
 	__syncwarp();  // every lane has read buffer q & 1 before slice q + 2 is copied into it
 }
 
-/** Y-blurs output rows o .. o+15 of the strip from the ring (slot (U + j) % NS is window slice j). */
-template <int NS, int MT, int U>
+/** Y-blurs output rows o .. o+15 of the strip from the ring (ring[j] is window slice j). */
+template <int NS, int MT>
 __device__ __forceinline__ void yStep(const Bf (&ring)[NS][2 * MT], const Af (&A)[NS], float* __restrict__ dst,
 	int W, int o, int rowEnd, int xo, int colEnd, bool vecStore, int g, int t)
 {
@@ -234,7 +235,7 @@ __device__ __forceinline__ void yStep(const Bf (&ring)[NS][2 * MT], const Af (&A
 		float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
 		for (int j = 0; j < NS; ++j) {
-			const Bf& b = ring[(U + j) % NS][n];
+			const Bf& b = ring[j][n];
 			const float invA = __shfl_sync(0xffffffffu, b.inv, 8 * t);      // column 2t
 			const float invB = __shfl_sync(0xffffffffu, b.inv, 8 * t + 4);  // column 2t+1
 			float c4[4];
@@ -310,7 +311,7 @@ __device__ __forceinline__ void gaussH16(const float* __restrict__ src, float* _
 #pragma unroll
 			for (int n = 0; n < 2 * MT; ++n) ring[j][n] = ring[j + 1][n];
 		nextSlice<NS, MT>(ring[NS - 1], A, c, q, bad);
-		if (q >= NS - 1) yStep<NS, MT, 0>(ring, A, c.dst, c.W, c.yo + 16 * (q - NS + 1), c.rowEnd, c.xo, c.colEnd, c.vecStore, c.g, c.t);
+		if (q >= NS - 1) yStep<NS, MT>(ring, A, c.dst, c.W, c.yo + 16 * (q - NS + 1), c.rowEnd, c.xo, c.colEnd, c.vecStore, c.g, c.t);
 	}
 	if (__any_sync(0xffffffffu, bad) && c.lane == 0) atomicOr(d_bad, 1u);
 }
