@@ -11,9 +11,10 @@
 //
 // Status (2026-11-30, H200; docs/benchmarks.md, "Sixteenth session"): as accurate as the FFMA
 // kernel (largest error 1.6e-7 of the data range; 4e-7 to 1.5e-6 of the value on positive data),
-// but slower: 0.104 ms at R = 21 against 0.087 for gauss_xy_f32_r21, 0.072 at R = 9 against
-// 0.055. It issues 37 M instructions to the FFMA kernel's 59 M, but at 204-226 registers only
-// 8 warps fit on an SM and they issue once every 3.4 cycles. Not in the product.
+// but slower: 0.098 ms at R = 21 against 0.086 for gauss_xy_f32_r21, 0.071 at R = 9 against
+// 0.055. It issues 33 M instructions to the FFMA kernel's 59 M, but at 218 registers only
+// 8 warps fit on an SM and they issue about once every 3.4 cycles. Not in the product.
+// `quick` runs 37 of the checks and times R = 9 and 21 only.
 
 #include "bench_util.cuh"
 #include "../gaussian_blur.cu"
@@ -53,6 +54,23 @@ __global__ void __launch_bounds__(256) h16_rate(float* out, int iters) {
 	for (int k = 0; k < 8; ++k) sum += c[k][0] + c[k][1] + c[k][2] + c[k][3];
 	if (sum == 1.2345f) out[0] = sum;  // keeps the loop
 #endif
+}
+
+// The rate of the split's conversions: 8 independent chains of pack (F2FP) and unpack per thread.
+__global__ void __launch_bounds__(256) h16_cvt_rate(float* out, int iters) {
+	float x[8];
+#pragma unroll
+	for (int k = 0; k < 8; ++k) x[k] = threadIdx.x * 0.001f + k;
+	for (int i = 0; i < iters; ++i)
+#pragma unroll
+		for (int k = 0; k < 8; ++k) {
+			const float2 f = __half22float2(__floats2half2_rn(x[k], x[k] + 1.0f));
+			x[k] = f.y - f.x + x[k] * 0.5f;
+		}
+	float sum = 0;
+#pragma unroll
+	for (int k = 0; k < 8; ++k) sum += x[k];
+	if (sum == 1.2345f) out[0] = sum;
 }
 
 static int g_fail = 0, g_checks = 0;
@@ -270,7 +288,7 @@ static void checkNaN() {
 	cudaFree(d_d);
 }
 
-static void bench() {
+static void bench(bool quick) {
 	const int W = 4096, H = 4096;
 	const size_t n = (size_t)W * H;
 	std::mt19937 rng(7);
@@ -284,6 +302,7 @@ static void bench() {
 	const Roi r = {0, 0, W, H};
 	const int runs[] = {0, 256, 512};
 	for (int R : {9, 21, 22, 30, 42}) {
+		if (quick && R != 9 && R != 21) continue;
 		const std::vector<float> w = taps(R);
 		std::printf("R %2d:", R);
 		if (productFn(R)) std::printf(" ffma %.4f ms |", medianMs([&] { launchProduct(d_s, d_d, W, H, r, w); }));
@@ -304,6 +323,7 @@ static void bench() {
 
 int main(int argc, char** argv) {
 	const bool benchOnly = argc > 1 && std::string(argv[1]) == "bench";
+	const bool quick = argc > 1 && std::string(argv[1]) == "quick";  // a few checks, then R 9 and 21
 	CK(cudaMalloc(&g_bad, 4));
 	if (argc > 1 && std::string(argv[1]) == "rate") {
 		int sms;
@@ -315,6 +335,11 @@ int main(int argc, char** argv) {
 		const double macs = (double)sms * 4 * 8 * iters * 8 * 2048.0;  // warps * iters * 8 mma * 2048
 		std::printf("mma.m16n8k16 f16->f32: %.3f ms, %.1f TFLOPS (%.0f multiply-adds per clock per SM at 1.98 GHz)\n",
 			ms, 2 * macs / ms / 1e9, macs / (ms * 1e-3) / 1.98e9 / sms);
+		// per chain step: F2FP (pack), two unpacks, FADD, FFMA: 5 instructions
+		const float cms = medianMs([&] { h16_cvt_rate<<<sms * 4, 256>>>(d_o, iters); });
+		const double steps = (double)sms * 4 * 8 * iters * 8;  // warps * iters * chains
+		std::printf("pack + 2 unpack + 2 FP32: %.3f ms, %.2f chain steps per clock per SM (warp-level)\n", cms,
+			steps / (cms * 1e-3) / 1.98e9 / sms);
 		return 0;
 	}
 	if (argc > 1 && std::string(argv[1]) == "prof") {  // one launch at 4096^2, for Nsight Compute
@@ -338,11 +363,12 @@ int main(int argc, char** argv) {
 			{301, 211, {1, 2, 299, 209}}, {1021, 1031, {0, 0, 1021, 1031}}, {1024, 1000, {0, 0, 1024, 1000}}};
 		for (int R : {1, 2, 5, 9, 14, 21, 22, 24, 30, 42, 46})
 			for (const S& s : sizes)
+				if (!quick || ((R == 9 || R == 21 || R == 42) && (s.W == 1 || s.W == 301 || s.W == 1021)))
 				for (Data d : {UNIFORM, LOGSPREAD, SPOTS})
 					checkCase(s.W, s.H, s.r, R, d, rng, s.W >= 1000);
 		checkNaN();
 		std::printf("\n%d checks, %d failed\n", g_checks, g_fail);
 	}
-	bench();
+	bench(quick);
 	return g_fail ? 1 : 0;
 }

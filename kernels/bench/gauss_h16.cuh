@@ -72,12 +72,14 @@ __device__ __forceinline__ Bf split4(float v0, float v1, float v2, float v3, uns
 	float m = maxNaN(maxNaN(fabsf(v0), fabsf(v1)), maxNaN(fabsf(v2), fabsf(v3)));
 	m = maxNaN(m, __shfl_xor_sync(0xffffffffu, m, 1));
 	m = maxNaN(m, __shfl_xor_sync(0xffffffffu, m, 2));
-	int e = (int)(__float_as_uint(m) >> 23);  // biased exponent; 255: NaN or infinity
-	bad |= (unsigned)(e == 255);
-	e = max(e, 29);  // below 2^-98 the values keep the scale of 2^-98 (inv stays normal)
-	const float s = __uint_as_float((unsigned)(268 - e) << 23);  // 2^(141 - e)
+	// all on the bits of m (>= 0, or NaN): bad keeps the largest, and a NaN or an infinity is
+	// >= 0x7f800000; below 2^-98 the values keep the scale of 2^-98 (so inv stays normal)
+	const unsigned mb = __float_as_uint(m);
+	bad = max(bad, mb);
+	const unsigned eb = max(mb, 29u << 23) & 0x7f800000u;      // the biased exponent e, in place
+	const float s = __uint_as_float((268u << 23) - eb);        // 2^(141 - e)
 	Bf b;
-	b.inv = __uint_as_float((unsigned)(e - 28) << 23);            // 2^(e - 155)
+	b.inv = __uint_as_float(eb - (28u << 23));                 // 2^(e - 155)
 	const float a0 = v0 * s, a1 = v1 * s, a2 = v2 * s, a3 = v3 * s;
 	const __half2 h0 = __floats2half2_rn(a0, a1), h1 = __floats2half2_rn(a2, a3);
 	const float2 f0 = __half22float2(h0), f1 = __half22float2(h1);
@@ -135,12 +137,26 @@ __device__ __forceinline__ void stage(float* s_buf, const float* __restrict__ sr
 	typedef Stage<NS, MT> S;
 	const unsigned base = (unsigned)__cvta_generic_to_shared(s_buf);
 	if (vec) {
+		// lane = 16-byte chunk of a row, one row per instruction (the address is then a pointer
+		// step, where chunk = lane + 32 u would need a division and a clamp per copy)
 		constexpr int C4 = S::K / 4;
+		static_assert(C4 <= 32, "one row per warp instruction");
+		unsigned sa = base + 16u * lane;
+		if (r0 >= 0 && r0 + 15 < H) {
+			const float* gp = src + (size_t)r0 * (size_t)W + xs + 4 * lane;
 #pragma unroll
-		for (int c = lane; c < 16 * C4; c += 32) {
-			const int row = c / C4, c4 = c - row * C4;
-			const float* gp = src + (size_t)min(max(r0 + row, 0), H - 1) * (size_t)W + xs + 4 * c4;
-			asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(base + 4u * (row * S::P + 4 * c4)), "l"(gp));
+			for (int row = 0; row < 16; ++row) {
+				if (lane < C4) asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gp));
+				gp += W;
+				sa += 4u * S::P;
+			}
+		} else {
+#pragma unroll
+			for (int row = 0; row < 16; ++row) {
+				const float* gp = src + (size_t)min(max(r0 + row, 0), H - 1) * (size_t)W + xs + 4 * lane;
+				if (lane < C4) asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gp));
+				sa += 4u * S::P;
+			}
 		}
 	} else {
 #pragma unroll 4
@@ -230,6 +246,7 @@ template <int NS, int MT>
 __device__ __forceinline__ void yStep(const Bf (&ring)[NS][2 * MT], const Af (&A)[NS], float* __restrict__ dst,
 	int W, int o, int rowEnd, int xo, int colEnd, bool vecStore, int g, int t)
 {
+	const bool full = vecStore && o + 16 <= rowEnd;
 #pragma unroll
 	for (int n = 0; n < 2 * MT; ++n) {
 		float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -246,6 +263,12 @@ __device__ __forceinline__ void yStep(const Bf (&ring)[NS][2 * MT], const Af (&A
 			acc[3] = fmaf(c4[3], invB, acc[3]);
 		}
 		const int x = xo + 8 * n + 2 * t;
+		if (full) {  // the common case without a test per store
+			float* p = dst + (size_t)(o + g) * (size_t)W + x;
+			*reinterpret_cast<float2*>(p) = make_float2(acc[0], acc[1]);
+			*reinterpret_cast<float2*>(p + 8 * (size_t)W) = make_float2(acc[2], acc[3]);
+			continue;
+		}
 #pragma unroll
 		for (int hh = 0; hh < 2; ++hh) {
 			const int y = o + g + 8 * hh;
@@ -313,7 +336,7 @@ __device__ __forceinline__ void gaussH16(const float* __restrict__ src, float* _
 		nextSlice<NS, MT>(ring[NS - 1], A, c, q, bad);
 		if (q >= NS - 1) yStep<NS, MT>(ring, A, c.dst, c.W, c.yo + 16 * (q - NS + 1), c.rowEnd, c.xo, c.colEnd, c.vecStore, c.g, c.t);
 	}
-	if (__any_sync(0xffffffffu, bad) && c.lane == 0) atomicOr(d_bad, 1u);
+	if (__any_sync(0xffffffffu, bad >= 0x7f800000u) && c.lane == 0) atomicOr(d_bad, 1u);
 }
 
 }  // namespace h16
