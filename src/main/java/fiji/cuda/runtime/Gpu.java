@@ -111,7 +111,7 @@ public final class Gpu {
 	 * @throws GpuUnavailableException with a one-sentence reason when the GPU cannot be used
 	 */
 	public static Gpu get() {
-		String choice = GpuSettings.deviceChoice();
+		String choice = choice();
 		Gpu g = current;
 		if (g != null && !g.poisoned && g.choice.equals(choice)) return g;
 		synchronized (LOCK) {
@@ -122,6 +122,17 @@ public final class Gpu {
 			initDriver();
 			current = open(choice);
 			return current;
+		}
+	}
+
+	// The setting, where a malformed system property (only the IJ1 bridge validates what it
+	// stores) becomes a reason to use the CPU rather than an exception that AUTO would not catch.
+	private static String choice() {
+		try {
+			return GpuSettings.deviceChoice();
+		} catch (IllegalArgumentException e) {
+			throw new GpuUnavailableException("the setting " + GpuSettings.PROPERTY + "='"
+				+ System.getProperty(GpuSettings.PROPERTY) + "' is not 'auto', 'cpu' or a GPU index");
 		}
 	}
 
@@ -484,8 +495,11 @@ public final class Gpu {
 	 */
 	public static List<String> describe() {
 		List<String> lines = new ArrayList<>();
-		String choice = GpuSettings.deviceChoice();
-		lines.add("Setting: " + choice + " (" + GpuSettings.PROPERTY + ")");
+		try {
+			lines.add("Setting: " + choice() + " (" + GpuSettings.PROPERTY + ")");
+		} catch (GpuUnavailableException e) {
+			lines.add("Setting: " + e.getMessage());
+		}
 		try {
 			synchronized (LOCK) {
 				initDriver();

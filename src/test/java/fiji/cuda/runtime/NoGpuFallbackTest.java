@@ -40,6 +40,26 @@ class NoGpuFallbackTest {
 	}
 
 	@Test
+	void aMalformedDevicePropertyMeansTheCpuNotAnException() {
+		String old = System.getProperty(GpuSettings.PROPERTY);
+		System.setProperty(GpuSettings.PROPERTY, "gpu0");
+		try {
+			assertFalse(Gpu.isAvailable());
+			GpuUnavailableException e = assertThrows(GpuUnavailableException.class, Gpu::get);
+			assertTrue(e.getMessage().contains("'gpu0'"), e.getMessage());
+			assertTrue(String.join("\n", Gpu.describe()).contains("'gpu0'"));
+			assertTrue(Gpu.selfCheck().startsWith("Self-check failed"));
+			float[] px = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+			OpReport r = GaussianBlur.blur2D(Planes.wrap(3, 3, px), 1, 1, null, ExecutionOptions.defaults());
+			assertEquals(Backend.CPU, r.ranOn());
+			assertTrue(r.fallbackReason().contains("'gpu0'"), r.fallbackReason());
+		} finally {
+			if (old == null) System.clearProperty(GpuSettings.PROPERTY);
+			else System.setProperty(GpuSettings.PROPERTY, old);
+		}
+	}
+
+	@Test
 	void withoutAGpuAutoRunsOnTheCpuAndLogsOneLine() {
 		assumeFalse(Gpu.isAvailable(), "a GPU is present");
 		List<String> lines = new ArrayList<>();
