@@ -240,7 +240,16 @@ public final class AlignSlices {
 			// where the landmark is expected: its reference position, or where the neighbour's was found
 			ex = clamp(landmark.x - (int) Math.round(keepDx), 0, iw - w);
 			ey = clamp(landmark.y - (int) Math.round(keepDy), 0, ih - h);
-			area = new Region(ex - s.margin, ey - s.margin, w + 2 * s.margin, h + 2 * s.margin, null).clipTo(iw, ih);
+			int m = margin(s, iw, ih);
+			area = new Region(ex - m, ey - m, w + 2 * m, h + 2 * m, null).clipTo(iw, ih);
+		}
+
+		/**
+		 * @return the margin, where any margin past the image's size means the whole image: so
+		 *         that w + 2 margin cannot overflow (the dialog turns a huge entry into 2^31 - 1)
+		 */
+		static int margin(Settings s, int iw, int ih) {
+			return Math.min(s.margin, Math.max(iw, ih));
 		}
 
 		/**

@@ -29,9 +29,6 @@ final class AlignSlicesGpu {
 
 	static final String MODULE = "align_slices";
 	private static final int THREADS = 256;
-	/** Slices bigger than a staging chunk come back through a scratch array (see the class comment). */
-	private static final long DIRECT_DOWNLOAD_BYTES = 16L << 20;
-
 	/** Slices per group forced by tests (0: as many as one staging chunk holds; -1: one slice at a time). */
 	static int groupSlicesForTest;
 
@@ -62,7 +59,8 @@ final class AlignSlicesGpu {
 		long n = (long) w * h;
 		int bpp = type.bytesPerPixel();
 		Region landmark = s.landmark();
-		long areaMax = (long) Math.min(w, landmark.width + 2 * s.margin) * Math.min(h, landmark.height + 2 * s.margin);
+		int m = AlignSlices.Search.margin(s, w, h);
+		long areaMax = (long) Math.min(w, landmark.width + 2 * m) * Math.min(h, landmark.height + 2 * m);
 		String suffix = type.kernelSuffix();
 		return gpu.run(AlignSlices.NAME, g -> {
 			if (groupSlicesForTest >= 0 && !s.previous && type.isInteger() && 2 * n * bpp <= g.stagingBytes())
@@ -71,38 +69,50 @@ final class AlignSlicesGpu {
 				DeviceBuffer area = g.alloc(areaMax * bpp); DeviceBuffer px = g.alloc(8L * w);
 				DeviceBuffer wx = g.alloc(32L * w); DeviceBuffer py = g.alloc(8L * h); DeviceBuffer wy = g.alloc(32L * h))
 			{
-				Object scratch = n * bpp > DIRECT_DOWNLOAD_BYTES ? type.newPlane((int) n) : null;
-				int k = from;
-				for (; k < order.length && !progress.isCanceled(); k++) {
-					int z = order[k];
-					AlignSlices.Shift neighbour = null;
-					Planes template = fixed;
-					if (s.previous) {
-						neighbour = done[z < s.reference ? z + 1 : z - 1];
-						template = TemplateMatching.crop(stack, neighbour.plane, landmark);
+				// in a catch of this statement the buffers would already be back in the pool: a
+				// failure must first let the work queued before it finish, or another thread could
+				// take them while it still writes there
+				try {
+					Object scratch = n * bpp > g.stagingBytes() ? type.newPlane((int) n) : null;
+					int k = from;
+					for (; k < order.length && !progress.isCanceled(); k++) {
+						int z = order[k];
+						AlignSlices.Shift neighbour = null;
+						Planes template = fixed;
+						if (s.previous) {
+							neighbour = done[z < s.reference ? z + 1 : z - 1];
+							template = TemplateMatching.crop(stack, neighbour.plane, landmark);
+						}
+						g.upload(stack.plane(z), 0, n, slice.ptr());
+						AlignSlices.Search search = new AlignSlices.Search(w, h, landmark, s, neighbour);
+						AlignSlices.Shift shift;
+						if (!AlignSlices.usable(template)) {
+							shift = search.keep(z);
+						} else {
+							Region a = search.area;
+							g.launch(g.function(MODULE, "align_crop_" + suffix), grid(a.width, a.height), new int[] { THREADS }, 0,
+								area, slice, w, a.x, a.y, a.width, a.height);
+							shift = search.pick(z, TemplateMatchingGpu.matchOnDevice(g, type, a.width, a.height, area, template));
+						}
+						translate(g, suffix, slice, out, w, h, shift.dx, shift.dy, interp, px, wx, py, wy);
+						if (scratch == null) {
+							g.download(out.ptr(), stack.plane(z), 0, n);
+						} else {
+							g.download(out.ptr(), scratch, 0, n);
+							System.arraycopy(scratch, 0, stack.plane(z), 0, (int) n);
+						}
+						done[z] = shift;
+						progress.update((k + 1) / (double) order.length);
 					}
-					g.upload(stack.plane(z), 0, n, slice.ptr());
-					AlignSlices.Search search = new AlignSlices.Search(w, h, landmark, s, neighbour);
-					AlignSlices.Shift shift;
-					if (!AlignSlices.usable(template)) {
-						shift = search.keep(z);
-					} else {
-						Region a = search.area;
-						g.launch(g.function(MODULE, "align_crop_" + suffix), grid(a.width, a.height), new int[] { THREADS }, 0,
-							area, slice, w, a.x, a.y, a.width, a.height);
-						shift = search.pick(z, TemplateMatchingGpu.matchOnDevice(g, type, a.width, a.height, area, template));
+					return k;
+				} catch (RuntimeException e) {
+					try {
+						g.drain();
+					} catch (RuntimeException ignored) {
+						// a context that cannot drain is reset by Gpu.run, which frees the pool
 					}
-					translate(g, suffix, slice, out, w, h, shift.dx, shift.dy, interp, px, wx, py, wy);
-					if (scratch == null) {
-						g.download(out.ptr(), stack.plane(z), 0, n);
-					} else {
-						g.download(out.ptr(), scratch, 0, n);
-						System.arraycopy(scratch, 0, stack.plane(z), 0, (int) n);
-					}
-					done[z] = shift;
-					progress.update((k + 1) / (double) order.length);
+					throw e;
 				}
-				return k;
 			}
 		});
 	}

@@ -62,6 +62,21 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void aMarginPastTheImageSearchesTheWholeImage() {
+		// the dialog reads a huge entry as 2^31 - 1; w + 2 margin once wrapped to a negative size
+		double[] sx = {0, 3, -5}, sy = {0, -4, 2};
+		for (int margin : new int[] {Integer.MAX_VALUE, 1_100_000_000, 90}) {
+			Settings s = settings(25, 20, 40, 36, margin);
+			s.subpixel = false;
+			List<Shift> shifts = AlignSlices.align(DriftingStack.make(PixelType.UINT8, 90, 80, sx, sy, 1), s, CPU);
+			for (int z = 0; z < 3; z++) {
+				assertEquals(-sx[z], shifts.get(z).dx, 0.0, "margin " + margin + " " + shifts.get(z));
+				assertEquals(-sy[z], shifts.get(z).dy, 0.0, "margin " + margin + " " + shifts.get(z));
+			}
+		}
+	}
+
+	@Test
 	void subPixelShiftsAreRecoveredWithinATenthOfAPixel() {
 		double[] sx = {0, 0.3, -1.7, 2.45, -0.8}, sy = {0, -1.7, 0.3, -2.2, 1.15};
 		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.FLOAT32})
