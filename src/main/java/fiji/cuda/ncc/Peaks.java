@@ -69,7 +69,9 @@ public final class Peaks {
 	 * {@code maxOverlap}.
 	 *
 	 * @param candidates any order; not modified
-	 * @param maxOverlap 0 to 1; 1 keeps everything but exact duplicates
+	 * @param maxOverlap 0 to 1; 1 turns suppression off: every candidate is kept, and a box that
+	 *                   two copies of a template both find (angles 0 and 360, a symmetric
+	 *                   template and its mirror) is reported twice
 	 * @param maxObjects the most detections returned
 	 * @return the kept detections, best first
 	 */

@@ -33,12 +33,15 @@ public final class Template {
 	/**
 	 * @param pixels  the template; only its first plane is used
 	 * @param mask    template-sized mask (non-zero counts), or null
+	 * @throws IllegalArgumentException when the mask is not template-sized or selects no pixel
 	 * @param index   0-based index reported with its detections
 	 * @param angle   rotation it represents, degrees
 	 * @param flipped whether it is mirrored
 	 */
 	public Template(Planes pixels, byte[] mask, int index, double angle, boolean flipped) {
 		if (pixels == null) throw new IllegalArgumentException("Template Matching: there is no template.");
+		// here, not only when matching: mirrored() and rotated() index the mask by the template
+		TemplateMatching.checkMask(mask, pixels.width(), pixels.height());
 		this.pixels = pixels.depth() == 1 ? pixels : pixels.range(0, 1);
 		this.mask = mask;
 		this.index = index;

@@ -144,8 +144,13 @@ public final class TemplateMatching {
 				+ maxObjects + ".");
 		if (!(nms >= 0 && nms <= 1))
 			throw new IllegalArgumentException(NAME + ": the overlap (nms) must be between 0 and 1, not " + nms + ".");
-		for (Template t : bank)
+		for (Template t : bank) {
+			if (t.angle % 360 != 0 && (t.width() > image.width() || t.height() > image.height()))
+				throw new IllegalArgumentException(NAME + ": the template rotated by " + t.angle + " degrees ("
+					+ t.width() + "x" + t.height() + ") is larger than the image (" + image.width() + "x"
+					+ image.height() + "); leave that angle out, or use a smaller template.");
 			check(image, plane, t.pixels, 0, t.mask);
+		}
 		if (opts == null) opts = ExecutionOptions.defaults();
 		Progress progress = opts.progress();
 		List<Detection> candidates = new ArrayList<>();
@@ -279,6 +284,17 @@ public final class TemplateMatching {
 	}
 
 
+	/** @throws IllegalArgumentException when a mask is not w x h or selects no pixel */
+	static void checkMask(byte[] mask, int w, int h) {
+		if (mask == null) return;
+		if (mask.length != (long) w * h)
+			throw new IllegalArgumentException(NAME + ": the mask has " + mask.length + " pixels, but the template "
+				+ w + "x" + h + " has " + ((long) w * h) + ".");
+		for (byte b : mask)
+			if (b != 0) return;
+		throw new IllegalArgumentException(NAME + ": the template mask is empty (it selects no pixel).");
+	}
+
 	static void check(Planes image, int plane, Planes template, int templatePlane, byte[] mask) {
 		if (image == null) throw new IllegalArgumentException(NAME + ": there is no image.");
 		if (template == null) throw new IllegalArgumentException(NAME + ": there is no template.");
@@ -294,18 +310,7 @@ public final class TemplateMatching {
 		if (w > image.width() || h > image.height())
 			throw new IllegalArgumentException(NAME + ": the template (" + w + "x" + h
 				+ ") is larger than the image (" + image.width() + "x" + image.height() + ").");
-		if (mask != null) {
-			if (mask.length != w * h)
-				throw new IllegalArgumentException(NAME + ": the mask has " + mask.length + " pixels, but the template "
-					+ w + "x" + h + " has " + (w * h) + ".");
-			boolean any = false;
-			for (byte b : mask)
-				if (b != 0) {
-					any = true;
-					break;
-				}
-			if (!any) throw new IllegalArgumentException(NAME + ": the template mask is empty (it selects no pixel).");
-		}
+		checkMask(mask, w, h);
 		if (template.type() == PixelType.FLOAT32) {
 			float[] t = (float[]) template.plane(templatePlane);
 			for (int i = 0; i < t.length; i++)

@@ -221,6 +221,16 @@ class DetectionTest {
 		assertMessage("between 0 and 1", () -> TemplateMatching.detect(image, 0, bank, 0.5, 1, 1.5, false, null, CPU));
 		assertMessage("not a finite number", () -> Template.bank(bank, false, new double[] {Double.NaN}));
 		assertMessage("zero area", () -> new Region(0, 0, 0, 5, null));
+		// the mask is checked where the template is made: mirroring and rotating index it
+		assertMessage("the mask has 19 pixels", () -> Template.bank(List.of(new Template(tpl, new byte[19], 0, 0,
+			false)), true, new double[] {30}));
+		assertMessage("mask is empty", () -> Template.bank(List.of(new Template(tpl, new byte[20], 0, 0, false)), false,
+			new double[] {45}));
+		// a rotated copy that does not fit is named by its angle, not by a size the user never gave
+		List<Template> tall = Template.bank(Template.fromPlanes(TestImages.random(PixelType.UINT8, 25, 6, 1, 3), null),
+			false, new double[] {0, 90});
+		assertMessage("rotated by 90.0 degrees (6x25)", () -> TemplateMatching.detect(image, 0, tall, 0.5, 1, 0.3, false,
+			null, CPU));
 		assertTrue(TestImages.sameBits(image, copy), "the image changed");
 	}
 
