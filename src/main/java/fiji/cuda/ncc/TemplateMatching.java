@@ -164,8 +164,16 @@ public final class TemplateMatching {
 			} while (j < bank.size() && bytes < GROUP_BYTES);
 			List<Template> group = bank.subList(i, j);
 			// without a map sink the maps can stay on the GPU: only their peaks come back
-			List<List<Detection>> peaks = maps == null ? peaksOnGpu(image, plane, group, threshold, refine, opts) : null;
-			List<float[]> groupMaps = peaks == null ? maps(image, plane, group, opts) : null;
+			List<List<Detection>> peaks = null;
+			if (maps == null && opts.backend() != Backend.CPU) {
+				peaks = peaksOnGpu(image, plane, group, threshold, refine, opts);
+				// the GPU failed under AUTO, and said so once: the CPU does the rest of the bank,
+				// rather than the GPU being tried again (and logged again) for every group
+				if (peaks == null) opts = opts.withBackend(Backend.CPU);
+			}
+			boolean[] fellBack = { false };
+			List<float[]> groupMaps = peaks == null ? maps(image, plane, group, opts, fellBack) : null;
+			if (fellBack[0]) opts = opts.withBackend(Backend.CPU);
 			for (int k = 0; k < group.size(); k++) {
 				Template t = group.get(k);
 				if (peaks != null) {
@@ -244,11 +252,16 @@ public final class TemplateMatching {
 		if (templates == null || templates.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
 		for (Template t : templates)
 			check(image, plane, t.pixels, 0, t.mask);
-		return maps(image, plane, templates, opts == null ? ExecutionOptions.defaults() : opts);
+		return maps(image, plane, templates, opts == null ? ExecutionOptions.defaults() : opts, new boolean[1]);
 	}
 
-	/** {@link #matchAll} of templates already checked ({@link #detect} checks the whole bank first). */
-	private static List<float[]> maps(Planes image, int plane, List<Template> templates, ExecutionOptions opts) {
+	/**
+	 * {@link #matchAll} of templates already checked ({@link #detect} checks the whole bank
+	 * first); fellBack[0] becomes true when the GPU failed under AUTO and the CPU made the maps.
+	 */
+	private static List<float[]> maps(Planes image, int plane, List<Template> templates, ExecutionOptions opts,
+		boolean[] fellBack)
+	{
 		List<Planes> pixels = new ArrayList<>();
 		List<byte[]> masks = new ArrayList<>();
 		for (Template t : templates) {
@@ -260,6 +273,7 @@ public final class TemplateMatching {
 				return java.util.Arrays.asList(TemplateMatchingGpu.matchBank(Gpu.get(), image, plane, pixels, masks));
 			} catch (GpuException e) {
 				Fallback.reason(NAME, opts, e);
+				fellBack[0] = true;
 			}
 		}
 		List<float[]> maps = new ArrayList<>();
