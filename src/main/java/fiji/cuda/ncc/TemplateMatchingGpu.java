@@ -101,6 +101,18 @@ final class TemplateMatchingGpu {
 
 	private TemplateMatchingGpu() {}
 
+	/**
+	 * The tallest image the map kernels take: their grids have a block row per TILE_H map rows,
+	 * and a grid is at most 65535 blocks high.
+	 */
+	static final int MAX_ROWS = 65535 * TILE_H;
+
+	/** @throws GpuUnavailableException for taller images, which the CPU path then matches on AUTO */
+	static void checkRows(int height) {
+		if (height > MAX_ROWS)
+			throw new GpuUnavailableException("images taller than " + MAX_ROWS + " rows are matched on the CPU");
+	}
+
 	/** Same contract as {@link TemplateMatchingCpu#match}; the input is already validated. */
 	static float[] match(Gpu gpu, Planes image, int plane, Planes template, int templatePlane, byte[] mask,
 		boolean sameSize)
@@ -120,6 +132,7 @@ final class TemplateMatchingGpu {
 	 * @return one map per template, in order
 	 */
 	static float[][] matchBank(Gpu gpu, Planes image, int plane, List<Planes> templates, List<byte[]> masks) {
+		checkRows(image.height());
 		return gpu.run(TemplateMatching.NAME, s -> {
 			try (Device d = new Device(s, image, plane, needsTables(masks), largest(templates))) {
 				float[][] maps = new float[templates.size()][];
@@ -170,6 +183,7 @@ final class TemplateMatchingGpu {
 	static PeakList[] peaksBank(Gpu gpu, Planes image, int plane, List<Planes> templates, List<byte[]> masks,
 		double threshold)
 	{
+		checkRows(image.height());
 		return gpu.run(TemplateMatching.NAME, s -> {
 			try (Device d = new Device(s, image, plane, needsTables(masks), largest(templates));
 				DeviceBuffer count = s.alloc(4); DeviceBuffer list = s.alloc(4L * PEAK_CAPACITY))

@@ -196,6 +196,16 @@ class DetectionTest {
 	}
 
 	@Test
+	void imagesTooTallForTheMapGridsAreLeftToTheCpu() {
+		// a grid is at most 65535 blocks high: past that the GPU path declines before it starts,
+		// as "unavailable", which sends AUTO to the CPU path instead of failing a launch
+		TemplateMatchingGpu.checkRows(TemplateMatchingGpu.MAX_ROWS);
+		fiji.cuda.runtime.GpuUnavailableException e = assertThrows(fiji.cuda.runtime.GpuUnavailableException.class,
+			() -> TemplateMatchingGpu.checkRows(TemplateMatchingGpu.MAX_ROWS + 1));
+		assertTrue(e.getMessage().contains("on the CPU"), e.getMessage());
+	}
+
+	@Test
 	void badInputIsRefusedWithAClearMessageAndNothingChanges() {
 		Planes image = TestImages.random(PixelType.UINT8, 30, 20, 1, 18);
 		Planes copy = image.copy();
