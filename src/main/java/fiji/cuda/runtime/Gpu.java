@@ -19,6 +19,7 @@ import static jcuda.driver.JCudaDriver.cuModuleGetGlobal;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -85,7 +86,7 @@ public final class Gpu {
 	/** The last kernel fault ("op: CUDA_ERROR_..."), named when the GPU cannot be rebuilt after it. */
 	private static volatile String lastFault;
 
-	private final String choice;
+	private volatile String choice;
 	private final DeviceInfo info;
 	private final CUdevice device;
 	private final CUcontext context;
@@ -96,6 +97,7 @@ public final class Gpu {
 	private final ConcurrentLinkedQueue<CUstream> streams = new ConcurrentLinkedQueue<>();
 	private final ConcurrentLinkedQueue<PinnedBuffer[]> stagings = new ConcurrentLinkedQueue<>();
 	private volatile boolean poisoned;
+	private volatile boolean retired;  // poisoned because the user chose another GPU
 
 	private Gpu(String choice, DeviceInfo info, CUdevice device, CUcontext context) {
 		this.choice = choice;
@@ -120,8 +122,60 @@ public final class Gpu {
 			if (choice.equals("cpu"))
 				throw new GpuUnavailableException("the CPU was chosen in GPU Info (" + GpuSettings.PROPERTY + "=cpu)");
 			initDriver();
-			current = open(choice);
+			Gpu fresh = open(choice);
+			if (g != null && !g.poisoned) {
+				if (g.info.index == fresh.info.index) {
+					// the same device under another name ("auto" and "0" on a one-GPU machine):
+					// keep the object that holds its pool, staging and streams
+					fresh.releaseContext();
+					g.choice = choice;
+					return g;
+				}
+				g.retire();
+			}
+			current = fresh;
 			return current;
+		}
+	}
+
+	/** Drops the primary-context reference that {@link #open} took. */
+	private void releaseContext() {
+		try {
+			cuDevicePrimaryCtxRelease(device);
+		} catch (CudaException e) {
+			// the context stays retained; nothing more can be done
+		}
+	}
+
+	/**
+	 * Gives back what this device's object holds, once the operations running on it have
+	 * finished (they hold the read lock): cached device blocks, staging, streams and the context
+	 * reference. Called when the user switches to another GPU. An operation that took this
+	 * object before the switch and starts after it is told to try again.
+	 */
+	private void retire() {
+		resetLock.writeLock().lock();
+		try {
+			if (poisoned) return;
+			retired = true;
+			poisoned = true;
+			try {
+				cuCtxSetCurrent(context);
+				pool.trim();
+				for (PinnedBuffer[] p; (p = stagings.poll()) != null;)
+					for (PinnedBuffer b : p)
+						b.free();
+				for (CUstream st; (st = streams.poll()) != null;)
+					cuStreamDestroy(st);
+				modules.clear();
+				functions.clear();
+				cuCtxSetCurrent(new CUcontext());
+			} catch (CudaException e) {
+				// whatever could not be given back goes with the context
+			}
+			releaseContext();
+		} finally {
+			resetLock.writeLock().unlock();
 		}
 	}
 
@@ -286,9 +340,18 @@ public final class Gpu {
 		boolean reset = false;
 		GpuSession s = null;
 		try {
-			if (poisoned) throw new GpuException(op + ": the GPU context was reset; try again");
+			if (poisoned) throw new GpuException(op + (retired ? ": another GPU was chosen meanwhile; try again"
+				: ": the GPU context was reset; try again"));
 			cuCtxSetCurrent(context);
-			s = new GpuSession(this, op, borrowStream(), borrowStaging());
+			CUstream st = borrowStream();
+			PinnedBuffer[] staging;
+			try {
+				staging = borrowStaging();
+			} catch (RuntimeException e) {
+				streams.add(st);
+				throw e;
+			}
+			s = new GpuSession(this, op, st, staging);
 			T r = task.run(s);
 			s.finish();
 			return r;
@@ -455,7 +518,16 @@ public final class Gpu {
 	private PinnedBuffer[] borrowStaging() {
 		PinnedBuffer[] p = stagings.poll();
 		if (p != null) return p;
-		return new PinnedBuffer[] { new PinnedBuffer(STAGING_BYTES), new PinnedBuffer(STAGING_BYTES) };
+		PinnedBuffer a = null;
+		try {
+			a = new PinnedBuffer(STAGING_BYTES);
+			return new PinnedBuffer[] { a, new PinnedBuffer(STAGING_BYTES) };
+		} catch (CudaException e) {
+			if (a != null) a.free();
+			// host memory, not the device's: say so, and let AUTO go on on the CPU
+			throw new GpuUnavailableException("the driver could not pin " + (2 * STAGING_BYTES >> 20)
+				+ " MiB of host memory for the transfers (" + e.getMessage() + ")", e);
+		}
 	}
 
 	private void returnStaging(GpuSession s) {

@@ -45,7 +45,12 @@ final class PinnedBuffer {
 		else cuMemAllocHost(host, capacity);
 		this.bytes = host.getByteBuffer(0, capacity).order(ByteOrder.nativeOrder());
 		this.done = new CUevent();
-		cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+		try {
+			cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+		} catch (CudaException e) {
+			cuMemFreeHost(host);
+			throw e;
+		}
 	}
 
 	void free() {

@@ -39,6 +39,25 @@ class GpuRuntimeTest {
 	}
 
 	@Test
+	void anotherNameForTheSameDeviceKeepsItsObject() {
+		// GPU Info switching "auto" to "0" used to open a second object and strand the first
+		// one's pool, staging, streams and context reference
+		String old = System.getProperty(GpuSettings.PROPERTY);
+		try {
+			System.setProperty(GpuSettings.PROPERTY, "auto");
+			Gpu a = Gpu.get();
+			System.setProperty(GpuSettings.PROPERTY, String.valueOf(a.info().index));
+			org.junit.jupiter.api.Assertions.assertSame(a, Gpu.get());
+			System.setProperty(GpuSettings.PROPERTY, "auto");
+			org.junit.jupiter.api.Assertions.assertSame(a, Gpu.get());
+			assertTrue(Gpu.selfCheck().startsWith("Self-check passed"), Gpu.selfCheck());
+		} finally {
+			if (old == null) System.clearProperty(GpuSettings.PROPERTY);
+			else System.setProperty(GpuSettings.PROPERTY, old);
+		}
+	}
+
+	@Test
 	void selfCheckPasses() {
 		String r = Gpu.selfCheck();
 		assertTrue(r.startsWith("Self-check passed"), r);
