@@ -46,7 +46,7 @@ public final class CpuParallel {
 	 * @param workPerItem rough work per item, so small jobs use fewer threads
 	 */
 	public static void forRange(int from, int to, int threads, long workPerItem, Range task) {
-		int items = to - from;
+		long items = (long) to - from;
 		if (items <= 0) return;
 		long byWork = items * Math.max(1, workPerItem) / MIN_WORK_PER_THREAD + 1;
 		int n = (int) Math.min(Math.min(threads, items), byWork);
@@ -54,11 +54,16 @@ public final class CpuParallel {
 			task.run(from, to);
 			return;
 		}
-		int chunk = Math.max(1, (items + 4 * n - 1) / (4 * n));
-		AtomicInteger next = new AtomicInteger(from);
+		// chunks are handed out by index: a shared start that kept growing past `to` would wrap
+		// around once ranges come near 2^31 items
+		int chunk = (int) Math.max(1, (items + 4L * n - 1) / (4L * n));
+		int chunks = (int) ((items + chunk - 1) / chunk);
+		AtomicInteger next = new AtomicInteger();
 		Runnable worker = () -> {
-			for (int s = next.getAndAdd(chunk); s < to; s = next.getAndAdd(chunk))
-				task.run(s, Math.min(to, s + chunk));
+			for (int k = next.getAndIncrement(); k < chunks; k = next.getAndIncrement()) {
+				long s = from + (long) k * chunk;
+				task.run((int) s, (int) Math.min(to, s + chunk));
+			}
 		};
 		Future<?>[] others = new Future<?>[n - 1];
 		for (int i = 0; i < others.length; i++)
