@@ -56,21 +56,25 @@ public final class GaussianBlur {
 		int done = 0;
 		Backend ran = Backend.CPU;
 		String why = null;
-		if (opts.backend() != Backend.CPU) {
-			try {
-				Gpu gpu = Gpu.get();
-				done = GaussianBlurGpu.blur2D(gpu, image, 0, n, kx, ky, rect, opts.progress());
-				ran = Backend.GPU;
-			} catch (PartialGpuFailure e) {
-				done = e.planesDone;
-				why = Fallback.reason(NAME, opts, e.getCause());
-			} catch (GpuException e) {
-				why = Fallback.reason(NAME, opts, e);
+		try {
+			if (opts.backend() != Backend.CPU) {
+				try {
+					Gpu gpu = Gpu.get();
+					done = GaussianBlurGpu.blur2D(gpu, image, 0, n, kx, ky, rect, opts.progress());
+					ran = Backend.GPU;
+				} catch (PartialGpuFailure e) {
+					done = e.planesDone;
+					why = Fallback.reason(NAME, opts, e.getCause());
+				} catch (GpuException e) {
+					why = Fallback.reason(NAME, opts, e);
+				}
 			}
+			if (done < n && !opts.progress().isCanceled())
+				done = GaussianBlurCpu.blur2D(image, done, n, kx, ky, rect, opts);
+		} finally {
+			// also when a forced GPU fails after some planes: those keep the mask's outside
+			if (rectCopy != null) restoreOutsideMask(image, rectCopy, rect, done);
 		}
-		if (done < n && !opts.progress().isCanceled())
-			done = GaussianBlurCpu.blur2D(image, done, n, kx, ky, rect, opts);
-		if (rectCopy != null) restoreOutsideMask(image, rectCopy, rect, done);
 		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
 	}
 

@@ -59,6 +59,9 @@ final class GaussianBlurCpu {
 	 * rounded. RGB is blurred per channel; ImageJ truncates RGB after the z pass instead of
 	 * rounding, this class rounds as for the other integer types.
 	 */
+	/** The most floats a task of the z pass holds: 16 MiB (tests lower it to get many strips). */
+	static long zBlockFloats = 1L << 22;
+
 	static void blur3D(Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz, ExecutionOptions opts) {
 		int w = volume.width(), h = volume.height(), d = volume.depth();
 		PixelType type = volume.type();
@@ -73,22 +76,30 @@ final class GaussianBlurCpu {
 			}
 		}
 		if (kz == null) return;
+		// A task's z-lines are a strip of one image row: at most zBlockFloats floats for all
+		// planes, so that a wide and deep volume neither overflows d * w nor needs a buffer of
+		// the whole row times the depth per thread (8192 x 8192 planes once asked 256 MB each).
+		int sw = (int) Math.max(1, Math.min(w, zBlockFloats / d));
+		int strips = (w + sw - 1) / sw;
 		for (int c = 0; c < type.channels(); c++) {
 			int channel = c;
-			// Each task takes whole image rows: the z-lines of one row are stored together,
-			// so a row of every plane is read once and the inner loop runs along x.
-			CpuParallel.forRange(0, h, opts.threads(), (long) w * d * kz.radius(), (y0, y1) -> {
-				float[] block = new float[d * w];
-				float[] acc = new float[w];
-				for (int y = y0; y < y1; y++) {
-					for (int z = 0; z < d; z++)
-						load(volume.plane(z), type, channel, y * w, block, z * w, w);
-					for (int z = 0; z < d; z++) {
-						convolveAcross(block, 0, w, d, kz, z, acc, w);
-						store(acc, 0, volume.plane(z), type, channel, y * w, w);
+			// The z-lines of one strip are stored together, so a strip of every plane is read
+			// once and the inner loop runs along x.
+			CpuParallel.forRange(0, Math.toIntExact((long) h * strips), opts.threads(), (long) sw * d * kz.radius(),
+				(i0, i1) -> {
+					float[] block = new float[d * sw];
+					float[] acc = new float[sw];
+					for (int i = i0; i < i1; i++) {
+						int y = i / strips, x0 = (i % strips) * sw, n = Math.min(sw, w - x0);
+						int at = y * w + x0;
+						for (int z = 0; z < d; z++)
+							load(volume.plane(z), type, channel, at, block, z * n, n);
+						for (int z = 0; z < d; z++) {
+							convolveAcross(block, 0, n, d, kz, z, acc, n);
+							store(acc, 0, volume.plane(z), type, channel, at, n);
+						}
 					}
-				}
-			});
+				});
 			progress.update(xyShare + (1 - xyShare) * (c + 1) / type.channels());
 		}
 	}

@@ -36,6 +36,7 @@ final class GaussianBlurGpu {
 	static int blur2D(Gpu gpu, Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
 		Progress progress)
 	{
+		checkGrid(rect.height, 1);
 		final int[] done = { from };
 		try {
 			return gpu.run(GaussianBlur.NAME, s -> {
@@ -76,6 +77,17 @@ final class GaussianBlurGpu {
 		}
 	}
 
+	/** The tallest rectangle and the deepest volume the kernels' grids take (65535 blocks high). */
+	static final int MAX_ROWS = 65535 * 64, MAX_DEPTH = 65535 * 8;
+
+	/** @throws GpuUnavailableException beyond them, so that AUTO blurs on the CPU instead */
+	static void checkGrid(int rows, int depth) {
+		if (rows > MAX_ROWS)
+			throw new GpuUnavailableException("images taller than " + MAX_ROWS + " rows are blurred on the CPU");
+		if (depth > MAX_DEPTH)
+			throw new GpuUnavailableException("stacks deeper than " + MAX_DEPTH + " slices are blurred on the CPU");
+	}
+
 	/**
 	 * Blurs a volume in x, y (rounded to the pixel type, as ImageJ) and then z. The planes are
 	 * written back only when the whole volume is done.
@@ -83,6 +95,7 @@ final class GaussianBlurGpu {
 	 * @throws GpuUnavailableException when the volume does not fit in free device memory
 	 */
 	static void blur3D(Gpu gpu, Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz) {
+		checkGrid(volume.height(), volume.depth());
 		gpu.run(GaussianBlur.NAME_3D, s -> {
 			PixelType t = volume.type();
 			int w = volume.width(), h = volume.height(), d = volume.depth();

@@ -23,6 +23,17 @@ class GaussianBlurInputTest {
 	private static final ExecutionOptions CPU = GaussianBlurCpuTest.CPU;
 
 	@Test
+	void sizesPastTheKernelGridsAreLeftToTheCpu() {
+		// grids are at most 65535 blocks high: beyond, the GPU path declines as "unavailable",
+		// which sends AUTO to the CPU path instead of failing a launch
+		GaussianBlurGpu.checkGrid(GaussianBlurGpu.MAX_ROWS, GaussianBlurGpu.MAX_DEPTH);
+		assertTrue(assertThrows(fiji.cuda.runtime.GpuUnavailableException.class,
+			() -> GaussianBlurGpu.checkGrid(GaussianBlurGpu.MAX_ROWS + 1, 1)).getMessage().contains("on the CPU"));
+		assertTrue(assertThrows(fiji.cuda.runtime.GpuUnavailableException.class,
+			() -> GaussianBlurGpu.checkGrid(1, GaussianBlurGpu.MAX_DEPTH + 1)).getMessage().contains("on the CPU"));
+	}
+
+	@Test
 	void badSigmasAreRejectedWithTheImageUnchanged() {
 		Object[][] cases = { // sigmaX, sigmaY, sigmaZ, words the message must contain
 			{ 0.0, 0.0, 0.0, "greater than 0" },
