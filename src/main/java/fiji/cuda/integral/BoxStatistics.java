@@ -17,7 +17,9 @@ import fiji.cuda.runtime.GpuException;
  * (r+1)² pixels. The variance is the population variance, divided by the number of pixels
  * inside; the standard deviation is its square root. For 8 and 16-bit images the statistics
  * come from exact integer sums and are rounded once to float; for 32-bit images from double
- * sums. The result is a new 32-bit image; the input is never modified.
+ * sums. NaN and infinite pixels of 32-bit images are left out: a window's statistic is that of
+ * its finite pixels, and a pixel that is not finite itself, or whose window has no finite pixel,
+ * gives NaN. The result is a new 32-bit image; the input is never modified.
  */
 public final class BoxStatistics {
 
@@ -101,15 +103,35 @@ public final class BoxStatistics {
 		if (window == null) throw new IllegalArgumentException(NAME + ": no window was given.");
 		IntegralImage.checkOutput(NAME, image, out, PixelType.FLOAT32, "a 32-bit");
 		int n = image.depth();
+		boolean[] nonFinite = NonFinite.planes(image, opts.threads());
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.boxStatistics(gpu, image, out, 0, n, statistic, window, opts.progress()),
-			z -> plane(IntegralImageCpu.build(image, z, opts.threads()), (float[]) out.plane(z), statistic, window,
-				opts.threads()),
-			t0);
+			z -> {
+				if (nonFinite != null && nonFinite[z]) {
+					NonFinite.Tables t = NonFinite.build(image, z, opts.threads());
+					plane(t.sums, t.finite, (float[]) image.plane(z), (float[]) out.plane(z), statistic, window,
+						opts.threads());
+				} else {
+					plane(IntegralImageCpu.build(image, z, opts.threads()), (float[]) out.plane(z), statistic, window,
+						opts.threads());
+				}
+			}, nonFinite, t0);
 	}
 
 	/** The CPU path for one plane: rows in parallel, four table reads per moment and pixel. */
 	static void plane(SummedAreaTable t, float[] out, Statistic statistic, Window window, int threads) {
+		plane(t, null, null, out, statistic, window, threads);
+	}
+
+	/**
+	 * @param finite null, or the table of finite pixels ({@link NonFinite}): the statistics are
+	 *               then those of the window's finite pixels, NaN where the pixel itself is not
+	 *               finite or its window has no finite pixel
+	 * @param in     the 32-bit plane when {@code finite} is given
+	 */
+	static void plane(SummedAreaTable t, long[] finite, float[] in, float[] out, Statistic statistic, Window window,
+		int threads)
+	{
 		int w = t.width(), h = t.height();
 		int[] xa = new int[w], xb = new int[w];
 		for (int x = 0; x < w; x++) {
@@ -124,6 +146,13 @@ public final class BoxStatistics {
 				int yb = (int) Math.min(h, (long) y + window.below() + 1);
 				for (int x = 0, i = y * w; x < w; x++, i++) {
 					long n = (long) (xb[x] - xa[x]) * (yb - ya);
+					if (finite != null) {
+						n = SummedAreaTable.box(finite, w, xa[x], ya, xb[x], yb);
+						if (n == 0 || !Float.isFinite(in[i])) {
+							out[i] = Float.NaN;
+							continue;
+						}
+					}
 					double v;
 					if (sl != null) {
 						long s = SummedAreaTable.box(sl, w, xa[x], ya, xb[x], yb);

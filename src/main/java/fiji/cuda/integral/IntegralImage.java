@@ -218,6 +218,17 @@ public final class IntegralImage {
 	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	static OpReport byPlane(String op, int n, ExecutionOptions opts, GpuPlanes gpu, IntConsumer cpuPlane, long t0) {
+		return byPlane(op, n, opts, gpu, cpuPlane, null, t0);
+	}
+
+	/**
+	 * {@link #byPlane(String, int, ExecutionOptions, GpuPlanes, IntConsumer, long)}, where the
+	 * planes flagged in {@code cpuOnly} (may be null) are always made by {@code cpuPlane}: the
+	 * GPU's result for them is replaced.
+	 */
+	static OpReport byPlane(String op, int n, ExecutionOptions opts, GpuPlanes gpu, IntConsumer cpuPlane,
+		boolean[] cpuOnly, long t0)
+	{
 		int done = 0;
 		Backend ran = Backend.CPU;
 		String why = null;
@@ -229,6 +240,9 @@ public final class IntegralImage {
 				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;
 				why = Fallback.reason(op, opts, e);
 			}
+			if (cpuOnly != null)
+				for (int z = 0; z < done; z++)
+					if (cpuOnly[z]) cpuPlane.accept(z);
 		}
 		for (; done < n; done++) {
 			if (opts.progress().isCanceled()) break;

@@ -29,7 +29,8 @@ import fiji.cuda.runtime.GpuException;
  * circles of radius r, the window is the square of side 2r+1 centred on the pixel (see
  * {@link Window}), clipped at the borders to the pixels inside the image. For 8-bit images T
  * is compared unrounded, which gives the same result as Auto Local Threshold's truncation
- * whenever T ≥ 0. NaN pixels are background.
+ * whenever T ≥ 0. NaN and infinite pixels are background, and the window statistics leave them
+ * out: a window's mean and deviation are those of its finite pixels.
  * <p>
  * The output is an 8-bit binary image: 255 for foreground and 0 for background when
  * {@code white} is set, the reverse otherwise.
@@ -216,14 +217,27 @@ public final class LocalThreshold {
 		if (settings == null) throw new IllegalArgumentException(NAME + ": no settings were given.");
 		IntegralImage.checkOutput(NAME, image, out, PixelType.UINT8, "an 8-bit");
 		int n = image.depth();
+		boolean[] nonFinite = NonFinite.planes(image, opts.threads());
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.localThreshold(gpu, image, out, 0, n, settings, opts.progress()),
-			z -> plane(image, z, (byte[]) out.plane(z), settings, opts.threads()), t0);
+			z -> plane(image, z, (byte[]) out.plane(z), settings, opts.threads(), nonFinite != null && nonFinite[z]),
+			nonFinite, t0);
 	}
 
 	/** The CPU path for one plane: the tables first, then rows in parallel; out may be the input plane. */
 	static void plane(Planes image, int z, byte[] out, Settings st, int threads) {
-		SummedAreaTable t = IntegralImageCpu.build(image, z, threads);
+		plane(image, z, out, st, threads, false);
+	}
+
+	/**
+	 * @param nonFinite whether the (32-bit) plane holds NaN or infinity: the window statistics
+	 *                  are then those of its finite pixels ({@link NonFinite}), and a window
+	 *                  without any is background
+	 */
+	static void plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite) {
+		NonFinite.Tables nf = nonFinite ? NonFinite.build(image, z, threads) : null;
+		SummedAreaTable t = nf != null ? nf.sums : IntegralImageCpu.build(image, z, threads);
+		long[] finite = nf != null ? nf.finite : null;
 		int w = image.width(), h = image.height();
 		Object in = image.plane(z);
 		PixelType type = image.type();
@@ -249,6 +263,13 @@ public final class LocalThreshold {
 				int yb = (int) Math.min(h, (long) y + win.below() + 1);
 				for (int x = 0, i = y * w; x < w; x++, i++) {
 					long n = (long) (xb[x] - xa[x]) * (yb - ya);
+					if (finite != null) {
+						n = SummedAreaTable.box(finite, w, xa[x], ya, xb[x], yb);
+						if (n == 0) {
+							out[i] = bg;
+							continue;
+						}
+					}
 					double m, v;
 					if (sl != null) {
 						long s = SummedAreaTable.box(sl, w, xa[x], ya, xb[x], yb);
@@ -260,7 +281,8 @@ public final class LocalThreshold {
 						v = SummedAreaTable.variance(s, SummedAreaTable.box(qd, w, xa[x], ya, xb[x], yb), n);
 					}
 					double p = pixel(in, type, i);
-					out[i] = isForeground(st.method, st.p1, st.p2, p, m, Math.sqrt(v), low, span) ? fg : bg;
+					out[i] = Double.isFinite(p) && isForeground(st.method, st.p1, st.p2, p, m, Math.sqrt(v), low, span)
+						? fg : bg;
 				}
 			}
 		});
@@ -306,12 +328,13 @@ public final class LocalThreshold {
 		}
 	}
 
-	/** @return {min, max} over the plane, ignoring NaN; {0, 0} when every pixel is NaN */
+	/** @return {min, max} over the plane's finite pixels; {0, 0} when there is none */
 	static double[] minMax(Object plane, PixelType type) {
 		double min = Double.POSITIVE_INFINITY, max = Double.NEGATIVE_INFINITY;
 		int n = java.lang.reflect.Array.getLength(plane);
 		for (int i = 0; i < n; i++) {
 			double v = pixel(plane, type, i);
+			if (!Double.isFinite(v)) continue;
 			if (v < min) min = v;
 			if (v > max) max = v;
 		}

@@ -38,6 +38,54 @@ class BoxStatisticsTest {
 	}
 
 	@Test
+	void nanAndInfinityStayInTheirOwnWindows() {
+		// a summed-area table carries a NaN into everything below and to the right of it: with
+		// one NaN at (5, 5) a plain box query made 3600 of 4096 means NaN
+		int w = 64, h = 64;
+		float[] px = new float[w * h];
+		java.util.Random r = new java.util.Random(3);
+		for (int i = 0; i < px.length; i++)
+			px[i] = 100 + 50 * r.nextFloat();
+		px[5 * w + 5] = Float.NaN;
+		px[50 * w + 40] = Float.POSITIVE_INFINITY;
+		px[20 * w + 60] = Float.NEGATIVE_INFINITY;
+		for (int y = 30; y < 36; y++)  // a NaN block wider than the window: windows with no finite pixel
+			for (int x = 10; x < 16; x++)
+				px[y * w + x] = Float.NaN;
+		Planes img = Planes.wrap(w, h, new Object[] { px, px.clone() });
+		Planes before = img.copy();
+		Window win = Window.square(1);
+		for (Statistic st : Statistic.values()) {
+			Planes out = BoxStatistics.compute(img, st, win, CPU);
+			for (int z = 0; z < 2; z++)
+				for (int y = 0; y < h; y++)
+					for (int x = 0; x < w; x++) {
+						double s = 0, q = 0;
+						int n = 0;
+						for (int j = Math.max(0, y - 1); j <= Math.min(h - 1, y + 1); j++)
+							for (int i = Math.max(0, x - 1); i <= Math.min(w - 1, x + 1); i++)
+								if (Float.isFinite(px[j * w + i])) {
+									s += px[j * w + i];
+									n++;
+								}
+						float got = ((float[]) out.plane(z))[y * w + x];
+						String at = st + " z" + z + " at " + x + "," + y;
+						if (n == 0 || !Float.isFinite(px[y * w + x])) {
+							assertTrue(Float.isNaN(got), at + ": " + got);
+							continue;
+						}
+						double m = s / n;
+						for (int j = Math.max(0, y - 1); j <= Math.min(h - 1, y + 1); j++)
+							for (int i = Math.max(0, x - 1); i <= Math.min(w - 1, x + 1); i++)
+								if (Float.isFinite(px[j * w + i])) q += (px[j * w + i] - m) * (px[j * w + i] - m);
+						double e = st == Statistic.MEAN ? m : st == Statistic.VARIANCE ? q / n : Math.sqrt(q / n);
+						assertEquals(e, got, Math.abs(e) * 1e-6 + 1e-4, at);
+					}
+		}
+		assertTrue(TestImages.sameBits(before, img), "the input was modified");
+	}
+
+	@Test
 	void everyStatisticMatchesTheDirectLoopForSquareAndRectangularWindows() {
 		Window[] windows = { Window.square(1), Window.square(3), Window.square(40), Window.rectangle(1, 1),
 			Window.rectangle(4, 3), Window.rectangle(2, 7), Window.rectangle(60, 1) };

@@ -95,6 +95,48 @@ class LocalThresholdTest {
 	}
 
 	@Test
+	void nanBackgroundIsLeftOutOfTheWindowsAndIsBackground() {
+		// a NaN background (common in 32-bit images): it used to spread through the tables over
+		// everything below and to the right of its first pixel, which all became background
+		int w = 40, h = 30;
+		float[] px = new float[w * h];
+		java.util.Random r = new java.util.Random(4);
+		for (int i = 0; i < px.length; i++)
+			px[i] = 10 + 100 * r.nextFloat();
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < 12; x++)
+				px[y * w + x] = Float.NaN;
+		px[20 * w + 30] = Float.POSITIVE_INFINITY;
+		Planes img = Planes.wrap(w, h, px);
+		for (Method method : new Method[] { Method.MEAN, Method.NIBLACK }) {
+			int[] m = mask(LocalThreshold.threshold(img, method, 2, 0, 0, true, CPU), true);
+			int foreground = 0;
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					double s = 0, q = 0;
+					int n = 0;
+					for (int j = Math.max(0, y - 2); j <= Math.min(h - 1, y + 2); j++)
+						for (int i = Math.max(0, x - 2); i <= Math.min(w - 1, x + 2); i++)
+							if (Float.isFinite(px[j * w + i])) {
+								s += px[j * w + i];
+								q += (double) px[j * w + i] * px[j * w + i];
+								n++;
+							}
+					float p = px[y * w + x];
+					int want = 0;
+					if (n > 0 && Float.isFinite(p)) {
+						double mean = s / n, sd = Math.sqrt(Math.max(0, q / n - mean * mean));
+						double t = method == Method.MEAN ? mean : mean + 0.2 * sd;  // Niblack: k = 0.2 for white
+						want = p > t ? 1 : 0;
+					}
+					foreground += want;
+					assertEquals(want, m[y * w + x], method + " at " + x + "," + y);
+				}
+			assertTrue(foreground > 100, method + ": only " + foreground + " foreground pixels");
+		}
+	}
+
+	@Test
 	void meanByHand() {
 		// C = 0: centre T = 102.2 < 200; (1,1) T = 52.2 < 90; (2,1) T = 72.2 < 90; border p = 0 < m
 		assertArrayEquals(INNER, run(Method.MEAN, 0, 0, true));
