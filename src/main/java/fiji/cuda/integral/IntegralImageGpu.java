@@ -270,9 +270,9 @@ final class IntegralImageGpu {
 		return perPlane(gpu, LocalThreshold.NAME, image, from, to, progress, wrap32, (s, z, in, sum, sq) -> {
 			double lo = 0, range = 1;
 			if (settings.method == LocalThreshold.Method.PHANSALKAR) {
-				double[] mm = LocalThreshold.minMax(image.plane(z), image.type());
-				lo = mm[0];
-				range = mm[1] - mm[0];
+				double[] sc = LocalThreshold.phansalkarScale(image.plane(z), image.type());
+				lo = sc[0];
+				range = sc[1];
 			}
 			try (DeviceBuffer d = s.alloc(image.planeSize())) {
 				s.launch(s.function(THRESHOLD_MODULE, "local_threshold_" + (wrap32 ? "u8w" : suffix(image.type()))),

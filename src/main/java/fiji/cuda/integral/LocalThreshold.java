@@ -17,13 +17,18 @@ import fiji.cuda.runtime.GpuException;
  * <li><b>Mean:</b> T = m − C; parameter 1 is C (default 0).</li>
  * <li><b>Niblack:</b> T = m + k·s − C; parameter 1 is k (default 0.2 for white objects, −0.2
  * otherwise, as Auto Local Threshold does), parameter 2 is C (default 0).</li>
- * <li><b>Sauvola:</b> T = m·(1 + k·(s/R − 1)); parameter 1 is k (default 0.5), parameter 2 is R
- * (default 128, meant for 8-bit data: set it to about half the range of a 16 or 32-bit image).</li>
+ * <li>For 8-bit images C is truncated to an integer, as Auto Local Threshold does.</li>
+ * <li><b>Sauvola:</b> T = m·(1 + k·(s/R − 1)); parameter 1 is k (default 0.5), parameter 2 is R.
+ * R's default is Auto Local Threshold's 128 for 8-bit images, scaled to the data otherwise:
+ * 128·257 for 16-bit images (the 8-bit range's share of 65535), and 128/255 of the image's
+ * range (maximum − minimum of its finite pixels, all planes) for 32-bit images.</li>
  * <li><b>Phansalkar:</b> T = m·(1 + p·e^(−q·m) + k·(s/R − 1)) with p = 2 and q = 10; parameter 1
  * is k (default 0.25), parameter 2 is R (default 0.5). It works on the plane scaled to [0, 1]
  * by its own minimum and maximum, (I − min) / (max − min), as Auto Local Threshold stretches
- * each 8-bit slice before dividing by 255; this gives the same scaling for every pixel type. A
- * constant plane is all background.</li>
+ * each 8-bit slice before dividing by 255; this gives the same scaling for every pixel type.
+ * Auto Local Threshold stretches through an integer lookup table, so on 8-bit images a few
+ * pixels in 10,000 can differ. A constant 8-bit plane is scaled by 1/255, as Auto Local
+ * Threshold leaves it; a constant 16 or 32-bit plane is all background.</li>
  * </ul>
  * A parameter of 0 means the method's default. Unlike Auto Local Threshold, whose windows are
  * circles of radius r, the window is the square of side 2r+1 centred on the pixel (see
@@ -117,13 +122,44 @@ public final class LocalThreshold {
 		final Window window;
 		final double p1, p2;
 		final boolean white;
+		/** Whether parameter 2 is the default, which for Sauvola depends on the image. */
+		private final boolean defaultP2;
 
-		private Settings(Method method, Window window, double p1, double p2, boolean white) {
+		private Settings(Method method, Window window, double p1, double p2, boolean white, boolean defaultP2) {
 			this.method = method;
 			this.window = window;
 			this.p1 = p1;
 			this.p2 = p2;
 			this.white = white;
+			this.defaultP2 = defaultP2;
+		}
+
+		/**
+		 * @return the settings as applied to {@code image}: C truncated for 8-bit images, and
+		 *         Sauvola's default R scaled to 16 and 32-bit data (see {@link LocalThreshold})
+		 */
+		Settings forImage(Planes image) {
+			double q1 = p1, q2 = p2;
+			PixelType t = image.type();
+			if (t == PixelType.UINT8) {
+				if (method == Method.MEAN) q1 = (int) q1;
+				if (method == Method.NIBLACK) q2 = (int) q2;
+			}
+			if (method == Method.SAUVOLA && defaultP2) {
+				if (t == PixelType.UINT16) {
+					q2 = 128.0 * 257;
+				} else if (t == PixelType.FLOAT32) {
+					float lo = Float.POSITIVE_INFINITY, hi = Float.NEGATIVE_INFINITY;
+					for (int z = 0; z < image.depth(); z++)
+						for (float v : (float[]) image.plane(z))
+							if (Float.isFinite(v)) {
+								if (v < lo) lo = v;
+								if (v > hi) hi = v;
+							}
+					if (hi > lo) q2 = ((double) hi - lo) * 128 / 255;
+				}
+			}
+			return q1 == p1 && q2 == p2 ? this : new Settings(method, window, q1, q2, white, defaultP2);
 		}
 
 		/**
@@ -140,7 +176,7 @@ public final class LocalThreshold {
 			check("Parameter 1", parameter1);
 			check("Parameter 2", parameter2);
 			return new Settings(method, w, parameter1 != 0 ? parameter1 : method.defaultParameter1(white),
-				parameter2 != 0 ? parameter2 : method.defaultParameter2(), white);
+				parameter2 != 0 ? parameter2 : method.defaultParameter2(), white, parameter2 == 0);
 		}
 
 		/** @return the method */
@@ -217,10 +253,11 @@ public final class LocalThreshold {
 		if (settings == null) throw new IllegalArgumentException(NAME + ": no settings were given.");
 		IntegralImage.checkOutput(NAME, image, out, PixelType.UINT8, "an 8-bit");
 		int n = image.depth();
+		Settings st = settings.forImage(image);
 		boolean[] nonFinite = NonFinite.planes(image, opts.threads());
 		return IntegralImage.byPlane(NAME, n, opts,
-			gpu -> IntegralImageGpu.localThreshold(gpu, image, out, 0, n, settings, opts.progress()),
-			z -> plane(image, z, (byte[]) out.plane(z), settings, opts.threads(), nonFinite != null && nonFinite[z]),
+			gpu -> IntegralImageGpu.localThreshold(gpu, image, out, 0, n, st, opts.progress()),
+			z -> plane(image, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z]),
 			nonFinite, t0);
 	}
 
@@ -243,9 +280,9 @@ public final class LocalThreshold {
 		PixelType type = image.type();
 		double lo = 0, range = 1;
 		if (st.method == Method.PHANSALKAR) {
-			double[] mm = minMax(in, type);
-			lo = mm[0];
-			range = mm[1] - mm[0];
+			double[] sc = phansalkarScale(in, type);
+			lo = sc[0];
+			range = sc[1];
 		}
 		double low = lo, span = range;
 		byte fg = st.white ? (byte) 255 : 0, bg = st.white ? 0 : (byte) 255;
@@ -326,6 +363,17 @@ public final class LocalThreshold {
 			case UINT16: return ((short[]) plane)[i] & 0xffff;
 			default: return ((float[]) plane)[i];
 		}
+	}
+
+	/**
+	 * @return Phansalkar's {lo, range}: the plane's minimum and its range, or for a constant
+	 *         8-bit plane {0, 255}, as Auto Local Threshold divides an 8-bit slice it cannot
+	 *         stretch by 255
+	 */
+	static double[] phansalkarScale(Object plane, PixelType type) {
+		double[] mm = minMax(plane, type);
+		if (type == PixelType.UINT8 && mm[1] == mm[0]) return new double[] { 0, 255 };
+		return new double[] { mm[0], mm[1] - mm[0] };
 	}
 
 	/** @return {min, max} over the plane's finite pixels; {0, 0} when there is none */

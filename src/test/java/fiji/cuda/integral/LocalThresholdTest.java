@@ -215,6 +215,64 @@ class LocalThresholdTest {
 	}
 
 	@Test
+	void sauvolasDefaultRangeFollowsThePixelType() {
+		// R = 128 suits 8-bit data only: on the same data as 16-bit (x257) it made every pixel
+		// background, and on 32-bit data in [0, 1] nearly every pixel foreground
+		Planes u8 = TestImages.random(PixelType.UINT8, 61, 47, 1, 90);
+		byte[] b = (byte[]) u8.plane(0);
+		short[] w = new short[b.length];
+		float[] f = new float[b.length];
+		for (int i = 0; i < b.length; i++) {
+			w[i] = (short) ((b[i] & 0xff) * 257);
+			f[i] = (b[i] & 0xff) / 255f;
+		}
+		f[0] = 0;  // the 32-bit default takes R from the image's range: make it exactly [0, 1]
+		f[1] = 1;
+		b[0] = 0;
+		b[1] = (byte) 255;
+		w[0] = 0;
+		w[1] = (short) 65535;
+		int[] want = mask(LocalThreshold.threshold(u8, Method.SAUVOLA, 7, 0, 0, true, CPU), true);
+		int fg = 0;
+		for (int v : want)
+			fg += v;
+		assertTrue(fg > 100 && fg < want.length - 100, "8-bit foreground " + fg);
+		assertArrayEquals(want, mask(LocalThreshold.threshold(Planes.wrap(61, 47, w), Method.SAUVOLA, 7, 0, 0, true,
+			CPU), true), "16-bit");
+		int[] got = mask(LocalThreshold.threshold(Planes.wrap(61, 47, f), Method.SAUVOLA, 7, 0, 0, true, CPU), true);
+		int differ = 0;
+		for (int i = 0; i < got.length; i++)
+			if (got[i] != want[i]) differ++;
+		assertTrue(differ <= 3, "32-bit: " + differ + " pixels differ");  // float rounding of v/255
+	}
+
+	@Test
+	void eightBitOffsetsAreWholeNumbersAsInAutoLocalThreshold() {
+		// Auto Local Threshold keeps C as an int: on a flat 100 plane, C = 0.5 acts as 0
+		Planes flat = Planes.wrap(5, 5, new byte[25]);
+		java.util.Arrays.fill((byte[]) flat.plane(0), (byte) 100);
+		assertArrayEquals(new int[25], mask(LocalThreshold.threshold(flat, Method.MEAN, 1, 0.5, 0, true, CPU), true));
+		assertArrayEquals(new int[25], mask(LocalThreshold.threshold(flat, Method.NIBLACK, 1, 0.2, 0.5, true, CPU),
+			true));
+		// 16 and 32-bit keep the fraction: a flat 100 plane is above m - 0.5
+		Planes flat16 = Planes.wrap(5, 5, new short[25]);
+		java.util.Arrays.fill((short[]) flat16.plane(0), (short) 100);
+		int[] all = new int[25];
+		java.util.Arrays.fill(all, 1);
+		assertArrayEquals(all, mask(LocalThreshold.threshold(flat16, Method.MEAN, 1, 0.5, 0, true, CPU), true));
+	}
+
+	@Test
+	void aConstantEightBitPlaneIsScaledByItsOwnValueForPhansalkar() {
+		// Auto Local Threshold cannot stretch it and divides by 255: 200/255 = 0.784 > T = 0.589
+		Planes flat = Planes.wrap(4, 3, new byte[12]);
+		java.util.Arrays.fill((byte[]) flat.plane(0), (byte) 200);
+		int[] all = new int[12];
+		java.util.Arrays.fill(all, 1);
+		assertArrayEquals(all, mask(LocalThreshold.threshold(flat, Method.PHANSALKAR, 1, 0, 0, true, CPU), true));
+	}
+
+	@Test
 	void randomImagesMatchADirectLoopForEveryMethodAndType() {
 		long seed = 50;
 		for (PixelType t : IntegralImageTest.TYPES)
@@ -224,6 +282,7 @@ class LocalThresholdTest {
 					Settings st = Settings.of(m, r, 0, 0, true);
 					Planes out = LocalThreshold.threshold(img, st, CPU);
 					Window win = st.window();
+					st = st.forImage(img);  // the parameters as applied to this type
 					for (int z = 0; z < 2; z++) {
 						double[] mm = LocalThreshold.minMax(img.plane(z), t);
 						int differ = 0;
