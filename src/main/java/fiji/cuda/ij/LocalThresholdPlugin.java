@@ -54,7 +54,8 @@ public class LocalThresholdPlugin implements PlugIn {
 			+ "(Auto Local Threshold uses a circle of radius r).");
 		gd.addMessage("Special parameters (0 = the method's default):\n"
 			+ "Mean: 1 = C (0).  Niblack: 1 = k (0.2; -0.2 for black objects), 2 = C (0).\n"
-			+ "Sauvola: 1 = k (0.5), 2 = R (128).  Phansalkar: 1 = k (0.25), 2 = R (0.5).");
+			+ "Sauvola: 1 = k (0.5), 2 = R (128 for 8-bit, scaled for 16 and 32-bit).\n"
+			+ "Phansalkar: 1 = k (0.25), 2 = R (0.5).");
 		gd.addNumericField("Parameter_1:", lastP1, 2);
 		gd.addNumericField("Parameter_2:", lastP2, 2);
 		gd.addCheckbox("White objects on black background", lastWhite);
