@@ -17,7 +17,9 @@ import fiji.cuda.runtime.GpuException;
  * (r+1)² pixels. The variance is the population variance, divided by the number of pixels
  * inside; the standard deviation is its square root. For 8 and 16-bit images the statistics
  * come from exact integer sums and are rounded once to float; for 32-bit images from double
- * sums. NaN and infinite pixels of 32-bit images are left out: a window's statistic is that of
+ * sums over the whole plane, whose variance loses digits where the values carry a large offset
+ * against their spread (README, "Precision of 32-bit statistics"). NaN and infinite pixels of
+ * 32-bit images are left out: a window's statistic is that of
  * its finite pixels, and a pixel that is not finite itself, or whose window has no finite pixel,
  * gives NaN. The result is a new 32-bit image; the input is never modified.
  */
