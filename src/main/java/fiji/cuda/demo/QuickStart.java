@@ -17,7 +17,7 @@ import fiji.cuda.ncc.TemplateMatching;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
-import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuAccess;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
@@ -44,7 +44,7 @@ public final class QuickStart {
 			System.exit(1);
 		}
 		System.out.println("Fiji CUDA quick start");
-		for (String l : Gpu.describe())
+		for (String l : GpuAccess.describe())
 			System.out.println("  " + l);
 
 		ImagePlus sample = sample(1024, 1024, 32, 7);
@@ -54,7 +54,7 @@ public final class QuickStart {
 		// GPU command of a Fiji session costs before any pixel is blurred
 		long start = System.nanoTime();
 		GaussianBlur.blur3D(planes(sample(64, 64, 4, 1)), 2, 2, 2, ExecutionOptions.defaults());
-		System.out.printf("First call (a 64x64x4 blur: %s): %.0f ms%n", Gpu.isAvailable()
+		System.out.printf("First call (a 64x64x4 blur: %s): %.0f ms%n", GpuAccess.isAvailable()
 			? "CUDA start, kernel load and JIT warm-up" : "JIT warm-up, on the CPU", (System.nanoTime() - start) / 1e6);
 		GaussianBlur.blur3D(planes(sample(64, 64, 4, 1)), 2, 2, 2, ExecutionOptions.defaults().withBackend(Backend.CPU));
 		ImagePlus tiny = sample(128, 128, 2, 2);
@@ -108,7 +108,7 @@ public final class QuickStart {
 		Planes small = Planes.wrap(128, 128, sample(128, 128, 1, 3).getStack().getPixels(1));
 		TemplateMatching.detect(small, 0, bank, 0.5, 1000, 0.3, true, null, auto);
 		TemplateMatching.detect(small, 0, bank, 0.5, 1000, 0.3, true, null, auto.withBackend(Backend.CPU));
-		boolean onGpu = Gpu.isAvailable();
+		boolean onGpu = GpuAccess.isAvailable();
 		long t0 = System.nanoTime();
 		List<Detection> found = TemplateMatching.detect(slice, 0, bank, 0.5, 1000, 0.3, true, null, auto);
 		double ms = (System.nanoTime() - t0) / 1e6;

@@ -7,6 +7,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
 
@@ -59,7 +60,7 @@ public final class GaussianBlur {
 		try {
 			if (opts.backend() != Backend.CPU) {
 				try {
-					Gpu gpu = Gpu.get();
+					Gpu gpu = GpuAccess.get();
 					done = GaussianBlurGpu.blur2D(gpu, image, 0, n, kx, ky, rect, opts.progress());
 					ran = Backend.GPU;
 				} catch (PartialGpuFailure e) {
@@ -99,7 +100,7 @@ public final class GaussianBlur {
 		GaussianKernel kz = sigmaZ > 0 ? GaussianKernel.imagej(sigmaZ, acc, volume.depth()) : null;
 		if (opts.backend() != Backend.CPU) {
 			try {
-				GaussianBlurGpu.blur3D(Gpu.get(), volume, kx, ky, kz);
+				GaussianBlurGpu.blur3D(GpuAccess.get(), volume, kx, ky, kz);
 				return new OpReport(Backend.GPU, null, false, System.nanoTime() - t0);
 			} catch (PartialGpuFailure e) {
 				throw new IllegalStateException("unreachable: 3D writes all planes at once", e);

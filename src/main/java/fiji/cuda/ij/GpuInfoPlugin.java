@@ -1,6 +1,6 @@
 package fiji.cuda.ij;
 
-import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuAccess;
 import ij.IJ;
 import ij.Macro;
 import ij.gui.GenericDialog;
@@ -31,9 +31,9 @@ public class GpuInfoPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
-		List<String> lines = new ArrayList<>(Gpu.describe());
-		lines.add(Gpu.selfCheck());
-		String[] choices = choices(Gpu.deviceCount(), IjBridge.storedDeviceChoice());
+		List<String> lines = new ArrayList<>(GpuAccess.describe());
+		lines.add(GpuAccess.selfCheck());
+		String[] choices = choices(GpuAccess.deviceCount(), IjBridge.storedDeviceChoice());
 		String current = label(IjBridge.storedDeviceChoice());
 		if (IjErrors.mustNotBlock()) {
 			for (String line : lines)

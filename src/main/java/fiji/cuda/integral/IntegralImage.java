@@ -6,6 +6,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
 
@@ -146,7 +147,7 @@ public final class IntegralImage {
 				+ (image.depth() == 1 ? " plane)." : " planes)."));
 		if (opts.backend() != Backend.CPU) {
 			try {
-				return IntegralImageGpu.build(Gpu.get(), image, plane, build == null ? SatBuild.AUTO : build);
+				return IntegralImageGpu.build(GpuAccess.get(), image, plane, build == null ? SatBuild.AUTO : build);
 			} catch (GpuException e) {
 				Fallback.reason(NAME, opts, e);
 			}
@@ -169,7 +170,7 @@ public final class IntegralImage {
 			SummedAreaTable t = null;
 			if (gpu) {
 				try {
-					t = IntegralImageGpu.build(Gpu.get(), image, z, build == null ? SatBuild.AUTO : build);
+					t = IntegralImageGpu.build(GpuAccess.get(), image, z, build == null ? SatBuild.AUTO : build);
 				} catch (GpuException e) {
 					Fallback.reason(NAME, opts, e);
 					gpu = false; // the remaining planes go to the CPU without asking again
@@ -234,7 +235,7 @@ public final class IntegralImage {
 		String why = null;
 		if (opts.backend() != Backend.CPU) {
 			try {
-				done = gpu.run(Gpu.get());
+				done = gpu.run(GpuAccess.get());
 				ran = Backend.GPU;
 			} catch (GpuException e) {
 				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;

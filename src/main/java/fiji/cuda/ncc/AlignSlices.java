@@ -9,7 +9,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.Progress;
-import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.GpuException;
 
 import java.util.ArrayList;
@@ -161,7 +161,7 @@ public final class AlignSlices {
 		int k = 0;
 		if (opts.backend() != Backend.CPU && stack.depth() > 1) {
 			try {
-				k = AlignSlicesGpu.align(Gpu.get(), stack, s, fixed, order, 0, done, interp, progress);
+				k = AlignSlicesGpu.align(GpuAccess.get(), stack, s, fixed, order, 0, done, interp, progress);
 			} catch (GpuException e) {
 				Fallback.reason(NAME, opts, e);
 				while (k < order.length && done[order[k]] != null)

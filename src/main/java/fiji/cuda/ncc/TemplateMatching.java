@@ -7,7 +7,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.Progress;
-import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.GpuException;
 
 import java.util.ArrayList;
@@ -66,7 +66,7 @@ public final class TemplateMatching {
 		if (opts == null) opts = ExecutionOptions.defaults();
 		if (opts.backend() != Backend.CPU) {
 			try {
-				return TemplateMatchingGpu.match(Gpu.get(), image, plane, template, templatePlane, mask, sameSize);
+				return TemplateMatchingGpu.match(GpuAccess.get(), image, plane, template, templatePlane, mask, sameSize);
 			} catch (GpuException e) {
 				Fallback.reason(NAME, opts, e);
 			}
@@ -216,7 +216,7 @@ public final class TemplateMatching {
 		}
 		TemplateMatchingGpu.PeakList[] found;
 		try {
-			found = TemplateMatchingGpu.peaksBank(Gpu.get(), image, plane, pixels, masks, threshold);
+			found = TemplateMatchingGpu.peaksBank(GpuAccess.get(), image, plane, pixels, masks, threshold);
 		} catch (GpuException e) {
 			Fallback.reason(NAME, opts, e);
 			return null;
@@ -270,7 +270,7 @@ public final class TemplateMatching {
 		}
 		if (opts.backend() != Backend.CPU) {
 			try {
-				return java.util.Arrays.asList(TemplateMatchingGpu.matchBank(Gpu.get(), image, plane, pixels, masks));
+				return java.util.Arrays.asList(TemplateMatchingGpu.matchBank(GpuAccess.get(), image, plane, pixels, masks));
 			} catch (GpuException e) {
 				Fallback.reason(NAME, opts, e);
 				fellBack[0] = true;

@@ -1,6 +1,6 @@
 package fiji.cuda.ops;
 
-import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.GpuException;
 import fiji.cuda.runtime.GpuUnavailableException;
 
@@ -28,7 +28,7 @@ public final class Fallback {
 			throw new GpuException(op + ": " + e.getMessage(), e);
 		}
 		String why = e.getMessage();
-		if (!(e instanceof GpuUnavailableException) || Gpu.shouldLogFallback(op + ": " + why))
+		if (!(e instanceof GpuUnavailableException) || GpuAccess.shouldLogFallback(op + ": " + why))
 			OpLog.log(op + " ran on the CPU: " + why);
 		return why;
 	}

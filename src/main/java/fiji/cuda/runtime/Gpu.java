@@ -82,7 +82,6 @@ public final class Gpu {
 	private static String driverFailure;
 	private static boolean driverTried;
 	private static volatile int requiredDriver = REQUIRED_DRIVER;
-	private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
 	/** The last kernel fault ("op: CUDA_ERROR_..."), named when the GPU cannot be rebuilt after it. */
 	private static volatile String lastFault;
 
@@ -205,7 +204,7 @@ public final class Gpu {
 	 * @return true the first time this reason is seen, so each reason is logged once per session
 	 */
 	public static boolean shouldLogFallback(String reason) {
-		return LOGGED.add(String.valueOf(reason));
+		return GpuAccess.shouldLogFallback(reason);
 	}
 
 	private static void initDriver() {
@@ -225,7 +224,7 @@ public final class Gpu {
 				: "CUDA could not start (" + m + ")";
 		} catch (Throwable e) {
 			// UnsatisfiedLinkError and friends: no libcuda on this machine, or no JCuda natives for it
-			driverFailure = "no CUDA driver found (" + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()) + ")";
+			driverFailure = "no CUDA driver found (" + firstLine(e.getMessage()) + ")";
 		}
 		if (driverFailure != null) throw new GpuUnavailableException(driverFailure);
 	}

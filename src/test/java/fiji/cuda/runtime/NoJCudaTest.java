@@ -1,0 +1,55 @@
+package fiji.cuda.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+
+/**
+ * With only the plug-in jar installed (no jcuda jars, e.g. copied alone into plugins/), every
+ * operation must still run, on the CPU, and say why; it once failed with NoClassDefFoundError,
+ * which the commands did not catch, and left the image unchanged without a word.
+ */
+class NoJCudaTest {
+
+	/** Runs in a JVM whose class path lacks JCuda; prints what happened. */
+	public static void main(String[] args) {
+		float[] px = new float[25];
+		px[12] = 100;
+		OpReport r = GaussianBlur.blur2D(Planes.wrap(5, 5, px), 1, 1, null, ExecutionOptions.defaults());
+		System.out.println("ran=" + r.ranOn() + " changed=" + (px[12] < 100));
+		System.out.println("why=" + r.fallbackReason());
+		System.out.println("available=" + GpuAccess.isAvailable());
+		System.out.println("describe=" + String.join(" | ", GpuAccess.describe()));
+		System.out.println("selfcheck=" + GpuAccess.selfCheck());
+	}
+
+	@Test
+	void withoutJCudaOperationsRunOnTheCpuAndSayWhy() throws Exception {
+		List<String> cp = new ArrayList<>();
+		for (String e : System.getProperty("java.class.path").split(File.pathSeparator))
+			if (!new File(e).getName().toLowerCase().contains("jcuda")) cp.add(e);
+		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+		Process p = new ProcessBuilder(java, "-cp", String.join(File.pathSeparator, cp), NoJCudaTest.class.getName())
+			.redirectErrorStream(true).start();
+		assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the JVM did not finish");
+		String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertEquals(0, p.exitValue(), out);
+		assertTrue(out.contains("ran=CPU changed=true"), out);
+		assertTrue(out.contains("why=JCuda is not installed"), out);
+		assertTrue(out.contains("available=false"), out);
+		assertTrue(out.contains("selfcheck=Self-check failed"), out);
+		assertTrue(!out.contains("NoClassDefFoundError"), out);
+	}
+}
