@@ -9,6 +9,7 @@ import fiji.cuda.ops.OpReport;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
+import ij.Macro;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.FloatProcessor;
@@ -39,6 +40,11 @@ public class BoxStatisticsPlugin implements PlugIn {
 		String[] labels = new String[Statistic.values().length];
 		for (Statistic s : Statistic.values())
 			labels[s.ordinal()] = s.label();
+		String notNumber = IjBridge.notANumber(Macro.getOptions(), "radius", "width", "height");
+		if (notNumber != null) {
+			IjErrors.report(COMMAND, notNumber);
+			return;
+		}
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addNumericField("Radius:", lastRadius, 0, 5, "pixels");
 		gd.addChoice("Statistic:", labels, lastStatistic);

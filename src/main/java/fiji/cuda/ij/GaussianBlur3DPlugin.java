@@ -7,6 +7,7 @@ import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.Progress;
 import ij.IJ;
 import ij.ImagePlus;
+import ij.Macro;
 import ij.Undo;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
@@ -40,6 +41,11 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		if (imp.isComposite() && imp.getNChannels() == imp.getStackSize()) {
 			IjErrors.report(COMMAND, "Composite color images are not supported (their channels would be "
 				+ "blurred into each other). Use Image>Color>Split Channels first.");
+			return;
+		}
+		String notNumber = IjBridge.notANumber(Macro.getOptions(), "x", "y", "z");
+		if (notNumber != null) {
+			IjErrors.report(COMMAND, notNumber);
 			return;
 		}
 		GenericDialog gd = new GenericDialog(COMMAND);

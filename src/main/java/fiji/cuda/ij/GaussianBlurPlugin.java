@@ -71,6 +71,11 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		String macroOptions = Macro.getOptions();
 		boolean oldMacro = macroOptions != null && macroOptions.contains("radius=");
 		if (oldMacro) Macro.setOptions(macroOptions.replaceAll("radius=", "sigma="));
+		String notNumber = IjBridge.notANumber(Macro.getOptions(), "sigma");
+		if (notNumber != null) {
+			IjErrors.report(COMMAND, notNumber);
+			return DONE;
+		}
 		GenericDialog gd = new GenericDialog(command);
 		gd.addNumericField("Sigma (Radius):", Math.abs(sigma), 2);
 		Calibration cal = imp.getCalibration();

@@ -3,7 +3,10 @@ package fiji.cuda.ij;
 import fiji.cuda.ops.OpLog;
 import fiji.cuda.runtime.GpuSettings;
 import ij.IJ;
+import ij.Macro;
 import ij.Prefs;
+import ij.macro.Interpreter;
+import ij.util.Tools;
 
 /**
  * One-time wiring of the operation layer into ImageJ 1: operation log lines (such as why
@@ -48,5 +51,26 @@ public final class IjBridge {
 	/** @return the stored device choice, "auto" when none */
 	public static String storedDeviceChoice() {
 		return Prefs.get(PREF_DEVICE, "auto");
+	}
+
+	/**
+	 * A macro value for a numeric field that is neither a number nor a macro variable makes
+	 * GenericDialog open a modal "Macro Error" box, which hangs a batch run; the commands check
+	 * their numeric keys with this first and report the value instead.
+	 *
+	 * @param options the macro options, or null when no macro runs
+	 * @param keys    the numeric fields' keys
+	 * @return null, or a message naming the first bad key and its value
+	 */
+	static String notANumber(String options, String... keys) {
+		if (options == null) return null;
+		for (String k : keys) {
+			String v = Macro.getValue(options, k, null);
+			if (v == null || !Double.isNaN(Tools.parseDouble(v, Double.NaN))) continue;
+			Interpreter in = Interpreter.getInstance();
+			if (in != null && !v.trim().equalsIgnoreCase("NaN") && !Double.isNaN(in.getVariable2(v.trim()))) continue;
+			return k + " must be a number, not '" + v + "'.";
+		}
+		return null;
 	}
 }

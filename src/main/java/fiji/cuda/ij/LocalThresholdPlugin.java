@@ -9,6 +9,7 @@ import fiji.cuda.ops.OpReport;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
+import ij.Macro;
 import ij.Undo;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
@@ -47,6 +48,11 @@ public class LocalThresholdPlugin implements PlugIn {
 		String[] labels = new String[Method.values().length];
 		for (Method m : Method.values())
 			labels[m.ordinal()] = m.label();
+		String notNumber = IjBridge.notANumber(Macro.getOptions(), "radius", "parameter_1", "parameter_2");
+		if (notNumber != null) {
+			IjErrors.report(COMMAND, notNumber);
+			return;
+		}
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addChoice("Method:", labels, lastMethod);
 		gd.addNumericField("Radius:", lastRadius, 0, 5, "pixels");

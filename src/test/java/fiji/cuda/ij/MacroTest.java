@@ -127,6 +127,31 @@ class MacroTest {
 	}
 
 	@Test
+	void aValueThatIsNotANumberStopsTheMacroInsteadOfHangingIt() throws Exception {
+		// GenericDialog would open a modal "Macro Error" box for these, which never closes in
+		// batch mode; a macro variable still counts as a number, as in ImageJ
+		Path file = ImageJProcess.save(noise("8-bit", 20, 20, 3, 7), dir.resolve("nan.tif"));
+		byte[] before = Files.readAllBytes(file);
+		String[][] cases = { { "GPU Gaussian Blur...", "sigma=abc", "sigma must be a number, not 'abc'." },
+			{ "GPU Gaussian Blur 3D...", "x=1 y=abc z=1", "y must be a number, not 'abc'." },
+			{ "GPU Local Threshold...", "method=Mean radius=15px", "radius must be a number, not '15px'." },
+			{ "GPU Box Statistics...", "radius=2 statistic=Mean width=w", "width must be a number, not 'w'." } };
+		ImageJProcess.Result ok = imagej.run(Files.writeString(dir.resolve("var.ijm"), "s = 1.5;\n"
+			+ "open(getArgument());\nrun(\"GPU Gaussian Blur...\", \"sigma=s\");\nprint(\"variable ok\");\n"),
+			file.toString());
+		assertTrue(ok.output.contains("variable ok"), ok::toString);
+		for (String[] c : cases) {
+			Path macro = Files.writeString(dir.resolve("nan.ijm"), "open(getArgument());\nrun(\"" + c[0] + "\", \""
+				+ c[1] + "\");\nprint(\"still running\");\n");
+			ImageJProcess.Result r = imagej.run(macro, file.toString());
+			assertTrue(r.output.contains(c[0].replace("...", "") + ": " + c[2]), r::toString);
+			assertFalse(r.output.contains("still running"), r::toString);
+			assertTrue(r.seconds < 60, r::toString);
+		}
+		assertArrayEquals(before, Files.readAllBytes(file), "the file was changed");
+	}
+
+	@Test
 	void selectionScaledUnitsOldRadiusKeyAndUndoBehaveLikeImageJ() throws Exception {
 		ImagePlus oval = noise("8-bit", 48, 40, 1, 7), scaled = noise("16-bit", 41, 37, 1, 8);
 		ImagePlus radius = noise("32-bit", 30, 30, 1, 9), undo = noise("8-bit", 30, 25, 1, 10);
