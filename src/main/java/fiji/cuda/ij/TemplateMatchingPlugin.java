@@ -97,6 +97,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 		public ImagePlus scoreMap;
 		/** True when the Template column holds names (templates from a folder), not numbers. */
 		boolean namedTemplates;
+		/** True when Esc stopped the matching before the last slice. */
+		public boolean canceled;
 	}
 
 	/** Templates read from files, each with the name the Results table gives it. */
@@ -265,6 +267,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 				addRow(out.table, image, inImage, names);
 			}
 		}
+		out.canceled = p.isCanceled();
 		if (s.scoreMap && !maps.isEmpty()) out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
 		return out;
 	}
@@ -414,19 +417,53 @@ public class TemplateMatchingPlugin implements PlugIn {
 		RoiManager rm = RoiManager.getInstance();
 		if (rm == null) rm = Interpreter.getBatchModeRoiManager();
 		if (rm == null && !GraphicsEnvironment.isHeadless()) rm = new RoiManager();
-		Overlay overlay = new Overlay();
+		// the Results table starts afresh, so do the matches of an earlier run, and only they:
+		// the user's own overlay and ROI Manager entries stay
+		Overlay overlay = withoutMatches(image.getOverlay());
+		if (rm != null) {
+			List<Integer> old = new ArrayList<>();
+			for (int i = 0; i < rm.getCount(); i++)
+				if (isMatchName(rm.getName(i))) old.add(i);
+			if (!old.isEmpty()) {
+				rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
+				rm.runCommand("Delete");
+			}
+		}
 		int n = 0;
 		for (Detection d : out.detections) {
 			Roi r = new Roi(d.x, d.y, d.width, d.height);
 			r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
 			r.setStrokeColor(Color.yellow);
-			if (image.getStackSize() > 1) r.setPosition(d.plane + 1);
+			placeOn(r, image, d.plane);
 			overlay.add(r);
 			if (rm != null) rm.addRoi((Roi) r.clone());
 		}
 		image.setOverlay(overlay);
 		if (out.scoreMap != null) out.scoreMap.show();
-		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found");
+		if (out.canceled) IJ.log(COMMAND + ": canceled; the detections found before Esc are listed.");
+		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (canceled)" : ""));
+	}
+
+	/** @return the overlay without the rectangles of an earlier run (a new one for null) */
+	static Overlay withoutMatches(Overlay overlay) {
+		if (overlay == null) return new Overlay();
+		for (int i = overlay.size() - 1; i >= 0; i--)
+			if (isMatchName(overlay.get(i).getName())) overlay.remove(i);
+		return overlay;
+	}
+
+	/** Puts r on 0-based stack index {@code plane}; a hyperstack reads a plain position as z or t. */
+	static void placeOn(Roi r, ImagePlus image, int plane) {
+		if (image.isHyperStack()) {
+			int[] czt = image.convertIndexToPosition(plane + 1);
+			r.setPosition(czt[0], czt[1], czt[2]);
+		} else if (image.getStackSize() > 1) {
+			r.setPosition(plane + 1);
+		}
+	}
+
+	private static boolean isMatchName(String name) {
+		return name != null && name.matches("Match \\d+ \\(.*\\)");
 	}
 
 	private static String describe(Template t, List<String> names, boolean withIndex) {
@@ -454,8 +491,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 		}
 	}
 
-	private static boolean flag(String options, String key) {
-		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(options).find();
+	static boolean flag(String options, String key) {
+		// not inside a bracketed value: image=[cells stack 1] does not set "stack"
+		String outside = options.replaceAll("\\[[^\\]]*\\]", "[]");
+		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(outside).find();
 	}
 
 	/**
@@ -496,16 +535,4 @@ public class TemplateMatchingPlugin implements PlugIn {
 		to.sameSize = from.sameSize;
 	}
 
-	/** ImageJ's progress bar and the Esc key. */
-	private static final class IjProgress implements Progress {
-		@Override
-		public void update(double fraction) {
-			IJ.showProgress(fraction);
-		}
-
-		@Override
-		public boolean isCanceled() {
-			return IJ.escapePressed();
-		}
-	}
 }

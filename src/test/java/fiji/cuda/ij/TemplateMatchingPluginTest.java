@@ -46,6 +46,39 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void flagsAreNotReadFromInsideBracketedValues() {
+		assertFalse(TemplateMatchingPlugin.flag("image=[cells stack 1] template=t.tif", "stack"));
+		assertFalse(TemplateMatchingPlugin.flag("image=a template=[/data/my flip set]", "flip"));
+		assertTrue(TemplateMatchingPlugin.flag("image=[cells stack 1] template=t.tif stack", "stack"));
+		assertTrue(TemplateMatchingPlugin.flag("stack image=[x]", "stack"));
+		assertFalse(TemplateMatchingPlugin.flag("image=a score_map=1", "score_map"));
+	}
+
+	@Test
+	void rectanglesGoOnTheirPlaneOfAHyperstackAndTheUsersOverlayStays() {
+		ImagePlus hyper = IJ.createHyperStack("h", 20, 20, 2, 3, 1, 8);  // c = 2, z = 3
+		ij.gui.Roi r = new ij.gui.Roi(1, 1, 5, 5);
+		TemplateMatchingPlugin.placeOn(r, hyper, 3);  // stack index 4: c 2, z 2
+		assertEquals(2, r.getCPosition());
+		assertEquals(2, r.getZPosition());
+		assertEquals(1, r.getTPosition());
+		ImagePlus plain = IJ.createImage("p", "8-bit black", 20, 20, 3);
+		ij.gui.Roi q = new ij.gui.Roi(1, 1, 5, 5);
+		TemplateMatchingPlugin.placeOn(q, plain, 2);
+		assertEquals(3, q.getPosition());
+		ij.gui.Overlay o = new ij.gui.Overlay();
+		ij.gui.Roi mine = new ij.gui.OvalRoi(2, 2, 4, 4);
+		mine.setName("my nucleus");
+		o.add(mine);
+		ij.gui.Roi old = new ij.gui.Roi(0, 0, 3, 3);
+		old.setName("Match 1 (0.950)");
+		o.add(old);
+		ij.gui.Overlay kept = TemplateMatchingPlugin.withoutMatches(o);
+		assertEquals(1, kept.size());
+		assertEquals("my nucleus", kept.get(0).getName());
+	}
+
+	@Test
 	void everySliceIsSearchedAndTheTableHasEveryColumn() {
 		ImagePlus image = noise("16-bit", 120, 90, 3, 1);
 		ImagePlus tpl = noise("8-bit", 11, 7, 1, 2);
