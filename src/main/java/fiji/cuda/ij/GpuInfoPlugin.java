@@ -28,6 +28,8 @@ public class GpuInfoPlugin implements PlugIn {
 	static final String AUTOMATIC = "Automatic";
 	static final String CPU_ONLY = "CPU only";
 	static final String GPU_PREFIX = "GPU ";
+	/** The highest GPU index the dialog offers beyond the devices found. */
+	static final int MAX_OFFERED = 15;
 
 	@Override
 	public void run(String arg) {
@@ -53,9 +55,15 @@ public class GpuInfoPlugin implements PlugIn {
 		if (!gd.wasCanceled()) apply(gd.getNextChoice());
 	}
 
-	private static boolean apply(String picked) {
+	static boolean apply(String picked) {
 		try {
-			IjBridge.storeDeviceChoice(setting(picked));
+			String setting = setting(picked);
+			int devices = GpuAccess.deviceCount();
+			if (setting.matches("\\d+") && (setting.length() > 3 || Integer.parseInt(setting) >= Math.max(1, devices)))
+				throw new IllegalArgumentException("there is no " + picked + "; this machine has " + devices
+					+ " CUDA device" + (devices == 1 ? "" : "s") + " (GPU 0" + (devices > 1 ? " to GPU " + (devices - 1) : "")
+					+ ").");
+			IjBridge.storeDeviceChoice(setting);
 			return true;
 		} catch (IllegalArgumentException e) {
 			IjErrors.report(COMMAND, e);
@@ -71,7 +79,9 @@ public class GpuInfoPlugin implements PlugIn {
 	static String[] choices(int devices, String stored) {
 		int max = Math.max(0, devices - 1);
 		try {
-			max = Math.max(max, Integer.parseInt(stored));
+			// offered even when not seen now (an unplugged GPU), within reason: an index stored by
+			// an older version could be anything
+			max = Math.max(max, Math.min(Integer.parseInt(stored), MAX_OFFERED));
 		} catch (NumberFormatException e) {
 			// "auto" or "cpu"
 		}

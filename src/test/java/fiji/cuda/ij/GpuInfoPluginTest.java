@@ -2,6 +2,7 @@ package fiji.cuda.ij;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,21 @@ class GpuInfoPluginTest {
 	void withoutDevicesStillOffersGpu0AndTheStoredOne() {
 		assertArrayEquals(new String[] { "Automatic", "CPU only", "GPU 0" }, GpuInfoPlugin.choices(0, "cpu"));
 		assertEquals(5, GpuInfoPlugin.choices(0, "2").length);
+	}
+
+	@Test
+	void aGpuThatDoesNotExistIsRefusedAndAStoredHugeIndexIsCapped() {
+		// "use=[GPU 2147483647]" was stored, and the next GPU Info failed making a dialog of
+		// 2^31 choices
+		String before = IjBridge.storedDeviceChoice();
+		try {
+			assertFalse(GpuInfoPlugin.apply("GPU 2147483647"));
+			assertFalse(GpuInfoPlugin.apply("GPU 99"));
+			assertEquals(before, IjBridge.storedDeviceChoice());
+		} finally {
+			IjBridge.storeDeviceChoice(before);
+		}
+		assertEquals(GpuInfoPlugin.MAX_OFFERED + 3, GpuInfoPlugin.choices(1, "2147483647").length);
 	}
 
 	@Test
