@@ -86,7 +86,14 @@ public class AlignSlicesPlugin implements PlugIn {
 			String options = Macro.getOptions();
 			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);
 			if (s == null) return;
-			Outcome out = run(imp, s, ExecutionOptions.defaults().withProgress(new IjProgress()));
+			// another command may still be working on these pixels (ImageJ says so in the status bar)
+			if (!imp.lock()) return;
+			Outcome out;
+			try {
+				out = run(imp, s, ExecutionOptions.defaults().withProgress(new IjProgress()));
+			} finally {
+				imp.unlock();
+			}
 			show(imp, out);
 		} catch (RuntimeException e) {
 			IjErrors.report(COMMAND, e);

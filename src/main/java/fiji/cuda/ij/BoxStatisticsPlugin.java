@@ -75,6 +75,9 @@ public class BoxStatisticsPlugin implements PlugIn {
 	/** The square of the radius, or the rectangle when width and height are both above 0. */
 	static Window window(double radius, double width, double height, boolean invalid) {
 		if (invalid) throw new IllegalArgumentException("The radius, width and height must be numbers.");
+		if (width < 0 || height < 0)
+			throw new IllegalArgumentException("Width and height must be at least 1 (or both 0 for the square of the "
+				+ "radius), not " + width + " x " + height + ".");
 		if (width > 0 || height > 0) {
 			if (width != Math.floor(width) || height != Math.floor(height) || width < 1 || height < 1
 				|| width > Integer.MAX_VALUE || height > Integer.MAX_VALUE)

@@ -88,9 +88,9 @@ public class GaussianBlur3DPlugin implements PlugIn {
 	 * @return the number of volumes blurred
 	 */
 	static int blur(ImagePlus imp, double x, double y, double z) {
-		imp.deleteRoi();
 		if (x == 0 && y == 0 && z == 0) return 0; // ImageJ changes nothing either
-		List<Planes> volumes = ImagePlusPlanes.volumes(imp);
+		List<Planes> volumes = ImagePlusPlanes.volumes(imp);  // refuses a virtual stack: the selection stays
+		imp.deleteRoi();
 		boolean single = imp.getStackSize() == 1;
 		ImageProcessor ip = imp.getProcessor();
 		if (single)

@@ -8,6 +8,7 @@ import fiji.cuda.ops.ExecutionOptions;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
+import ij.Macro;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.FloatProcessor;
@@ -44,6 +45,18 @@ public class IntegralImagePlugin implements PlugIn {
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
+		String options = Macro.getOptions();
+		if (options != null) {
+			// GenericDialog took an unknown or mis-cased table for another choice without a word
+			String asked = Macro.getValue(options, "table", null);
+			String table = asked == null ? lastTable : tableNamed(asked);
+			if (table == null) {
+				IjErrors.report(COMMAND, "table=" + asked + " is not one of Sum, [Sum of squares] or Both.");
+				return;
+			}
+			Macro.setOptions(options.replace("table=" + (asked.contains(" ") ? "[" + asked + "]" : asked), "table=["
+				+ table + "]"));
+		}
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addChoice("Table:", TABLES, lastTable);
 		boolean isStack = imp.getStackSize() > 1;
@@ -61,6 +74,13 @@ public class IntegralImagePlugin implements PlugIn {
 		} catch (RuntimeException e) {
 			IjErrors.report(COMMAND, e);
 		}
+	}
+
+	/** @return the entry of {@link #TABLES} with this name, any case; null for none */
+	static String tableNamed(String name) {
+		for (String t : TABLES)
+			if (t.equalsIgnoreCase(name.trim())) return t;
+		return null;
 	}
 
 	/**

@@ -108,4 +108,20 @@ class IntegralMacroTest {
 		assertTrue(r.output.contains("after undo: 16"), r::toString);
 		assertTrue(ImageJReference.samePixels(undo16, ImageJProcess.open(dir.resolve("undo16-out.tif"))), "Undo did not restore the 16-bit image");
 	}
+
+	@Test
+	void tableNamesAreMatchedInAnyCaseAndAnUnknownOneIsAnError() throws Exception {
+		// "table=sum" gave both tables without a word
+		Path macro = Files.writeString(dir.resolve("tables.ijm"), "newImage('w', '8-bit white', 20, 10, 1);\n"
+			+ "run('GPU Integral Image...', 'table=sum'); print('sum: ' + nSlices + ' ' + getPixel(19, 9));\n"
+			+ "selectImage('w'); run('GPU Integral Image...', 'table=[sum of squares]'); print('sq: ' + nSlices + ' ' "
+			+ "+ getPixel(19, 9));\n"
+			+ "selectImage('w'); run('GPU Integral Image...', 'table=Sums');\nprint('still running');\n");
+		ImageJProcess.Result r = imagej.run(macro, "");
+		assertTrue(r.output.contains("sum: 1 " + 255 * 200), r::toString);
+		assertTrue(r.output.contains("sq: 1 " + 255 * 255 * 200), r::toString);
+		assertTrue(r.output.contains("GPU Integral Image: table=Sums is not one of Sum, [Sum of squares] or Both."),
+			r::toString);
+		assertFalse(r.output.contains("still running"), r::toString);
+	}
 }
