@@ -27,7 +27,6 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -197,14 +196,6 @@ public final class Gpu {
 		} catch (GpuException e) {
 			return false;
 		}
-	}
-
-	/**
-	 * @param reason a fallback reason
-	 * @return true the first time this reason is seen, so each reason is logged once per session
-	 */
-	public static boolean shouldLogFallback(String reason) {
-		return GpuAccess.shouldLogFallback(reason);
 	}
 
 	private static void initDriver() {
