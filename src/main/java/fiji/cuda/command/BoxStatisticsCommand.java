@@ -44,13 +44,15 @@ public class BoxStatisticsCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
-			Window w = width > 0 || height > 0 ? Window.rectangle(width, height) : Window.square(radius);
+			// a negative width or height goes to Window.rectangle, which names it
+			Window w = width != 0 || height != 0 ? Window.rectangle(width, height) : Window.square(radius);
 			Planes out = BoxStatistics.compute(ImagePlusPlanes.wrap(image), BoxStatistics.Statistic.fromLabel(statistic), w,
 				ExecutionOptions.defaults());
 			ImageStack s = new ImageStack(out.width(), out.height());
 			for (int z = 0; z < out.depth(); z++)
 				s.addSlice(null, new FloatProcessor(out.width(), out.height(), (float[]) out.plane(z)));
-			result = new ImagePlus(image.getShortTitle() + " " + statistic.toLowerCase(), s);
+			result = ImagePlusPlanes.likeSource(new ImagePlus(image.getShortTitle() + " " + statistic.toLowerCase(), s),
+				image);
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}

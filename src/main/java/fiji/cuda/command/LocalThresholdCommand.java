@@ -51,7 +51,7 @@ public class LocalThresholdCommand extends ContextCommand {
 			ImageStack s = new ImageStack(out.width(), out.height());
 			for (int z = 0; z < out.depth(); z++)
 				s.addSlice(null, new ByteProcessor(out.width(), out.height(), (byte[]) out.plane(z)));
-			result = new ImagePlus(image.getShortTitle() + " " + method, s);
+			result = ImagePlusPlanes.likeSource(new ImagePlus(image.getShortTitle() + " " + method, s), image);
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}

@@ -125,4 +125,22 @@ public final class ImagePlusPlanes {
 			throw new IllegalArgumentException("This is a virtual stack, whose changes would be lost. "
 				+ "Convert it to a normal stack with Image>Duplicate first.");
 	}
+
+	/**
+	 * Gives a result computed plane by plane from {@code source} the source's hyperstack
+	 * dimensions (when it has as many planes) and its spatial calibration, without the
+	 * source's density calibration, which does not apply to the result's values.
+	 *
+	 * @return {@code result}
+	 */
+	public static ImagePlus likeSource(ImagePlus result, ImagePlus source) {
+		if (source.isHyperStack() && result.getStackSize() == source.getStackSize()) {
+			result.setDimensions(source.getNChannels(), source.getNSlices(), source.getNFrames());
+			result.setOpenAsHyperStack(true);
+		}
+		ij.measure.Calibration c = source.getCalibration().copy();
+		c.disableDensityCalibration();
+		result.setCalibration(c);
+		return result;
+	}
 }

@@ -79,4 +79,28 @@ class IntegralCommandsTest {
 		assertEquals(32, ((ImagePlus) m.getOutput("result")).getBitDepth());
 		assertTrue(commands.getCommand(LocalThresholdCommand.class).getMenuPath().isEmpty());
 	}
+
+	@Test
+	void resultsKeepTheHyperstacksDimensionsAndCalibration() throws Exception {
+		// a 2-channel, 3-slice calibrated image came back as 6 plain slices in pixels
+		ImagePlus imp = IJ.createHyperStack("h", 30, 20, 2, 3, 1, 8);
+		imp.getCalibration().pixelWidth = 0.25;
+		imp.getCalibration().setUnit("um");
+		for (Object[] cmd : new Object[][] { { BoxStatisticsCommand.class, "statistic", "Mean" },
+			{ LocalThresholdCommand.class, "method", "Mean" } }) {
+			@SuppressWarnings("unchecked")
+			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) cmd[0];
+			CommandModule m = commands.run(c, true, "image", imp, "radius", 2, cmd[1], cmd[2]).get();
+			assertNull(m.getCancelReason());
+			ImagePlus r = (ImagePlus) m.getOutput("result");
+			String what = c.getSimpleName();
+			assertEquals(2, r.getNChannels(), what);
+			assertEquals(3, r.getNSlices(), what);
+			assertEquals(0.25, r.getCalibration().pixelWidth, 0.0, what);
+			assertEquals(imp.getCalibration().getUnit(), r.getCalibration().getUnit(), what);
+		}
+		CommandModule bad = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2, "statistic", "Mean",
+			"width", -5, "height", 0).get();
+		org.junit.jupiter.api.Assertions.assertNotNull(bad.getCancelReason(), "a negative width was taken");
+	}
 }
