@@ -73,9 +73,11 @@ class IntegralCommandsTest {
 		byte[] expected = (byte[]) LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.PHANSALKAR, 5,
 			0, 0, true, ExecutionOptions.defaults()).plane(0);
 		assertArrayEquals(expected, (byte[]) out.getProcessor().getPixels());
-		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 0, "statistic", "Mean").get();
+		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 0, "statistic", "Mean", "width", 0,
+			"height", 0).get();
 		assertEquals("The radius must be at least 1, not 0.", m.getCancelReason());
-		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 3, "statistic", "Variance").get();
+		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 3, "statistic", "Variance", "width", 0,
+			"height", 0).get();
 		assertEquals(32, ((ImagePlus) m.getOutput("result")).getBitDepth());
 		assertTrue(commands.getCommand(LocalThresholdCommand.class).getMenuPath().isEmpty());
 	}
@@ -86,11 +88,12 @@ class IntegralCommandsTest {
 		ImagePlus imp = IJ.createHyperStack("h", 30, 20, 2, 3, 1, 8);
 		imp.getCalibration().pixelWidth = 0.25;
 		imp.getCalibration().setUnit("um");
-		for (Object[] cmd : new Object[][] { { BoxStatisticsCommand.class, "statistic", "Mean" },
-			{ LocalThresholdCommand.class, "method", "Mean" } }) {
+		for (Object[] cmd : new Object[][] {
+			{ BoxStatisticsCommand.class, "image", imp, "radius", 2, "statistic", "Mean", "width", 0, "height", 0 },
+			{ LocalThresholdCommand.class, "image", imp, "radius", 2, "method", "Mean" } }) {
 			@SuppressWarnings("unchecked")
 			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) cmd[0];
-			CommandModule m = commands.run(c, true, "image", imp, "radius", 2, cmd[1], cmd[2]).get();
+			CommandModule m = commands.run(c, true, java.util.Arrays.copyOfRange(cmd, 1, cmd.length)).get();
 			assertNull(m.getCancelReason());
 			ImagePlus r = (ImagePlus) m.getOutput("result");
 			String what = c.getSimpleName();
@@ -102,5 +105,8 @@ class IntegralCommandsTest {
 		CommandModule bad = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2, "statistic", "Mean",
 			"width", -5, "height", 0).get();
 		org.junit.jupiter.api.Assertions.assertNotNull(bad.getCancelReason(), "a negative width was taken");
+		// SciJava keeps a command's last inputs for the next run: put back the default window
+		assertNull(commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2, "statistic", "Mean",
+			"width", 0, "height", 0).get().getCancelReason());
 	}
 }
