@@ -46,10 +46,10 @@ public class IntegralImagePlugin implements PlugIn {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
 		String options = Macro.getOptions();
-		if (options != null) {
+		String asked = options == null ? null : Macro.getValue(options, "table", null);
+		if (asked != null) {
 			// GenericDialog took an unknown or mis-cased table for another choice without a word
-			String asked = Macro.getValue(options, "table", null);
-			String table = asked == null ? lastTable : tableNamed(asked);
+			String table = tableNamed(asked);
 			if (table == null) {
 				IjErrors.report(COMMAND, "table=" + asked + " is not one of Sum, [Sum of squares] or Both.");
 				return;

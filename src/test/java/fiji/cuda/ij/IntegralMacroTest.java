@@ -116,10 +116,12 @@ class IntegralMacroTest {
 			+ "run('GPU Integral Image...', 'table=sum'); print('sum: ' + nSlices + ' ' + getPixel(19, 9));\n"
 			+ "selectImage('w'); run('GPU Integral Image...', 'table=[sum of squares]'); print('sq: ' + nSlices + ' ' "
 			+ "+ getPixel(19, 9));\n"
+			+ "selectImage('w'); run('GPU Integral Image...', 'stack'); print('default: ' + nSlices);\n"
 			+ "selectImage('w'); run('GPU Integral Image...', 'table=Sums');\nprint('still running');\n");
 		ImageJProcess.Result r = imagej.run(macro, "");
 		assertTrue(r.output.contains("sum: 1 " + 255 * 200), r::toString);
 		assertTrue(r.output.contains("sq: 1 " + 255 * 255 * 200), r::toString);
+		assertTrue(r.output.contains("default: 1"), r::toString);  // no table key: the dialog's default (Sum)
 		assertTrue(r.output.contains("GPU Integral Image: table=Sums is not one of Sum, [Sum of squares] or Both."),
 			r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
