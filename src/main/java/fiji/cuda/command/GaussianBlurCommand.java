@@ -22,7 +22,8 @@ public class GaussianBlurCommand extends ContextCommand {
 	@Parameter(type = ItemIO.BOTH)
 	private ImagePlus image;
 
-	@Parameter(label = "Sigma (Radius)", min = "0")
+	// no "min": a widget offering 0 would offer a value the blur refuses (0 skips an axis only in 3D)
+	@Parameter(label = "Sigma (Radius)", description = "standard deviation, greater than 0")
 	private double sigma = 2;
 
 	@Parameter(label = "Scaled units", description = "sigma in calibrated units", required = false)

@@ -107,6 +107,18 @@ class CommandsTest {
 	}
 
 	@Test
+	void theBlurOffersNoSigmaItRefuses() throws Exception {
+		Object min = commands.getCommand(GaussianBlurCommand.class).getInput("sigma").getMinimumValue();
+		assertTrue(min == null || ((Number) min).doubleValue() > 0, "sigma's minimum is " + min);
+		ImagePlus imp = noise("16-bit", 9, 7, 1, 5);
+		Planes before = ij(imp).copy();
+		CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", imp, "sigma", 0.0).get();
+		assertTrue(m.isCanceled());
+		assertTrue(m.getCancelReason().contains("greater than 0"), m.getCancelReason());
+		assertSamePlanes(before, ij(imp));
+	}
+
+	@Test
 	void commandsAddNoMenuEntries() {
 		for (Class<?> c : new Class<?>[] { GaussianBlurCommand.class, GaussianBlur3DCommand.class }) {
 			CommandInfo info = commands.getCommand(c.getName());
