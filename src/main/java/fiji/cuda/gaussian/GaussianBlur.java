@@ -42,7 +42,9 @@ public final class GaussianBlur {
 	 * @param opts   backend, threads and progress
 	 * @return which backend ran, and why the GPU did not if it did not
 	 * @throws IllegalArgumentException for bad input, with the image unchanged
-	 * @throws GpuException only when the GPU was forced and failed
+	 * @throws GpuException when the GPU was forced and failed, or when it failed while writing
+	 *                      a plane back, which the CPU path cannot redo (the message says which
+	 *                      slices are done)
 	 */
 	public static OpReport blur2D(Planes image, double sigmaX, double sigmaY, Region roi, ExecutionOptions opts) {
 		long t0 = System.nanoTime();
@@ -55,6 +57,7 @@ public final class GaussianBlur {
 
 		int n = image.depth();
 		int done = 0;
+		boolean partly = false;
 		Backend ran = Backend.CPU;
 		String why = null;
 		try {
@@ -65,6 +68,10 @@ public final class GaussianBlur {
 					ran = Backend.GPU;
 				} catch (PartialGpuFailure e) {
 					done = e.planesDone;
+					if (e.partlyWritten >= 0) {
+						partly = true;
+						throw e.unrecoverable(NAME);
+					}
 					why = Fallback.reason(NAME, opts, e.getCause());
 				} catch (GpuException e) {
 					why = Fallback.reason(NAME, opts, e);
@@ -74,7 +81,7 @@ public final class GaussianBlur {
 				done = GaussianBlurCpu.blur2D(image, done, n, kx, ky, rect, opts);
 		} finally {
 			// also when a forced GPU fails after some planes: those keep the mask's outside
-			if (rectCopy != null) restoreOutsideMask(image, rectCopy, rect, done);
+			if (rectCopy != null) restoreOutsideMask(image, rectCopy, rect, partly ? done + 1 : done);
 		}
 		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
 	}
@@ -90,6 +97,8 @@ public final class GaussianBlur {
 	 * @param opts   backend, threads and progress
 	 * @return which backend ran
 	 * @throws IllegalArgumentException for bad input, with the volume unchanged
+	 * @throws GpuException             when the GPU failed while writing the volume back, which the
+	 *                                  CPU path cannot redo (the message says which slices are done)
 	 */
 	public static OpReport blur3D(Planes volume, double sigmaX, double sigmaY, double sigmaZ, ExecutionOptions opts) {
 		long t0 = System.nanoTime();
@@ -103,7 +112,7 @@ public final class GaussianBlur {
 				GaussianBlurGpu.blur3D(GpuAccess.get(), volume, kx, ky, kz);
 				return new OpReport(Backend.GPU, null, false, System.nanoTime() - t0);
 			} catch (PartialGpuFailure e) {
-				throw new IllegalStateException("unreachable: 3D writes all planes at once", e);
+				throw e.unrecoverable(NAME_3D);
 			} catch (GpuException e) {
 				String why = Fallback.reason(NAME, opts, e);
 				GaussianBlurCpu.blur3D(volume, kx, ky, kz, opts);
@@ -165,11 +174,23 @@ public final class GaussianBlur {
 	/** Thrown by the GPU path after some planes are already written; they must not be redone. */
 	static final class PartialGpuFailure extends RuntimeException {
 		private static final long serialVersionUID = 1L;
+		/** Planes [0, planesDone) of the call hold their result. */
 		final int planesDone;
+		/** A plane written only in part (the CPU path cannot redo it from its original), or -1. */
+		final int partlyWritten;
 
-		PartialGpuFailure(int planesDone, GpuException cause) {
+		PartialGpuFailure(int planesDone, int partlyWritten, GpuException cause) {
 			super(cause.getMessage(), cause);
 			this.planesDone = planesDone;
+			this.partlyWritten = partlyWritten;
+		}
+
+		/** @return the error for a user whose image can no longer be finished by the CPU path */
+		GpuException unrecoverable(String op) {
+			String slices = partlyWritten == 0 ? "slice 1" : "slices 1-" + (partlyWritten + 1);
+			return new GpuException(op + ": the GPU failed while writing the result back (" + getMessage()
+				+ "). The image is left part done: " + slices + " may hold the result (the last of them in part), "
+				+ "the later slices are unchanged.", getCause());
 		}
 	}
 }

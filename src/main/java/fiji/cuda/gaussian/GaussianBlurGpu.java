@@ -30,14 +30,15 @@ final class GaussianBlurGpu {
 	 * Blurs planes [from, to) in place.
 	 *
 	 * @return the first plane not done: {@code to}, or earlier when canceled
-	 * @throws GaussianBlur.PartialGpuFailure when a GPU error strikes after some planes were written
+	 * @throws GaussianBlur.PartialGpuFailure when a GPU error strikes after some planes, or part
+	 *                                        of one, were written
 	 * @throws GpuException                   when it strikes before any plane was written
 	 */
 	static int blur2D(Gpu gpu, Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
 		Progress progress)
 	{
 		checkGrid(rect.height, 1);
-		final int[] done = { from };
+		final int[] done = { from }, partly = { -1 };
 		try {
 			return gpu.run(GaussianBlur.NAME, s -> {
 				PixelType t = image.type();
@@ -63,8 +64,15 @@ final class GaussianBlurGpu {
 						if (copyFirst) s.copy(src.ptr(), dst.ptr(), planeBytes * n);
 						for (int i = 0; i < n; i++)
 							k.blurXY(src.at(i * planeBytes), dst.at(i * planeBytes), tmp, rect);
-						if (whole) s.downloadAll(dst.ptr(), planes, image.planeSize());
-						else s.download(dst.at(first * t.bytesPerPixel()), planes[0], first, count);
+						try {
+							if (whole) s.downloadAll(dst.ptr(), planes, image.planeSize());
+							else s.download(dst.at(first * t.bytesPerPixel()), planes[0], first, count);
+						} catch (RuntimeException e) {
+							long perPlane = whole ? image.planeSize() : count;
+							done[0] = z + (int) (s.downloaded() / perPlane);
+							if (s.downloadTouched() > (done[0] - z) * perPlane) partly[0] = done[0];
+							throw e;
+						}
 						done[0] = z + n;
 						progress.update((z + n - from) / (double) (to - from));
 					}
@@ -72,7 +80,7 @@ final class GaussianBlurGpu {
 				}
 			});
 		} catch (GpuException e) {
-			if (done[0] > from) throw new GaussianBlur.PartialGpuFailure(done[0], e);
+			if (done[0] > from || partly[0] >= 0) throw new GaussianBlur.PartialGpuFailure(done[0], partly[0], e);
 			throw e;
 		}
 	}
@@ -93,9 +101,25 @@ final class GaussianBlurGpu {
 	 * written back only when the whole volume is done.
 	 *
 	 * @throws GpuUnavailableException when the volume does not fit in free device memory
+	 * @throws GaussianBlur.PartialGpuFailure when a GPU error strikes while the planes are
+	 *                                        written back
 	 */
 	static void blur3D(Gpu gpu, Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz) {
 		checkGrid(volume.height(), volume.depth());
+		final long[] touched = { 0 };
+		try {
+			blur3D(gpu, volume, kx, ky, kz, touched);
+		} catch (GpuException e) {
+			// the z pass needs every original plane, so a volume written in part cannot be redone
+			if (touched[0] > 0)
+				throw new GaussianBlur.PartialGpuFailure(0, (int) ((touched[0] - 1) / volume.planeSize()), e);
+			throw e;
+		}
+	}
+
+	private static void blur3D(Gpu gpu, Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz,
+		long[] touched)
+	{
 		gpu.run(GaussianBlur.NAME_3D, s -> {
 			PixelType t = volume.type();
 			int w = volume.width(), h = volume.height(), d = volume.depth();
@@ -125,7 +149,12 @@ final class GaussianBlurGpu {
 					cur = other;
 					other = x;
 				}
-				s.downloadAll(cur.ptr(), planes, volume.planeSize());
+				try {
+					s.downloadAll(cur.ptr(), planes, volume.planeSize());
+				} catch (RuntimeException e) {
+					touched[0] = s.downloadTouched();
+					throw e;
+				}
 				return null;
 			}
 		});

@@ -35,6 +35,13 @@ public final class GpuSession {
 	private final PinnedBuffer[] staging;
 	private final java.util.List<CUstream> sideStreams = new java.util.ArrayList<>();
 	private final java.util.List<CUevent> events = new java.util.ArrayList<>();
+	private long delivered, touched;
+
+	/**
+	 * Tests only: the next download fails as the driver would when it reaches this chunk
+	 * (0 = the first), once; -1 for never. Set through the tests' {@code FaultInjection}.
+	 */
+	static volatile int failDownloadAtChunk = -1;
 
 	GpuSession(Gpu gpu, String op, CUstream stream, PinnedBuffer[] staging) {
 		this.gpu = gpu;
@@ -269,6 +276,27 @@ public final class GpuSession {
 	}
 
 	/**
+	 * How far the latest {@link #download} or {@link #downloadAll} got, for a caller that must
+	 * not redo planes it has already written when that download fails part way. Elements are
+	 * counted over the arrays in order, from {@code first}.
+	 *
+	 * @return the elements written with the device's data
+	 * @see #downloadTouched()
+	 */
+	public long downloaded() {
+		return delivered;
+	}
+
+	/**
+	 * @return the elements that may have been written by the latest download: those past it
+	 *         are untouched. It exceeds {@link #downloaded()} only when a download failed while
+	 *         writing into the arrays.
+	 */
+	public long downloadTouched() {
+		return touched;
+	}
+
+	/**
 	 * Moves elements [first, first+count) of every array, taken one after the other, between
 	 * the host and the device range starting at {@code dev}, chunk by chunk through the two
 	 * staging buffers. Uploads fill chunk k while chunk k-1 is in flight; downloads empty
@@ -277,7 +305,11 @@ public final class GpuSession {
 	private void transfer(Object[] arrays, long first, long count, CUdeviceptr dev, boolean up) {
 		int es = HostCopy.elementSize(arrays[0]);
 		long chunk = staging[0].capacity / es;
+		// Chunks end on array boundaries where arrays fit in one, so that a download that fails
+		// between chunks leaves whole planes written and whole planes untouched.
+		if (count <= chunk) chunk -= chunk % count;
 		long total = count * arrays.length;
+		if (!up) delivered = touched = 0;
 		int chunks = (int) ((total + chunk - 1) / chunk);
 		if (!up)
 			for (int k = 0; k < Math.min(2, chunks); k++)
@@ -292,9 +324,15 @@ public final class GpuSession {
 				cuEventRecord(b.done, stream);
 				b.pending = true;
 			} else {
+				if (k == failDownloadAtChunk) {
+					failDownloadAtChunk = -1;
+					throw new jcuda.CudaException("CUDA_ERROR_UNKNOWN (injected by a test)");
+				}
 				cuEventSynchronize(b.done);
 				b.pending = false;
+				touched = from + n;
 				hostSide(arrays, first, count, from, n, b, true);
+				delivered = from + n;
 				if (k + 2 < chunks) startDownload(dev, k + 2, chunk, total, es);
 			}
 		}

@@ -1,6 +1,7 @@
 package fiji.cuda.gaussian;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -21,7 +22,9 @@ import fiji.cuda.image.Region;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.runtime.FaultInjection;
 import fiji.cuda.runtime.Gpu;
+import fiji.cuda.runtime.GpuException;
 
 /**
  * The GPU path against the CPU path (itself checked against ImageJ), on seeded random data
@@ -216,12 +219,78 @@ class GaussianBlurGpuTest {
 
 	@Test
 	void largePlaneSpansSeveralStagingChunks() {
-		// 3000x2000 floats = 24 MB: three 8 MiB staging chunks each way, the last one partial
-		Planes gpu = TestImages.random(PixelType.FLOAT32, 3000, 2000, 1, 3);
+		// 3000x6000 floats = 72 MB: three 32 MiB staging chunks each way, the last one partial
+		Planes gpu = TestImages.random(PixelType.FLOAT32, 3000, 6000, 1, 3);
 		Planes cpu = gpu.copy();
 		GaussianBlur.blur2D(gpu, 2, 2, null, GPU);
 		GaussianBlur.blur2D(cpu, 2, 2, null, CPU);
-		assertClose(cpu, gpu, "3000x2000 float");
+		assertClose(cpu, gpu, "3000x6000 float");
+	}
+
+	@Test
+	void aWriteBackFailingBetweenPlanesIsFinishedOnTheCpuWithoutBlurringTwice() {
+		// 1000x999 16-bit planes: a 32 MiB chunk holds 16.8 of them, so it is cut after 16
+		Planes gpu = TestImages.random(PixelType.UINT16, 1000, 999, 40, 31);
+		Planes cpu = gpu.copy();
+		GaussianBlur.blur2D(cpu, 2, 2, null, CPU);
+		FaultInjection.failNextDownloadAtChunk(1);
+		try {
+			OpReport r = GaussianBlur.blur2D(gpu, 2, 2, null, ExecutionOptions.defaults());
+			assertTrue(String.valueOf(r.fallbackReason()).contains("injected"), String.valueOf(r.fallbackReason()));
+		} finally {
+			FaultInjection.clear();
+		}
+		assertClose(cpu, gpu, "16 planes from the GPU, 24 from the CPU");
+	}
+
+	@Test
+	void aWriteBackFailingInsideAPlaneSaysWhatIsDone() {
+		// 4096x2500 floats = 41 MB: the plane comes back in two chunks, and the second fails
+		Planes gpu = TestImages.random(PixelType.FLOAT32, 4096, 2500, 1, 32);
+		Planes orig = gpu.copy(), cpu = gpu.copy();
+		GaussianBlur.blur2D(cpu, 2, 2, null, CPU);
+		FaultInjection.failNextDownloadAtChunk(1);
+		GpuException e;
+		try {
+			e = assertThrows(GpuException.class, () -> GaussianBlur.blur2D(gpu, 2, 2, null, ExecutionOptions.defaults()));
+		} finally {
+			FaultInjection.clear();
+		}
+		assertTrue(e.getMessage().startsWith("Gaussian Blur: the GPU failed while writing the result back"), e.getMessage());
+		assertTrue(e.getMessage().contains("slice 1 may hold the result"), e.getMessage());
+		int written = (int) (FaultInjection.stagingChunkBytes() / 4);
+		float[] got = (float[]) gpu.plane(0), want = (float[]) cpu.plane(0), was = (float[]) orig.plane(0);
+		for (int i = 0; i < got.length; i++) {
+			float expect = i < written ? want[i] : was[i];
+			assertTrue(Math.abs(got[i] - expect) <= 1e-5 * TestImages.FLOAT_RANGE, "pixel " + i + ": " + got[i]
+				+ ", expected " + expect + (i < written ? " (written)" : " (untouched)"));
+		}
+		// the failure was not a fault: the GPU is still used
+		assertEquals(Backend.GPU, GaussianBlur.blur2D(orig, 2, 2, null, GPU).ranOn());
+	}
+
+	@Test
+	void aVolumeWrittenBackInPartIsNotBlurredAgain() {
+		// 400x400x300 bytes = 48 MB: 209 planes fit a 32 MiB chunk, and the second chunk fails
+		Planes gpu = TestImages.random(PixelType.UINT8, 400, 400, 300, 33);
+		Planes orig = gpu.copy(), cpu = gpu.copy();
+		GaussianBlur.blur3D(cpu, 1.5, 1.5, 1.5, CPU);
+		FaultInjection.failNextDownloadAtChunk(1);
+		GpuException e;
+		try {
+			e = assertThrows(GpuException.class, () -> GaussianBlur.blur3D(gpu, 1.5, 1.5, 1.5, ExecutionOptions.defaults()));
+		} finally {
+			FaultInjection.clear();
+		}
+		int perChunk = (int) (FaultInjection.stagingChunkBytes() / (400 * 400));
+		assertTrue(e.getMessage().contains("slices 1-" + perChunk + " may hold the result"), e.getMessage());
+		for (int z = 0; z < 300; z++) {
+			Planes want = z < perChunk ? cpu : orig;
+			byte[] a = (byte[]) want.plane(z), b = (byte[]) gpu.plane(z);
+			for (int i = 0; i < a.length; i++)
+				assertTrue(Math.abs((a[i] & 0xff) - (b[i] & 0xff)) <= (z < perChunk ? 1 : 0),
+					"plane " + z + " pixel " + i + (z < perChunk ? " (written)" : " (untouched)"));
+		}
 	}
 
 	/** Integer types within 1 (and most pixels equal); floats within 1e-5 of the data range. */

@@ -1,0 +1,22 @@
+package fiji.cuda.runtime;
+
+/** Test access to the runtime's fault hooks, for tests in other packages. */
+public final class FaultInjection {
+
+	private FaultInjection() {}
+
+	/** The next download on the GPU fails when it reaches staging chunk {@code k} (0 = the first). */
+	public static void failNextDownloadAtChunk(int k) {
+		GpuSession.failDownloadAtChunk = k;
+	}
+
+	/** @return the bytes of one staging chunk */
+	public static long stagingChunkBytes() {
+		return Long.getLong("fiji.cuda.stagingMiB", 32) << 20;
+	}
+
+	/** Withdraws a hook that did not fire. */
+	public static void clear() {
+		GpuSession.failDownloadAtChunk = -1;
+	}
+}
