@@ -279,7 +279,17 @@ final class IntegralImageGpu {
 					tableGrid(image),
 					block(ROW_THREADS), 0, in, sum, sq, d, image.width(), image.height(), win.left(), win.right(),
 					win.above(), win.below(), settings.method.ordinal(), settings.p1, settings.p2, lo, range, fg, bg);
-				s.download(d.ptr(), out.plane(z), 0, image.planeSize());
+				Object dst = out.plane(z);
+				if (dst == image.plane(z) && image.planeSize() > s.stagingBytes()) {
+					// Such a plane comes back in several staging chunks. Written straight into the
+					// input, a failure between them would leave it part binary, and the CPU path
+					// would threshold that instead of the original.
+					byte[] whole = new byte[image.planeSize()];
+					s.download(d.ptr(), whole, 0, image.planeSize());
+					System.arraycopy(whole, 0, dst, 0, whole.length);
+				} else {
+					s.download(d.ptr(), dst, 0, image.planeSize());
+				}
 			}
 		});
 	}

@@ -356,6 +356,21 @@ class IntegralImageGpuTest {
 			assertArrayEquals((byte[]) cpu.plane(z), (byte[]) img.plane(z), "plane " + z);
 	}
 
+	@Test
+	void anInPlaceThresholdWhoseWriteBackFailsIsRedoneFromTheOriginal() {
+		// 6000x6000 bytes = 36 MB, more than one staging chunk; the second chunk's copy fails
+		Planes img = TestImages.random(PixelType.UINT8, 6000, 6000, 1, 10);
+		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.MEAN, 7, 0, 0, true);
+		Planes cpu = LocalThreshold.threshold(img.copy(), st, CPU);
+		fiji.cuda.runtime.FaultInjection.failNextDownloadAtChunk(1);
+		try {
+			LocalThreshold.thresholdInto(img, img, st, ExecutionOptions.defaults());
+		} finally {
+			fiji.cuda.runtime.FaultInjection.clear();
+		}
+		assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0));
+	}
+
 	static void assertSame(SummedAreaTable want, SummedAreaTable got, String what) {
 		assertEquals(want.isExact(), got.isExact(), what);
 		if (want.isExact()) {
