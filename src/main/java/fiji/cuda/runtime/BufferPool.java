@@ -40,7 +40,7 @@ final class BufferPool {
 		return (b + step - 1) / step * step;
 	}
 
-	DeviceBuffer allocate(long bytes, String op) {
+	DeviceBuffer allocate(long bytes, String op, GpuSession owner) {
 		long cls = sizeClass(bytes);
 		synchronized (this) {
 			ArrayDeque<CUdeviceptr> q = free.get(cls);
@@ -48,7 +48,7 @@ final class BufferPool {
 				CUdeviceptr p = q.pop();
 				cachedBytes -= cls;
 				inUseBytes += cls;
-				return new DeviceBuffer(this, p, cls, bytes);
+				return new DeviceBuffer(this, owner, p, cls, bytes);
 			}
 		}
 		CUdeviceptr p = new CUdeviceptr();
@@ -68,7 +68,7 @@ final class BufferPool {
 		synchronized (this) {
 			inUseBytes += cls;
 		}
-		return new DeviceBuffer(this, p, cls, bytes);
+		return new DeviceBuffer(this, owner, p, cls, bytes);
 	}
 
 	static boolean isOutOfMemory(CudaException e) {

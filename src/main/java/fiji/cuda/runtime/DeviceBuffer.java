@@ -6,17 +6,27 @@ import jcuda.driver.CUdeviceptr;
  * A block of device memory from the {@link BufferPool}. Closing it returns the block to
  * the pool (it is not freed), so allocate in try-with-resources and never use a buffer
  * after closing it.
+ * <p>
+ * The pool serves every session, each on streams of its own, so a block may go back only once
+ * nothing queued by the session that took it can still read or write it: closing waits for
+ * that session's streams (at once when they are idle, as after a download). Otherwise a
+ * failure in a try-with-resources block, which closes the buffers before {@link Gpu#run}
+ * drains the stream, would hand a block that a queued upload or kernel still writes to
+ * another thread's operation.
  */
 public final class DeviceBuffer implements AutoCloseable {
 
 	private final BufferPool pool;
+	/** The session that took the block, whose queued work must end before it goes back; or null. */
+	private final GpuSession owner;
 	private final CUdeviceptr ptr;
 	private final long capacity;
 	private final long size;
 	private boolean closed;
 
-	DeviceBuffer(BufferPool pool, CUdeviceptr ptr, long capacity, long size) {
+	DeviceBuffer(BufferPool pool, GpuSession owner, CUdeviceptr ptr, long capacity, long size) {
 		this.pool = pool;
+		this.owner = owner;
 		this.ptr = ptr;
 		this.capacity = capacity;
 		this.size = size;
@@ -46,10 +56,17 @@ public final class DeviceBuffer implements AutoCloseable {
 		return ptr;
 	}
 
+	/**
+	 * Returns the block to the pool once the owning session's queued work is done.
+	 *
+	 * @throws jcuda.CudaException when that work failed (the context is then reset, and the
+	 *                             block, lost with it, is not put back)
+	 */
 	@Override
 	public void close() {
 		if (closed) return;
 		closed = true;
+		if (owner != null) owner.settle();
 		pool.release(this);
 	}
 }

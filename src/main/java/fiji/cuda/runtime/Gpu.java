@@ -356,6 +356,7 @@ public final class Gpu {
 			if (s != null && !reset) {
 				try {
 					s.finish();
+					s.end();
 					streams.add(s.stream());
 					s.release(streams::add);
 					returnStaging(s);

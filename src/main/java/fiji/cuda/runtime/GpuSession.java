@@ -42,6 +42,8 @@ public final class GpuSession {
 	 * (0 = the first), once; -1 for never. Set through the tests' {@code FaultInjection}.
 	 */
 	static volatile int failDownloadAtChunk = -1;
+	/** Set once {@link Gpu#run} has drained and given back the streams: nothing of this session is queued. */
+	private boolean ended;
 
 	GpuSession(Gpu gpu, String op, CUstream stream, PinnedBuffer[] staging) {
 		this.gpu = gpu;
@@ -178,7 +180,7 @@ public final class GpuSession {
 	 * @throws GpuUnavailableException when the device has too little free memory
 	 */
 	public DeviceBuffer alloc(long bytes) {
-		return gpu.pool().allocate(bytes, op);
+		return gpu.pool().allocate(bytes, op, this);
 	}
 
 	/**
@@ -446,6 +448,20 @@ public final class GpuSession {
 		drain();
 		for (PinnedBuffer b : staging)
 			b.pending = false;
+	}
+
+	/**
+	 * Waits until nothing this session queued can still touch its device memory, before a
+	 * buffer goes back to the pool ({@link DeviceBuffer#close()}); nothing to wait for once the
+	 * session has ended.
+	 */
+	void settle() {
+		if (!ended) drain();
+	}
+
+	/** Marks the session drained for good: its streams are about to serve other sessions. */
+	void end() {
+		ended = true;
 	}
 
 	/** After {@link #finish()}: hands the side streams back to the device's pool and destroys the events. */

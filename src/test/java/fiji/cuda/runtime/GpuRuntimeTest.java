@@ -212,6 +212,36 @@ class GpuRuntimeTest {
 	}
 
 	@Test
+	void aBufferClosedWhileItsSessionStillWritesItGoesBackToThePoolOnlyOnceTheWriteIsDone() {
+		// A failure inside try-with-resources closes the buffers before Gpu.run drains the stream.
+		// Session A queues a clear of x behind a 200 ms hold and closes x at once; session B (here
+		// nested, on a stream of its own, as another thread's operation would be) takes a block of
+		// the same size class, which the pool hands out last in, first out, and fills it. A's clear
+		// must not land in B's data.
+		int n = 1 << 20;
+		byte[] sevens = new byte[n], back = new byte[n];
+		java.util.Arrays.fill(sevens, (byte) 7);
+		Gpu g = Gpu.get();
+		g.run("pool test A", a -> {
+			DeviceBuffer x = a.alloc(n);
+			a.launch(a.function(SelfCheck.MODULE, "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 200_000_000L);
+			a.zero(x.ptr(), n);
+			x.close();
+			g.run("pool test B", b -> {
+				try (DeviceBuffer y = b.alloc(n)) {
+					b.upload(sevens, 0, n, y.ptr());
+					b.sync();
+					a.sync(); // A's clear has run by now, wherever it went
+					b.download(y.ptr(), back, 0, n);
+				}
+				return null;
+			});
+			return null;
+		});
+		assertArrayEquals(sevens, back);
+	}
+
+	@Test
 	void aCopyOnASideStreamWaitsForTheEventItAwaits() {
 		int n = 1 << 20;
 		byte[] sevens = new byte[n];
