@@ -860,14 +860,20 @@ final class TemplateMatchingGpu {
 
 	/**
 	 * nccPlan: the whole template in one chunk when it fits the budget, else the most rows with
-	 * every quad, else one row and the most quads.
+	 * every quad, else one row and the most quads. Every chunk holds at least one row and one
+	 * quad: the kernels advance by whole chunks, and a chunk of 0 rows never ends.
 	 *
 	 * @return {chunk rows, chunk quads, dynamic shared bytes}
 	 */
 	static int[] plan(boolean t8, boolean streamed, int w, int h, long budget) {
 		int tq = quads(t8, w);
 		int cq = tq, ch = h;
-		if (t8 && (long) ch * cq > T8_MAX_CHUNK_QUADS) ch = T8_MAX_CHUNK_QUADS / cq;
+		if (t8) {
+			// a u8 row wider than the dp4a limit (w > 65533) is cut into chunks of quads first:
+			// 16384 / cq would otherwise be 0 rows
+			cq = Math.min(cq, T8_MAX_CHUNK_QUADS);
+			if ((long) ch * cq > T8_MAX_CHUNK_QUADS) ch = T8_MAX_CHUNK_QUADS / cq;
+		}
 		while (ch > 1 && need(t8, streamed, ch, cq) > budget)
 			ch--;
 		while (cq > 1 && need(t8, streamed, ch, cq) > budget)

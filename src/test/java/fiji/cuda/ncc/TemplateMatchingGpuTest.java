@@ -207,6 +207,23 @@ class TemplateMatchingGpuTest {
 		}
 	}
 
+	/**
+	 * An 8-bit template wider than 65533 pixels: its rows hold more quads than one dp4a chunk may
+	 * (NCC_T8_MAX_CHUNK_QUADS), and the plan once gave chunks of 0 rows, on which the streamed
+	 * kernel looped for ever (a hang, not an error, on a GPU without a display watchdog).
+	 */
+	@Test
+	void aTemplateWiderThanOneDp4aChunkIsMatchedInChunksOfQuads() {
+		Planes image = TestImages.random(PixelType.UINT8, 65560, 4, 1, 91);
+		for (int th : new int[] { 1, 2 }) {
+			Planes tpl = NccReference.cut(image, 9, 1, 65540, th, PixelType.UINT8);
+			double[] ref = NccReference.valid(image, 0, tpl, 0, null);
+			float[] got = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
+				() -> TemplateMatching.match(image, 0, tpl, 0, null, false, GPU));
+			assertClose(ref, got, "65540x" + th + " template");
+		}
+	}
+
 	/** A template above 66051 pixels keeps the int64 tables: its 8-bit window sums of squares pass 2^32. */
 	@Test
 	void templatesAboveTheWrapAroundLimitKeepInt64Tables() {

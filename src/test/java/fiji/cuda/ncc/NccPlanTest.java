@@ -1,0 +1,45 @@
+package fiji.cuda.ncc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The chunk plan of the direct and streamed kernels (no GPU needed). The kernels advance by
+ * whole chunks ({@code r0 += chunkH}, {@code q0 += chunkQ}): a chunk of 0 rows or 0 quads
+ * would loop for ever on the device, a hang no watchdog ends on a compute GPU.
+ */
+class NccPlanTest {
+
+	/** The shared memory a template-matching block may plan into on an H200 (half its opt-in limit). */
+	private static final long H200_BUDGET = 232448 / 2;
+	/** Turing's: half of 64 KiB. */
+	private static final long SM75_BUDGET = 65536 / 2;
+
+	@ParameterizedTest(name = "u8 template {0} pixels wide")
+	@ValueSource(ints = { 1, 7, 4096, 65530, 65533, 65534, 65540, 70000, 200_000 })
+	void everyChunkHoldsAtLeastOneRowAndOneQuad(int w) {
+		for (long budget : new long[] { H200_BUDGET, SM75_BUDGET })
+			for (boolean streamed : new boolean[] { false, true })
+				for (int h : new int[] { 1, 3, 64 }) {
+					int[] p = TemplateMatchingGpu.plan(true, streamed, w, h, budget);
+					String what = w + "x" + h + (streamed ? " streamed" : " direct") + ", budget " + budget + ": "
+						+ p[0] + " rows x " + p[1] + " quads";
+					assertTrue(p[0] >= 1 && p[0] <= h, what);
+					assertTrue(p[1] >= 1 && p[1] <= TemplateMatchingGpu.quads(true, w), what);
+					// the dp4a sums of a chunk stay exact in 32 bits (NCC_T8_MAX_CHUNK_QUADS)
+					assertTrue((long) p[0] * p[1] <= 16384, what);
+					assertTrue(p[2] <= budget, what);
+				}
+	}
+
+	@ParameterizedTest(name = "16-bit template {0} pixels wide")
+	@ValueSource(ints = { 1, 65540, 200_000 })
+	void wideWordTemplatesAreChunkedToo(int w) {
+		int[] p = TemplateMatchingGpu.plan(false, true, w, 5, H200_BUDGET);
+		assertTrue(p[0] >= 1 && p[1] >= 1 && p[2] <= H200_BUDGET, p[0] + " x " + p[1]);
+		if (w == 1) assertEquals(5, p[0]);
+	}
+}
