@@ -42,6 +42,7 @@ public final class GpuSession {
 	 * (0 = the first), once; -1 for never. Set through the tests' {@code FaultInjection}.
 	 */
 	static volatile int failDownloadAtChunk = -1;
+
 	/** Set once {@link Gpu#run} has drained and given back the streams: nothing of this session is queued. */
 	private boolean ended;
 
