@@ -109,8 +109,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 			s.addSlice(stack ? imp.getStack().getSliceLabel(z + 1) : null,
 				new FloatProcessor(planes.width(), planes.height(), (float[]) out[z]));
 		ImagePlus o = new ImagePlus(imp.getShortTitle() + " " + statistic.label().toLowerCase() + " " + window, s);
-		if (stack && imp.isHyperStack())
-			o.setDimensions(imp.getNChannels(), imp.getNSlices(), imp.getNFrames());
+		if (stack) ImagePlusPlanes.copyLayout(o, imp, 1);
 		o.setCalibration(imp.getCalibration().copy());
 		o.getCalibration().disableDensityCalibration();
 		o.resetDisplayRange();

@@ -120,6 +120,24 @@ public final class ImagePlusPlanes {
 		return new Region(r.x, r.y, r.width, r.height, null);
 	}
 
+	/**
+	 * Gives {@code result}, made of {@code perPlane} consecutive planes for each plane of
+	 * {@code source}, the source's channels (times {@code perPlane}), slices and frames. A
+	 * time series or an image of channels alone is no ImageJ "hyperstack" (it has only three
+	 * dimensions), yet its planes are frames or channels, not slices: it is laid out too.
+	 * A plain z-stack is left alone.
+	 *
+	 * @return true when the result was laid out
+	 */
+	static boolean copyLayout(ImagePlus result, ImagePlus source, int perPlane) {
+		int c = source.getNChannels(), z = source.getNSlices(), t = source.getNFrames();
+		if (!source.isHyperStack() && c == 1 && t == 1) return false;
+		if ((long) perPlane * c * z * t != result.getStackSize()) return false;
+		result.setDimensions(perPlane * c, z, t);
+		result.setOpenAsHyperStack(true);
+		return true;
+	}
+
 	private static void checkNotVirtual(ImageStack stack) {
 		if (stack.isVirtual())
 			throw new IllegalArgumentException("This is a virtual stack, whose changes would be lost. "
@@ -134,10 +152,7 @@ public final class ImagePlusPlanes {
 	 * @return {@code result}
 	 */
 	public static ImagePlus likeSource(ImagePlus result, ImagePlus source) {
-		if (source.isHyperStack() && result.getStackSize() == source.getStackSize()) {
-			result.setDimensions(source.getNChannels(), source.getNSlices(), source.getNFrames());
-			result.setOpenAsHyperStack(true);
-		}
+		if (result.getStackSize() == source.getStackSize()) copyLayout(result, source, 1);
 		ij.measure.Calibration c = source.getCalibration().copy();
 		c.disableDensityCalibration();
 		result.setCalibration(c);

@@ -122,12 +122,9 @@ public class IntegralImagePlugin implements PlugIn {
 		ImagePlus result = new ImagePlus(imp.getShortTitle() + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
 		result.setCalibration(imp.getCalibration().copy());
 		result.getCalibration().disableDensityCalibration();
-		if (stack && imp.isHyperStack()) {
-			// the tables of a plane are next to each other, as channels are: with both tables
-			// each channel becomes two
-			result.setDimensions((sum && sq ? 2 : 1) * imp.getNChannels(), imp.getNSlices(), imp.getNFrames());
-			result.setOpenAsHyperStack(true);
-		}
+		// the tables of a plane are next to each other, as channels are: with both tables
+		// each channel becomes two
+		if (stack) ImagePlusPlanes.copyLayout(result, imp, sum && sq ? 2 : 1);
 		result.resetDisplayRange();
 		return result;
 	}

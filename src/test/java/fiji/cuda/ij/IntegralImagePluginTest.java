@@ -32,4 +32,32 @@ class IntegralImagePluginTest {
 		assertEquals(4f * 24, both.getStack().getProcessor(i).getf(5, 3));
 		assertEquals(16f * 24, both.getStack().getProcessor(j).getf(5, 3));
 	}
+
+	@Test
+	void aTimeSeriesAndAnImageOfChannelsAloneKeepTheirFramesAndChannels() {
+		// neither is an ImageJ "hyperstack" (three dimensions only), and their frames or
+		// channels came back as slices
+		ImagePlus series = IJ.createHyperStack("t", 6, 4, 1, 1, 5, 16);
+		assertEquals(5, series.getNFrames());
+		ImagePlus mean = BoxStatisticsPlugin.compute(series, fiji.cuda.integral.BoxStatistics.Statistic.MEAN,
+			fiji.cuda.integral.Window.square(1), true);
+		assertEquals(1, mean.getNSlices());
+		assertEquals(5, mean.getNFrames());
+		ImagePlus sums = IntegralImagePlugin.compute(series, IntegralImagePlugin.TABLES[0], true);
+		assertEquals(5, sums.getNFrames());
+		ImagePlus channels = IJ.createImage("c", "8-bit composite-mode", 6, 4, 3, 1, 1);
+		assertEquals(3, channels.getNChannels());
+		ImagePlus both = IntegralImagePlugin.compute(channels, IntegralImagePlugin.TABLES[2], true);
+		assertEquals(6, both.getNChannels());
+		assertEquals(1, both.getNSlices());
+		ImagePlus like = ImagePlusPlanes.likeSource(IntegralImagePlugin.compute(channels, IntegralImagePlugin.TABLES[0],
+			true), channels);
+		assertEquals(3, like.getNChannels());
+		// a plain z-stack stays one
+		ImagePlus z = IJ.createImage("z", "8-bit black", 6, 4, 4);
+		ImagePlus zMean = BoxStatisticsPlugin.compute(z, fiji.cuda.integral.BoxStatistics.Statistic.MEAN,
+			fiji.cuda.integral.Window.square(1), true);
+		assertEquals(4, zMean.getNSlices());
+		assertEquals(1, zMean.getNFrames());
+	}
 }
