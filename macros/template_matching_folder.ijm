@@ -15,7 +15,11 @@ if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
 setBatchMode(true);
 start = getTime();
 open(templatePath);
-templateTitle = getTitle();
+// an image of the folder with the template's file name would share its title: image= and
+// template= would then name the same window, and closing that image would close the template.
+// Every image opened below has a title ending in .tif or .tiff; this one does not.
+templateTitle = "Template";
+rename(templateTitle);
 Table.create("Detections");
 files = getFileList(inDir);
 images = 0;
@@ -27,6 +31,7 @@ for (i = 0; i < files.length; i++) {
 	if ((endsWith(lower, ".tif") || endsWith(lower, ".tiff")) && inDir + name != templatePath) {
 		open(inDir + name);
 		title = getTitle();
+		id = getImageID();
 		run("GPU Template Matching...", "image=[" + title + "] template=[" + templateTitle + "] score_threshold="
 			+ threshold + " max_objects=" + maxObjects + " nms=" + nms + " stack");
 		for (r = 0; r < nResults; r++) {
@@ -39,7 +44,9 @@ for (i = 0; i < files.length; i++) {
 			Table.set("Score", row, getResult("Score", r), "Detections");
 			row++;
 		}
-		close(title);
+		// by its ID: close(title) closes every window of that title (and reads "*" as a wildcard)
+		selectImage(id);
+		close();
 		images++;
 	}
 }

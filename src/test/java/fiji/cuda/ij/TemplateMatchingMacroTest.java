@@ -66,6 +66,30 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void folderMacroCopesWithATemplateFileNamedLikeAnImageOfTheFolder() throws Exception {
+		// the template took the title "a.tif" of the first image: that image was searched for
+		// itself or the template, closing it closed the template too, and the next image
+		// stopped the macro with "no open image called 'a.tif' (template)"
+		Path in = Files.createDirectories(dir.resolve("in-same-name"));
+		Path tplDir = Files.createDirectories(dir.resolve("template-same-name"));
+		ImagePlus tpl = noise("8-bit", 11, 8, 1, 110);
+		ImageJProcess.save(tpl, tplDir.resolve("a.tif"));
+		ImagePlus a = noise("8-bit", 70, 60, 1, 111), b = noise("8-bit", 70, 60, 1, 112);
+		plant(a, 1, tpl.getProcessor(), 30, 20);
+		plant(b, 1, tpl.getProcessor(), 4, 40);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		Path csv = dir.resolve("same-name.csv");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
+			+ "] template=[" + tplDir.resolve("a.tif") + "] output=[" + csv + "] score_threshold=0.8 max_objects=5",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Found 2 objects in 2 images"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertTrue(lines.get(1).contains("a.tif,1,30,20,"), lines::toString);
+		assertTrue(lines.get(2).contains("b.tif,1,4,40,"), lines::toString);
+	}
+
+	@Test
 	void badTemplateStopsTheMacroWithAMessageInsteadOfHanging() throws Exception {
 		ImageJProcess.save(noise("8-bit", 20, 20, 1, 104), dir.resolve("small.tif"));
 		ImageJProcess.save(noise("8-bit", 30, 10, 1, 105), dir.resolve("wide.tif"));
