@@ -47,15 +47,10 @@ public class IntegralImagePlugin implements PlugIn {
 		if (imp == null) return;
 		String options = Macro.getOptions();
 		String asked = options == null ? null : Macro.getValue(options, "table", null);
-		if (asked != null) {
-			// GenericDialog took an unknown or mis-cased table for another choice without a word
-			String table = tableNamed(asked);
-			if (table == null) {
-				IjErrors.report(COMMAND, "table=" + asked + " is not one of Sum, [Sum of squares] or Both.");
-				return;
-			}
-			Macro.setOptions(options.replace("table=" + (asked.contains(" ") ? "[" + asked + "]" : asked), "table=["
-				+ table + "]"));
+		// GenericDialog took an unknown or mis-cased table for another choice without a word
+		if (asked != null && tableNamed(asked) == null) {
+			IjErrors.report(COMMAND, "table=" + asked + " is not one of Sum, [Sum of squares] or Both.");
+			return;
 		}
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addChoice("Table:", TABLES, lastTable);
@@ -65,7 +60,9 @@ public class IntegralImagePlugin implements PlugIn {
 			+ "Values above 2^24 are not exact in a 32-bit image.");
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
-		String table = gd.getNextChoice();
+		// in a macro this is the value as written (any case, with or without brackets): named
+		// here, as compute() tells the tables apart by their exact names
+		String table = tableNamed(gd.getNextChoice());
 		boolean stack = isStack && gd.getNextBoolean();
 		lastTable = table;
 		try {

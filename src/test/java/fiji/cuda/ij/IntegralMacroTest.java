@@ -117,11 +117,15 @@ class IntegralMacroTest {
 			+ "selectImage('w'); run('GPU Integral Image...', 'table=[sum of squares]'); print('sq: ' + nSlices + ' ' "
 			+ "+ getPixel(19, 9));\n"
 			+ "selectImage('w'); run('GPU Integral Image...', 'stack'); print('default: ' + nSlices);\n"
+			+ "selectImage('w'); run('GPU Integral Image...', 'table=[sum]'); print('bracketed: ' + getTitle() + ' '"
+			+ " + nSlices);\n"
 			+ "selectImage('w'); run('GPU Integral Image...', 'table=Sums');\nprint('still running');\n");
 		ImageJProcess.Result r = imagej.run(macro, "");
 		assertTrue(r.output.contains("sum: 1 " + 255 * 200), r::toString);
 		assertTrue(r.output.contains("sq: 1 " + 255 * 255 * 200), r::toString);
 		assertTrue(r.output.contains("default: 1"), r::toString);  // no table key: the dialog's default (Sum)
+		// a bracketed name in another case was left as written and, being neither name, gave both tables
+		assertTrue(r.output.contains("bracketed: w sum table 1"), r::toString);
 		assertTrue(r.output.contains("GPU Integral Image: table=Sums is not one of Sum, [Sum of squares] or Both."),
 			r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
