@@ -52,6 +52,8 @@ import java.util.regex.Pattern;
  * template) and {@code same_size} (the map at the image's size, anchored at the template
  * centre). A selection on the image limits the search to its bounding rectangle, unless the
  * image is also the template: then the selection is the template and the whole image is searched.
+ * The score map then covers that rectangle only (with {@code same_size}, at its size), its
+ * positions counted from the rectangle's top-left corner.
  * <p>
  * Outputs: the Results table (one row per detection: Image, Slice, Template, Angle, Flip,
  * Score, X, Y, Width, Height, Centre X, Centre Y; Template is the template's slice number, or
