@@ -64,8 +64,9 @@ public class BoxStatisticsPlugin implements PlugIn {
 		try {
 			Window window = window(radius, width, height, gd.invalidNumber());
 			lastRadius = radius;
-			lastStatistic = statistic;
-			ImagePlus out = compute(imp, Statistic.fromLabel(statistic), window, stack);
+			Statistic chosen = Statistic.fromLabel(statistic);
+			lastStatistic = chosen.label(); // as listed: a macro may write "variance"
+			ImagePlus out = compute(imp, chosen, window, stack);
 			if (out != null) out.show();
 		} catch (RuntimeException e) {
 			IjErrors.report(COMMAND, e);

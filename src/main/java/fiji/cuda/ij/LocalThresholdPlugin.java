@@ -80,7 +80,7 @@ public class LocalThresholdPlugin implements PlugIn {
 			if (radius != Math.floor(radius) || radius > Integer.MAX_VALUE)
 				throw new IllegalArgumentException("The radius must be a whole number of at least 1, not " + radius + ".");
 			Settings settings = Settings.of(Method.fromLabel(method), (int) radius, p1, p2, white);
-			lastMethod = method;
+			lastMethod = Method.fromLabel(method).label(); // as listed: a macro may write "niblack"
 			lastRadius = radius;
 			lastP1 = p1;
 			lastP2 = p2;

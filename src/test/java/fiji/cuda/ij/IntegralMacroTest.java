@@ -110,6 +110,25 @@ class IntegralMacroTest {
 	}
 
 	@Test
+	void aMethodOrStatisticWrittenInLowerCaseIsTheDefaultOfTheNextRun() throws Exception {
+		// the dialogs remembered "niblack" as written, which is not in their list, so the next
+		// run without the key fell back to the list's first entry (Mean)
+		ImagePlus in = ImageJReference.noise("8-bit", 40, 30, 1, 12);
+		ImageJProcess.save(in, dir.resolve("remember.tif"));
+		String d = dir.toString() + "/";
+		Path macro = Files.writeString(dir.resolve("remember.ijm"), "d = getArgument();\n"
+			+ "open(d + 'remember.tif'); run('GPU Local Threshold...', 'method=niblack radius=3 parameter_1=0 parameter_2=0 white');\n"
+			+ "open(d + 'remember.tif'); run('GPU Local Threshold...', 'radius=3 parameter_1=0 parameter_2=0 white');\n"
+			+ "saveAs('Tiff', d + 'remember-out.tif'); id = getImageID();\n"
+			+ "run('GPU Box Statistics...', 'radius=1 statistic=variance'); selectImage(id); run('GPU Box Statistics...', 'radius=1');\n"
+			+ "print('box: ' + getTitle());\n");
+		ImageJProcess.Result r = imagej.run(macro, d);
+		assertTrue(r.output.contains("box: remember-out variance 3x3"), r::toString);
+		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(in), LocalThreshold.Method.NIBLACK, 3, 0, 0, true, CPU),
+			ImageJProcess.open(dir.resolve("remember-out.tif")), "the second threshold");
+	}
+
+	@Test
 	void tableNamesAreMatchedInAnyCaseAndAnUnknownOneIsAnError() throws Exception {
 		// "table=sum" gave both tables without a word
 		Path macro = Files.writeString(dir.resolve("tables.ijm"), "newImage('w', '8-bit white', 20, 10, 1);\n"
