@@ -103,12 +103,12 @@ public class IntegralImagePlugin implements PlugIn {
 			String label = stack && imp.getStack().getSliceLabel(z + 1) != null ? imp.getStack().getSliceLabel(z + 1) + " " : "";
 			if (sum) {
 				float[] f = toFloat(t, false);
-				largest = Math.max(largest, maxAbs(f));
+				largest = Math.max(largest, largest(t, false));
 				out.addSlice(label + "sum", new FloatProcessor(w, h, f));
 			}
 			if (sq) {
 				float[] f = toFloat(t, true);
-				largest = Math.max(largest, maxAbs(f));
+				largest = Math.max(largest, largest(t, true));
 				out.addSlice(label + "sum of squares", new FloatProcessor(w, h, f));
 			}
 		}
@@ -135,10 +135,13 @@ public class IntegralImagePlugin implements PlugIn {
 		return f;
 	}
 
-	private static double maxAbs(float[] f) {
-		double m = 0;
-		for (float v : f)
-			m = Math.max(m, Math.abs(v));
-		return m;
+	/**
+	 * The largest magnitude from the exact table, not from its floats: 2^24 + 1 would round to
+	 * 2^24 there and escape the warning. The tables of 8 and 16-bit planes only grow to the
+	 * right and down, so that is the last entry.
+	 */
+	private static double largest(SummedAreaTable t, boolean squares) {
+		int x = t.width() - 1, y = t.height() - 1;
+		return Math.abs(squares ? t.sumSqAt(x, y) : t.sumAt(x, y));
 	}
 }

@@ -12,6 +12,25 @@ import ij.ImagePlus;
 class IntegralImagePluginTest {
 
 	@Test
+	void aTableOneAbove2To24IsWarnedAbout() {
+		// 2^24 + 1 = 65793 pixels of 255 and one of 2: as a float the total rounds to 2^24,
+		// which had passed the check
+		ImagePlus imp = IJ.createImage("w", "8-bit black", 257, 257, 1);
+		byte[] p = (byte[]) imp.getProcessor().getPixels();
+		java.util.Arrays.fill(p, 0, 65793, (byte) 255);
+		p[65793] = 2;
+		java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+		java.io.PrintStream out = System.out;
+		System.setOut(new java.io.PrintStream(log, true));
+		try {
+			IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false);
+		} finally {
+			System.setOut(out);
+		}
+		assertTrue(log.toString().contains("GPU Integral Image: values reach 1.67772e+07, above 2^24"), log.toString());
+	}
+
+	@Test
 	void aHyperstacksTablesKeepItsLayoutEachChannelTwiceForBoth() {
 		// with "stack" a 2-channel, 3-slice image came back as a plain stack
 		ImagePlus imp = IJ.createHyperStack("h", 6, 4, 2, 3, 1, 8);

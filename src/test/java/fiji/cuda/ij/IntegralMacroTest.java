@@ -142,7 +142,7 @@ class IntegralMacroTest {
 		ImageJProcess.Result r = imagej.run(macro, "");
 		assertTrue(r.output.contains("sum: 1 " + 255 * 200), r::toString);
 		assertTrue(r.output.contains("sq: 1 " + 255 * 255 * 200), r::toString);
-		assertTrue(r.output.contains("default: 1"), r::toString);  // no table key: the dialog's default (Sum)
+		assertTrue(r.output.contains("default: 1"), r::toString);  // no table key: the remembered one (Sum of squares)
 		// a bracketed name in another case was left as written and, being neither name, gave both tables
 		assertTrue(r.output.contains("bracketed: w sum table 1"), r::toString);
 		assertTrue(r.output.contains("GPU Integral Image: table=Sums is not one of Sum, [Sum of squares] or Both."),
