@@ -135,7 +135,12 @@ inline __host__ bool nccPlan(bool t8, bool streamed, int w, int h, size_t smemBy
 		return NCC_STAGE_BYTES(t8, ch, cq) + (streamed ? NCC_STREAM_TPL_BYTES(ch, cq) : 0);
 	};
 	int cq = tq, ch = h;
-	if (t8 && (size_t)ch * cq > NCC_T8_MAX_CHUNK_QUADS) ch = NCC_T8_MAX_CHUNK_QUADS / cq;
+	if (t8) {
+		// a row wider than the dp4a limit is cut into quads first: the rows' rule alone would
+		// give 0 rows, and the kernels' loop over chunks of 0 rows never ends
+		cq = cq < NCC_T8_MAX_CHUNK_QUADS ? cq : NCC_T8_MAX_CHUNK_QUADS;
+		if ((size_t)ch * cq > NCC_T8_MAX_CHUNK_QUADS) ch = NCC_T8_MAX_CHUNK_QUADS / cq;
+	}
 	while (ch > 1 && need(ch, cq) > smemBytes) --ch;
 	while (cq > 1 && need(ch, cq) > smemBytes) --cq;
 	if (need(ch, cq) > smemBytes) return false;
