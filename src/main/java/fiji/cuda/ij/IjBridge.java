@@ -54,7 +54,8 @@ public final class IjBridge {
 	}
 
 	/**
-	 * A macro value for a numeric field that is neither a number nor a macro variable makes
+	 * A macro value for a numeric field that is neither a number nor a macro variable (given
+	 * as {@code name} or {@code &name}) makes
 	 * GenericDialog open a modal "Macro Error" box, which hangs a batch run; the commands check
 	 * their numeric keys with this first and report the value instead.
 	 *
@@ -67,8 +68,13 @@ public final class IjBridge {
 		for (String k : keys) {
 			String v = Macro.getValue(options, k, null);
 			if (v == null || !Double.isNaN(Tools.parseDouble(v, Double.NaN))) continue;
+			// as GenericDialog.getNextNumber, untrimmed: "0x..." is hexadecimal, and "&name" (the
+			// documented way to pass a variable, e.g. "sigma=&s") names a variable
+			if (v.startsWith("0x")) continue;
+			String name = v.startsWith("&") ? v.substring(1) : v;
 			Interpreter in = Interpreter.getInstance();
-			if (in != null && !v.trim().equalsIgnoreCase("NaN") && !Double.isNaN(in.getVariable2(v.trim()))) continue;
+			if (in != null && !name.isEmpty() && !name.equalsIgnoreCase("NaN") && !Double.isNaN(in.getVariable2(name)))
+				continue;
 			return k + " must be a number, not '" + v + "'.";
 		}
 		return null;
