@@ -67,7 +67,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		lastX = x;
 		lastY = y;
 		lastZ = z;
-		if (!imp.lock()) return; // another command is working on it; ImageJ said so in the status bar
+		if (!IjErrors.lock(COMMAND, imp)) return; // another command is working on it
 		try {
 			blur(imp, x, y, z);
 		} catch (RuntimeException e) {

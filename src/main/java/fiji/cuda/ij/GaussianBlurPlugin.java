@@ -62,6 +62,11 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			IjErrors.report(COMMAND, "There is no image open.");
 			return DONE;
 		}
+		if (imp.isLockedByAnotherThread()) {
+			// the runner would only beep and leave the image as it is, and a macro would go on
+			IjErrors.report(COMMAND, IjErrors.lockedMessage(imp));
+			return DONE;
+		}
 		this.imp = imp;
 		return flags;
 	}

@@ -83,6 +83,27 @@ public final class IjErrors {
 	}
 
 	/**
+	 * Locks an image for a command that writes it. {@code ImagePlus.lock()} only beeps and
+	 * shows its refusal in the status bar, which nobody sees in batch mode, and the macro would
+	 * then go on as if the image had been processed; this reports it like any other error.
+	 *
+	 * @param command the command asking, for the message
+	 * @param imp     the image
+	 * @return true when the image is now locked (the caller unlocks it); false after reporting
+	 *         that another command holds it
+	 */
+	public static boolean lock(String command, ImagePlus imp) {
+		if (imp.lockSilently()) return true;
+		report(command, lockedMessage(imp));
+		return false;
+	}
+
+	/** @return the message for an image that another command has locked */
+	static String lockedMessage(ImagePlus imp) {
+		return "\"" + imp.getTitle() + "\" is in use by another command; try again when it is done.";
+	}
+
+	/**
 	 * @param command the command asking, for the message
 	 * @return the current image, or null after reporting that there is none
 	 */
