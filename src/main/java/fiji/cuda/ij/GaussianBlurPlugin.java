@@ -107,6 +107,14 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		IJ.register(getClass()); // keeps the remembered values when ImageJ unloads classes
 		flags = IJ.setupDialog(imp, FLAGS);
 		if ((flags & DOES_STACKS) != 0) {
+			try {
+				// asked in the dialog ImageJ refuses a virtual stack itself; with "stack" in a macro
+				// (or a composite image) the runner would blur slices read from disk and drop them
+				ImagePlusPlanes.checkNotVirtual(imp.getStack());
+			} catch (IllegalArgumentException e) {
+				IjErrors.report(COMMAND, e);
+				return DONE;
+			}
 			// the runner blurs this many slices at once; share the CPU path's threads among them
 			int sliceThreads = Math.max(1, Math.min(Prefs.getThreads(), imp.getStackSize()));
 			options = options.withThreads(Runtime.getRuntime().availableProcessors() / sliceThreads);

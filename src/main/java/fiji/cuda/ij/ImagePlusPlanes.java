@@ -138,7 +138,8 @@ public final class ImagePlusPlanes {
 		return true;
 	}
 
-	private static void checkNotVirtual(ImageStack stack) {
+	/** @throws IllegalArgumentException for a virtual stack, whose changes would be lost */
+	static void checkNotVirtual(ImageStack stack) {
 		if (stack.isVirtual())
 			throw new IllegalArgumentException("This is a virtual stack, whose changes would be lost. "
 				+ "Convert it to a normal stack with Image>Duplicate first.");

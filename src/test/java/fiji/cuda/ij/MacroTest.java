@@ -152,6 +152,23 @@ class MacroTest {
 	}
 
 	@Test
+	void aVirtualStackIsRefusedByBothBlursInsteadOfLosingTheChanges() throws Exception {
+		// with "stack", the 2D blur used to process slices read from disk and drop them, and the
+		// macro went on as if the stack were blurred
+		Path file = ImageJProcess.save(noise("8-bit", 24, 20, 4, 11), dir.resolve("virtual.tif"));
+		for (String run : new String[] { "run('GPU Gaussian Blur...', 'sigma=2 stack');",
+			"run('GPU Gaussian Blur 3D...', 'x=2 y=2 z=2');" })
+		{
+			Path macro = Files.writeString(dir.resolve("virtual.ijm"), "run('TIFF Virtual Stack...', 'open=['"
+				+ " + getArgument() + ']');\nprint('virtual: ' + is('Virtual Stack'));\n" + run + "\nprint('still running');\n");
+			ImageJProcess.Result r = imagej.run(macro, file.toString());
+			assertTrue(r.output.contains("virtual: 1"), r::toString);
+			assertTrue(r.output.contains("This is a virtual stack, whose changes would be lost."), r::toString);
+			assertFalse(r.output.contains("still running"), r::toString);
+		}
+	}
+
+	@Test
 	void selectionScaledUnitsOldRadiusKeyAndUndoBehaveLikeImageJ() throws Exception {
 		ImagePlus oval = noise("8-bit", 48, 40, 1, 7), scaled = noise("16-bit", 41, 37, 1, 8);
 		ImagePlus radius = noise("32-bit", 30, 30, 1, 9), undo = noise("8-bit", 30, 25, 1, 10);
