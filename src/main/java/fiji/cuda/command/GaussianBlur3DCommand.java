@@ -41,6 +41,7 @@ public class GaussianBlur3DCommand extends ContextCommand {
 		try {
 			for (Planes volume : ImagePlusPlanes.volumes(image))
 				GaussianBlur.blur3D(volume, x, y, z, ExecutionOptions.defaults());
+			image.changes = true; // as the menu commands: closing the window asks to save
 			image.updateAndDraw();
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());

@@ -39,6 +39,7 @@ public class GaussianBlurCommand extends ContextCommand {
 			double sy = scaled ? sigma / image.getCalibration().pixelHeight : sigma;
 			GaussianBlur.blur2D(stack ? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()),
 				sx, sy, ImagePlusPlanes.region(image.getRoi()), ExecutionOptions.defaults());
+			image.changes = true; // as the menu commands: closing the window asks to save
 			image.updateAndDraw();
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());

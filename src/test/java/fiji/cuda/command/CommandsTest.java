@@ -66,6 +66,7 @@ class CommandsTest {
 		assertFalse(m.isCanceled(), m.getCancelReason());
 		assertSame(imp, m.getOutput("image"));
 		assertSamePlanes(expected, ij(imp));
+		assertTrue(imp.changes, "the blurred image is not marked as changed");
 	}
 
 	@Test
@@ -93,6 +94,7 @@ class CommandsTest {
 			.get();
 		assertFalse(m.isCanceled(), m.getCancelReason());
 		assertSamePlanes(ij(copy), ij(imp));
+		assertTrue(imp.changes, "the blurred image is not marked as changed");
 	}
 
 	@Test
@@ -104,6 +106,7 @@ class CommandsTest {
 		assertNotNull(m.getCancelReason());
 		assertTrue(m.getCancelReason().contains("sigma"), m.getCancelReason());
 		assertSamePlanes(before, ij(imp));
+		assertFalse(imp.changes);
 	}
 
 	@Test
