@@ -4,9 +4,12 @@
 arg = getArgument();
 inDir = call("ij.Macro.getValue", arg, "input", "");
 outDir = call("ij.Macro.getValue", arg, "output", "");
-sigma = parseFloat(call("ij.Macro.getValue", arg, "sigma", "2"));
+// kept as the text given: a number turned back into text keeps only 4 decimals (0.123456 -> 0.1235)
+sigma = call("ij.Macro.getValue", arg, "sigma", "2");
 if (inDir == "" || outDir == "")
 	exit("Usage: input=[folder] output=[folder] sigma=2");
+if (isNaN(parseFloat(sigma)))
+	exit("sigma must be a number, not '" + sigma + "'");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
 if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
 if (!File.isDirectory(outDir)) File.makeDirectory(outDir);

@@ -111,6 +111,26 @@ class MacroTest {
 	}
 
 	@Test
+	void batchFolderUsesTheSigmaAsGivenNotRoundedToFourDecimals() throws Exception {
+		// the macro used to parse the sigma and turn it back into text, which keeps 4 decimals
+		Path in = Files.createDirectories(dir.resolve("exact-in")), out = dir.resolve("exact-out");
+		ImagePlus a = noise("32-bit", 40, 30, 1, 12);
+		a.getProcessor().multiply(1e4); // large values, so that 1.23456 and 1.2346 differ in floats
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] sigma=1.23456", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Blurred 1 images (sigma=1.23456)"), r::toString);
+		ImagePlus rounded = a.duplicate();
+		ImageJReference.blur2DStack(rounded, 1.2346);
+		ImageJReference.blur2DStack(a, 1.23456);
+		assertFalse(ImageJReference.samePixels(a, rounded), "the test cannot tell the two sigmas apart");
+		// the CPU path repeats ImageJ's arithmetic, so it matches ImageJ at the exact sigma bit for bit
+		assertTrue(ImageJReference.samePixels(a, ImageJProcess.open(out.resolve("a.tif"))), "not blurred with sigma=1.23456");
+		r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"), "input=[" + in + "] output=[" + out + "] sigma=abc");
+		assertTrue(r.output.contains("sigma must be a number, not 'abc'"), r::toString);
+	}
+
+	@Test
 	void badSigmaStopsTheMacroWithAMessageAndLeavesTheFileAlone() throws Exception {
 		Path file = ImageJProcess.save(noise("8-bit", 20, 20, 1, 6), dir.resolve("bad.tif"));
 		byte[] before = Files.readAllBytes(file);
