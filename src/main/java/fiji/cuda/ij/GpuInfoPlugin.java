@@ -60,15 +60,21 @@ public class GpuInfoPlugin implements PlugIn {
 			String setting = setting(picked);
 			int devices = GpuAccess.deviceCount();
 			if (setting.matches("\\d+") && (setting.length() > 3 || Integer.parseInt(setting) >= Math.max(1, devices)))
-				throw new IllegalArgumentException("there is no " + picked + "; this machine has " + devices
-					+ " CUDA device" + (devices == 1 ? "" : "s") + " (GPU 0" + (devices > 1 ? " to GPU " + (devices - 1) : "")
-					+ ").");
+				throw new IllegalArgumentException(noSuchGpu(picked, devices));
 			IjBridge.storeDeviceChoice(setting);
 			return true;
 		} catch (IllegalArgumentException e) {
 			IjErrors.report(COMMAND, e);
 			return false;
 		}
+	}
+
+	/** @return the message for a GPU index beyond the devices found */
+	static String noSuchGpu(String picked, int devices) {
+		// without devices there is no range of GPUs to name
+		String range = devices == 0 ? "" : " (GPU 0" + (devices > 1 ? " to GPU " + (devices - 1) : "") + ")";
+		return "there is no " + picked + "; this machine has " + devices + " CUDA device" + (devices == 1 ? "" : "s")
+			+ range + ".";
 	}
 
 	/**
