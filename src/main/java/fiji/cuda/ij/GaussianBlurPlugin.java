@@ -81,6 +81,11 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			IjErrors.report(COMMAND, notNumber);
 			return DONE;
 		}
+		if (macroOptions == null && IjErrors.noOneToAsk()) {
+			IjErrors.report(COMMAND, "No sigma given; in batch mode write it in the macro, e.g. run(\"" + command
+				+ "\", \"sigma=2\").");
+			return DONE;
+		}
 		GenericDialog gd = new GenericDialog(command);
 		gd.addNumericField("Sigma (Radius):", Math.abs(sigma), 2);
 		Calibration cal = imp.getCalibration();

@@ -60,6 +60,16 @@ public final class IjErrors {
 	}
 
 	/**
+	 * @return true in ImageJ's {@code -batch} mode (a batch-mode macro without an ImageJ window)
+	 *         with a display, such as Xvfb: a dialog opens there and waits forever for a click, so a
+	 *         macro that gives a command no options would hang. (Without a display no dialog can
+	 *         open, and Fiji's headless mode answers dialogs with their defaults.)
+	 */
+	static boolean noOneToAsk() {
+		return Interpreter.isBatchMode() && IJ.getInstance() == null && !GraphicsEnvironment.isHeadless();
+	}
+
+	/**
 	 * Stops the running macro without its error dialog. Interpreter.abort(String) opens that
 	 * dialog unless the interpreter ignores errors, so errors are ignored first; the macro ends
 	 * before its next statement (checked under Xvfb with ImageJ 1.54p in -batch mode). Macro.abort() covers commands run by IJ.run from Java.

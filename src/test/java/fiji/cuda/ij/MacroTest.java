@@ -131,6 +131,20 @@ class MacroTest {
 	}
 
 	@Test
+	void noOptionsInBatchModeIsAnErrorNotADialogThatNobodyCanClose() throws Exception {
+		// run() without options opened the dialog, which waits forever in -batch mode
+		String[][] cases = { { "GPU Gaussian Blur...", "No sigma given; in batch mode write it in the macro" },
+			{ "GPU Gaussian Blur 3D...", "No sigmas given; in batch mode write them in the macro" } };
+		for (String[] c : cases) {
+			Path macro = Files.writeString(dir.resolve("no-options.ijm"), "newImage('x', '8-bit ramp', 20, 10, 3);\n"
+				+ "run('" + c[0] + "');\nprint('still running');\n");
+			ImageJProcess.Result r = imagej.run(macro, null);
+			assertTrue(r.output.contains(c[0].replace("...", "") + ": " + c[1]), r::toString);
+			assertFalse(r.output.contains("still running"), r::toString);
+		}
+	}
+
+	@Test
 	void badSigmaStopsTheMacroWithAMessageAndLeavesTheFileAlone() throws Exception {
 		Path file = ImageJProcess.save(noise("8-bit", 20, 20, 1, 6), dir.resolve("bad.tif"));
 		byte[] before = Files.readAllBytes(file);
