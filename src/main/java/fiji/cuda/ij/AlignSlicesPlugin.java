@@ -84,10 +84,10 @@ public class AlignSlicesPlugin implements PlugIn {
 			ImagePlus imp = IjErrors.currentImage(COMMAND);
 			if (imp == null) return;
 			String options = Macro.getOptions();
+			if (IjErrors.noOptionsToRunWith(COMMAND, "x=10 y=10 width=64 height=64 margin=20")) return;
 			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);
 			if (s == null) return;
-			// another command may still be working on these pixels (ImageJ says so in the status bar)
-			if (!imp.lock()) return;
+			if (!IjErrors.lock(COMMAND, imp)) return; // another command is still working on these pixels
 			Outcome out;
 			try {
 				out = run(imp, s, ExecutionOptions.defaults().withProgress(new IjProgress()));

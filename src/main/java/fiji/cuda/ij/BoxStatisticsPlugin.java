@@ -45,6 +45,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 			IjErrors.report(COMMAND, notNumber);
 			return;
 		}
+		if (IjErrors.noOptionsToRunWith(COMMAND, "radius=7 statistic=Mean")) return;
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addNumericField("Radius:", lastRadius, 0, 5, "pixels");
 		gd.addChoice("Statistic:", labels, lastStatistic);

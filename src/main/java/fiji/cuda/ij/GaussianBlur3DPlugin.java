@@ -48,11 +48,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			IjErrors.report(COMMAND, notNumber);
 			return;
 		}
-		if (Macro.getOptions() == null && IjErrors.noOneToAsk()) {
-			IjErrors.report(COMMAND, "No sigmas given; in batch mode write them in the macro, e.g. run(\"" + COMMAND
-				+ "...\", \"x=2 y=2 z=2\").");
-			return;
-		}
+		if (IjErrors.noOptionsToRunWith(COMMAND, "x=2 y=2 z=2")) return;
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addNumericField("X sigma:", lastX, 1);
 		gd.addNumericField("Y sigma:", lastY, 1);

@@ -62,11 +62,8 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			IjErrors.report(COMMAND, "There is no image open.");
 			return DONE;
 		}
-		if (imp.isLockedByAnotherThread()) {
-			// the runner would only beep and leave the image as it is, and a macro would go on
-			IjErrors.report(COMMAND, IjErrors.lockedMessage(imp));
-			return DONE;
-		}
+		// the runner would only beep and leave the image as it is, and a macro would go on
+		if (IjErrors.inUse(COMMAND, imp)) return DONE;
 		this.imp = imp;
 		return flags;
 	}
@@ -81,11 +78,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			IjErrors.report(COMMAND, notNumber);
 			return DONE;
 		}
-		if (macroOptions == null && IjErrors.noOneToAsk()) {
-			IjErrors.report(COMMAND, "No sigma given; in batch mode write it in the macro, e.g. run(\"" + command
-				+ "\", \"sigma=2\").");
-			return DONE;
-		}
+		if (IjErrors.noOptionsToRunWith(COMMAND, "sigma=2")) return DONE;
 		GenericDialog gd = new GenericDialog(command);
 		gd.addNumericField("Sigma (Radius):", Math.abs(sigma), 2);
 		Calibration cal = imp.getCalibration();

@@ -70,6 +70,21 @@ public final class IjErrors {
 	}
 
 	/**
+	 * For a command about to open its parameter dialog: where nobody could answer it
+	 * ({@link #noOneToAsk()}) and the macro gave no options, reports that instead.
+	 *
+	 * @param command the command, for the message
+	 * @param example options to show in the message, e.g. {@code "sigma=2"}
+	 * @return true when reported: the command must stop
+	 */
+	static boolean noOptionsToRunWith(String command, String example) {
+		if (Macro.getOptions() != null || !noOneToAsk()) return false;
+		report(command, "No options given, and in batch mode there is no one to ask; write them in the macro, "
+			+ "e.g. run(\"" + command + "...\", \"" + example + "\").");
+		return true;
+	}
+
+	/**
 	 * Stops the running macro without its error dialog. Interpreter.abort(String) opens that
 	 * dialog unless the interpreter ignores errors, so errors are ignored first; the macro ends
 	 * before its next statement (checked under Xvfb with ImageJ 1.54p in -batch mode). Macro.abort() covers commands run by IJ.run from Java.
@@ -106,6 +121,18 @@ public final class IjErrors {
 		if (imp.lockSilently()) return true;
 		report(command, lockedMessage(imp));
 		return false;
+	}
+
+	/**
+	 * For a command about to ask for its parameters: an image already locked by another command
+	 * is reported now rather than after the dialog.
+	 *
+	 * @return true when reported: the command must stop
+	 */
+	static boolean inUse(String command, ImagePlus imp) {
+		if (!imp.isLockedByAnotherThread()) return false;
+		report(command, lockedMessage(imp));
+		return true;
 	}
 
 	/** @return the message for an image that another command has locked */

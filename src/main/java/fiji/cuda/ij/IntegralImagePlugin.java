@@ -52,6 +52,7 @@ public class IntegralImagePlugin implements PlugIn {
 			IjErrors.report(COMMAND, "table=" + asked + " is not one of Sum, [Sum of squares] or Both.");
 			return;
 		}
+		if (IjErrors.noOptionsToRunWith(COMMAND, "table=Both")) return;
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addChoice("Table:", TABLES, lastTable);
 		boolean isStack = imp.getStackSize() > 1;

@@ -53,6 +53,8 @@ public class LocalThresholdPlugin implements PlugIn {
 			IjErrors.report(COMMAND, notNumber);
 			return;
 		}
+		if (IjErrors.inUse(COMMAND, imp)) return;
+		if (IjErrors.noOptionsToRunWith(COMMAND, "method=Sauvola radius=15 parameter_1=0 parameter_2=0 white")) return;
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addChoice("Method:", labels, lastMethod);
 		gd.addNumericField("Radius:", lastRadius, 0, 5, "pixels");
@@ -73,7 +75,7 @@ public class LocalThresholdPlugin implements PlugIn {
 		double radius = gd.getNextNumber(), p1 = gd.getNextNumber(), p2 = gd.getNextNumber();
 		boolean white = gd.getNextBoolean();
 		boolean stack = isStack && gd.getNextBoolean();
-		if (!imp.lock()) return;
+		if (!IjErrors.lock(COMMAND, imp)) return;
 		try {
 			if (gd.invalidNumber())
 				throw new IllegalArgumentException("The radius and parameters must be numbers.");

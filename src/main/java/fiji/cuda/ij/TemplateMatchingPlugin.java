@@ -141,6 +141,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s.scoreMap = flag(options, "score_map");
 				s.sameSize = flag(options, "same_size");
 			} else {
+				if (IjErrors.noOptionsToRunWith(COMMAND, "image=cells.tif template=cell.tif score_threshold=0.5")) return;
 				String[] titles = new String[ids.length];
 				for (int i = 0; i < ids.length; i++)
 					titles[i] = WindowManager.getImage(ids[i]).getTitle();

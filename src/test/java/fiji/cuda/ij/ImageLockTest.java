@@ -52,6 +52,40 @@ class ImageLockTest {
 	}
 
 	@Test
+	void localThresholdAndAlignSlicesRefuseALockedImageWithAMessage() throws Exception {
+		// both did nothing and said nothing, and a batch macro went on with the image unchanged
+		String[][] cases = { { "GPU Local Threshold", "method=Mean radius=2 parameter_1=0 parameter_2=0 white" },
+			{ "GPU Align Slices", "x=2 y=2 width=8 height=4 margin=2" } };
+		for (String[] c : cases) {
+			ImagePlus imp = IJ.createImage("busy", "8-bit ramp", 20, 10, 3);
+			Thread other = new Thread(imp::lock);
+			other.start();
+			other.join();
+			byte[] before = ((byte[]) imp.getStack().getPixels(1)).clone();
+			ij.plugin.PlugIn plugin = c[0].contains("Threshold") ? new LocalThresholdPlugin() : new AlignSlicesPlugin();
+			String log = log(() -> asMacro(plugin, imp, c[1]));
+			assertTrue(log.contains(c[0] + ": \"busy\" is in use by another command"), log);
+			assertTrue(java.util.Arrays.equals(before, (byte[]) imp.getStack().getPixels(1)), c[0]);
+		}
+	}
+
+	/** Runs a plug-in as ImageJ runs it from a macro: on a "Run$_" thread with options, on the image. */
+	private static void asMacro(ij.plugin.PlugIn plugin, ImagePlus imp, String options) {
+		Thread t = new Thread(() -> plugin.run(""), "Run$_lock test");
+		ij.Macro.setOptions(t, options);
+		ij.WindowManager.setTempCurrentImage(t, imp);
+		t.start();
+		try {
+			t.join(60_000);
+		} catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+		} finally {
+			ij.Macro.setOptions(t, null);
+			ij.WindowManager.setTempCurrentImage(t, null);
+		}
+	}
+
+	@Test
 	void lockReportsAnImageLockedByAnotherCommand() throws Exception {
 		ImagePlus imp = lockedElsewhere();
 		boolean[] locked = new boolean[1];

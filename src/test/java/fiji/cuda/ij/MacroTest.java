@@ -133,13 +133,14 @@ class MacroTest {
 	@Test
 	void noOptionsInBatchModeIsAnErrorNotADialogThatNobodyCanClose() throws Exception {
 		// run() without options opened the dialog, which waits forever in -batch mode
-		String[][] cases = { { "GPU Gaussian Blur...", "No sigma given; in batch mode write it in the macro" },
-			{ "GPU Gaussian Blur 3D...", "No sigmas given; in batch mode write them in the macro" } };
-		for (String[] c : cases) {
-			Path macro = Files.writeString(dir.resolve("no-options.ijm"), "newImage('x', '8-bit ramp', 20, 10, 3);\n"
-				+ "run('" + c[0] + "');\nprint('still running');\n");
+		String[] commands = { "GPU Gaussian Blur...", "GPU Gaussian Blur 3D...", "GPU Integral Image...",
+			"GPU Box Statistics...", "GPU Local Threshold...", "GPU Template Matching...", "GPU Align Slices..." };
+		for (String c : commands) {
+			Path macro = Files.writeString(dir.resolve("no-options.ijm"), "newImage('t', '8-bit ramp', 4, 4, 1);\n"
+				+ "newImage('x', '8-bit ramp', 20, 10, 3);\nrun('" + c + "');\nprint('still running');\n");
 			ImageJProcess.Result r = imagej.run(macro, null);
-			assertTrue(r.output.contains(c[0].replace("...", "") + ": " + c[1]), r::toString);
+			assertTrue(r.output.contains(c.replace("...", "") + ": No options given, and in batch mode there is no one to ask"),
+				r::toString);
 			assertFalse(r.output.contains("still running"), r::toString);
 		}
 	}
