@@ -117,6 +117,8 @@ public final class ImagePlusPlanes {
 	 */
 	public static Region rectangle(ImageProcessor ip) {
 		Rectangle r = ip.getRoi();
+		// ImageJ clips the selection to the image, so an empty rectangle is one outside it
+		if (r.width < 1 || r.height < 1) throw new IllegalArgumentException("The selection lies outside the image.");
 		return new Region(r.x, r.y, r.width, r.height, null);
 	}
 

@@ -113,6 +113,16 @@ class ImagePlusPlanesTest {
 	}
 
 	@Test
+	void aSelectionOutsideTheImageIsNamedSo() {
+		// it was "The selection has zero area (0x0)": ImageJ had clipped it away
+		ByteProcessor ip = new ByteProcessor(20, 20);
+		ip.setRoi(new java.awt.Rectangle(30, 25, 5, 5));
+		IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+			() -> ImagePlusPlanes.rectangle(ip));
+		assertEquals("The selection lies outside the image.", e.getMessage());
+	}
+
+	@Test
 	void rectangleOfAProcessorIgnoresItsMask() {
 		ByteProcessor ip = new ByteProcessor(20, 20);
 		ip.setRoi(new OvalRoi(3, 4, 8, 6));
