@@ -35,8 +35,10 @@ public class GaussianBlurCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
-			double sx = scaled ? sigma / image.getCalibration().pixelWidth : sigma;
-			double sy = scaled ? sigma / image.getCalibration().pixelHeight : sigma;
+			// as the menu command: an image in pixels has no units to scale to, whatever its pixel size
+			boolean units = scaled && !image.getCalibration().getUnits().equals("pixels");
+			double sx = units ? sigma / image.getCalibration().pixelWidth : sigma;
+			double sy = units ? sigma / image.getCalibration().pixelHeight : sigma;
 			GaussianBlur.blur2D(stack ? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()),
 				sx, sy, ImagePlusPlanes.region(image.getRoi()), ExecutionOptions.defaults());
 			image.changes = true; // as the menu commands: closing the window asks to save

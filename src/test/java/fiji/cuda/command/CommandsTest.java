@@ -70,6 +70,28 @@ class CommandsTest {
 	}
 
 	@Test
+	void scaledSigmaIsInPixelsOnAnImageWithoutUnitsAsInTheMenuCommand() throws Exception {
+		// the command divided by the pixel width although the unit was "pixel"
+		ImagePlus imp = noise("32-bit", 30, 20, 1, 3);
+		imp.getCalibration().pixelWidth = 2;
+		imp.getCalibration().pixelHeight = 4;
+		Planes expected = ij(imp).copy();
+		GaussianBlur.blur2D(expected, 1.5, 1.5, null, ExecutionOptions.defaults());
+		CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", imp, "sigma", 1.5, "scaled", true).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertSamePlanes(expected, ij(imp));
+
+		ImagePlus um = noise("32-bit", 30, 20, 1, 3);
+		um.getCalibration().pixelWidth = 2;
+		um.getCalibration().pixelHeight = 4;
+		um.getCalibration().setUnit("um");
+		Planes inUnits = ij(um).copy();
+		GaussianBlur.blur2D(inUnits, 0.75, 0.375, null, ExecutionOptions.defaults());
+		commands.run(GaussianBlurCommand.class, true, "image", um, "sigma", 1.5, "scaled", true).get();
+		assertSamePlanes(inUnits, ij(um));
+	}
+
+	@Test
 	void gaussianBlurCommandWithoutStackDoesTheCurrentSliceOnly() throws Exception {
 		ImagePlus imp = noise("8-bit", 20, 20, 3, 2);
 		imp.setSlice(2);
