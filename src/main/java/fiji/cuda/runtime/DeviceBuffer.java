@@ -8,11 +8,11 @@ import jcuda.driver.CUdeviceptr;
  * after closing it.
  * <p>
  * The pool serves every session, each on streams of its own, so a block may go back only once
- * nothing queued by the session that took it can still read or write it: closing waits for
- * that session's streams (at once when they are idle, as after a download). Otherwise a
- * failure in a try-with-resources block, which closes the buffers before {@link Gpu#run}
- * drains the stream, would hand a block that a queued upload or kernel still writes to
- * another thread's operation.
+ * nothing queued by the session that took it can still read or write it. Closed while that
+ * session's streams are idle (as after a download), it goes back at once; closed while they
+ * are busy, it goes back when the session ends. Otherwise a failure in a try-with-resources
+ * block, which closes the buffers before {@link Gpu#run} drains the stream, would hand a
+ * block that a queued upload or kernel still writes to another thread's operation.
  */
 public final class DeviceBuffer implements AutoCloseable {
 
@@ -56,17 +56,15 @@ public final class DeviceBuffer implements AutoCloseable {
 		return ptr;
 	}
 
-	/**
-	 * Returns the block to the pool once the owning session's queued work is done.
-	 *
-	 * @throws jcuda.CudaException when that work failed (the context is then reset, and the
-	 *                             block, lost with it, is not put back)
-	 */
+	/** Returns the block to the pool, or has its session do so once its queued work is done; never waits. */
 	@Override
 	public void close() {
 		if (closed) return;
 		closed = true;
-		if (owner != null) owner.settle();
+		if (owner == null || !owner.keepWhileBusy(this)) release();
+	}
+
+	void release() {
 		pool.release(this);
 	}
 }

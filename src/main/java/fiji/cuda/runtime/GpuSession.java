@@ -11,6 +11,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
+import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
@@ -45,6 +46,7 @@ public final class GpuSession {
 
 	/** Set once {@link Gpu#run} has drained and given back the streams: nothing of this session is queued. */
 	private boolean ended;
+	private final java.util.List<DeviceBuffer> closedWhileBusy = new java.util.ArrayList<>();
 
 	GpuSession(Gpu gpu, String op, CUstream stream, PinnedBuffer[] staging) {
 		this.gpu = gpu;
@@ -452,17 +454,39 @@ public final class GpuSession {
 	}
 
 	/**
-	 * Waits until nothing this session queued can still touch its device memory, before a
-	 * buffer goes back to the pool ({@link DeviceBuffer#close()}); nothing to wait for once the
-	 * session has ended.
+	 * For {@link DeviceBuffer#close()}: keeps a closed buffer out of the pool while work this
+	 * session queued may still touch it, until {@link #end()}. Closing waits for nothing, so a
+	 * pipeline that closes a buffer while its copies run is not slowed down.
+	 *
+	 * @return true when the buffer was kept; false when it may go back to the pool now
 	 */
-	void settle() {
-		if (!ended) drain();
+	boolean keepWhileBusy(DeviceBuffer b) {
+		if (ended || idle()) return false;
+		closedWhileBusy.add(b);
+		return true;
 	}
 
-	/** Marks the session drained for good: its streams are about to serve other sessions. */
+	/** @return whether every stream of this session has finished all it was given */
+	private boolean idle() {
+		try {
+			cuStreamQuery(stream);
+			for (CUstream s : sideStreams)
+				cuStreamQuery(s);
+			return true;
+		} catch (jcuda.CudaException e) {
+			return false; // CUDA_ERROR_NOT_READY, or a failure that Gpu.run deals with when the session ends
+		}
+	}
+
+	/**
+	 * Marks the session drained for good (its streams are about to serve other sessions) and
+	 * gives the buffers closed while it was busy back to the pool.
+	 */
 	void end() {
 		ended = true;
+		for (DeviceBuffer b : closedWhileBusy)
+			b.release();
+		closedWhileBusy.clear();
 	}
 
 	/** After {@link #finish()}: hands the side streams back to the device's pool and destroys the events. */
