@@ -10,7 +10,13 @@ import java.util.Random;
 
 import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.image.Planes;
+import fiji.cuda.integral.BoxStatistics;
+import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.LocalThreshold;
+import fiji.cuda.integral.SatBuild;
+import fiji.cuda.integral.SummedAreaTable;
+import fiji.cuda.integral.Window;
+import fiji.cuda.ncc.AlignSlices;
 import fiji.cuda.ncc.Detection;
 import fiji.cuda.ncc.Template;
 import fiji.cuda.ncc.TemplateMatching;
@@ -83,8 +89,96 @@ public final class QuickStart {
 				ExecutionOptions.defaults().withBackend(Backend.CPU)));
 		save(mask, new File(out, "local_threshold.tif"));
 
+		integralAndBoxStatistics(sample, new File(out, "box_statistics.tif"));
 		detectCells(sample, new File(out, "detections.csv"));
+		alignDrift(sample, new File(out, "aligned.tif"), new File(out, "align_shifts.csv"));
 		System.out.println("Outputs written to " + out.getAbsolutePath());
+	}
+
+	/**
+	 * The summed-area tables of every slice (both of them, exact 64-bit), then the standard
+	 * deviation over a 15x15 window of every slice, which reads them; the second is saved.
+	 */
+	static void integralAndBoxStatistics(ImagePlus sample, File tif) {
+		ExecutionOptions auto = ExecutionOptions.defaults(), cpu = auto.withBackend(Backend.CPU);
+		Window window = Window.square(7);
+		BoxStatistics.Statistic sd = BoxStatistics.Statistic.STANDARD_DEVIATION;
+		Planes small = planes(sample(128, 128, 2, 4));
+		for (ExecutionOptions o : new ExecutionOptions[] { auto, cpu }) { // JIT warm-up, as above
+			IntegralImage.buildAll(small, SatBuild.AUTO, o);
+			BoxStatistics.compute(small, sd, window, o);
+		}
+		boolean onGpu = GpuAccess.isAvailable();
+		long t0 = System.nanoTime();
+		List<SummedAreaTable> tables = IntegralImage.buildAll(planes(sample), SatBuild.AUTO, auto);
+		double ms = (System.nanoTime() - t0) / 1e6;
+		t0 = System.nanoTime();
+		IntegralImage.buildAll(planes(sample), SatBuild.AUTO, cpu);
+		double cpuMs = (System.nanoTime() - t0) / 1e6;
+		System.out.println(line("Integral Image (both tables, every slice)", onGpu, ms, cpuMs) + ", " + tables.size()
+			+ " slices");
+
+		ImagePlus result = IJ.createImage("box_statistics", "32-bit black", sample.getWidth(), sample.getHeight(),
+			sample.getStackSize());
+		report("Box Statistics (standard deviation, 15x15)", BoxStatistics.computeInto(planes(sample), planes(result), sd,
+			window, auto), BoxStatistics.computeInto(planes(sample), planes(result.duplicate()), sd, window, cpu));
+		save(result, tif);
+	}
+
+	/**
+	 * Align Slices: a stack made by moving the middle slice by known whole and fractional
+	 * shifts, aligned back with a 128x128 landmark; prints the largest error of the shifts
+	 * found and writes them, with the true ones, to a CSV file.
+	 */
+	static void alignDrift(ImagePlus sample, File tif, File csv) {
+		int w = sample.getWidth(), h = sample.getHeight(), n = 16;
+		short[] middle = (short[]) sample.getStack().getPixels(sample.getStackSize() / 2 + 1);
+		double[] trueX = new double[n], trueY = new double[n];
+		ImageStack st = new ImageStack(w, h);
+		for (int z = 0; z < n; z++) {
+			trueX[z] = z == 0 ? 0 : 0.9 * z - 6.3;
+			trueY[z] = z == 0 ? 0 : 4.2 - 0.55 * z;
+			st.addSlice("z" + (z + 1), new ShortProcessor(w, h, middle.clone(), null));
+		}
+		ImagePlus drift = new ImagePlus("drift", st);
+		for (int z = 1; z < n; z++)
+			AlignSlices.translate(planes(drift), z, trueX[z], trueY[z], AlignSlices.Interpolation.BILINEAR,
+				ExecutionOptions.defaults().threads());
+		AlignSlices.Settings s = new AlignSlices.Settings().landmark(w / 2 - 64, h / 2 - 64, 128, 128);
+		s.margin = 20;
+		s.subpixel = true;
+		ExecutionOptions auto = ExecutionOptions.defaults(), cpu = auto.withBackend(Backend.CPU);
+		for (ExecutionOptions o : new ExecutionOptions[] { auto, cpu }) { // JIT warm-up, as above
+			ImagePlus warm = new ImagePlus("warm", drift.getStack().getProcessor(2).resize(256, 256));
+			ImageStack ws = new ImageStack(256, 256);
+			ws.addSlice(warm.getProcessor());
+			ws.addSlice(warm.getProcessor().duplicate());
+			AlignSlices.align(planes(new ImagePlus("warm", ws)), new AlignSlices.Settings().landmark(64, 64, 128, 128),
+				o);
+		}
+		ImagePlus driftCpu = drift.duplicate();
+		boolean onGpu = GpuAccess.isAvailable();
+		long t0 = System.nanoTime();
+		List<AlignSlices.Shift> found = AlignSlices.align(planes(drift), s, auto);
+		double ms = (System.nanoTime() - t0) / 1e6;
+		t0 = System.nanoTime();
+		AlignSlices.align(planes(driftCpu), s, cpu);
+		double cpuMs = (System.nanoTime() - t0) / 1e6;
+		double worst = 0;
+		for (AlignSlices.Shift f : found) // the shift applied undoes the drift
+			worst = Math.max(worst, Math.hypot(f.dx + trueX[f.plane], f.dy + trueY[f.plane]));
+		System.out.println(line("Align Slices (" + n + " slices, 128x128 landmark)", onGpu, ms, cpuMs)
+			+ String.format(Locale.ROOT, ", largest shift error %.3f pixel", worst));
+		save(drift, tif);
+		try (PrintWriter out = new PrintWriter(csv, StandardCharsets.UTF_8)) {
+			out.println("Slice,True dX,True dY,dX,dY,Score");
+			for (AlignSlices.Shift f : found)
+				out.printf(Locale.ROOT, "%d,%.4f,%.4f,%.4f,%.4f,%.4f%n", f.plane + 1, -trueX[f.plane], -trueY[f.plane],
+					f.dx, f.dy, f.score);
+		} catch (IOException e) {
+			System.err.println("Could not write " + csv + ": " + e.getMessage());
+			System.exit(1);
+		}
 	}
 
 	/**
