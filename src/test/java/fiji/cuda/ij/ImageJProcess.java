@@ -107,11 +107,39 @@ final class ImageJProcess {
 	 * @param jvmArgs  extra JVM options, e.g. -Dfiji.cuda.device=cpu
 	 */
 	Result run(Path macro, String argument, String... jvmArgs) throws IOException, InterruptedException {
+		return run(childClasspath(), macro, argument, jvmArgs);
+	}
+
+	/**
+	 * Runs a macro in a plain ImageJ 1 installed as the README says: only ij.jar on the class
+	 * path, and the JCuda jars copied into plugins/jars/ next to the plug-in; no SciJava or
+	 * ImgLib2 anywhere.
+	 */
+	Result runPlainImageJ1(Path macro, String argument) throws IOException, InterruptedException {
+		List<String> jars = List.of(childClasspath().split(File.pathSeparator));
+		String ij = jars.stream().filter(p -> Paths.get(p).getFileName().toString().matches("ij-[0-9.a-z]+\\.jar"))
+			.findFirst().orElseThrow(() -> new AssertionError("no ij jar on the test classpath"));
+		Path plugJars = Files.createDirectories(home.resolve("plugins").resolve("jars"));
+		int copied = 0;
+		for (String p : jars) {
+			Path f = Paths.get(p);
+			if (f.getFileName().toString().startsWith("jcuda-")) {
+				Files.copy(f, plugJars.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+				copied++;
+			}
+		}
+		assertTrue(copied >= 2, "the jcuda jars are missing from the test classpath");
+		return run(ij, macro, argument);
+	}
+
+	private Result run(String classpath, Path macro, String argument, String... jvmArgs)
+		throws IOException, InterruptedException
+	{
 		List<String> cmd = new ArrayList<>(List.of("xvfb-run", "-a", "timeout", String.valueOf(TIMEOUT_S),
 			Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
 			"-Duser.home=" + home.getParent().resolve("user-home")));
 		cmd.addAll(List.of(jvmArgs));
-		cmd.addAll(List.of("-cp", childClasspath(), "ij.ImageJ", "-ijpath", home.toString(), "-batch",
+		cmd.addAll(List.of("-cp", classpath, "ij.ImageJ", "-ijpath", home.toString(), "-batch",
 			macro.toAbsolutePath().toString()));
 		if (argument != null) cmd.add(argument);
 		Path log = Files.createTempFile(home.getParent(), "imagej", ".log");
