@@ -23,8 +23,11 @@ import java.util.Random;
 
 import net.imglib2.Cursor;
 import net.imglib2.img.array.ArrayImg;
+import net.imglib2.img.array.ArrayImgs;
 import net.imglib2.type.numeric.integer.LongType;
 import net.imglib2.type.numeric.real.DoubleType;
+import net.imglib2.type.numeric.real.FloatType;
+import net.imglib2.view.Views;
 
 import org.junit.jupiter.api.Test;
 
@@ -204,6 +207,69 @@ class IntegralImageTest {
 			if (k % 3 == 0) lo &= ~0L << rnd.nextInt(64); // trailing zeros make ties likely
 			BigInteger v = BigInteger.valueOf(hi).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo)));
 			assertEquals(v.doubleValue(), SummedAreaTable.unsigned128ToDouble(hi, lo), 0, v.toString());
+		}
+	}
+
+	@Test
+	void imgLib2ImagesAndViewsBuildTheSameTablesAsPlanes() {
+		// 8 and 16-bit: exact LongType tables; 32-bit: DoubleType; a view's minimum is the origin
+		for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 }) {
+			Planes img = TestImages.random(t, 37, 23, 1, 5);
+			SummedAreaTable want = IntegralImage.build(img, 0, SatBuild.AUTO, CPU);
+			net.imglib2.img.Img<?> wrapped = t == PixelType.UINT8 ? ArrayImgs.unsignedBytes((byte[]) img.plane(0), 37, 23)
+				: t == PixelType.UINT16 ? ArrayImgs.unsignedShorts((short[]) img.plane(0), 37, 23)
+				: ArrayImgs.floats((float[]) img.plane(0), 37, 23);
+			SummedAreaTable got = buildRaw(wrapped);
+			assertTablesEqual(want, got, t + " ArrayImg");
+			// a cell image, and a crop of a larger image through a view
+			Planes big = TestImages.random(t, 50, 40, 1, 6);
+			net.imglib2.img.Img<?> bigImg = t == PixelType.UINT8 ? ArrayImgs.unsignedBytes((byte[]) big.plane(0), 50, 40)
+				: t == PixelType.UINT16 ? ArrayImgs.unsignedShorts((short[]) big.plane(0), 50, 40)
+				: ArrayImgs.floats((float[]) big.plane(0), 50, 40);
+			SummedAreaTable crop = buildRaw(Views.interval(bigImg, new long[] { 5, 7 }, new long[] { 41, 29 }));
+			Planes cut = Planes.wrap(37, 23, t.newPlane(37 * 23));
+			for (int y = 0; y < 23; y++)
+				System.arraycopy(big.plane(0), (y + 7) * 50 + 5, cut.plane(0), y * 37, 37);
+			assertTablesEqual(IntegralImage.build(cut, 0, null, CPU), crop, t + " view");
+			assertEquals(crop.boxSum(3, 4, 10, 12), IntegralImage.build(cut, 0, null, CPU).boxSum(3, 4, 10, 12), 0);
+		}
+		net.imglib2.img.Img<net.imglib2.type.numeric.integer.UnsignedByteType> cells =
+			new net.imglib2.img.cell.CellImgFactory<>(new net.imglib2.type.numeric.integer.UnsignedByteType(), 8)
+				.create(20, 19);
+		int k = 0;
+		for (net.imglib2.type.numeric.integer.UnsignedByteType v : cells)
+			v.set(k++ * 7 % 256);
+		SummedAreaTable fromCells = IntegralImageImgLib2.build(cells, SatBuild.AUTO, CPU);
+		byte[] flat = new byte[20 * 19];
+		net.imglib2.RandomAccess<net.imglib2.type.numeric.integer.UnsignedByteType> ra = cells.randomAccess();
+		for (int y = 0; y < 19; y++)
+			for (int x = 0; x < 20; x++)
+				flat[y * 20 + x] = (byte) ra.setPositionAndGet(x, y).get();
+		assertTablesEqual(IntegralImage.build(Planes.wrap(20, 19, flat), 0, null, CPU), fromCells, "CellImg");
+
+		assertThrows(IllegalArgumentException.class, () -> IntegralImageImgLib2.build(ArrayImgs.ints(4, 4), null, CPU));
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> IntegralImageImgLib2.build(ArrayImgs.unsignedBytes(4, 4, 2), null, CPU));
+		assertTrue(e.getMessage().contains("hyperSlice"), e.getMessage());
+		assertThrows(IllegalArgumentException.class, () -> IntegralImageImgLib2.build(
+			(net.imglib2.RandomAccessibleInterval<FloatType>) null, null, CPU));
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static SummedAreaTable buildRaw(net.imglib2.RandomAccessibleInterval img) {
+		return IntegralImageImgLib2.build(img, SatBuild.AUTO, CPU);
+	}
+
+	private static void assertTablesEqual(SummedAreaTable want, SummedAreaTable got, String what) {
+		assertEquals(want.width(), got.width(), what);
+		assertEquals(want.height(), got.height(), what);
+		assertEquals(want.isExact(), got.isExact(), what);
+		if (want.isExact()) {
+			assertArrayEquals(want.sumLong(), got.sumLong(), what);
+			assertArrayEquals(want.sumSqLong(), got.sumSqLong(), what);
+		} else {
+			assertArrayEquals(want.sumDouble(), got.sumDouble(), what);
+			assertArrayEquals(want.sumSqDouble(), got.sumSqDouble(), what);
 		}
 	}
 
