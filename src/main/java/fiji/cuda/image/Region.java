@@ -55,7 +55,9 @@ public final class Region {
 	 */
 	public Region clipTo(int planeWidth, int planeHeight) {
 		int x0 = Math.max(0, x), y0 = Math.max(0, y);
-		int x1 = Math.min(planeWidth, x + width), y1 = Math.min(planeHeight, y + height);
+		// the far edges in long: a rectangle reaching to Integer.MAX_VALUE ("everything right
+		// of x") would otherwise wrap around to a negative edge and seem to lie outside
+		int x1 = (int) Math.min(planeWidth, (long) x + width), y1 = (int) Math.min(planeHeight, (long) y + height);
 		if (x1 <= x0 || y1 <= y0)
 			throw new IllegalArgumentException("The selection lies outside the image.");
 		if (x0 == x && y0 == y && x1 - x0 == width && y1 - y0 == height) return this;

@@ -71,6 +71,15 @@ class GaussianBlurInputTest {
 	}
 
 	@Test
+	void selectionReachingPastIntegerRangeIsClipped() {
+		// "from x = 5 to the right edge, whatever the width": x + width passes Integer.MAX_VALUE
+		Planes image = TestImages.random(PixelType.UINT8, 13, 11, 1, 47), expected = image.copy();
+		GaussianBlur.blur2D(expected, 1, 1, new Region(5, 2, 8, 9, null), CPU);
+		GaussianBlur.blur2D(image, 1, 1, new Region(5, 2, Integer.MAX_VALUE, Integer.MAX_VALUE, null), CPU);
+		assertTrue(TestImages.sameBits(image, expected));
+	}
+
+	@Test
 	void selectionOutsideTheImageIsRejected() {
 		Planes image = TestImages.random(PixelType.UINT8, 13, 11, 1, 43), original = image.copy();
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
