@@ -14,6 +14,8 @@ import org.scijava.command.ContextCommand;
 import org.scijava.plugin.Parameter;
 import org.scijava.plugin.Plugin;
 
+import java.util.Locale;
+
 /**
  * The summed-area tables of one slice as exact ImgLib2 images: {@code LongType} for 8 and
  * 16-bit images, {@code DoubleType} for 32-bit. No menu path: the menu entry is ImageJ 1's
@@ -45,7 +47,8 @@ public class IntegralImageCommand extends ContextCommand {
 				throw new IllegalArgumentException(IntegralImage.NAME + ": there is no slice " + index + ".");
 			SatBuild b;
 			try {
-				b = SatBuild.valueOf(build.trim().toUpperCase());
+				// Locale.ROOT: in a Turkish locale "naive" would become "NAİVE", which is no build
+				b = SatBuild.valueOf(build.trim().toUpperCase(Locale.ROOT));
 			} catch (IllegalArgumentException e) {
 				throw new IllegalArgumentException(IntegralImage.NAME + ": unknown build '" + build
 					+ "'; choose AUTO, NAIVE, CUB, DLB, FUSED or RTS.");

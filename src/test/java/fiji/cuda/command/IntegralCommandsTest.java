@@ -49,6 +49,23 @@ class IntegralCommandsTest {
 	}
 
 	@Test
+	void everyBuildNameIsAcceptedInAnyCaseAndLocale() throws Exception {
+		ImagePlus imp = noise(20, 10);
+		java.util.Locale saved = java.util.Locale.getDefault();
+		// in a Turkish locale "naive".toUpperCase() is "NAİVE", with a dotted capital I
+		java.util.Locale.setDefault(new java.util.Locale("tr", "TR"));
+		try {
+			for (fiji.cuda.integral.SatBuild b : fiji.cuda.integral.SatBuild.values())
+				for (String name : new String[] { b.name(), b.name().toLowerCase(java.util.Locale.ROOT), " " + b.name() + " " }) {
+					CommandModule m = commands.run(IntegralImageCommand.class, true, "image", imp, "build", name).get();
+					assertNull(m.getCancelReason(), "build '" + name + "'");
+				}
+		} finally {
+			java.util.Locale.setDefault(saved);
+		}
+	}
+
+	@Test
 	void integralImageCommandGivesExact64BitTables() throws Exception {
 		ImagePlus imp = IJ.createImage("white", "16-bit white", 300, 300, 1);
 		imp.getProcessor().setColor(65535);
