@@ -7,6 +7,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
@@ -53,37 +54,103 @@ public final class GaussianBlur {
 		double acc = GaussianKernel.defaultAccuracy(image.type());
 		GaussianKernel kx = sigmaX > 0 ? GaussianKernel.imagej(sigmaX, acc, image.width()) : null;
 		GaussianKernel ky = sigmaY > 0 ? GaussianKernel.imagej(sigmaY, acc, image.height()) : null;
-		Planes rectCopy = rect.mask != null ? copyRect(image, rect) : null;
-
 		int n = image.depth();
+		// A mask needs the rectangle's original pixels, to put back those outside it. They are
+		// kept for a bounded group of planes at a time, not for the whole stack: a copy of the
+		// rectangle of every slice of a 2 GB stack would exhaust Fiji's heap (ImageJ itself
+		// keeps the snapshot of one slice).
+		long rectBytes = (long) rect.width * rect.height * image.type().bytesPerPixel();
+		int group = rect.mask == null ? n : (int) Math.max(1, Math.min(n, maskCopyBytes / rectBytes));
+		State state = new State(opts.backend() != Backend.CPU);
 		int done = 0;
-		boolean partly = false;
+		while (done < n && (done == 0 || !opts.progress().isCanceled())) {
+			int to = Math.min(n, done + group);
+			int end = blurGroup(image, done, to, kx, ky, rect, opts, state);
+			done = end;
+			if (end < to) break; // canceled
+		}
+		return new OpReport(state.ran, state.why, done < n, System.nanoTime() - t0);
+	}
+
+	/** The most bytes of a masked selection's rectangle kept at once (tests lower it). */
+	static long maskCopyBytes = 64L << 20;
+
+	/** What the groups of {@link #blur2D} share: whether to try the GPU, and what ran. */
+	private static final class State {
+		boolean gpu;
 		Backend ran = Backend.CPU;
-		String why = null;
+		String why;
+
+		State(boolean gpu) {
+			this.gpu = gpu;
+		}
+	}
+
+	/**
+	 * Blurs planes [from, to), on the GPU while it works, then on the CPU, and puts back the
+	 * pixels outside the mask of the planes done.
+	 *
+	 * @return the first plane not done: {@code to}, or less when canceled
+	 */
+	private static int blurGroup(Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
+		ExecutionOptions opts, State state)
+	{
+		Planes rectCopy = rect.mask != null ? copyRect(image, rect, from, to) : null;
+		int done = from;
+		boolean partly = false;
 		try {
-			if (opts.backend() != Backend.CPU) {
+			if (state.gpu) {
 				try {
 					Gpu gpu = GpuAccess.get();
-					done = GaussianBlurGpu.blur2D(gpu, image, 0, n, kx, ky, rect, opts.progress());
-					ran = Backend.GPU;
+					done = GaussianBlurGpu.blur2D(gpu, image, from, to, kx, ky, rect,
+						share(opts.progress(), from, to, image.depth()));
+					state.ran = Backend.GPU;
 				} catch (PartialGpuFailure e) {
 					done = e.planesDone;
 					if (e.partlyWritten >= 0) {
 						partly = true;
 						throw e.unrecoverable(NAME);
 					}
-					why = Fallback.reason(NAME, opts, e.getCause());
+					state.why = Fallback.reason(NAME, opts, e.getCause());
+					fellBack(state);
 				} catch (GpuException e) {
-					why = Fallback.reason(NAME, opts, e);
+					state.why = Fallback.reason(NAME, opts, e);
+					fellBack(state);
 				}
 			}
-			if (done < n && !opts.progress().isCanceled())
-				done = GaussianBlurCpu.blur2D(image, done, n, kx, ky, rect, opts);
+			if (done < to && !opts.progress().isCanceled())
+				done = GaussianBlurCpu.blur2D(image, done, to, kx, ky, rect,
+					opts.withProgress(share(opts.progress(), done, to, image.depth())));
 		} finally {
 			// also when a forced GPU fails after some planes: those keep the mask's outside
-			if (rectCopy != null) restoreOutsideMask(image, rectCopy, rect, partly ? done + 1 : done);
+			if (rectCopy != null) restoreOutsideMask(image, rectCopy, rect, from, partly ? done + 1 : done);
 		}
-		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
+		return done;
+	}
+
+	/** After a GPU failure under AUTO the remaining groups go to the CPU, without asking the GPU again. */
+	private static void fellBack(State state) {
+		state.gpu = false;
+		state.ran = Backend.CPU;
+	}
+
+	/**
+	 * @return a progress that reports the fractions of planes [from, to) as fractions of all
+	 *         {@code n} planes, to {@code p}
+	 */
+	private static Progress share(Progress p, int from, int to, int n) {
+		if (from == 0 && to == n) return p;
+		return new Progress() {
+			@Override
+			public void update(double fraction) {
+				p.update((from + fraction * (to - from)) / n);
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return p.isCanceled();
+			}
+		};
 	}
 
 	/**
@@ -140,22 +207,23 @@ public final class GaussianBlur {
 			throw new IllegalArgumentException(op + ": " + what + " must be greater than 0, not " + s + ".");
 	}
 
-	/** Copies the rectangle of every plane, so that pixels outside the mask can be put back. */
-	private static Planes copyRect(Planes image, Region r) {
-		Object[] c = new Object[image.depth()];
+	/** Copies the rectangle of planes [from, to), so that pixels outside the mask can be put back. */
+	private static Planes copyRect(Planes image, Region r, int from, int to) {
+		Object[] c = new Object[to - from];
 		for (int z = 0; z < c.length; z++) {
 			Object p = image.type().newPlane(r.width * r.height);
 			for (int y = 0; y < r.height; y++)
-				System.arraycopy(image.plane(z), (r.y + y) * image.width() + r.x, p, y * r.width, r.width);
+				System.arraycopy(image.plane(from + z), (r.y + y) * image.width() + r.x, p, y * r.width, r.width);
 			c[z] = p;
 		}
 		return Planes.wrap(r.width, r.height, c);
 	}
 
-	private static void restoreOutsideMask(Planes image, Planes rectCopy, Region r, int planes) {
+	/** Puts back the pixels outside the mask of planes [from, to), copied by {@link #copyRect}. */
+	private static void restoreOutsideMask(Planes image, Planes rectCopy, Region r, int from, int to) {
 		PixelType t = image.type();
-		for (int z = 0; z < planes; z++) {
-			Object dst = image.plane(z), src = rectCopy.plane(z);
+		for (int z = from; z < Math.min(to, from + rectCopy.depth()); z++) {
+			Object dst = image.plane(z), src = rectCopy.plane(z - from);
 			for (int y = 0, m = 0; y < r.height; y++)
 				for (int x = 0; x < r.width; x++, m++)
 					if (r.mask[m] == 0) copyPixel(t, src, m, dst, (r.y + y) * image.width() + r.x + x);

@@ -36,6 +36,7 @@ final class GaussianBlurCpu {
 	 * @param kx   the x kernel, or null to skip x
 	 * @param ky   the y kernel, or null to skip y
 	 * @param rect the rectangle written, inside the plane; null for the whole plane
+	 * @param opts the threads, and the progress, which hears the fraction of planes [from, to) done
 	 * @return the first plane not done: {@code to}, or less when canceled between planes
 	 */
 	static int blur2D(Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
@@ -48,7 +49,7 @@ final class GaussianBlurCpu {
 			if (progress.isCanceled()) return z;
 			for (int c = 0; c < image.type().channels(); c++)
 				blur.run(image.plane(z), image.type(), c);
-			progress.update((z + 1) / (double) to);
+			progress.update((z + 1 - from) / (double) (to - from));
 		}
 		return to;
 	}

@@ -1,6 +1,7 @@
 package fiji.cuda.gaussian;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -111,6 +112,93 @@ class GaussianBlurCpuTest {
 			for (Roi roi : rois)
 				for (double s : new double[] { 1, 3.7 })
 					compareWithImageJ(t, 37, 53, s, s * 1.3, roi, seed++);
+	}
+
+	@Test
+	void maskedStackKeepsABoundedCopyOfItsSelection() {
+		// 160 MB of 8-bit slices under an oval: the pixels outside it were once copied for the
+		// whole stack before blurring, which doubles the memory of a stack that fills the heap
+		int w = 1024, h = 1024, d = 160;
+		Object[] planes = new Object[d];
+		for (int z = 0; z < d; z++)
+			planes[z] = new byte[w * h];
+		Planes stack = Planes.wrap(w, h, planes);
+		Region oval = ImageJReference.region(new OvalRoi(0, 0, w, h));
+		com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+			.getThreadMXBean();
+		long id = Thread.currentThread().getId();
+		// the most allocated between the start and a plane's end, or between two planes' ends: a
+		// copy of the selection held for the whole stack shows up before the first plane's end
+		long[] last = { mx.getThreadAllocatedBytes(id) }, most = { 0 };
+		fiji.cuda.ops.Progress perPlane = new fiji.cuda.ops.Progress() {
+			@Override
+			public void update(double fraction) {
+				long now = mx.getThreadAllocatedBytes(id);
+				most[0] = Math.max(most[0], now - last[0]);
+				last[0] = now;
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		// one thread, so that every allocation is this thread's; x only, to keep it quick
+		GaussianBlur.blur2D(stack, 0.3, 0, oval, CPU.withThreads(1).withProgress(perPlane));
+		assertTrue(most[0] < stack.sizeInBytes() / 2,
+			(most[0] >> 20) + " MB allocated for one plane of a " + (stack.sizeInBytes() >> 20) + " MB stack");
+	}
+
+	@Test
+	void maskedStackInGroupsMatchesImageJAndCancelsBetweenPlanes() {
+		long saved = GaussianBlur.maskCopyBytes;
+		GaussianBlur.maskCopyBytes = 1; // every plane a group of its own
+		try {
+			Roi roi = new OvalRoi(3, 5, 25, 30);
+			for (PixelType t : PixelType.values()) {
+				Planes input = TestImages.random(t, 31, 41, 4, 500 + t.ordinal());
+				Planes ours = input.copy(), ij = input.copy();
+				double[] last = { 0 };
+				fiji.cuda.ops.Progress rising = new fiji.cuda.ops.Progress() {
+					@Override
+					public void update(double fraction) {
+						assertTrue(fraction > last[0] && fraction <= 1, t + ": fraction " + fraction + " after " + last[0]);
+						last[0] = fraction;
+					}
+
+					@Override
+					public boolean isCanceled() {
+						return false;
+					}
+				};
+				OpReport r = GaussianBlur.blur2D(ours, 1.5, 2, ImageJReference.region(roi), CPU.withProgress(rising));
+				assertFalse(r.canceled());
+				assertEquals(1.0, last[0]);
+				ImageJReference.blur2D(ij, 1.5, 2, roi);
+				check(t + " masked stack in groups", ours, ij);
+
+				// Esc while plane 2 is blurred: planes 1 and 2 are done, the others untouched
+				Planes canceled = input.copy();
+				int[] updates = { 0 };
+				fiji.cuda.ops.Progress escAfterTwo = new fiji.cuda.ops.Progress() {
+					@Override
+					public void update(double fraction) {
+						updates[0]++;
+					}
+
+					@Override
+					public boolean isCanceled() {
+						return updates[0] >= 2;
+					}
+				};
+				r = GaussianBlur.blur2D(canceled, 1.5, 2, ImageJReference.region(roi), CPU.withProgress(escAfterTwo));
+				assertTrue(r.canceled());
+				assertTrue(TestImages.sameBits(canceled.range(0, 2), ours.range(0, 2)), t + ": planes 1-2 not blurred");
+				assertTrue(TestImages.sameBits(canceled.range(2, 4), input.range(2, 4)), t + ": planes 3-4 changed");
+			}
+		} finally {
+			GaussianBlur.maskCopyBytes = saved;
+		}
 	}
 
 	@Test
