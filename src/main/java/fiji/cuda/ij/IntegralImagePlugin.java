@@ -13,7 +13,6 @@ import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.FloatProcessor;
 
-import java.util.List;
 
 /**
  * "GPU Integral Image...": the summed-area table of each slice (Σ I, Σ I², or both) as a new
@@ -89,32 +88,31 @@ public class IntegralImagePlugin implements PlugIn {
 	static ImagePlus compute(ImagePlus imp, String table, boolean stack) {
 		Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		boolean sum = !table.equals(TABLES[1]), sq = !table.equals(TABLES[0]);
-		List<SummedAreaTable> tables = IntegralImage.buildAll(planes, SatBuild.AUTO,
-			ExecutionOptions.defaults().withProgress(new IjProgress()));
+		int w = planes.width(), h = planes.height();
+		ImageStack out = new ImageStack(w, h);
+		double[] largest = { 0 };
+		// each plane's 64-bit tables become floats at once: held for a whole stack they would
+		// take 16 bytes a pixel of it
+		int built = IntegralImage.buildEach(planes, SatBuild.AUTO, ExecutionOptions.defaults().withProgress(new IjProgress()),
+			(t, z) -> {
+				String label = stack && imp.getStack().getSliceLabel(z + 1) != null ? imp.getStack().getSliceLabel(z + 1) + " "
+					: "";
+				if (sum) {
+					largest[0] = Math.max(largest[0], largest(t, false));
+					out.addSlice(label + "sum", new FloatProcessor(w, h, toFloat(t, false)));
+				}
+				if (sq) {
+					largest[0] = Math.max(largest[0], largest(t, true));
+					out.addSlice(label + "sum of squares", new FloatProcessor(w, h, toFloat(t, true)));
+				}
+			});
 		IJ.showProgress(1.0);
-		if (tables.size() < planes.depth()) {
+		if (built < planes.depth()) {
 			IJ.log(COMMAND + ": canceled");
 			return null;
 		}
-		int w = planes.width(), h = planes.height();
-		ImageStack out = new ImageStack(w, h);
-		double largest = 0;
-		for (int z = 0; z < tables.size(); z++) {
-			SummedAreaTable t = tables.get(z);
-			String label = stack && imp.getStack().getSliceLabel(z + 1) != null ? imp.getStack().getSliceLabel(z + 1) + " " : "";
-			if (sum) {
-				float[] f = toFloat(t, false);
-				largest = Math.max(largest, largest(t, false));
-				out.addSlice(label + "sum", new FloatProcessor(w, h, f));
-			}
-			if (sq) {
-				float[] f = toFloat(t, true);
-				largest = Math.max(largest, largest(t, true));
-				out.addSlice(label + "sum of squares", new FloatProcessor(w, h, f));
-			}
-		}
-		if (planes.type().isInteger() && largest > FLOAT_EXACT)
-			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest) + ", above 2^24 = 16777216, where "
+		if (planes.type().isInteger() && largest[0] > FLOAT_EXACT)
+			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest[0]) + ", above 2^24 = 16777216, where "
 				+ "32-bit images no longer hold every integer: the table is rounded there. The SciJava command "
 				+ "and the API give exact 64-bit tables.");
 		ImagePlus result = new ImagePlus(imp.getShortTitle() + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);

@@ -162,11 +162,26 @@ public final class IntegralImage {
 	 * @throws IllegalArgumentException for no image or RGB
 	 */
 	public static List<SummedAreaTable> buildAll(Planes image, SatBuild build, ExecutionOptions opts) {
+		List<SummedAreaTable> out = new ArrayList<>(image == null ? 0 : image.depth());
+		buildEach(image, build, opts, (t, z) -> out.add(t));
+		return out;
+	}
+
+	/**
+	 * As {@link #buildAll}, handing each plane's tables over as soon as they are built, so that
+	 * a caller who converts them needs the 16 bytes a pixel of only one plane at a time.
+	 *
+	 * @param each receives the tables and the plane's index, in order
+	 * @return the planes built: all of them, or fewer when the progress reports cancellation
+	 * @throws IllegalArgumentException for no image or RGB
+	 */
+	public static int buildEach(Planes image, SatBuild build, ExecutionOptions opts,
+		java.util.function.ObjIntConsumer<SummedAreaTable> each)
+	{
 		checkImage(NAME, image);
-		List<SummedAreaTable> out = new ArrayList<>(image.depth());
 		boolean gpu = opts.backend() != Backend.CPU;
 		for (int z = 0; z < image.depth(); z++) {
-			if (opts.progress().isCanceled()) break;
+			if (opts.progress().isCanceled()) return z;
 			SummedAreaTable t = null;
 			if (gpu) {
 				try {
@@ -177,10 +192,10 @@ public final class IntegralImage {
 				}
 			}
 			if (t == null) t = IntegralImageCpu.build(image, z, opts.threads());
-			out.add(t);
+			each.accept(t, z);
 			opts.progress().update((z + 1) / (double) image.depth());
 		}
-		return out;
+		return image.depth();
 	}
 
 	/** Rejects what no operation of this package accepts, naming the operation. */

@@ -76,8 +76,19 @@ class IntegralImageGpuTest {
 			else Arrays.fill((short[]) p, (short) 65535);
 			Planes img = Planes.wrap(w, h, p);
 			SummedAreaTable cpu = IntegralImageCpu.build(img, 0, 16);
-			for (SatBuild b : new SatBuild[] { SatBuild.DLB, SatBuild.FUSED, SatBuild.CUB, SatBuild.RTS })
+			for (SatBuild b : new SatBuild[] { SatBuild.NAIVE, SatBuild.DLB, SatBuild.FUSED, SatBuild.CUB, SatBuild.RTS })
 				assertSame(cpu, IntegralImage.build(img, 0, b, GPU), b + " max-value " + t);
+		}
+	}
+
+	@Test
+	void everyBuildIsExactOnRandom8192Planes() {
+		// many look-back tiles, and sums past 2^32, on data that is not all one value
+		for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16 }) {
+			Planes img = TestImages.random(t, 8192, 8192, 1, 81);
+			SummedAreaTable cpu = IntegralImageCpu.build(img, 0, 16);
+			for (SatBuild b : new SatBuild[] { SatBuild.NAIVE, SatBuild.DLB, SatBuild.FUSED, SatBuild.CUB, SatBuild.RTS })
+				assertSame(cpu, IntegralImage.build(img, 0, b, GPU), b + " random 8192x8192 " + t);
 		}
 	}
 

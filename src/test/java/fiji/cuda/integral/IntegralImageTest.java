@@ -64,6 +64,32 @@ class IntegralImageTest {
 	}
 
 	@Test
+	void buildEachHandsEveryPlaneOverBeforeTheNextIsBuiltAndStopsWhenCanceled() {
+		// a caller converting the tables of a stack must not need all of them at once
+		Planes img = TestImages.random(PixelType.UINT16, 9, 7, 5, 42);
+		int[] updates = { 0 };
+		fiji.cuda.ops.Progress p = new fiji.cuda.ops.Progress() {
+			@Override
+			public void update(double fraction) {
+				updates[0]++;
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return updates[0] >= 3;
+			}
+		};
+		List<Integer> seen = new java.util.ArrayList<>();
+		int built = IntegralImage.buildEach(img, SatBuild.AUTO, CPU.withProgress(p), (t, z) -> {
+			assertEquals(z, updates[0], "plane " + z + " handed over after a later plane was built");
+			assertEquals(IntegralImageCpu.build(img, z, 1).sumLong()[62], t.sumLong()[62]);
+			seen.add(z);
+		});
+		assertEquals(3, built);
+		assertEquals(List.of(0, 1, 2), seen);
+	}
+
+	@Test
 	void tablesEqualDirectSumsBitForBitForIntegerTypesAndCloselyForFloat() {
 		long seed = 1;
 		for (PixelType t : TYPES)
