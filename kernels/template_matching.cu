@@ -1308,7 +1308,8 @@ NCC_IMMAFS_BANK_ENTRY(16)
 
 // ---------------------------------------------------------------------------------------------
 // Peaks of a score map, for detection without bringing the map back: Peaks.localMaxima's rule
-// (score >= threshold, NaN never, and no neighbour of the 8 inside the map scores higher), then
+// (score >= threshold, NaN never, no neighbour of the 8 inside the map scores higher, and the
+// neighbours before it in raster order score lower, so a plateau counts once), then
 // the 3x3 scores around each peak for Peaks.refine on the host.
 //
 //  ncc_peaks       blockDim (256,1,1), grid (ceil(mw / 256), min(mh, 65535), 1), rows
@@ -1333,7 +1334,9 @@ extern "C" __global__ void __launch_bounds__(256) ncc_peaks(const float* __restr
 			for (int dx = -1; dx <= 1; ++dx) {
 				const int xx = x + dx, yy = y + dy;
 				if ((dx | dy) == 0 || xx < 0 || yy < 0 || xx >= mw || yy >= mh) continue;
-				if (d_map[(size_t)yy * mw + xx] > v) {
+				// a plateau counts once, at its first pixel in raster order (Peaks.localMaxima)
+				const float n = d_map[(size_t)yy * mw + xx];
+				if (dy < 0 || (dy == 0 && dx < 0) ? n >= v : n > v) {
 					peak = false;
 					break;
 				}

@@ -20,8 +20,11 @@ public final class Peaks {
 
 	/**
 	 * Finds the local maxima of a "valid" score map: pixels whose score is at least
-	 * {@code threshold} and at least that of each of their 8 neighbours inside the map (so a
-	 * plateau gives several, which suppression then thins). NaN scores never count.
+	 * {@code threshold}, at least that of each of their 8 neighbours inside the map, and above
+	 * those of the neighbours before them in raster order (the left one and the three above).
+	 * A plateau therefore counts once, at its first pixel in raster order, whose box suppression
+	 * would have kept anyway: a flat background, where every window scores 0, would otherwise
+	 * make each of its pixels a candidate for a threshold of 0 or below. NaN scores never count.
 	 *
 	 * @param map       the scores, row-major
 	 * @param mapWidth  its width
@@ -58,7 +61,8 @@ public final class Peaks {
 			for (int dx = -1; dx <= 1; dx++) {
 				int xx = x + dx, yy = y + dy;
 				if ((dx | dy) == 0 || xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
-				if (map[yy * w + xx] > v) return false;
+				float n = map[yy * w + xx];
+				if (dy < 0 || (dy == 0 && dx < 0) ? n >= v : n > v) return false;
 			}
 		return true;
 	}

@@ -281,6 +281,32 @@ class DetectionTest {
 	}
 
 	@Test
+	void aPlateauIsOneCandidateAtItsFirstPixel() {
+		// a flat background scores 0 everywhere: with a threshold of 0 each of its pixels had
+		// been a candidate, about 100 bytes apiece (1.7 GB for a 4096x4096 map)
+		Detection box = new Detection(0, 0, 5, 5, 0, 0, 0, false, 0, 0, 0);
+		List<Detection> flat = Peaks.localMaxima(new float[40 * 30], 40, 30, box, 0, false);
+		assertEquals(1, flat.size());
+		assertEquals(0, flat.get(0).x);
+		assertEquals(0, flat.get(0).y);
+		// an L-shaped plateau of 0.8 in a 0.1 map, and a lone 0.9 peak
+		int w = 12, h = 9;
+		float[] map = new float[w * h];
+		java.util.Arrays.fill(map, 0.1f);
+		for (int x = 3; x < 8; x++)
+			map[4 * w + x] = 0.8f;
+		for (int y = 4; y < 8; y++)
+			map[y * w + 3] = 0.8f;
+		map[1 * w + 10] = 0.9f;
+		List<Detection> found = Peaks.localMaxima(map, w, h, box, 0.5, false);
+		assertEquals(2, found.size(), found.toString());
+		assertEquals(10, found.get(0).x);
+		assertEquals(1, found.get(0).y);
+		assertEquals(3, found.get(1).x);
+		assertEquals(4, found.get(1).y);
+	}
+
+	@Test
 	void hundredsOfThousandsOfDisjointCandidatesAreAllKept() {
 		// 300,000 scattered boxes with one overlapping twin each: the grid compares each with a
 		// handful of kept boxes (all pairs would be 4.5e10 comparisons)
