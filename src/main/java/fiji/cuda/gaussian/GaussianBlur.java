@@ -49,6 +49,7 @@ public final class GaussianBlur {
 	 */
 	public static OpReport blur2D(Planes image, double sigmaX, double sigmaY, Region roi, ExecutionOptions opts) {
 		long t0 = System.nanoTime();
+		opts = ExecutionOptions.orDefaults(opts);
 		checkSigmas(NAME, image, sigmaX, sigmaY, 0);
 		Region rect = roi == null ? Region.all(image.width(), image.height()) : roi.clipTo(image.width(), image.height());
 		double acc = GaussianKernel.defaultAccuracy(image.type());
@@ -169,6 +170,7 @@ public final class GaussianBlur {
 	 */
 	public static OpReport blur3D(Planes volume, double sigmaX, double sigmaY, double sigmaZ, ExecutionOptions opts) {
 		long t0 = System.nanoTime();
+		opts = ExecutionOptions.orDefaults(opts);
 		checkSigmas(NAME_3D, volume, sigmaX, sigmaY, sigmaZ);
 		double acc = GaussianKernel.defaultAccuracy(volume.type());
 		GaussianKernel kx = sigmaX > 0 ? GaussianKernel.imagej(sigmaX, acc, volume.width()) : null;

@@ -80,6 +80,7 @@ public final class BoxStatistics {
 	 */
 	public static Planes compute(Planes image, Statistic statistic, Window window, ExecutionOptions opts) {
 		IntegralImage.checkImage(NAME, image);
+		opts = ExecutionOptions.orDefaults(opts);
 		Object[] out = new Object[image.depth()];
 		for (int z = 0; z < out.length; z++)
 			out[z] = new float[image.planeSize()];

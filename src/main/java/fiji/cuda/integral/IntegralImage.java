@@ -142,6 +142,7 @@ public final class IntegralImage {
 	 */
 	public static SummedAreaTable build(Planes image, int plane, SatBuild build, ExecutionOptions opts) {
 		checkImage(NAME, image);
+		opts = ExecutionOptions.orDefaults(opts);
 		if (plane < 0 || plane >= image.depth())
 			throw new IllegalArgumentException(NAME + ": there is no plane " + plane + " (the image has " + image.depth()
 				+ (image.depth() == 1 ? " plane)." : " planes)."));
@@ -179,6 +180,7 @@ public final class IntegralImage {
 		java.util.function.ObjIntConsumer<SummedAreaTable> each)
 	{
 		checkImage(NAME, image);
+		opts = ExecutionOptions.orDefaults(opts);
 		boolean gpu = opts.backend() != Backend.CPU;
 		for (int z = 0; z < image.depth(); z++) {
 			if (opts.progress().isCanceled()) return z;

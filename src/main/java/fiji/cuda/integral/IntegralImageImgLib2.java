@@ -70,7 +70,6 @@ public final class IntegralImageImgLib2 {
 			throw new IllegalArgumentException(name + ": " + type.getClass().getSimpleName() + " pixels are not supported; "
 				+ "use UnsignedByteType, UnsignedShortType or FloatType.");
 		}
-		return IntegralImage.build(Planes.wrap((int) w, (int) h, plane), 0, build, opts == null
-			? ExecutionOptions.defaults() : opts);
+		return IntegralImage.build(Planes.wrap((int) w, (int) h, plane), 0, build, opts);
 	}
 }

@@ -230,6 +230,7 @@ public final class LocalThreshold {
 	 */
 	public static Planes threshold(Planes image, Settings settings, ExecutionOptions opts) {
 		IntegralImage.checkImage(NAME, image);
+		opts = ExecutionOptions.orDefaults(opts);
 		Object[] out = new Object[image.depth()];
 		for (int z = 0; z < out.length; z++)
 			out[z] = new byte[image.planeSize()];
@@ -247,8 +248,9 @@ public final class LocalThreshold {
 	 * @throws IllegalArgumentException for bad input, with nothing written
 	 * @throws GpuException only when the GPU was forced and failed
 	 */
-	public static OpReport thresholdInto(Planes image, Planes out, Settings settings, ExecutionOptions opts) {
+	public static OpReport thresholdInto(Planes image, Planes out, Settings settings, ExecutionOptions options) {
 		long t0 = System.nanoTime();
+		ExecutionOptions opts = ExecutionOptions.orDefaults(options);
 		IntegralImage.checkImage(NAME, image);
 		if (settings == null) throw new IllegalArgumentException(NAME + ": no settings were given.");
 		IntegralImage.checkOutput(NAME, image, out, PixelType.UINT8, "an 8-bit");

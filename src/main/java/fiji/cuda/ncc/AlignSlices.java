@@ -144,7 +144,7 @@ public final class AlignSlices {
 	 */
 	public static List<Shift> align(Planes stack, Settings s, ExecutionOptions opts) {
 		check(stack, s);
-		if (opts == null) opts = ExecutionOptions.defaults();
+		opts = ExecutionOptions.orDefaults(opts);
 		Interpolation interp = s.interpolation == null ? Interpolation.BILINEAR : s.interpolation;
 		Region landmark = s.landmark();
 		Planes fixed = TemplateMatching.crop(stack, s.reference, landmark);

@@ -63,7 +63,7 @@ public final class TemplateMatching {
 		boolean sameSize, ExecutionOptions opts)
 	{
 		check(image, plane, template, templatePlane, mask);
-		if (opts == null) opts = ExecutionOptions.defaults();
+		opts = ExecutionOptions.orDefaults(opts);
 		if (opts.backend() != Backend.CPU) {
 			try {
 				return TemplateMatchingGpu.match(GpuAccess.get(), image, plane, template, templatePlane, mask, sameSize);
@@ -151,7 +151,7 @@ public final class TemplateMatching {
 					+ image.height() + "); leave that angle out, or use a smaller template.");
 			check(image, plane, t.pixels, 0, t.mask);
 		}
-		if (opts == null) opts = ExecutionOptions.defaults();
+		opts = ExecutionOptions.orDefaults(opts);
 		Progress progress = opts.progress();
 		List<Detection> candidates = new ArrayList<>();
 		for (int i = 0; i < bank.size() && !progress.isCanceled();) {
@@ -252,7 +252,7 @@ public final class TemplateMatching {
 		if (templates == null || templates.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
 		for (Template t : templates)
 			check(image, plane, t.pixels, 0, t.mask);
-		return maps(image, plane, templates, opts == null ? ExecutionOptions.defaults() : opts, new boolean[1]);
+		return maps(image, plane, templates, ExecutionOptions.orDefaults(opts), new boolean[1]);
 	}
 
 	/**

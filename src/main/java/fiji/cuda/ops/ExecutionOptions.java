@@ -21,6 +21,11 @@ public final class ExecutionOptions {
 		return new ExecutionOptions(Backend.AUTO, Runtime.getRuntime().availableProcessors(), Progress.NONE);
 	}
 
+	/** @return {@code opts}, or {@link #defaults()} for null: every operation takes null as "the defaults" */
+	public static ExecutionOptions orDefaults(ExecutionOptions opts) {
+		return opts != null ? opts : defaults();
+	}
+
 	/** @return a copy running on the given backend */
 	public ExecutionOptions withBackend(Backend b) {
 		return new ExecutionOptions(b, threads, progress);
