@@ -23,8 +23,8 @@ class NoDeviceTest {
 	void withADriverButNoDeviceOperationsRunOnTheCpuAndSayWhy() throws Exception {
 		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
 		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-		ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-			NoJCudaTest.class.getName()).redirectErrorStream(true);
+		ProcessBuilder pb = new ProcessBuilder(java, "-cp", classPath(), NoJCudaTest.class.getName())
+			.redirectErrorStream(true);
 		pb.environment().put("CUDA_VISIBLE_DEVICES", "");
 		Process p = pb.start();
 		assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the JVM did not finish");
@@ -34,5 +34,15 @@ class NoDeviceTest {
 		assertTrue(out.contains("why=no CUDA device found"), out);
 		assertTrue(out.contains("available=false"), out);
 		assertTrue(out.contains("selfcheck=Self-check failed"), out);
+	}
+
+	/** The JVM's class path, and the entries a launcher's own class loader added (the JUnit console's --class-path). */
+	static String classPath() throws Exception {
+		StringBuilder cp = new StringBuilder(System.getProperty("java.class.path"));
+		ClassLoader cl = NoDeviceTest.class.getClassLoader();
+		if (cl instanceof java.net.URLClassLoader)
+			for (java.net.URL u : ((java.net.URLClassLoader) cl).getURLs())
+				cp.append(File.pathSeparator).append(new File(u.toURI()).getPath());
+		return cp.toString();
 	}
 }
