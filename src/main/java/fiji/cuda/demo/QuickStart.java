@@ -42,6 +42,7 @@ public final class QuickStart {
 
 	private QuickStart() {}
 
+	/** @param args the output folder, optional (target/quickstart); a folder or file that cannot be written exits with 1 */
 	public static void main(String[] args) {
 		System.setProperty("java.awt.headless", "true");
 		File out = new File(args.length > 0 ? args[0] : "target/quickstart");
