@@ -310,6 +310,27 @@ public final class Gpu {
 		return (v / 1000) + "." + (v % 1000) / 10;
 	}
 
+	/**
+	 * @return the NVIDIA driver's release (e.g. "580.159.04"), which the requirements and NVIDIA's
+	 *         downloads are written in, where the system tells it (Linux); null elsewhere. CUDA
+	 *         itself only reports the CUDA version the driver supports.
+	 */
+	static String nvidiaRelease() {
+		try {
+			return releaseIn(new String(java.nio.file.Files.readAllBytes(
+				java.nio.file.Paths.get("/proc/driver/nvidia/version")), java.nio.charset.StandardCharsets.UTF_8));
+		} catch (java.io.IOException | RuntimeException e) {
+			return null;
+		}
+	}
+
+	/** @return the release in the text of /proc/driver/nvidia/version, or null */
+	static String releaseIn(String version) {
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("Kernel Module.*?\\s(\\d+\\.\\d+(?:\\.\\d+)?)(?:\\s|$)")
+			.matcher(version);
+		return m.find() ? m.group(1) : null;
+	}
+
 	/** @return what the driver reported about this device */
 	public DeviceInfo info() {
 		return info;
@@ -569,8 +590,9 @@ public final class Gpu {
 			}
 			int[] v = new int[1];
 			cuDriverGetVersion(v);
-			lines.add("Driver: CUDA " + versionText(v[0]) + (v[0] < requiredDriver ? " (too old: needs "
-				+ versionText(requiredDriver) + ", driver R580+)" : ""));
+			String release = nvidiaRelease();
+			lines.add("Driver: CUDA " + versionText(v[0]) + (release != null ? " (NVIDIA " + release + ")" : "")
+				+ (v[0] < requiredDriver ? " (too old: needs " + versionText(requiredDriver) + ", driver R580+)" : ""));
 			int[] count = new int[1];
 			cuDeviceGetCount(count);
 			for (int i = 0; i < count[0]; i++)

@@ -176,6 +176,8 @@ class GpuRuntimeTest {
 		String all = String.join("\n", Gpu.describe());
 		assertTrue(all.contains(Gpu.get().info().name), all);
 		assertTrue(all.contains("Operations run on: GPU"), all);
+		if (new java.io.File("/proc/driver/nvidia/version").canRead()) // the release, as the requirements name it
+			assertTrue(all.matches("(?s).*Driver: CUDA \\d+\\.\\d \\(NVIDIA \\d+\\.\\d+.*"), all);
 	}
 
 	static String firstDifference(Planes want, Planes got) {

@@ -94,4 +94,14 @@ class NoGpuFallbackTest {
 			() -> GpuSettings.setDeviceChoice("fastest"));
 		assertTrue(e.getMessage().contains("fastest"));
 	}
+
+	@Test
+	void theNvidiaReleaseIsReadFromTheDriversVersionText() {
+		assertEquals("580.159.04", Gpu.releaseIn("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Mar  5 "
+			+ "2026\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"));
+		assertEquals("580.65.06", Gpu.releaseIn("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  "
+			+ "Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Jul 22 2025\n"));
+		assertEquals("575.51", Gpu.releaseIn("NVRM version: NVIDIA UNIX Kernel Module for aarch64  575.51\n"));
+		assertEquals(null, Gpu.releaseIn("no such text"));
+	}
 }
