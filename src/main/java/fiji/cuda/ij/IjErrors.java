@@ -50,13 +50,24 @@ public final class IjErrors {
 		}
 		String line = command + ": " + msg;
 		IJ.log(line);
-		abortMacro(line);
+		// only the macro that called the command: ImageJ's interpreter is one for all threads,
+		// and a menu command failing while some other macro runs must not stop that macro
+		if (calledByAMacro()) abortMacro(line);
 	}
 
-	/** @return true when a dialog could not be answered: a macro, batch mode or no display */
+	/** @return true when a dialog could not be answered: called by a macro, batch mode or no display */
 	static boolean mustNotBlock() {
-		return IJ.isMacro() || Interpreter.isBatchMode() || IJ.getInstance() == null
+		return calledByAMacro() || Interpreter.isBatchMode() || IJ.getInstance() == null
 			|| GraphicsEnvironment.isHeadless();
+	}
+
+	/**
+	 * @return true when this thread runs a macro (or a script's {@code IJ.run}): ImageJ names such
+	 *         threads "Run$_..." or "...Macro$", and keeps a command's macro options for its thread
+	 */
+	static boolean calledByAMacro() {
+		String name = Thread.currentThread().getName();
+		return name.startsWith("Run$_") || name.endsWith("Macro$") || Macro.getOptions() != null;
 	}
 
 	/**
