@@ -130,7 +130,8 @@ public final class TemplateMatching {
 	 * @param refine     true to refine centres to sub-pixel precision ({@link Peaks#refine})
 	 * @param maps       receives each score map, or null
 	 * @param opts       backend, threads and progress (checked for cancellation between templates)
-	 * @return the detections, best first
+	 * @return the detections, best first; after a cancellation, among the templates done so far
+	 *         only (ask {@code opts.progress().isCanceled()} to tell)
 	 * @throws IllegalArgumentException for bad input, before anything is computed
 	 */
 	public static List<Detection> detect(Planes image, int plane, List<Template> bank, double threshold,
