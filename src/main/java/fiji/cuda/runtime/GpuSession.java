@@ -312,7 +312,7 @@ public final class GpuSession {
 		long chunk = staging[0].capacity / es;
 		// Chunks end on array boundaries where arrays fit in one, so that a download that fails
 		// between chunks leaves whole planes written and whole planes untouched.
-		if (count <= chunk) chunk -= chunk % count;
+		if (count > 0 && count <= chunk) chunk -= chunk % count;
 		long total = count * arrays.length;
 		if (!up) delivered = touched = 0;
 		int chunks = (int) ((total + chunk - 1) / chunk);
