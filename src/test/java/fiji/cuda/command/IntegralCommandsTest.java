@@ -122,8 +122,24 @@ class IntegralCommandsTest {
 		CommandModule bad = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2, "statistic", "Mean",
 			"width", -5, "height", 0).get();
 		org.junit.jupiter.api.Assertions.assertNotNull(bad.getCancelReason(), "a negative width was taken");
-		// SciJava keeps a command's last inputs for the next run: put back the default window
-		assertNull(commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2, "statistic", "Mean",
-			"width", 0, "height", 0).get().getCancelReason());
+		// the refused width is not remembered: the next run without one takes the square
+		assertNull(commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2, "statistic", "Mean").get()
+			.getCancelReason());
+	}
+
+	@Test
+	void boxStatisticsDoesNotRememberTheWindowOfAnEarlierRun() throws Exception {
+		// SciJava persisted width and height: a run with a 7x7 window made every later run that
+		// gave only a radius use 7x7 too, in this and in later sessions
+		ImagePlus imp = noise(37, 29);
+		assertNull(commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 1, "statistic", "Mean", "width",
+			7, "height", 7).get().getCancelReason());
+		CommandModule m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 1, "statistic", "Mean")
+			.get();
+		assertNull(m.getCancelReason());
+		float[] expected = (float[]) fiji.cuda.integral.BoxStatistics.compute(ImagePlusPlanes.wrap(imp),
+			fiji.cuda.integral.BoxStatistics.Statistic.MEAN, fiji.cuda.integral.Window.square(1), ExecutionOptions.defaults())
+			.plane(0);
+		assertArrayEquals(expected, (float[]) ((ImagePlus) m.getOutput("result")).getProcessor().getPixels());
 	}
 }
