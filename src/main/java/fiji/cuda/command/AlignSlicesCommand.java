@@ -21,8 +21,10 @@ import org.scijava.plugin.Plugin;
  * and table it shares. The stack is aligned in place and the shifts come back as a table.
  * A width or height of 0 takes the landmark from the image's area selection. Bad input
  * cancels the command with the reason instead of throwing, with the image unchanged. The
- * landmark is not remembered between runs (a stale rectangle would silently align to the
- * wrong feature).
+ * landmark and the reference slice are not remembered between runs (a stale rectangle would
+ * silently align to the wrong feature, a stale reference to another slice of a later stack,
+ * or refuse a shorter one); as in the menu command's macros, the reference is slice 1 unless
+ * given.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Align Slices")
 public class AlignSlicesCommand extends ContextCommand {
@@ -30,7 +32,7 @@ public class AlignSlicesCommand extends ContextCommand {
 	@Parameter(type = ItemIO.BOTH)
 	private ImagePlus image;
 
-	@Parameter(label = "Reference slice", min = "1")
+	@Parameter(label = "Reference slice", min = "1", persist = false)
 	private int reference = 1;
 
 	@Parameter(label = "Landmark x", required = false, persist = false)

@@ -61,6 +61,24 @@ class AlignSlicesCommandTest {
 	}
 
 	@Test
+	void theReferenceSliceOfAnEarlierRunIsNotRemembered() throws Exception {
+		// SciJava persisted the reference: after a run with reference 5 on a longer stack, a run
+		// that gave none was refused ("the reference slice 5 is not in the stack") or aligned a
+		// stack of 5 or more slices to slice 5
+		ImagePlus five = image(new double[] {0, 1, 2, 3, 4}, new double[] {0, 0, 0, 0, 0});
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", five, "x", 15, "y", 15, "width", 30,
+			"height", 25, "margin", 6, "reference", 5).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		ImagePlus imp = image(new double[] {0, 2, -3}, new double[] {0, 1, 4});
+		m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 15, "y", 15, "width", 30, "height", 25,
+			"margin", 6, "subpixel", false).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		ResultsTable rt = (ResultsTable) m.getOutput("shifts");
+		assertEquals(0, rt.getValue("dX", 0), 0.0, "slice 1 is the reference");
+		assertEquals(-2, rt.getValue("dX", 1), 0.0);
+	}
+
+	@Test
 	void badInputCancelsWithTheReasonLeavesTheImageAndThereIsNoMenuEntry() throws Exception {
 		ImagePlus imp = image(new double[] {0, 1}, new double[] {0, 1});
 		float[] before = ((float[]) imp.getStack().getPixels(2)).clone();
