@@ -77,8 +77,8 @@ public class AlignSlicesCommand extends ContextCommand {
 			}
 			s.reference = reference - 1;
 			s.margin = margin;
-			s.interpolation = "Bicubic".equalsIgnoreCase(interpolation) ? AlignSlices.Interpolation.BICUBIC
-				: AlignSlices.Interpolation.BILINEAR;
+			// as the menu command: a misspelt name is refused, not taken for Bilinear
+			s.interpolation = AlignSlicesPlugin.interpolation(interpolation);
 			s.subpixel = subpixel;
 			s.previous = previous;
 			shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table;

@@ -215,7 +215,13 @@ public class AlignSlicesPlugin implements PlugIn {
 		return roi != null && roi.isArea() ? roi.getBounds() : null;
 	}
 
-	private static Interpolation interpolation(String name) {
+	/**
+	 * @param name "Bilinear" or "Bicubic", in any case; for the macro key and the SciJava command
+	 * @return the interpolation
+	 * @throws IllegalArgumentException for any other name, which names the choices
+	 */
+	public static Interpolation interpolation(String name) {
+		if (name == null) name = "";
 		for (int i = 0; i < INTERPOLATIONS.length; i++)
 			if (INTERPOLATIONS[i].equalsIgnoreCase(name.trim())) return Interpolation.values()[i];
 		throw new IllegalArgumentException("'" + name + "' is not an interpolation (interpolation=Bilinear or "

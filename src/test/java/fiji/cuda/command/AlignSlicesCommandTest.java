@@ -79,6 +79,21 @@ class AlignSlicesCommandTest {
 	}
 
 	@Test
+	void aMisspeltInterpolationIsRefusedAsByTheMenuCommand() throws Exception {
+		// "Bicbic" was taken for Bilinear without a word, and the stack aligned with it
+		ImagePlus imp = image(new double[] {0, 1.5}, new double[] {0, 0.5});
+		float[] before = ((float[]) imp.getStack().getPixels(2)).clone();
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 15, "y", 15, "width", 30,
+			"height", 25, "margin", 6, "interpolation", "Bicbic").get();
+		assertTrue(m.isCanceled());
+		assertTrue(m.getCancelReason().contains("'Bicbic' is not an interpolation"), m.getCancelReason());
+		assertArrayEquals(before, (float[]) imp.getStack().getPixels(2));
+		m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 15, "y", 15, "width", 30, "height", 25,
+			"margin", 6, "interpolation", "bicubic").get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+	}
+
+	@Test
 	void badInputCancelsWithTheReasonLeavesTheImageAndThereIsNoMenuEntry() throws Exception {
 		ImagePlus imp = image(new double[] {0, 1}, new double[] {0, 1});
 		float[] before = ((float[]) imp.getStack().getPixels(2)).clone();
