@@ -14,7 +14,9 @@ import org.scijava.plugin.Plugin;
 /**
  * Gaussian blur as a SciJava command, for scripts, headless runs and other SciJava tools.
  * It has no menu path: the menu entry is ImageJ 1's "GPU Gaussian Blur...". Bad input
- * cancels the command with the reason instead of throwing.
+ * cancels the command with the reason instead of throwing. {@code scaled} and {@code stack}
+ * are not remembered between runs: as in the menu command's macros, a run that leaves them
+ * out blurs every slice in pixels, whatever an earlier run (or session) asked for.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur")
 public class GaussianBlurCommand extends ContextCommand {
@@ -26,10 +28,12 @@ public class GaussianBlurCommand extends ContextCommand {
 	@Parameter(label = "Sigma (Radius)", description = "standard deviation, greater than 0")
 	private double sigma = 2;
 
-	@Parameter(label = "Scaled units", description = "sigma in calibrated units", required = false)
+	// not persisted: a stale "true" would blur a later image in microns 1/pixelWidth times wider
+	@Parameter(label = "Scaled units", description = "sigma in calibrated units", required = false, persist = false)
 	private boolean scaled;
 
-	@Parameter(label = "Whole stack", description = "all slices, else the current one", required = false)
+	// not persisted: a stale "false" would blur one slice of every later stack (the menu asks each time)
+	@Parameter(label = "Whole stack", description = "all slices, else the current one", required = false, persist = false)
 	private boolean stack = true;
 
 	@Override

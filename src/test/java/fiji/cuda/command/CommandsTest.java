@@ -105,6 +105,26 @@ class CommandsTest {
 	}
 
 	@Test
+	void gaussianBlurCommandDoesNotRememberStackOrScaledFromAnEarlierRun() throws Exception {
+		// SciJava persisted them: after one run with stack=false and scaled=true, every later run
+		// that left them out blurred only the current slice, with sigma divided by the pixel size
+		ImagePlus first = noise("32-bit", 20, 16, 2, 6);
+		first.getCalibration().setUnit("um");
+		first.getCalibration().pixelWidth = first.getCalibration().pixelHeight = 0.5;
+		CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", first, "sigma", 1.0, "stack", false,
+			"scaled", true).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		ImagePlus imp = noise("32-bit", 20, 16, 3, 7);
+		imp.getCalibration().setUnit("um");
+		imp.getCalibration().pixelWidth = imp.getCalibration().pixelHeight = 0.5;
+		Planes expected = ij(imp).copy();
+		GaussianBlur.blur2D(expected, 1.0, 1.0, null, ExecutionOptions.defaults());
+		m = commands.run(GaussianBlurCommand.class, true, "image", imp, "sigma", 1.0).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertSamePlanes(expected, ij(imp));
+	}
+
+	@Test
 	void gaussianBlur3DCommandEqualsTheFacadePerVolume() throws Exception {
 		ImagePlus imp = noise("32-bit", 24, 18, 2 * 4, 3);
 		imp.setDimensions(2, 4, 1);
