@@ -16,7 +16,9 @@ import org.scijava.plugin.Plugin;
  * It has no menu path: the menu entry is ImageJ 1's "GPU Template Matching...", whose
  * parameters and table it shares. It changes no image and shows nothing: the detections come
  * back as a table, and the score map as an image when asked for. Bad input cancels the
- * command with the reason instead of throwing.
+ * command with the reason instead of throwing. No setting is remembered between runs: as in
+ * the menu command's macros, one left out takes its default (a stale {@code flip}, angle list
+ * or {@code stack} would silently add detections to a later run that never asked for them).
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Template Matching")
 public class TemplateMatchingCommand extends ContextCommand {
@@ -27,28 +29,28 @@ public class TemplateMatchingCommand extends ContextCommand {
 	@Parameter(label = "Template", description = "one template per slice; a selection bounds and masks it")
 	private ImagePlus template;
 
-	@Parameter(label = "Score threshold", min = "-1", max = "1")
+	@Parameter(label = "Score threshold", min = "-1", max = "1", persist = false)
 	private double scoreThreshold = 0.5;
 
-	@Parameter(label = "Max objects", min = "1")
+	@Parameter(label = "Max objects", min = "1", persist = false)
 	private int maxObjects = 10;
 
-	@Parameter(label = "NMS (maximal overlap)", min = "0", max = "1")
+	@Parameter(label = "NMS (maximal overlap)", min = "0", max = "1", persist = false)
 	private double nms = 0.3;
 
-	@Parameter(label = "Angles (degrees)", required = false)
+	@Parameter(label = "Angles (degrees)", required = false, persist = false)
 	private String angles = "0";
 
-	@Parameter(label = "Flip", description = "also mirrored templates", required = false)
+	@Parameter(label = "Flip", description = "also mirrored templates", required = false, persist = false)
 	private boolean flip;
 
-	@Parameter(label = "Stack", description = "every slice, else the current one", required = false)
+	@Parameter(label = "Stack", description = "every slice, else the current one", required = false, persist = false)
 	private boolean stack;
 
-	@Parameter(label = "Score map", required = false)
+	@Parameter(label = "Score map", required = false, persist = false)
 	private boolean scoreMap;
 
-	@Parameter(label = "Same size score map", required = false)
+	@Parameter(label = "Same size score map", required = false, persist = false)
 	private boolean sameSize;
 
 	@Parameter(type = ItemIO.OUTPUT)

@@ -65,6 +65,28 @@ class TemplateMatchingCommandTest {
 	}
 
 	@Test
+	void settingsOfAnEarlierRunAreNotRemembered() throws Exception {
+		// SciJava persisted them: after a run with stack and score_map, a run that left them out
+		// searched every slice and made a score map too
+		ImagePlus image = IJ.createImage("two", "8-bit black", 60, 40, 2), tpl = noise(9, 7, 2);
+		for (int z = 1; z <= 2; z++) {
+			image.getStack().getProcessor(z).insert(noise(60, 40, 10 + z).getProcessor(), 0, 0);
+			image.getStack().getProcessor(z).insert(tpl.getProcessor(), 10 * z, 5 * z);
+		}
+		CommandModule m = commands.run(TemplateMatchingCommand.class, true, "image", image, "template", tpl,
+			"scoreThreshold", 0.9, "stack", true, "scoreMap", true, "flip", true).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertEquals(2, ((ResultsTable) m.getOutput("results")).size());
+		m = commands.run(TemplateMatchingCommand.class, true, "image", image, "template", tpl, "scoreThreshold", 0.9).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		ResultsTable rt = (ResultsTable) m.getOutput("results");
+		assertEquals(1, rt.size(), "only the current slice is searched");
+		assertEquals(1, rt.getValue("Slice", 0));
+		assertEquals(0, rt.getValue("Flip", 0));
+		assertEquals(null, m.getOutput("scoreMapImage"), "no score map was asked for");
+	}
+
+	@Test
 	void badInputCancelsWithTheReasonAndThereIsNoMenuEntry() throws Exception {
 		CommandModule m = commands.run(TemplateMatchingCommand.class, true, "image", noise(10, 10, 3), "template",
 			noise(12, 4, 4)).get();
