@@ -20,11 +20,11 @@ import org.scijava.plugin.Plugin;
  * It has no menu path: the menu entry is ImageJ 1's "GPU Align Slices...", whose parameters
  * and table it shares. The stack is aligned in place and the shifts come back as a table.
  * A width or height of 0 takes the landmark from the image's area selection. Bad input
- * cancels the command with the reason instead of throwing, with the image unchanged. The
- * landmark and the reference slice are not remembered between runs (a stale rectangle would
- * silently align to the wrong feature, a stale reference to another slice of a later stack,
- * or refuse a shorter one); as in the menu command's macros, the reference is slice 1 unless
- * given.
+ * cancels the command with the reason instead of throwing, with the image unchanged. No
+ * setting is remembered between runs: as in the menu command's macros, one left out takes its
+ * default (a stale rectangle would silently align to the wrong feature, a stale reference to
+ * another slice of a later stack, or refuse a shorter one, and a stale "previous" would
+ * change how every later stack is aligned).
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Align Slices")
 public class AlignSlicesCommand extends ContextCommand {
@@ -49,17 +49,17 @@ public class AlignSlicesCommand extends ContextCommand {
 		persist = false)
 	private int height;
 
-	@Parameter(label = "Margin (pixels)", min = "0")
+	@Parameter(label = "Margin (pixels)", min = "0", persist = false)
 	private int margin = 20;
 
-	@Parameter(label = "Interpolation", choices = {"Bilinear", "Bicubic"})
+	@Parameter(label = "Interpolation", choices = {"Bilinear", "Bicubic"}, persist = false)
 	private String interpolation = "Bilinear";
 
-	@Parameter(label = "Subpixel shifts", required = false)
+	@Parameter(label = "Subpixel shifts", required = false, persist = false)
 	private boolean subpixel = true;
 
 	@Parameter(label = "Previous slice", description = "compare each slice with its aligned neighbour",
-		required = false)
+		required = false, persist = false)
 	private boolean previous;
 
 	@Parameter(type = ItemIO.OUTPUT)

@@ -79,6 +79,23 @@ class AlignSlicesCommandTest {
 	}
 
 	@Test
+	void theModeOfAnEarlierRunIsNotRemembered() throws Exception {
+		// SciJava persisted them: after one run with previous, whole-pixel shifts, Bicubic and a
+		// margin of 3, every later run that left them out aligned that way too
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", image(new double[] {0, 1},
+			new double[] {0, 1}), "x", 15, "y", 15, "width", 30, "height", 25, "margin", 3, "interpolation", "Bicubic",
+			"subpixel", false, "previous", true).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		m = commands.run(AlignSlicesCommand.class, true, "image", image(new double[] {0, 1}, new double[] {0, 1}), "x",
+			15, "y", 15, "width", 30, "height", 25).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertEquals(20, m.getInput("margin"));
+		assertEquals("Bilinear", m.getInput("interpolation"));
+		assertEquals(true, m.getInput("subpixel"));
+		assertEquals(false, m.getInput("previous"));
+	}
+
+	@Test
 	void aMisspeltInterpolationIsRefusedAsByTheMenuCommand() throws Exception {
 		// "Bicbic" was taken for Bilinear without a word, and the stack aligned with it
 		ImagePlus imp = image(new double[] {0, 1.5}, new double[] {0, 0.5});
