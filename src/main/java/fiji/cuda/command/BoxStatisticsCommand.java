@@ -15,6 +15,8 @@ import org.scijava.command.ContextCommand;
 import org.scijava.plugin.Parameter;
 import org.scijava.plugin.Plugin;
 
+import java.util.Locale;
+
 /**
  * Box statistics as a SciJava command: a new 32-bit image of the local mean, variance or
  * standard deviation over a square window of side 2r+1 (or width x height when both are
@@ -48,13 +50,15 @@ public class BoxStatisticsCommand extends ContextCommand {
 		try {
 			// a negative width or height goes to Window.rectangle, which names it
 			Window w = width != 0 || height != 0 ? Window.rectangle(width, height) : Window.square(radius);
-			Planes out = BoxStatistics.compute(ImagePlusPlanes.wrap(image), BoxStatistics.Statistic.fromLabel(statistic), w,
-				ExecutionOptions.defaults());
+			BoxStatistics.Statistic stat = BoxStatistics.Statistic.fromLabel(statistic);
+			Planes out = BoxStatistics.compute(ImagePlusPlanes.wrap(image), stat, w, ExecutionOptions.defaults());
 			ImageStack s = new ImageStack(out.width(), out.height());
 			for (int z = 0; z < out.depth(); z++)
-				s.addSlice(null, new FloatProcessor(out.width(), out.height(), (float[]) out.plane(z)));
-			result = ImagePlusPlanes.likeSource(new ImagePlus(image.getShortTitle() + " " + statistic.toLowerCase(), s),
-				image);
+				s.addSlice(image.getStack().getSliceLabel(z + 1),
+					new FloatProcessor(out.width(), out.height(), (float[]) out.plane(z)));
+			// titled as by the menu command, e.g. "cells standard deviation 5x5"
+			result = ImagePlusPlanes.likeSource(new ImagePlus(image.getShortTitle() + " "
+				+ stat.label().toLowerCase(Locale.ROOT) + " " + w, s), image);
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}

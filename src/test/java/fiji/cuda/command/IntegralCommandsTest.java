@@ -128,6 +128,21 @@ class IntegralCommandsTest {
 	}
 
 	@Test
+	void boxStatisticsResultIsTitledAndLabelledAsByTheMenuCommand() throws Exception {
+		// it was "cells variance": no window, and the slices lost their labels
+		ImagePlus imp = IJ.createImage("cells.tif", "8-bit black", 20, 10, 2);
+		imp.getStack().setSliceLabel("first", 1);
+		imp.getStack().setSliceLabel("second", 2);
+		CommandModule m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2, "statistic",
+			"variance").get();
+		assertNull(m.getCancelReason());
+		ImagePlus r = (ImagePlus) m.getOutput("result");
+		assertEquals("cells variance 5x5", r.getTitle());
+		assertEquals("first", r.getStack().getSliceLabel(1));
+		assertEquals("second", r.getStack().getSliceLabel(2));
+	}
+
+	@Test
 	void boxStatisticsDoesNotRememberTheWindowOfAnEarlierRun() throws Exception {
 		// SciJava persisted width and height: a run with a 7x7 window made every later run that
 		// gave only a radius use 7x7 too, in this and in later sessions
