@@ -50,7 +50,8 @@ public class LocalThresholdCommand extends ContextCommand {
 				radius, parameter1, parameter2, white, ExecutionOptions.defaults());
 			ImageStack s = new ImageStack(out.width(), out.height());
 			for (int z = 0; z < out.depth(); z++)
-				s.addSlice(null, new ByteProcessor(out.width(), out.height(), (byte[]) out.plane(z)));
+				s.addSlice(image.getStack().getSliceLabel(z + 1), // kept, as by the menu command
+					new ByteProcessor(out.width(), out.height(), (byte[]) out.plane(z)));
 			result = ImagePlusPlanes.likeSource(new ImagePlus(image.getShortTitle() + " " + method, s), image);
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());

@@ -143,6 +143,20 @@ class IntegralCommandsTest {
 	}
 
 	@Test
+	void localThresholdResultKeepsTheSliceLabels() throws Exception {
+		// the menu command thresholds in place and keeps them; the command's new image lost them
+		ImagePlus imp = IJ.createImage("cells", "16-bit black", 20, 10, 2);
+		imp.getStack().setSliceLabel("first", 1);
+		imp.getStack().setSliceLabel("second", 2);
+		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "Mean", "radius", 2)
+			.get();
+		assertNull(m.getCancelReason());
+		ImagePlus r = (ImagePlus) m.getOutput("result");
+		assertEquals("first", r.getStack().getSliceLabel(1));
+		assertEquals("second", r.getStack().getSliceLabel(2));
+	}
+
+	@Test
 	void boxStatisticsDoesNotRememberTheWindowOfAnEarlierRun() throws Exception {
 		// SciJava persisted width and height: a run with a 7x7 window made every later run that
 		// gave only a radius use 7x7 too, in this and in later sessions
