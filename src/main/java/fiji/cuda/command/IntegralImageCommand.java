@@ -43,8 +43,9 @@ public class IntegralImageCommand extends ContextCommand {
 	public void run() {
 		try {
 			int index = slice > 0 ? slice : image.getCurrentSlice();
-			if (index > image.getStackSize())
-				throw new IllegalArgumentException(IntegralImage.NAME + ": there is no slice " + index + ".");
+			// a negative slice is refused, not taken for the current one as 0 is
+			if (slice < 0 || index > image.getStackSize())
+				throw new IllegalArgumentException(IntegralImage.NAME + ": there is no slice " + (slice < 0 ? slice : index) + ".");
 			SatBuild b;
 			try {
 				// Locale.ROOT: in a Turkish locale "naive" would become "NAİVE", which is no build

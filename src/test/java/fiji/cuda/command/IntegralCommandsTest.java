@@ -66,6 +66,13 @@ class IntegralCommandsTest {
 	}
 
 	@Test
+	void aNegativeSliceIsRefused() throws Exception {
+		// slice=-1 silently gave the current slice's tables, as slice=0 does
+		CommandModule m = commands.run(IntegralImageCommand.class, true, "image", noise(20, 10), "slice", -1).get();
+		assertEquals("Integral Image: there is no slice -1.", m.getCancelReason());
+	}
+
+	@Test
 	void integralImageCommandGivesExact64BitTables() throws Exception {
 		ImagePlus imp = IJ.createImage("white", "16-bit white", 300, 300, 1);
 		imp.getProcessor().setColor(65535);
