@@ -19,7 +19,8 @@ import org.scijava.plugin.Plugin;
  * Slice alignment as a SciJava command, for scripts, headless runs and other SciJava tools.
  * It has no menu path: the menu entry is ImageJ 1's "GPU Align Slices...", whose parameters
  * and table it shares. The stack is aligned in place and the shifts come back as a table.
- * A width or height of 0 takes the landmark from the image's area selection. Bad input
+ * A width and height of 0 (the default) take the landmark from the image's area selection;
+ * with only one of them 0 the landmark has no area and is refused. Bad input
  * cancels the command with the reason instead of throwing, with the image unchanged. No
  * setting is remembered between runs: as in the menu command's macros, one left out takes its
  * default (a stale rectangle would silently align to the wrong feature, a stale reference to
@@ -41,11 +42,11 @@ public class AlignSlicesCommand extends ContextCommand {
 	@Parameter(label = "Landmark y", required = false, persist = false)
 	private int y;
 
-	@Parameter(label = "Landmark width", description = "0: the selection's bounds", required = false,
+	@Parameter(label = "Landmark width", description = "0 (with height 0): the selection's bounds", required = false,
 		persist = false)
 	private int width;
 
-	@Parameter(label = "Landmark height", description = "0: the selection's bounds", required = false,
+	@Parameter(label = "Landmark height", description = "0 (with width 0): the selection's bounds", required = false,
 		persist = false)
 	private int height;
 
