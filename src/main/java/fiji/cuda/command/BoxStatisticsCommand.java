@@ -20,9 +20,9 @@ import java.util.Locale;
 /**
  * Box statistics as a SciJava command: a new 32-bit image of the local mean, variance or
  * standard deviation over a square window of side 2r+1 (or width x height when both are
- * above 0), clipped at the borders. No menu path; bad input cancels with the reason. The
- * width and height are not remembered between runs, as the menu command does not remember
- * them: a stale rectangle would silently replace the radius of a later run that gives none.
+ * above 0), clipped at the borders. No menu path; bad input cancels with the reason. No input
+ * is remembered between runs: a stale rectangle would silently replace the radius of a later
+ * run that gives none.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Box Statistics")
 public class BoxStatisticsCommand extends ContextCommand {
@@ -30,10 +30,10 @@ public class BoxStatisticsCommand extends ContextCommand {
 	@Parameter
 	private ImagePlus image;
 
-	@Parameter(label = "Radius", min = "1")
+	@Parameter(label = "Radius", min = "1", persist = false)
 	private int radius = 2;
 
-	@Parameter(label = "Statistic", choices = { "Mean", "Variance", "Standard deviation" })
+	@Parameter(label = "Statistic", choices = { "Mean", "Variance", "Standard deviation" }, persist = false)
 	private String statistic = "Mean";
 
 	@Parameter(label = "Width", description = "0 for the square of the radius", required = false, persist = false)

@@ -15,7 +15,7 @@ import org.scijava.plugin.Plugin;
 /**
  * 3D Gaussian blur as a SciJava command, one volume per channel and frame like ImageJ's
  * "Gaussian Blur 3D...". No menu path (the menu entry is "GPU Gaussian Blur 3D..."). Bad
- * input cancels the command with the reason.
+ * input cancels the command with the reason. No input is remembered between runs.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur 3D")
 public class GaussianBlur3DCommand extends ContextCommand {
@@ -23,13 +23,13 @@ public class GaussianBlur3DCommand extends ContextCommand {
 	@Parameter(type = ItemIO.BOTH)
 	private ImagePlus image;
 
-	@Parameter(label = "X sigma", min = "0")
+	@Parameter(label = "X sigma", min = "0", persist = false)
 	private double x = 2;
 
-	@Parameter(label = "Y sigma", min = "0")
+	@Parameter(label = "Y sigma", min = "0", persist = false)
 	private double y = 2;
 
-	@Parameter(label = "Z sigma", min = "0")
+	@Parameter(label = "Z sigma", min = "0", persist = false)
 	private double z = 2;
 
 	@Override

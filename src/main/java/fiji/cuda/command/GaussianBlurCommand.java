@@ -14,9 +14,10 @@ import org.scijava.plugin.Plugin;
 /**
  * Gaussian blur as a SciJava command, for scripts, headless runs and other SciJava tools.
  * It has no menu path: the menu entry is ImageJ 1's "GPU Gaussian Blur...". Bad input
- * cancels the command with the reason instead of throwing. {@code scaled} and {@code stack}
- * are not remembered between runs: as in the menu command's macros, a run that leaves them
- * out blurs every slice in pixels, whatever an earlier run (or session) asked for.
+ * cancels the command with the reason instead of throwing. No input is remembered between
+ * runs (SciJava would otherwise fill one left out from an earlier run, or session): a run that
+ * leaves out {@code scaled} and {@code stack} blurs every slice in pixels, whatever an earlier
+ * run asked for.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur")
 public class GaussianBlurCommand extends ContextCommand {
@@ -25,7 +26,7 @@ public class GaussianBlurCommand extends ContextCommand {
 	private ImagePlus image;
 
 	// no "min": a widget offering 0 would offer a value the blur refuses (0 skips an axis only in 3D)
-	@Parameter(label = "Sigma (Radius)", description = "standard deviation, greater than 0")
+	@Parameter(label = "Sigma (Radius)", description = "standard deviation, greater than 0", persist = false)
 	private double sigma = 2;
 
 	// not persisted: a stale "true" would blur a later image in microns 1/pixelWidth times wider
