@@ -199,14 +199,15 @@ public final class GaussianBlur {
 		check(op, "Y sigma", sy);
 		check(op, "Z sigma", sz);
 		if (!(sx > 0 || sy > 0 || sz > 0))
-			throw new IllegalArgumentException(op + ": sigma must be greater than 0.");
+			throw new IllegalArgumentException(op + ": at least one sigma must be greater than 0.");
 	}
 
 	private static void check(String op, String what, double s) {
 		if (Double.isNaN(s) || Double.isInfinite(s))
 			throw new IllegalArgumentException(op + ": " + what + " must be a finite number, not " + s + ".");
 		if (s < 0)
-			throw new IllegalArgumentException(op + ": " + what + " must be greater than 0, not " + s + ".");
+			throw new IllegalArgumentException(op + ": " + what + " must be 0 (that axis is not blurred) or more, not " + s
+				+ ".");
 	}
 
 	/** Copies the rectangle of planes [from, to), so that pixels outside the mask can be put back. */
