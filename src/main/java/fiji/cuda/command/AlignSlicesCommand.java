@@ -1,6 +1,7 @@
 package fiji.cuda.command;
 
 import fiji.cuda.ij.AlignSlicesPlugin;
+import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ncc.AlignSlices;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuException;
@@ -82,7 +83,8 @@ public class AlignSlicesCommand extends ContextCommand {
 			s.interpolation = AlignSlicesPlugin.interpolation(interpolation);
 			s.subpixel = subpixel;
 			s.previous = previous;
-			shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table;
+			ImagePlusPlanes.whileLocked(image,
+				() -> shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table);
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}

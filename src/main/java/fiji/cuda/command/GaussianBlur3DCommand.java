@@ -39,8 +39,10 @@ public class GaussianBlur3DCommand extends ContextCommand {
 			return;
 		}
 		try {
-			for (Planes volume : ImagePlusPlanes.volumes(image))
-				GaussianBlur.blur3D(volume, x, y, z, ExecutionOptions.defaults());
+			ImagePlusPlanes.whileLocked(image, () -> {
+				for (Planes volume : ImagePlusPlanes.volumes(image))
+					GaussianBlur.blur3D(volume, x, y, z, ExecutionOptions.defaults());
+			});
 			image.changes = true; // as the menu commands: closing the window asks to save
 			image.updateAndDraw();
 		} catch (IllegalArgumentException | GpuException e) {

@@ -140,6 +140,23 @@ public final class ImagePlusPlanes {
 		return true;
 	}
 
+	/**
+	 * Runs work that changes an image's pixels with the image locked, as ImageJ's own commands
+	 * lock it, so that a script and a menu command never write the same pixels at once.
+	 *
+	 * @param imp  the image, or null (the work then says there is none)
+	 * @param work what changes it
+	 * @throws IllegalArgumentException when another command holds the image, which is left as it is
+	 */
+	public static void whileLocked(ImagePlus imp, Runnable work) {
+		if (imp != null && !imp.lockSilently()) throw new IllegalArgumentException(IjErrors.lockedMessage(imp));
+		try {
+			work.run();
+		} finally {
+			if (imp != null) imp.unlock();
+		}
+	}
+
 	/** @throws IllegalArgumentException for a virtual stack, whose changes would be lost */
 	static void checkNotVirtual(ImageStack stack) {
 		if (stack.isVirtual())

@@ -176,6 +176,27 @@ class CommandsTest {
 	}
 
 	@Test
+	void anImageLockedByAnotherCommandIsLeftAloneWithAReason() throws Exception {
+		// the in-place commands wrote pixels that a menu command was still working on
+		ImagePlus imp = noise("8-bit", 20, 20, 3, 9);
+		Thread other = new Thread(imp::lock);
+		other.start();
+		other.join();
+		Planes before = ij(imp).copy();
+		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "image", imp, "sigma", 2.0 } },
+			{ GaussianBlur3DCommand.class, new Object[] { "image", imp, "x", 1.0, "y", 1.0, "z", 1.0 } },
+			{ AlignSlicesCommand.class, new Object[] { "image", imp, "x", 2, "y", 2, "width", 8, "height", 8, "margin", 2 } } };
+		for (Object[] r : runs) {
+			@SuppressWarnings("unchecked")
+			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) r[0];
+			CommandModule m = commands.run(c, true, (Object[]) r[1]).get();
+			assertTrue(m.isCanceled(), c.getSimpleName());
+			assertTrue(m.getCancelReason().contains("is in use by another command"), m.getCancelReason());
+			assertSamePlanes(before, ij(imp));
+		}
+	}
+
+	@Test
 	void commandsAddNoMenuEntries() {
 		for (Class<?> c : new Class<?>[] { GaussianBlurCommand.class, GaussianBlur3DCommand.class }) {
 			CommandInfo info = commands.getCommand(c.getName());
