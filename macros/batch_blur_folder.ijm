@@ -17,12 +17,21 @@ setBatchMode(true);
 start = getTime();
 files = getFileList(inDir);
 n = 0;
+skipped = 0;
 for (i = 0; i < files.length; i++) {
 	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
 	name = files[i];
 	lower = toLowerCase(name);
 	if (endsWith(lower, ".tif") || endsWith(lower, ".tiff")) {
+		opened = nImages;
 		open(inDir + name);
+		// a file that does not open (not really a TIFF, cut short) is skipped: the next command
+		// would stop the macro with "There is no image open" and leave the rest of the folder
+		if (nImages == opened) {
+			print("Skipped " + name + ": could not open it");
+			skipped++;
+			continue;
+		}
 		run("GPU Gaussian Blur...", "sigma=" + sigma + " stack");
 		saveAs("Tiff", outDir + name);
 		close();
@@ -30,4 +39,6 @@ for (i = 0; i < files.length; i++) {
 	}
 }
 seconds = (getTime() - start) / 1000;
-print("Blurred " + n + " images (sigma=" + sigma + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s");
+summary = "Blurred " + n + " images (sigma=" + sigma + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s";
+if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
+print(summary);

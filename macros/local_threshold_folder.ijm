@@ -19,12 +19,21 @@ setBatchMode(true);
 start = getTime();
 files = getFileList(inDir);
 n = 0;
+skipped = 0;
 for (i = 0; i < files.length; i++) {
 	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
 	name = files[i];
 	lower = toLowerCase(name);
 	if (endsWith(lower, ".tif") || endsWith(lower, ".tiff")) {
+		opened = nImages;
 		open(inDir + name);
+		// a file that does not open (not really a TIFF, cut short) is skipped: the next command
+		// would stop the macro with "There is no image open" and leave the rest of the folder
+		if (nImages == opened) {
+			print("Skipped " + name + ": could not open it");
+			skipped++;
+			continue;
+		}
 		run("GPU Local Threshold...", "method=" + method + " radius=" + radius + " parameter_1=" + p1 + " parameter_2=" + p2 + " white stack");
 		saveAs("Tiff", outDir + name);
 		close();
@@ -32,4 +41,6 @@ for (i = 0; i < files.length; i++) {
 	}
 }
 seconds = (getTime() - start) / 1000;
-print("Thresholded " + n + " images (" + method + ", radius " + radius + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s");
+summary = "Thresholded " + n + " images (" + method + ", radius " + radius + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s";
+if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
+print(summary);

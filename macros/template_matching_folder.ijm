@@ -24,12 +24,21 @@ Table.create("Detections");
 files = getFileList(inDir);
 images = 0;
 row = 0;
+skipped = 0;
 for (i = 0; i < files.length; i++) {
 	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
 	name = files[i];
 	lower = toLowerCase(name);
 	if ((endsWith(lower, ".tif") || endsWith(lower, ".tiff")) && inDir + name != templatePath) {
+		opened = nImages;
 		open(inDir + name);
+		// a file that does not open (not really a TIFF, cut short) is skipped: the template
+		// would still be the current image, and be searched for itself under this file's name
+		if (nImages == opened) {
+			print("Skipped " + name + ": could not open it");
+			skipped++;
+			continue;
+		}
 		title = getTitle();
 		id = getImageID();
 		run("GPU Template Matching...", "image=[" + title + "] template=[" + templateTitle + "] score_threshold="
@@ -52,4 +61,6 @@ for (i = 0; i < files.length; i++) {
 }
 Table.save(output, "Detections");
 seconds = (getTime() - start) / 1000;
-print("Found " + row + " objects in " + images + " images from " + inDir + " in " + d2s(seconds, 1) + " s");
+summary = "Found " + row + " objects in " + images + " images from " + inDir + " in " + d2s(seconds, 1) + " s";
+if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
+print(summary);

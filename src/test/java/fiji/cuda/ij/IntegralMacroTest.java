@@ -71,6 +71,23 @@ class IntegralMacroTest {
 	}
 
 	@Test
+	void folderMacroSkipsAFileThatDoesNotOpenAndThresholdsTheRest() throws Exception {
+		// a .tif that is no TIFF stopped the macro with "There is no image open"
+		Path in = Files.createDirectories(dir.resolve("lt-broken-in")), out = dir.resolve("lt-broken-out");
+		ImagePlus b = ImageJReference.noise("16-bit", 30, 20, 2, 13);
+		Files.writeString(in.resolve("a.tif"), "not a TIFF");
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("local_threshold_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] method=Mean radius=3");
+		assertTrue(r.output.contains("Skipped a.tif: could not open it"), r::toString);
+		assertTrue(r.output.contains("Thresholded 1 images (Mean, radius 3) from " + in), r::toString);
+		assertTrue(r.output.contains("; skipped 1 (see above)"), r::toString);
+		assertFalse(Files.exists(out.resolve("a.tif")));
+		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(b), LocalThreshold.Method.MEAN, 3, 0, 0, true, CPU),
+			ImageJProcess.open(out.resolve("b.tif")), "b.tif");
+	}
+
+	@Test
 	void boxStatisticsMacroGivesTheCpuStandardDeviation() throws Exception {
 		ImagePlus in = ImageJReference.noise("16-bit", 40, 35, 3, 7);
 		Path input = ImageJProcess.save(in, dir.resolve("box-in.tif")), output = dir.resolve("box-out.tif");

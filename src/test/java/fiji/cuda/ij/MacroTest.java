@@ -111,6 +111,24 @@ class MacroTest {
 	}
 
 	@Test
+	void batchFolderSkipsAFileThatDoesNotOpenAndBlursTheRest() throws Exception {
+		// a .tif that is no TIFF stopped the macro with "There is no image open": the files after
+		// it were left unblurred, and no summary was printed
+		Path in = Files.createDirectories(dir.resolve("broken-in")), out = dir.resolve("broken-out");
+		ImagePlus b = noise("8-bit", 30, 20, 2, 13);
+		Files.writeString(in.resolve("a.tif"), "not a TIFF");
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Skipped a.tif: could not open it"), r::toString);
+		assertTrue(r.output.contains("Blurred 1 images (sigma=2) from " + in), r::toString);
+		assertTrue(r.output.contains("; skipped 1 (see above)"), r::toString);
+		assertFalse(Files.exists(out.resolve("a.tif")));
+		ImageJReference.blur2DStack(b, 2);
+		assertClose(b, ImageJProcess.open(out.resolve("b.tif")), "b.tif");
+	}
+
+	@Test
 	void batchFolderUsesTheSigmaAsGivenNotRoundedToFourDecimals() throws Exception {
 		// the macro used to parse the sigma and turn it back into text, which keeps 4 decimals
 		Path in = Files.createDirectories(dir.resolve("exact-in")), out = dir.resolve("exact-out");

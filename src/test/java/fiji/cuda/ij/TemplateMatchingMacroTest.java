@@ -90,6 +90,30 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void folderMacroSkipsAFileThatDoesNotOpenInsteadOfSearchingTheTemplate() throws Exception {
+		// the template stayed the current image: it was searched for itself and listed under the
+		// broken file's name (a score of 1 at 0,0), then closed, and the next image stopped the
+		// macro with "There is no open image called 'Template'"
+		Path in = Files.createDirectories(dir.resolve("in-broken"));
+		ImagePlus tpl = noise("8-bit", 11, 8, 1, 120);
+		ImageJProcess.save(tpl, dir.resolve("template-broken.tif"));
+		ImagePlus c = noise("8-bit", 70, 60, 1, 121);
+		plant(c, 1, tpl.getProcessor(), 30, 20);
+		Files.writeString(in.resolve("b.tif"), "not a TIFF");
+		ImageJProcess.save(c, in.resolve("c.tif"));
+		Path csv = dir.resolve("broken.csv");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
+			+ "] template=[" + dir.resolve("template-broken.tif") + "] output=[" + csv + "] score_threshold=0.8",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Skipped b.tif: could not open it"), r::toString);
+		assertTrue(r.output.contains("Found 1 objects in 1 images from " + in), r::toString);
+		assertTrue(r.output.contains("; skipped 1 (see above)"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertEquals(2, lines.size(), lines::toString);
+		assertTrue(lines.get(1).contains("c.tif,1,30,20,"), lines::toString);
+	}
+
+	@Test
 	void badTemplateStopsTheMacroWithAMessageInsteadOfHanging() throws Exception {
 		ImageJProcess.save(noise("8-bit", 20, 20, 1, 104), dir.resolve("small.tif"));
 		ImageJProcess.save(noise("8-bit", 30, 10, 1, 105), dir.resolve("wide.tif"));
