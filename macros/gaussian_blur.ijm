@@ -5,8 +5,13 @@
 arg = getArgument();
 input = call("ij.Macro.getValue", arg, "open", "");
 output = call("ij.Macro.getValue", arg, "save", "");
-if (input != "")
+if (input != "") {
+	opened = nImages;
 	open(input);
+	// otherwise the test image below would be processed, and saved, in place of the file
+	if (nImages == opened)
+		exit("Could not open " + input);
+}
 if (nImages == 0) {
 	newImage("Test", "16-bit ramp", 256, 256, 3);
 	run("Add Specified Noise...", "stack standard=2000");

@@ -99,6 +99,17 @@ class IntegralMacroTest {
 	}
 
 	@Test
+	void boxStatisticsMacroStopsWhenTheFileDoesNotOpen() throws Exception {
+		// it made its noisy test stack instead, and saved that stack's statistics as the result
+		Path missing = dir.resolve("missing.tif"), output = dir.resolve("box-never.tif");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("box_statistics.ijm"),
+			"open=[" + missing + "] save=[" + output + "]");
+		assertTrue(r.output.contains("Could not open " + missing), r::toString);
+		assertFalse(r.output.contains(" done"), r::toString);
+		assertFalse(Files.exists(output), "the test image's statistics were saved");
+	}
+
+	@Test
 	void integralImageWarnsPast2To24AndThresholdUndoAndBadRadiusBehave() throws Exception {
 		ImagePlus undo = ImageJReference.noise("8-bit", 30, 25, 1, 10), undo16 = ImageJReference.noise("16-bit", 20, 20, 1, 11);
 		ImageJProcess.save(undo, dir.resolve("undo.tif"));

@@ -91,6 +91,21 @@ class MacroTest {
 	}
 
 	@Test
+	void aFileThatDoesNotOpenStopsTheMacroInsteadOfSavingTheTestImage() throws Exception {
+		// with no image open after the failed open(), the macros made their noisy test stack,
+		// blurred it and saved it under the save= name, printing "done"
+		Path missing = dir.resolve("no such folder").resolve("in.tif");
+		for (String macro : new String[] { "gaussian_blur.ijm", "gaussian_blur_3d.ijm" }) {
+			Path output = dir.resolve("never-" + macro + ".tif");
+			ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "open=[" + missing + "] save=[" + output + "]",
+				"-Dfiji.cuda.device=cpu");
+			assertTrue(r.output.contains("Could not open " + missing), r::toString);
+			assertFalse(r.output.contains(" done"), r::toString);
+			assertFalse(Files.exists(output), macro + " saved the test image");
+		}
+	}
+
+	@Test
 	void batchFolderBlursEveryTiffAndSkipsOtherFiles() throws Exception {
 		Path in = Files.createDirectories(dir.resolve("batch-in")), out = dir.resolve("batch-out");
 		ImagePlus a = noise("8-bit", 50, 31, 2, 3), b = noise("32-bit", 29, 40, 1, 4), c = noise("RGB", 33, 20, 1, 5);
