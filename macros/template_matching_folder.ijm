@@ -12,9 +12,21 @@ nms = call("ij.Macro.getValue", arg, "nms", "0.3");
 if (inDir == "" || templatePath == "" || output == "")
 	exit("Usage: input=[folder] template=[file] output=[file.csv] score_threshold=0.5 max_objects=20 nms=0.3");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
+// Table.save into a folder that does not exist opens an error dialog, which nobody can close in
+// batch mode: the folder is made now, before the work
+outFolder = File.getParent(output);
+if (outFolder != "null") {
+	makeFolders(outFolder);
+	if (!File.isDirectory(outFolder))
+		exit("Could not create the folder " + outFolder + " for " + output);
+}
 setBatchMode(true);
 start = getTime();
+opened = nImages;
 open(templatePath);
+// rename() with no image open would wait on a dialog
+if (nImages == opened)
+	exit("Could not open the template " + templatePath);
 // an image of the folder with the template's file name would share its title: image= and
 // template= would then name the same window, and closing that image would close the template.
 // Every image opened below has a title ending in .tif or .tiff; this one does not.
@@ -64,3 +76,10 @@ seconds = (getTime() - start) / 1000;
 summary = "Found " + row + " objects in " + images + " images from " + inDir + " in " + d2s(seconds, 1) + " s";
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
 print(summary);
+
+// File.makeDirectory makes only the last folder of a path
+function makeFolders(path) {
+	if (path == "null" || File.isDirectory(path)) return;
+	makeFolders(File.getParent(path));
+	File.makeDirectory(path);
+}

@@ -114,6 +114,29 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void folderMacroMakesTheCsvFolderAndStopsOnATemplateThatDoesNotOpenInsteadOfHanging() throws Exception {
+		// Table.save into a missing folder, and rename() after a failed open(), waited on dialogs
+		// until the timeout killed ImageJ (the first after every image had been matched)
+		Path in = Files.createDirectories(dir.resolve("in-csv-folder"));
+		ImagePlus tpl = noise("8-bit", 11, 8, 1, 130);
+		ImageJProcess.save(tpl, dir.resolve("template-csv.tif"));
+		ImagePlus a = noise("8-bit", 70, 60, 1, 131);
+		plant(a, 1, tpl.getProcessor(), 12, 34);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		Path csv = dir.resolve("new results").resolve("run [1]").resolve("detections.csv");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
+			+ "] template=[" + dir.resolve("template-csv.tif") + "] output=[" + csv + "] score_threshold=0.8",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(Files.readAllLines(csv).get(1).contains("a.tif,1,12,34,"), r::toString);
+		Path missing = dir.resolve("no-template.tif");
+		r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in + "] template=[" + missing
+			+ "] output=[" + dir.resolve("never.csv") + "]");
+		assertTrue(r.output.contains("Could not open the template " + missing), r::toString);
+		assertFalse(Files.exists(dir.resolve("never.csv")));
+	}
+
+	@Test
 	void badTemplateStopsTheMacroWithAMessageInsteadOfHanging() throws Exception {
 		ImageJProcess.save(noise("8-bit", 20, 20, 1, 104), dir.resolve("small.tif"));
 		ImageJProcess.save(noise("8-bit", 30, 10, 1, 105), dir.resolve("wide.tif"));
