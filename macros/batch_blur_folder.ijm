@@ -12,7 +12,10 @@ if (isNaN(parseFloat(sigma)))
 	exit("sigma must be a number, not '" + sigma + "'");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
 if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
-if (!File.isDirectory(outDir)) File.makeDirectory(outDir);
+makeFolders(outDir);
+// otherwise every save fails, each with its own error, and the summary counts them as done
+if (!File.isDirectory(outDir))
+	exit("Could not create the output folder " + outDir);
 setBatchMode(true);
 start = getTime();
 files = getFileList(inDir);
@@ -42,3 +45,10 @@ seconds = (getTime() - start) / 1000;
 summary = "Blurred " + n + " images (sigma=" + sigma + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s";
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
 print(summary);
+
+// File.makeDirectory makes only the last folder of a path
+function makeFolders(path) {
+	if (path == "null" || File.isDirectory(path)) return;
+	makeFolders(File.getParent(path));
+	File.makeDirectory(path);
+}

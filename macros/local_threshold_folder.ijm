@@ -14,7 +14,10 @@ if (inDir == "" || outDir == "")
 	exit("Usage: input=[folder] output=[folder] method=Sauvola radius=15 parameter_1=0 parameter_2=0");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
 if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
-if (!File.isDirectory(outDir)) File.makeDirectory(outDir);
+makeFolders(outDir);
+// otherwise every save fails, each with its own error, and the summary counts them as done
+if (!File.isDirectory(outDir))
+	exit("Could not create the output folder " + outDir);
 setBatchMode(true);
 start = getTime();
 files = getFileList(inDir);
@@ -44,3 +47,10 @@ seconds = (getTime() - start) / 1000;
 summary = "Thresholded " + n + " images (" + method + ", radius " + radius + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s";
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
 print(summary);
+
+// File.makeDirectory makes only the last folder of a path
+function makeFolders(path) {
+	if (path == "null" || File.isDirectory(path)) return;
+	makeFolders(File.getParent(path));
+	File.makeDirectory(path);
+}

@@ -88,6 +88,20 @@ class IntegralMacroTest {
 	}
 
 	@Test
+	void folderMacroMakesAnOutputFolderWhoseParentIsMissingToo() throws Exception {
+		// File.makeDirectory made only the last folder: every save failed, and the summary said
+		// "Thresholded 1 images"
+		Path in = Files.createDirectories(dir.resolve("lt-nested-in")), out = dir.resolve("lt new").resolve("binary");
+		ImagePlus a = ImageJReference.noise("8-bit", 30, 20, 1, 15);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("local_threshold_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] method=Mean radius=3");
+		assertTrue(r.output.contains("Thresholded 1 images (Mean, radius 3)"), r::toString);
+		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(a), LocalThreshold.Method.MEAN, 3, 0, 0, true, CPU),
+			ImageJProcess.open(out.resolve("a.tif")), "a.tif");
+	}
+
+	@Test
 	void boxStatisticsMacroGivesTheCpuStandardDeviation() throws Exception {
 		ImagePlus in = ImageJReference.noise("16-bit", 40, 35, 3, 7);
 		Path input = ImageJProcess.save(in, dir.resolve("box-in.tif")), output = dir.resolve("box-out.tif");

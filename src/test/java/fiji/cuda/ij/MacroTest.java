@@ -144,6 +144,25 @@ class MacroTest {
 	}
 
 	@Test
+	void batchFolderMakesAnOutputFolderWhoseParentIsMissingToo() throws Exception {
+		// File.makeDirectory made only the last folder: every save failed, and the summary said
+		// "Blurred 1 images"
+		Path in = Files.createDirectories(dir.resolve("nested-in")), out = dir.resolve("results [2]").resolve("blurred");
+		ImagePlus a = noise("16-bit", 30, 20, 1, 14);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
+		ImageJReference.blur2DStack(a, 2);
+		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif");
+		// a folder that cannot be made is an error before the work, not one per image
+		Path blocked = Files.writeString(dir.resolve("a file"), "not a folder").resolve("out");
+		r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"), "input=[" + in + "] output=[" + blocked + "]");
+		assertTrue(r.output.contains("Could not create the output folder " + blocked), r::toString);
+		assertFalse(r.output.contains("Blurred"), r::toString);
+	}
+
+	@Test
 	void batchFolderUsesTheSigmaAsGivenNotRoundedToFourDecimals() throws Exception {
 		// the macro used to parse the sigma and turn it back into text, which keeps 4 decimals
 		Path in = Files.createDirectories(dir.resolve("exact-in")), out = dir.resolve("exact-out");
