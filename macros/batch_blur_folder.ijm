@@ -12,6 +12,9 @@ if (isNaN(parseFloat(sigma)))
 	exit("sigma must be a number, not '" + sigma + "'");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
 if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
+// the results keep the images' names: in the input folder they would replace the originals
+if (replace(outDir, "\\", "/") == replace(inDir, "\\", "/"))
+	exit("The output folder is the input folder, whose images the results would replace; choose another output folder");
 makeFolders(outDir);
 // otherwise every save fails, each with its own error, and the summary counts them as done
 if (!File.isDirectory(outDir))

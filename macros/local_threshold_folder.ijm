@@ -14,6 +14,9 @@ if (inDir == "" || outDir == "")
 	exit("Usage: input=[folder] output=[folder] method=Sauvola radius=15 parameter_1=0 parameter_2=0");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
 if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
+// the results keep the images' names: in the input folder they would replace the originals
+if (replace(outDir, "\\", "/") == replace(inDir, "\\", "/"))
+	exit("The output folder is the input folder, whose images the results would replace; choose another output folder");
 makeFolders(outDir);
 // otherwise every save fails, each with its own error, and the summary counts them as done
 if (!File.isDirectory(outDir))

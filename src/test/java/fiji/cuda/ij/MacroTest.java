@@ -163,6 +163,20 @@ class MacroTest {
 	}
 
 	@Test
+	void folderMacrosRefuseToWriteIntoTheInputFolder() throws Exception {
+		// the results, saved under the images' names, replaced the originals
+		Path in = Files.createDirectories(dir.resolve("same-folder"));
+		Path file = ImageJProcess.save(noise("8-bit", 30, 20, 1, 16), in.resolve("a.tif"));
+		byte[] before = Files.readAllBytes(file);
+		for (String macro : new String[] { "batch_blur_folder.ijm", "local_threshold_folder.ijm" }) {
+			ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "input=[" + in + "/] output=[" + in + "]",
+				"-Dfiji.cuda.device=cpu");
+			assertTrue(r.output.contains("The output folder is the input folder"), r::toString);
+			assertArrayEquals(before, Files.readAllBytes(file), macro + " replaced the original");
+		}
+	}
+
+	@Test
 	void batchFolderUsesTheSigmaAsGivenNotRoundedToFourDecimals() throws Exception {
 		// the macro used to parse the sigma and turn it back into text, which keeps 4 decimals
 		Path in = Files.createDirectories(dir.resolve("exact-in")), out = dir.resolve("exact-out");
