@@ -11,6 +11,9 @@ if (inDir == "" || outDir == "")
 if (isNaN(parseFloat(sigma)))
 	exit("sigma must be a number, not '" + sigma + "'");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
+// getFileList gives a missing folder no files, which read as a folder without images
+if (!File.isDirectory(inDir))
+	exit("The input folder " + inDir + " does not exist");
 if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
 // the results keep the images' names: in the input folder they would replace the originals
 if (replace(outDir, "\\", "/") == replace(inDir, "\\", "/"))

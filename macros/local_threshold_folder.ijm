@@ -13,6 +13,9 @@ p2 = call("ij.Macro.getValue", arg, "parameter_2", "0");
 if (inDir == "" || outDir == "")
 	exit("Usage: input=[folder] output=[folder] method=Sauvola radius=15 parameter_1=0 parameter_2=0");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
+// getFileList gives a missing folder no files, which read as a folder without images
+if (!File.isDirectory(inDir))
+	exit("The input folder " + inDir + " does not exist");
 if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
 // the results keep the images' names: in the input folder they would replace the originals
 if (replace(outDir, "\\", "/") == replace(inDir, "\\", "/"))

@@ -12,6 +12,9 @@ nms = call("ij.Macro.getValue", arg, "nms", "0.3");
 if (inDir == "" || templatePath == "" || output == "")
 	exit("Usage: input=[folder] template=[file] output=[file.csv] score_threshold=0.5 max_objects=20 nms=0.3");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
+// getFileList gives a missing folder no files, which read as a folder without images
+if (!File.isDirectory(inDir))
+	exit("The input folder " + inDir + " does not exist");
 // Table.save into a folder that does not exist opens an error dialog, which nobody can close in
 // batch mode: the folder is made now, before the work
 outFolder = File.getParent(output);

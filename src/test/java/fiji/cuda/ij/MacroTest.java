@@ -177,6 +177,21 @@ class MacroTest {
 	}
 
 	@Test
+	void folderMacrosStopOnAnInputFolderThatDoesNotExist() throws Exception {
+		// a mistyped folder gave "Blurred 0 images" (and made the output folder), as if it held no image
+		Path in = dir.resolve("typo-in"), out = dir.resolve("typo-out");
+		String[][] runs = { { "batch_blur_folder.ijm", "output=[" + out + "]" },
+			{ "local_threshold_folder.ijm", "output=[" + out + "]" },
+			{ "template_matching_folder.ijm", "template=[" + dir.resolve("t.tif") + "] output=[" + out + ".csv]" } };
+		for (String[] run : runs) {
+			ImageJProcess.Result r = imagej.run(ImageJProcess.macro(run[0]), "input=[" + in + "] " + run[1]);
+			assertTrue(r.output.contains("The input folder " + in + "/ does not exist"), r::toString);
+			assertFalse(r.output.contains(" 0 images"), r::toString);
+			assertFalse(Files.exists(out), run[0] + " made the output folder");
+		}
+	}
+
+	@Test
 	void batchFolderUsesTheSigmaAsGivenNotRoundedToFourDecimals() throws Exception {
 		// the macro used to parse the sigma and turn it back into text, which keeps 4 decimals
 		Path in = Files.createDirectories(dir.resolve("exact-in")), out = dir.resolve("exact-out");
