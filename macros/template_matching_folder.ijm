@@ -54,6 +54,14 @@ for (i = 0; i < files.length; i++) {
 			skipped++;
 			continue;
 		}
+		// the command refuses RGB images, and its error would stop the macro with the rest of the
+		// folder left undone
+		if (bitDepth() == 24) {
+			print("Skipped " + name + ": an RGB image (convert it to 8-bit or split its channels first)");
+			close();
+			skipped++;
+			continue;
+		}
 		title = getTitle();
 		id = getImageID();
 		run("GPU Template Matching...", "image=[" + title + "] template=[" + templateTitle + "] score_threshold="

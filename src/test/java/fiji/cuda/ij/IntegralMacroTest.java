@@ -102,6 +102,22 @@ class IntegralMacroTest {
 	}
 
 	@Test
+	void folderMacroSkipsAnRgbImageAndThresholdsTheRest() throws Exception {
+		// the command's "RGB images are not supported" stopped the macro, with the rest of the folder undone
+		Path in = Files.createDirectories(dir.resolve("lt-rgb-in")), out = dir.resolve("lt-rgb-out");
+		ImagePlus b = ImageJReference.noise("8-bit", 30, 20, 1, 17);
+		ImageJProcess.save(ImageJReference.noise("RGB", 30, 20, 1, 18), in.resolve("a colour.tif"));
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("local_threshold_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] method=Mean radius=3");
+		assertTrue(r.output.contains("Skipped a colour.tif: an RGB image"), r::toString);
+		assertTrue(r.output.contains("Thresholded 1 images (Mean, radius 3)"), r::toString);
+		assertFalse(Files.exists(out.resolve("a colour.tif")));
+		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(b), LocalThreshold.Method.MEAN, 3, 0, 0, true, CPU),
+			ImageJProcess.open(out.resolve("b.tif")), "b.tif");
+	}
+
+	@Test
 	void boxStatisticsMacroGivesTheCpuStandardDeviation() throws Exception {
 		ImagePlus in = ImageJReference.noise("16-bit", 40, 35, 3, 7);
 		Path input = ImageJProcess.save(in, dir.resolve("box-in.tif")), output = dir.resolve("box-out.tif");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ij.IJ;
 import ij.ImagePlus;
 
 import java.nio.file.Files;
@@ -134,6 +135,25 @@ class TemplateMatchingMacroTest {
 			+ "] output=[" + dir.resolve("never.csv") + "]");
 		assertTrue(r.output.contains("Could not open the template " + missing), r::toString);
 		assertFalse(Files.exists(dir.resolve("never.csv")));
+	}
+
+	@Test
+	void folderMacroSkipsAnRgbImageAndSearchesTheRest() throws Exception {
+		// the command's "RGB images are not supported" stopped the macro, and no CSV was written
+		Path in = Files.createDirectories(dir.resolve("in-rgb"));
+		ImagePlus tpl = noise("8-bit", 11, 8, 1, 140);
+		ImageJProcess.save(tpl, dir.resolve("template-rgb.tif"));
+		ImagePlus b = noise("16-bit", 70, 60, 1, 141);
+		plant(b, 1, tpl.getProcessor(), 22, 9);
+		ImageJProcess.save(IJ.createImage("a", "RGB noise", 70, 60, 1), in.resolve("a.tif"));
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		Path csv = dir.resolve("rgb.csv");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
+			+ "] template=[" + dir.resolve("template-rgb.tif") + "] output=[" + csv + "] score_threshold=0.8",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Skipped a.tif: an RGB image"), r::toString);
+		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(Files.readAllLines(csv).get(1).contains("b.tif,1,22,9,"), r::toString);
 	}
 
 	@Test
