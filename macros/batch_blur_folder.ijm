@@ -41,6 +41,8 @@ for (i = 0; i < files.length; i++) {
 			skipped++;
 			continue;
 		}
+		// a TIFF keeps the selection it was saved with, and the blur would then stay inside it
+		run("Select None");
 		run("GPU Gaussian Blur...", "sigma=" + sigma + " stack");
 		saveAs("Tiff", outDir + name);
 		close();

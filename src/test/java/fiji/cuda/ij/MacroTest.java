@@ -192,6 +192,21 @@ class MacroTest {
 	}
 
 	@Test
+	void batchFolderBlursTheWholeImageWhenTheFileWasSavedWithASelection() throws Exception {
+		// ImageJ restores the selection saved in a TIFF, and only the inside of the oval was blurred
+		Path in = Files.createDirectories(dir.resolve("roi-in")), out = dir.resolve("roi-out");
+		ImagePlus a = noise("8-bit", 40, 30, 1, 19);
+		a.setRoi(new OvalRoi(5, 5, 15, 10));
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		a.deleteRoi();
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
+		ImageJReference.blur2DStack(a, 2);
+		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif saved with an oval");
+	}
+
+	@Test
 	void batchFolderUsesTheSigmaAsGivenNotRoundedToFourDecimals() throws Exception {
 		// the macro used to parse the sigma and turn it back into text, which keeps 4 decimals
 		Path in = Files.createDirectories(dir.resolve("exact-in")), out = dir.resolve("exact-out");
