@@ -82,6 +82,13 @@ for (i = 0; i < files.length; i++) {
 		images++;
 	}
 }
+if (row == 0) {
+	// a table without columns saves as an empty file: give the CSV its header line
+	columns = newArray("File", "Slice", "X", "Y", "Centre X", "Centre Y", "Score");
+	for (c = 0; c < columns.length; c++)
+		Table.set(columns[c], 0, 0, "Detections");
+	Table.deleteRows(0, 0, "Detections");
+}
 Table.save(output, "Detections");
 seconds = (getTime() - start) / 1000;
 summary = "Found " + row + " objects in " + images + " images from " + inDir + " in " + d2s(seconds, 1) + " s";

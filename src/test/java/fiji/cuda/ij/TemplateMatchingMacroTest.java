@@ -215,4 +215,21 @@ class TemplateMatchingMacroTest {
 			r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
 	}
+
+	@Test
+	void folderMacroWithoutDetectionsWritesTheHeaderLine() throws Exception {
+		// the CSV of a run that found nothing was an empty file, which a spreadsheet or R reads
+		// as having no columns at all
+		Path in = Files.createDirectories(dir.resolve("in-nothing"));
+		ImageJProcess.save(ImageJReference.noise("8-bit", 60, 40, 1, 21), in.resolve("a.tif"));
+		ImageJProcess.save(ImageJReference.noise("8-bit", 9, 9, 1, 22), dir.resolve("template-nothing.tif"));
+		Path csv = dir.resolve("nothing.csv");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
+			+ "] template=[" + dir.resolve("template-nothing.tif") + "] output=[" + csv + "] score_threshold=0.99",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Found 0 objects in 1 images"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertEquals(1, lines.size(), lines.toString());
+		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score"), lines.get(0));
+	}
 }
