@@ -1,12 +1,8 @@
 package fiji.cuda.runtime;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,18 +18,7 @@ class NoDeviceTest {
 	@Test
 	void withADriverButNoDeviceOperationsRunOnTheCpuAndSayWhy() throws Exception {
 		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
-		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-		ProcessBuilder pb = new ProcessBuilder(java, "-cp", classPath(), NoJCudaTest.class.getName())
-			.redirectErrorStream(true);
-		pb.environment().put("CUDA_VISIBLE_DEVICES", "");
-		Process p = pb.start();
-		assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the JVM did not finish");
-		String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-		assertEquals(0, p.exitValue(), out);
-		assertTrue(out.contains("ran=CPU changed=true"), out);
-		assertTrue(out.contains("why=no CUDA device found"), out);
-		assertTrue(out.contains("available=false"), out);
-		assertTrue(out.contains("selfcheck=Self-check failed"), out);
+		NoJCudaTest.runOnTheCpu(classPath(), "CUDA_VISIBLE_DEVICES=", "no CUDA device found");
 	}
 
 	/** The JVM's class path, and the entries a launcher's own class loader added (the JUnit console's --class-path). */

@@ -40,16 +40,29 @@ class NoJCudaTest {
 		List<String> cp = new ArrayList<>();
 		for (String e : System.getProperty("java.class.path").split(File.pathSeparator))
 			if (!new File(e).getName().toLowerCase().contains("jcuda")) cp.add(e);
+		String out = runOnTheCpu(String.join(File.pathSeparator, cp), null, "JCuda is not installed");
+		assertTrue(!out.contains("NoClassDefFoundError"), out);
+	}
+
+	/**
+	 * Runs {@link #main} in a JVM of its own and checks that the blur ran on the CPU and that
+	 * nothing reports a GPU.
+	 *
+	 * @param env a variable to set, "NAME=value", or null
+	 * @return what it printed
+	 */
+	static String runOnTheCpu(String classPath, String env, String why) throws Exception {
 		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-		Process p = new ProcessBuilder(java, "-cp", String.join(File.pathSeparator, cp), NoJCudaTest.class.getName())
-			.redirectErrorStream(true).start();
+		ProcessBuilder pb = new ProcessBuilder(java, "-cp", classPath, NoJCudaTest.class.getName()).redirectErrorStream(true);
+		if (env != null) pb.environment().put(env.substring(0, env.indexOf('=')), env.substring(env.indexOf('=') + 1));
+		Process p = pb.start();
 		assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the JVM did not finish");
 		String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 		assertEquals(0, p.exitValue(), out);
 		assertTrue(out.contains("ran=CPU changed=true"), out);
-		assertTrue(out.contains("why=JCuda is not installed"), out);
+		assertTrue(out.contains("why=" + why), out);
 		assertTrue(out.contains("available=false"), out);
 		assertTrue(out.contains("selfcheck=Self-check failed"), out);
-		assertTrue(!out.contains("NoClassDefFoundError"), out);
+		return out;
 	}
 }
