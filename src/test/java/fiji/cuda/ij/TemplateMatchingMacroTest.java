@@ -49,9 +49,7 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.save(c, in.resolve("c.tiff"));
 		Files.writeString(in.resolve("notes.txt"), "not an image");
 		Path csv = dir.resolve("detections.csv");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
-			+ "] template=[" + dir.resolve("template.tif") + "] output=[" + csv + "] score_threshold=0.8 max_objects=5",
-			"-Dfiji.cuda.device=cpu");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template.tif"), csv, "score_threshold=0.8 max_objects=5");
 		assertTrue(r.output.contains("Found 4 objects in 3 images"), r::toString);
 		assertFalse(r.output.contains("Exception"), r::toString);
 		List<String> rows = new ArrayList<>();
@@ -81,9 +79,7 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.save(a, in.resolve("a.tif"));
 		ImageJProcess.save(b, in.resolve("b.tif"));
 		Path csv = dir.resolve("same-name.csv");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
-			+ "] template=[" + tplDir.resolve("a.tif") + "] output=[" + csv + "] score_threshold=0.8 max_objects=5",
-			"-Dfiji.cuda.device=cpu");
+		ImageJProcess.Result r = runFolderMacro(in, tplDir.resolve("a.tif"), csv, "score_threshold=0.8 max_objects=5");
 		assertTrue(r.output.contains("Found 2 objects in 2 images"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertTrue(lines.get(1).contains("a.tif,1,30,20,"), lines::toString);
@@ -103,9 +99,7 @@ class TemplateMatchingMacroTest {
 		Files.writeString(in.resolve("b.tif"), "not a TIFF");
 		ImageJProcess.save(c, in.resolve("c.tif"));
 		Path csv = dir.resolve("broken.csv");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
-			+ "] template=[" + dir.resolve("template-broken.tif") + "] output=[" + csv + "] score_threshold=0.8",
-			"-Dfiji.cuda.device=cpu");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-broken.tif"), csv, "score_threshold=0.8");
 		assertTrue(r.output.contains("Skipped b.tif: could not open it"), r::toString);
 		assertTrue(r.output.contains("Found 1 objects in 1 images from " + in), r::toString);
 		assertTrue(r.output.contains("; skipped 1 (see above)"), r::toString);
@@ -125,9 +119,7 @@ class TemplateMatchingMacroTest {
 		plant(a, 1, tpl.getProcessor(), 12, 34);
 		ImageJProcess.save(a, in.resolve("a.tif"));
 		Path csv = dir.resolve("new results").resolve("run [1]").resolve("detections.csv");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
-			+ "] template=[" + dir.resolve("template-csv.tif") + "] output=[" + csv + "] score_threshold=0.8",
-			"-Dfiji.cuda.device=cpu");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-csv.tif"), csv, "score_threshold=0.8");
 		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
 		assertTrue(Files.readAllLines(csv).get(1).contains("a.tif,1,12,34,"), r::toString);
 		Path missing = dir.resolve("no-template.tif");
@@ -148,9 +140,7 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.save(IJ.createImage("a", "RGB noise", 70, 60, 1), in.resolve("a.tif"));
 		ImageJProcess.save(b, in.resolve("b.tif"));
 		Path csv = dir.resolve("rgb.csv");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
-			+ "] template=[" + dir.resolve("template-rgb.tif") + "] output=[" + csv + "] score_threshold=0.8",
-			"-Dfiji.cuda.device=cpu");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-rgb.tif"), csv, "score_threshold=0.8");
 		assertTrue(r.output.contains("Skipped a.tif: an RGB image"), r::toString);
 		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
 		assertTrue(Files.readAllLines(csv).get(1).contains("b.tif,1,22,9,"), r::toString);
@@ -224,12 +214,16 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.save(ImageJReference.noise("8-bit", 60, 40, 1, 21), in.resolve("a.tif"));
 		ImageJProcess.save(ImageJReference.noise("8-bit", 9, 9, 1, 22), dir.resolve("template-nothing.tif"));
 		Path csv = dir.resolve("nothing.csv");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in
-			+ "] template=[" + dir.resolve("template-nothing.tif") + "] output=[" + csv + "] score_threshold=0.99",
-			"-Dfiji.cuda.device=cpu");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-nothing.tif"), csv, "score_threshold=0.99");
 		assertTrue(r.output.contains("Found 0 objects in 1 images"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertEquals(1, lines.size(), lines.toString());
 		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score"), lines.get(0));
+	}
+
+	/** Runs template_matching_folder.ijm on the CPU path. */
+	private static ImageJProcess.Result runFolderMacro(Path in, Path template, Path csv, String settings) throws Exception {
+		return imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in + "] template=[" + template
+			+ "] output=[" + csv + "] " + settings, "-Dfiji.cuda.device=cpu");
 	}
 }
