@@ -98,10 +98,11 @@ public final class BoxStatistics {
 	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	public static OpReport computeInto(Planes image, Planes out, Statistic statistic, Window window,
-		ExecutionOptions opts)
+		ExecutionOptions options)
 	{
 		long t0 = System.nanoTime();
 		IntegralImage.checkImage(NAME, image);
+		ExecutionOptions opts = ExecutionOptions.orDefaults(options);
 		if (statistic == null) throw new IllegalArgumentException(NAME + ": no statistic was given.");
 		if (window == null) throw new IllegalArgumentException(NAME + ": no window was given.");
 		IntegralImage.checkOutput(NAME, image, out, PixelType.FLOAT32, "a 32-bit");

@@ -17,6 +17,7 @@ import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.LocalThreshold;
 import fiji.cuda.integral.SatBuild;
 import fiji.cuda.integral.SummedAreaTable;
+import fiji.cuda.integral.Window;
 import fiji.cuda.ncc.Template;
 import fiji.cuda.ncc.TemplateMatching;
 
@@ -47,5 +48,21 @@ class NullOptionsTest {
 		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.NIBLACK, 3, 0, 0, true);
 		assertTrue(TestImages.sameBits(LocalThreshold.threshold(img, st, cpu), LocalThreshold.threshold(img, st, null)));
 		assertEquals(1, TemplateMatching.matchAll(img, 0, List.of(new Template(img.range(0, 1), null, 0, 0, false)), null).size());
+	}
+
+	@Test
+	void theIntoVariantsTakeNullOptionsToo() {
+		// BoxStatistics.computeInto, public like LocalThreshold.thresholdInto, threw a NullPointerException
+		Planes img = TestImages.random(PixelType.UINT16, 23, 17, 2, 4);
+		ExecutionOptions cpu = ExecutionOptions.defaults().withBackend(Backend.CPU);
+		Planes a = Planes.wrap(23, 17, new Object[] { new float[23 * 17], new float[23 * 17] });
+		Planes b = Planes.wrap(23, 17, new Object[] { new float[23 * 17], new float[23 * 17] });
+		assertNotNull(BoxStatistics.computeInto(img, a, BoxStatistics.Statistic.MEAN, Window.square(2), null));
+		BoxStatistics.computeInto(img, b, BoxStatistics.Statistic.MEAN, Window.square(2), cpu);
+		assertTrue(TestImages.sameBits(b, a));
+		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.MEAN, 3, 0, 0, true);
+		Planes c = Planes.wrap(23, 17, new Object[] { new byte[23 * 17], new byte[23 * 17] });
+		assertNotNull(LocalThreshold.thresholdInto(img, c, st, null));
+		assertTrue(TestImages.sameBits(LocalThreshold.threshold(img, st, cpu), c));
 	}
 }
