@@ -22,9 +22,11 @@ public final class Peaks {
 	 * Finds the local maxima of a "valid" score map: pixels whose score is at least
 	 * {@code threshold}, at least that of each of their 8 neighbours inside the map, and above
 	 * those of the neighbours before them in raster order (the left one and the three above).
-	 * A plateau therefore counts once, at its first pixel in raster order, whose box suppression
-	 * would have kept anyway: a flat background, where every window scores 0, would otherwise
-	 * make each of its pixels a candidate for a threshold of 0 or below. NaN scores never count.
+	 * A plateau therefore counts at those of its pixels that have no plateau neighbour before
+	 * them: once, at its first pixel in raster order, for a rectangle, a disk or any other shape
+	 * without a notch open to the top (a V or U of equal scores counts at the top of each arm).
+	 * A flat background, where every window scores 0, would otherwise make each of its pixels a
+	 * candidate for a threshold of 0 or below. NaN scores never count.
 	 *
 	 * @param map       the scores, row-major
 	 * @param mapWidth  its width

@@ -307,6 +307,25 @@ class DetectionTest {
 	}
 
 	@Test
+	void aPlateauOpenToTheTopCountsAtTheTopOfEachArm() {
+		// the rule looks only at the neighbours before a pixel, so a V of equal scores starts
+		// twice (the Javadoc and README said that every plateau counts once)
+		Detection box = new Detection(0, 0, 1, 1, 0, 0, 0, false, 0, 0, 0);
+		float[] v = { 1, 0, 1, 0, 0, //
+			0, 1, 0, 0, 0, //
+			0, 0, 0, 0, 0 };
+		List<Detection> found = Peaks.localMaxima(v, 5, 3, box, 0.5, false);
+		assertEquals(2, found.size(), found.toString());
+		assertEquals(0, found.get(0).x);
+		assertEquals(2, found.get(1).x);
+		// the same plateau upside down (a notch open to the bottom) counts once
+		float[] a = { 0, 1, 0, 0, 0, //
+			1, 0, 1, 0, 0, //
+			0, 0, 0, 0, 0 };
+		assertEquals(1, Peaks.localMaxima(a, 5, 3, box, 0.5, false).size());
+	}
+
+	@Test
 	void hundredsOfThousandsOfDisjointCandidatesAreAllKept() {
 		// 300,000 scattered boxes with one overlapping twin each: the grid compares each with a
 		// handful of kept boxes (all pairs would be 4.5e10 comparisons)
