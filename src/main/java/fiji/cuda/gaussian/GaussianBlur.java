@@ -110,7 +110,7 @@ public final class GaussianBlur {
 					done = e.planesDone;
 					if (e.partlyWritten >= 0) {
 						partly = true;
-						throw e.unrecoverable(NAME);
+						throw e.unrecoverable(NAME, image.depth());
 					}
 					state.why = Fallback.reason(NAME, opts, e.getCause());
 					fellBack(state);
@@ -181,7 +181,7 @@ public final class GaussianBlur {
 				GaussianBlurGpu.blur3D(GpuAccess.get(), volume, kx, ky, kz);
 				return new OpReport(Backend.GPU, null, false, System.nanoTime() - t0);
 			} catch (PartialGpuFailure e) {
-				throw e.unrecoverable(NAME_3D);
+				throw e.unrecoverable(NAME_3D, volume.depth());
 			} catch (GpuException e) {
 				String why = Fallback.reason(NAME, opts, e);
 				GaussianBlurCpu.blur3D(volume, kx, ky, kz, opts);
@@ -256,12 +256,17 @@ public final class GaussianBlur {
 			this.partlyWritten = partlyWritten;
 		}
 
-		/** @return the error for a user whose image can no longer be finished by the CPU path */
-		GpuException unrecoverable(String op) {
-			String slices = partlyWritten == 0 ? "slice 1" : "slices 1-" + (partlyWritten + 1);
-			return new GpuException(op + ": the GPU failed while writing the result back (" + getMessage()
-				+ "). The image is left part done: " + slices + " may hold the result (the last of them in part), "
-				+ "the later slices are unchanged.", getCause());
+		/**
+		 * @param planes the planes of the call, which the message counts (a caller that gave
+		 *               part of a stack adds which part)
+		 * @return the error for a user whose image can no longer be finished by the CPU path
+		 */
+		GpuException unrecoverable(String op, int planes) {
+			String done = planes == 1 ? "the plane is left part blurred"
+				: "of the " + planes + " planes given, " + (partlyWritten == 0 ? "plane 1" : "planes 1-" + (partlyWritten + 1))
+					+ " may hold the result (the last of them in part) and the later ones are unchanged";
+			return new GpuException(op + ": the GPU failed while writing the result back (" + getMessage() + "); " + done
+				+ ".", getCause());
 		}
 	}
 }

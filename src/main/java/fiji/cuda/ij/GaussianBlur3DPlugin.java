@@ -115,7 +115,15 @@ public class GaussianBlur3DPlugin implements PlugIn {
 					return IJ.escapePressed();
 				}
 			};
-			OpReport r = GaussianBlur.blur3D(volumes.get(i), x, y, z, ExecutionOptions.defaults().withProgress(p));
+			OpReport r;
+			try {
+				r = GaussianBlur.blur3D(volumes.get(i), x, y, z, ExecutionOptions.defaults().withProgress(p));
+			} catch (fiji.cuda.runtime.GpuException e) {
+				// the operation counts the planes of one volume; say which volume of the hyperstack
+				if (m == 1) throw e;
+				throw new fiji.cuda.runtime.GpuException(e.getMessage() + " (volume " + (i + 1) + " of " + m + "; the "
+					+ i + " before it are blurred)", e);
+			}
 			if (r.canceled()) break;
 			done++;
 			IJ.showProgress((double) done / m);

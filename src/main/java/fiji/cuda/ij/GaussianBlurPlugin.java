@@ -141,6 +141,10 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		if (sx == 0 && sy == 0) return; // ImageJ leaves the image unchanged
 		try {
 			GaussianBlur.blur2D(ImagePlusPlanes.wrap(ip), sx, sy, ImagePlusPlanes.rectangle(ip), options);
+		} catch (fiji.cuda.runtime.GpuException e) {
+			// the operation saw one plane; the user needs to know which slice of the stack it was
+			failure.compareAndSet(null, imp.getStackSize() > 1 && ip.getSliceNumber() > 0
+				? new fiji.cuda.runtime.GpuException(e.getMessage() + " (slice " + ip.getSliceNumber() + ")", e) : e);
 		} catch (RuntimeException e) {
 			failure.compareAndSet(null, e);
 		}

@@ -149,4 +149,17 @@ class GaussianBlurInputTest {
 		GaussianBlur.blur3D(TestImages.random(PixelType.RGB, 9, 9, 5, 46), 1, 1, 1, CPU.withProgress(p));
 		assertEquals(1.0, last[0]);
 	}
+
+	@Test
+	void aWriteBackFailureSaysWhichOfThePlanesGivenAreDone() {
+		fiji.cuda.runtime.GpuException cause = new fiji.cuda.runtime.GpuException("Gaussian Blur 3D: CUDA_ERROR_UNKNOWN");
+		assertEquals("Gaussian Blur 3D: the GPU failed while writing the result back (Gaussian Blur 3D: CUDA_ERROR_UNKNOWN); "
+			+ "of the 300 planes given, planes 1-209 may hold the result (the last of them in part) and the later ones are "
+			+ "unchanged.", new GaussianBlur.PartialGpuFailure(0, 208, cause).unrecoverable(GaussianBlur.NAME_3D, 300)
+				.getMessage());
+		assertTrue(new GaussianBlur.PartialGpuFailure(0, 0, cause).unrecoverable(GaussianBlur.NAME, 1).getMessage()
+			.endsWith("; the plane is left part blurred."));
+		assertTrue(new GaussianBlur.PartialGpuFailure(0, 0, cause).unrecoverable(GaussianBlur.NAME, 4).getMessage()
+			.contains("of the 4 planes given, plane 1 may hold the result"));
+	}
 }
