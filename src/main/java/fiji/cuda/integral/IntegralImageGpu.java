@@ -247,7 +247,7 @@ final class IntegralImageGpu {
 					block(ROW_THREADS), 0,
 					sum, sq, d, image.width(), image.height(), window.left(), window.right(), window.above(),
 					window.below(), code);
-				s.download(d.ptr(), out.plane(z), 0, image.planeSize());
+				downloadPlane(s, d.ptr(), image, z, out.plane(z), PixelType.FLOAT32);
 			}
 		});
 	}
@@ -279,19 +279,26 @@ final class IntegralImageGpu {
 					tableGrid(image),
 					block(ROW_THREADS), 0, in, sum, sq, d, image.width(), image.height(), win.left(), win.right(),
 					win.above(), win.below(), settings.method.ordinal(), settings.p1, settings.p2, lo, range, fg, bg);
-				Object dst = out.plane(z);
-				if (dst == image.plane(z) && image.planeSize() > s.stagingBytes()) {
-					// Such a plane comes back in several staging chunks. Written straight into the
-					// input, a failure between them would leave it part binary, and the CPU path
-					// would threshold that instead of the original.
-					byte[] whole = new byte[image.planeSize()];
-					s.download(d.ptr(), whole, 0, image.planeSize());
-					System.arraycopy(whole, 0, dst, 0, whole.length);
-				} else {
-					s.download(d.ptr(), dst, 0, image.planeSize());
-				}
+				downloadPlane(s, d.ptr(), image, z, out.plane(z), PixelType.UINT8);
 			}
 		});
+	}
+
+	/**
+	 * Brings a result plane back into {@code dst}. When {@code dst} is the input's own plane and
+	 * too large for one staging chunk, it comes back whole first: written straight into the
+	 * input chunk by chunk, a failure between chunks would leave it part overwritten, and the
+	 * CPU path would then compute from that instead of the original.
+	 */
+	private static void downloadPlane(GpuSession s, CUdeviceptr d, Planes image, int z, Object dst, PixelType type) {
+		int n = image.planeSize();
+		if (dst == image.plane(z) && (long) n * type.bytesPerPixel() > s.stagingBytes()) {
+			Object whole = type.newPlane(n);
+			s.download(d, whole, 0, n);
+			System.arraycopy(whole, 0, dst, 0, n);
+		} else {
+			s.download(d, dst, 0, n);
+		}
 	}
 
 	/** What is done with a plane once its tables are on the device. */

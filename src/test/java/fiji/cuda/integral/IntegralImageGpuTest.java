@@ -382,6 +382,21 @@ class IntegralImageGpuTest {
 		assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0));
 	}
 
+	@Test
+	void inPlaceBoxStatisticsWhoseWriteBackFailsAreRedoneFromTheOriginal() {
+		// 4096x2500 floats = 41 MB, more than one staging chunk; the second chunk's copy fails
+		Planes img = TestImages.random(PixelType.FLOAT32, 4096, 2500, 1, 11);
+		Window w = Window.square(3);
+		Planes cpu = BoxStatistics.compute(img.copy(), BoxStatistics.Statistic.VARIANCE, w, CPU);
+		fiji.cuda.runtime.FaultInjection.failNextDownloadAtChunk(1);
+		try {
+			BoxStatistics.computeInto(img, img, BoxStatistics.Statistic.VARIANCE, w, ExecutionOptions.defaults());
+		} finally {
+			fiji.cuda.runtime.FaultInjection.clear();
+		}
+		assertArrayEquals((float[]) cpu.plane(0), (float[]) img.plane(0));
+	}
+
 	static void assertSame(SummedAreaTable want, SummedAreaTable got, String what) {
 		assertEquals(want.isExact(), got.isExact(), what);
 		if (want.isExact()) {
