@@ -47,7 +47,8 @@ public class IntegralImagePlugin implements PlugIn {
 		String options = Macro.getOptions();
 		String asked = options == null ? null : Macro.getValue(options, "table", null);
 		// GenericDialog took an unknown or mis-cased table for another choice without a word
-		if (asked != null && tableNamed(asked) == null) {
+		// ("&name", a macro variable, is the dialog's to resolve: its value is checked below)
+		if (asked != null && !asked.startsWith("&") && tableNamed(asked) == null) {
 			IjErrors.report(COMMAND, "table=" + asked + " is not one of Sum, [Sum of squares] or Both.");
 			return;
 		}
@@ -62,7 +63,12 @@ public class IntegralImagePlugin implements PlugIn {
 		if (gd.wasCanceled()) return;
 		// in a macro this is the value as written (any case, with or without brackets): named
 		// here, as compute() tells the tables apart by their exact names
-		String table = tableNamed(gd.getNextChoice());
+		String chosen = gd.getNextChoice();
+		String table = tableNamed(chosen);
+		if (table == null) {
+			IjErrors.report(COMMAND, "table=" + chosen + " is not one of Sum, [Sum of squares] or Both.");
+			return;
+		}
 		boolean stack = isStack && gd.getNextBoolean();
 		lastTable = table;
 		try {

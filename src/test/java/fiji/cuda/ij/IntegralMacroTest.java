@@ -196,6 +196,7 @@ class IntegralMacroTest {
 			+ "selectImage('w'); run('GPU Integral Image...', 'stack'); print('default: ' + nSlices);\n"
 			+ "selectImage('w'); run('GPU Integral Image...', 'table=[sum]'); print('bracketed: ' + getTitle() + ' '"
 			+ " + nSlices);\n"
+			+ "t = 'sum of squares'; selectImage('w'); run('GPU Integral Image...', 'table=&t'); print('variable: ' + getTitle());\n"
 			+ "selectImage('w'); run('GPU Integral Image...', 'table=Sums');\nprint('still running');\n");
 		ImageJProcess.Result r = imagej.run(macro, "");
 		assertTrue(r.output.contains("sum: 1 " + 255 * 200), r::toString);
@@ -203,6 +204,8 @@ class IntegralMacroTest {
 		assertTrue(r.output.contains("default: 1"), r::toString);  // no table key: the remembered one (Sum of squares)
 		// a bracketed name in another case was left as written and, being neither name, gave both tables
 		assertTrue(r.output.contains("bracketed: w sum table 1"), r::toString);
+		// a macro variable, as GenericDialog allows; the check for unknown names had refused it
+		assertTrue(r.output.contains("variable: w sum-of-squares table"), r::toString);
 		assertTrue(r.output.contains("GPU Integral Image: table=Sums is not one of Sum, [Sum of squares] or Both."),
 			r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
