@@ -82,7 +82,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	public void run(String arg) {
 		try {
 			ImagePlus imp = IjErrors.currentImage(COMMAND);
-			if (imp == null) return;
+			if (imp == null || IjErrors.inUse(COMMAND, imp)) return; // said before the dialog, not after it
 			String options = Macro.getOptions();
 			if (IjErrors.noOptionsToRunWith(COMMAND, "x=10 y=10 width=64 height=64 margin=20")) return;
 			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);

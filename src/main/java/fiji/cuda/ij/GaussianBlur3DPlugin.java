@@ -37,7 +37,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 	@Override
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
-		if (imp == null) return;
+		if (imp == null || IjErrors.inUse(COMMAND, imp)) return; // said before the dialog, not after it
 		if (imp.isComposite() && imp.getNChannels() == imp.getStackSize()) {
 			IjErrors.report(COMMAND, "Composite color images are not supported (their channels would be "
 				+ "blurred into each other). Use Image>Color>Split Channels first.");
