@@ -1,21 +1,15 @@
 package fiji.cuda.command;
 
-import fiji.cuda.ij.ImagePlusPlanes;
-import fiji.cuda.image.Planes;
+import fiji.cuda.ij.BoxStatisticsPlugin;
 import fiji.cuda.integral.BoxStatistics;
 import fiji.cuda.integral.Window;
-import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
-import ij.ImageStack;
-import ij.process.FloatProcessor;
 import org.scijava.ItemIO;
 import org.scijava.command.Command;
 import org.scijava.command.ContextCommand;
 import org.scijava.plugin.Parameter;
 import org.scijava.plugin.Plugin;
-
-import java.util.Locale;
 
 /**
  * Box statistics as a SciJava command: a new 32-bit image of the local mean, variance or
@@ -50,15 +44,8 @@ public class BoxStatisticsCommand extends ContextCommand {
 		try {
 			// a negative width or height goes to Window.rectangle, which names it
 			Window w = width != 0 || height != 0 ? Window.rectangle(width, height) : Window.square(radius);
-			BoxStatistics.Statistic stat = BoxStatistics.Statistic.fromLabel(statistic);
-			Planes out = BoxStatistics.compute(ImagePlusPlanes.wrap(image), stat, w, ExecutionOptions.defaults());
-			ImageStack s = new ImageStack(out.width(), out.height());
-			for (int z = 0; z < out.depth(); z++)
-				s.addSlice(image.getStack().getSliceLabel(z + 1),
-					new FloatProcessor(out.width(), out.height(), (float[]) out.plane(z)));
-			// titled as by the menu command, e.g. "cells standard deviation 5x5"
-			result = ImagePlusPlanes.likeSource(new ImagePlus(image.getShortTitle() + " "
-				+ stat.label().toLowerCase(Locale.ROOT) + " " + w, s), image);
+			// the menu command's image: its title, slice labels, layout and calibration
+			result = BoxStatisticsPlugin.compute(image, BoxStatistics.Statistic.fromLabel(statistic), w, true);
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}

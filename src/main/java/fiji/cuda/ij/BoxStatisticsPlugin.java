@@ -92,8 +92,14 @@ public class BoxStatisticsPlugin implements PlugIn {
 		return Window.square((int) radius);
 	}
 
-	/** @return the statistic of every (or the current) slice as a new 32-bit image, or null when canceled */
-	static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
+	/**
+	 * The menu command's result, also the SciJava command's: titled like "cells variance 5x5",
+	 * with the slice labels, hyperstack layout and spatial calibration of the source.
+	 *
+	 * @return the statistic of every (or the current) slice as a new 32-bit image, or null when canceled
+	 * @throws IllegalArgumentException for bad input
+	 */
+	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
 		Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		Object[] out = new Object[planes.depth()];
 		for (int z = 0; z < out.length; z++)
@@ -110,7 +116,8 @@ public class BoxStatisticsPlugin implements PlugIn {
 		for (int z = 0; z < out.length; z++)
 			s.addSlice(stack ? imp.getStack().getSliceLabel(z + 1) : null,
 				new FloatProcessor(planes.width(), planes.height(), (float[]) out[z]));
-		ImagePlus o = new ImagePlus(imp.getShortTitle() + " " + statistic.label().toLowerCase() + " " + window, s);
+		ImagePlus o = new ImagePlus(imp.getShortTitle() + " " + statistic.label().toLowerCase(java.util.Locale.ROOT) + " "
+			+ window, s);
 		if (stack) ImagePlusPlanes.copyLayout(o, imp, 1);
 		o.setCalibration(imp.getCalibration().copy());
 		o.getCalibration().disableDensityCalibration();
