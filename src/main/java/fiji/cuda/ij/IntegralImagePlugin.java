@@ -8,7 +8,6 @@ import fiji.cuda.ops.ExecutionOptions;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
-import ij.Macro;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.FloatProcessor;
@@ -44,14 +43,6 @@ public class IntegralImagePlugin implements PlugIn {
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
-		String options = Macro.getOptions();
-		String asked = options == null ? null : Macro.getValue(options, "table", null);
-		// GenericDialog took an unknown or mis-cased table for another choice without a word
-		// ("&name", a macro variable, is the dialog's to resolve: its value is checked below)
-		if (asked != null && !asked.startsWith("&") && tableNamed(asked) == null) {
-			IjErrors.report(COMMAND, "table=" + asked + " is not one of Sum, [Sum of squares] or Both.");
-			return;
-		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "table=Both")) return;
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addChoice("Table:", TABLES, lastTable);
@@ -61,8 +52,9 @@ public class IntegralImagePlugin implements PlugIn {
 			+ "Values above 2^24 are not exact in a 32-bit image.");
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
-		// in a macro this is the value as written (any case, with or without brackets): named
-		// here, as compute() tells the tables apart by their exact names
+		// in a macro this is the value as written (any case, with or without brackets, a macro
+		// variable's value), which GenericDialog does not check: named here, as compute() tells
+		// the tables apart by their exact names, and refused when it is none of them
 		String chosen = gd.getNextChoice();
 		String table = tableNamed(chosen);
 		if (table == null) {
