@@ -16,6 +16,16 @@ reference = call("ij.Macro.getValue", arg, "reference", "1");
 interpolation = call("ij.Macro.getValue", arg, "interpolation", "Bilinear");
 if (input == "" || output == "")
 	exit("Usage: input=[stack.tif] output=[aligned.tif] shifts=[shifts.csv] x= y= width= height= margin=20 reference=1 interpolation=Bilinear");
+// a table saved into a missing folder stops the macro after the work, with the shifts lost:
+// the folder is made now
+if (shiftsFile != "") {
+	shiftsFolder = File.getParent(shiftsFile);
+	if (shiftsFolder != "null") {
+		makeFolders(shiftsFolder);
+		if (!File.isDirectory(shiftsFolder))
+			exit("Could not create the folder " + shiftsFolder + " for " + shiftsFile);
+	}
+}
 setBatchMode(true);
 open(input);
 options = "reference=" + reference + " margin=" + margin + " interpolation=" + interpolation;
@@ -28,10 +38,34 @@ if (indexOf(" " + arg + " ", " previous ") >= 0)
 start = getTime();
 run("GPU Align Slices...", options);
 seconds = (getTime() - start) / 1000;
-saveAs("Tiff", output);
+saveTiff(output);
 if (shiftsFile != "")
 	saveAs("Results", shiftsFile);
 for (i = 0; i < nResults; i++)
 	print("Slice " + getResult("Slice", i) + ": dX=" + d2s(getResult("dX", i), 3) + " dY="
 		+ d2s(getResult("dY", i), 3) + " score=" + d2s(getResult("Score", i), 4));
 print("Aligned " + nSlices + " slices of " + input + " in " + d2s(seconds, 1) + " s");
+
+// Saves the current image as a TIFF under exactly this path, or stops the macro saying why.
+// saveAs alone would rename A.TIF to A.tif, and it reports a failed save without stopping the
+// macro, which then printed "done". The image goes to a fresh name beside the path first: that
+// file appearing proves the save.
+function saveTiff(path) {
+	fresh = File.getDirectory(path) + ".fiji-cuda-saving-" + d2s(getTime(), 0) + ".tif";
+	saveAs("Tiff", fresh);
+	if (!File.exists(fresh))
+		exit("Could not save " + path);
+	// Windows renames nothing over an existing file
+	if (!File.rename(fresh, path) && File.exists(path))
+		File.delete(path);
+	if (File.exists(fresh) && !File.rename(fresh, path))
+		exit("Saved as " + fresh + ", which could not be renamed to " + path);
+	rename(File.getName(path));
+}
+
+// File.makeDirectory makes only the last folder of a path
+function makeFolders(path) {
+	if (path == "null" || File.isDirectory(path)) return;
+	makeFolders(File.getParent(path));
+	File.makeDirectory(path);
+}

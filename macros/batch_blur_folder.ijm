@@ -27,6 +27,7 @@ start = getTime();
 files = getFileList(inDir);
 n = 0;
 skipped = 0;
+failed = 0;
 for (i = 0; i < files.length; i++) {
 	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
 	name = files[i];
@@ -44,14 +45,20 @@ for (i = 0; i < files.length; i++) {
 		// a TIFF keeps the selection it was saved with, and the blur would then stay inside it
 		run("Select None");
 		run("GPU Gaussian Blur...", "sigma=" + sigma + " stack");
-		saveAs("Tiff", outDir + name);
+		why = saveResult(inDir, outDir, name);
 		close();
+		if (why != "") {
+			print("Not saved " + name + ": " + why);
+			failed++;
+			continue;
+		}
 		n++;
 	}
 }
 seconds = (getTime() - start) / 1000;
 summary = "Blurred " + n + " images (sigma=" + sigma + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s";
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
+if (failed > 0) summary = summary + "; " + failed + " not saved (see above)";
 print(summary);
 
 // File.makeDirectory makes only the last folder of a path
@@ -59,4 +66,27 @@ function makeFolders(path) {
 	if (path == "null" || File.isDirectory(path)) return;
 	makeFolders(File.getParent(path));
 	File.makeDirectory(path);
+}
+
+// Saves the current image as a TIFF named exactly name in outDir; returns "" or why it did not.
+// saveAs alone would rename A.TIF and A.tiff to A.tif, so two inputs could share one result,
+// and it reports a failed save without stopping the macro. So the image goes to a fresh name
+// first: that file appearing proves the save, and its absence from inDir proves the folders
+// differ, however their paths are written (links, "..", letter case), before any original
+// could be replaced.
+function saveResult(inDir, outDir, name) {
+	fresh = ".fiji-cuda-saving-" + d2s(getTime(), 0) + ".tif";
+	saveAs("Tiff", outDir + fresh);
+	if (!File.exists(outDir + fresh))
+		return "could not save it in " + outDir;
+	if (File.exists(inDir + fresh)) {
+		File.delete(outDir + fresh);
+		exit("The output folder " + outDir + " is the input folder " + inDir + ", whose images the results would replace; choose another output folder");
+	}
+	// Windows renames nothing over an existing file, such as an earlier run's result
+	if (!File.rename(outDir + fresh, outDir + name) && File.exists(outDir + name))
+		File.delete(outDir + name);
+	if (File.exists(outDir + fresh) && !File.rename(outDir + fresh, outDir + name))
+		return "saved as " + outDir + fresh + ", which could not be renamed";
+	return "";
 }

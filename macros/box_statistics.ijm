@@ -19,5 +19,22 @@ if (nImages == 0) {
 }
 run("GPU Box Statistics...", "radius=7 statistic=[Standard deviation] stack");
 if (output != "")
-	saveAs("Tiff", output);
+	saveTiff(output);
 print("GPU Box Statistics done: " + getTitle() + " (" + nSlices + " slices, " + bitDepth() + "-bit)");
+
+// Saves the current image as a TIFF under exactly this path, or stops the macro saying why.
+// saveAs alone would rename A.TIF to A.tif, and it reports a failed save without stopping the
+// macro, which then printed "done". The image goes to a fresh name beside the path first: that
+// file appearing proves the save.
+function saveTiff(path) {
+	fresh = File.getDirectory(path) + ".fiji-cuda-saving-" + d2s(getTime(), 0) + ".tif";
+	saveAs("Tiff", fresh);
+	if (!File.exists(fresh))
+		exit("Could not save " + path);
+	// Windows renames nothing over an existing file
+	if (!File.rename(fresh, path) && File.exists(path))
+		File.delete(path);
+	if (File.exists(fresh) && !File.rename(fresh, path))
+		exit("Saved as " + fresh + ", which could not be renamed to " + path);
+	rename(File.getName(path));
+}

@@ -376,7 +376,14 @@ public final class Gpu {
 		} finally {
 			if (s != null && !reset) {
 				try {
-					s.finish();
+					try {
+						s.finish();
+					} catch (CudaException e) {
+						// The driver reports a non-sticky error once; waiting again shows the streams
+						// idle, so the held buffers, streams and staging can still go back.
+						if (isSticky(String.valueOf(e.getMessage()))) throw e;
+						s.finish();
+					}
 					s.end();
 					streams.add(s.stream());
 					s.release(streams::add);

@@ -44,6 +44,12 @@ public final class GpuSession {
 	 */
 	static volatile int failDownloadAtChunk = -1;
 
+	/**
+	 * Tests only: the next wait for the session's streams at its end reports a non-sticky error,
+	 * once, as the driver reports an earlier asynchronous failure. Set through {@code FaultInjection}.
+	 */
+	static volatile boolean failNextFinish;
+
 	/** Set once {@link Gpu#run} has drained and given back the streams: nothing of this session is queued. */
 	private boolean ended;
 	private final java.util.List<DeviceBuffer> closedWhileBusy = new java.util.ArrayList<>();
@@ -448,6 +454,10 @@ public final class GpuSession {
 	}
 
 	void finish() {
+		if (failNextFinish) {
+			failNextFinish = false;
+			throw new jcuda.CudaException("CUDA_ERROR_INVALID_VALUE (injected by a test)");
+		}
 		drain();
 		for (PinnedBuffer b : staging)
 			b.pending = false;

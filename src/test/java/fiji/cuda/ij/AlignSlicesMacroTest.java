@@ -75,6 +75,27 @@ class AlignSlicesMacroTest {
 	}
 
 	@Test
+	void theShiftsFolderIsMadeOrRefusedBeforeTheWork() throws Exception {
+		// a table saved into a missing folder stopped the macro after the work, the shifts lost
+		Planes planes = DriftingStack.make(PixelType.UINT8, 60, 50, new double[] { 0, 2 }, new double[] { 0, -1 }, 12);
+		Path input = dir.resolve("drift-2.tif"), output = dir.resolve("aligned-2.TIF");
+		ImageJProcess.save(AlignSlicesPluginTest.image("drift-2", planes), input);
+		Path csv = dir.resolve("new folder").resolve("deeper").resolve("shifts.csv");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
+			+ output + "] shifts=[" + csv + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Slice 2: dX=-2.000 dY=1.000"), r::toString);
+		assertEquals(3, Files.readAllLines(csv).size(), r::toString);
+		// the stack keeps the name given, letter case included
+		assertTrue(Files.isRegularFile(output), r::toString);
+		Path blocked = Files.writeString(dir.resolve("a file, not a folder"), "x").resolve("shifts.csv");
+		Path never = dir.resolve("never-aligned.tif");
+		r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=[" + never + "] shifts=["
+			+ blocked + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Could not create the folder " + blocked.getParent() + " for " + blocked), r::toString);
+		assertFalse(Files.exists(never), "the macro aligned and saved before stopping");
+	}
+
+	@Test
 	void badInputStopsTheMacroWithAMessageAndSavesNothing() throws Exception {
 		Path input = dir.resolve("single.tif"), output = dir.resolve("never.tif");
 		assertTrue(new FileSaver(IJ.createImage("single", "8-bit noise", 40, 30, 1)).saveAsTiff(input.toString()));

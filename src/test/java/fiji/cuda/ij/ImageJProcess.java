@@ -160,7 +160,6 @@ final class ImageJProcess {
 		return r;
 	}
 
-	/** @return a macro in the repository's macros/ folder */
 	/** Writes the image as a TIFF (a stack as a multi-image TIFF) for a child ImageJ to open. */
 	static Path save(ImagePlus imp, Path file) {
 		FileSaver fs = new FileSaver(imp);
@@ -176,6 +175,7 @@ final class ImageJProcess {
 		return imp;
 	}
 
+	/** @return a macro in the repository's macros/ folder */
 	static Path macro(String name) {
 		Path p = Paths.get("macros", name).toAbsolutePath();
 		assertTrue(Files.isRegularFile(p), "missing " + p);

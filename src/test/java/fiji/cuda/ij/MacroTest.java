@@ -3,6 +3,7 @@ package fiji.cuda.ij;
 import static fiji.cuda.ij.ImageJReference.assertClose;
 import static fiji.cuda.ij.ImageJReference.noise;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -173,6 +174,65 @@ class MacroTest {
 				"-Dfiji.cuda.device=cpu");
 			assertTrue(r.output.contains("The output folder is the input folder"), r::toString);
 			assertArrayEquals(before, Files.readAllBytes(file), macro + " replaced the original");
+		}
+	}
+
+	@Test
+	void folderMacrosRefuseTheInputFolderUnderAnotherPath() throws Exception {
+		// the check compared the paths as text: "in/../in" or a link to the input folder passed it,
+		// and the results replaced the originals
+		Path in = Files.createDirectories(dir.resolve("other-spelling"));
+		Path file = ImageJProcess.save(noise("8-bit", 30, 20, 1, 17), in.resolve("a.tif"));
+		byte[] before = Files.readAllBytes(file);
+		Path link = Files.createSymbolicLink(dir.resolve("link-to-input"), in);
+		Path dotted = in.resolve("..").resolve(in.getFileName());
+		for (String macro : new String[] { "batch_blur_folder.ijm", "local_threshold_folder.ijm" })
+			for (Path out : new Path[] { link, dotted }) {
+				ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "input=[" + in + "] output=[" + out + "]",
+					"-Dfiji.cuda.device=cpu");
+				assertTrue(r.output.contains(" is the input folder " + in + "/, whose images the results would replace"),
+					r::toString);
+				assertArrayEquals(before, Files.readAllBytes(file), macro + " replaced the original through " + out);
+				try (java.util.stream.Stream<Path> files = Files.list(in)) {
+					assertEquals(1, files.count(), macro + " left a file in the input folder");
+				}
+			}
+	}
+
+	@Test
+	void batchFolderKeepsEachFileNameAsItIs() throws Exception {
+		// saveAs("Tiff") renamed c.TIFF to c.tif, where the result of c.tif went as well
+		Path in = Files.createDirectories(dir.resolve("case-in")), out = dir.resolve("case-out");
+		ImagePlus a = noise("8-bit", 30, 20, 1, 21), b = noise("8-bit", 30, 20, 1, 22);
+		ImageJProcess.save(a, in.resolve("c.tif"));
+		ImageJProcess.save(b, in.resolve("c.TIFF"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Blurred 2 images (sigma=2)"), r::toString);
+		ImageJReference.blur2DStack(a, 2);
+		ImageJReference.blur2DStack(b, 2);
+		assertClose(a, ImageJProcess.open(out.resolve("c.tif")), "c.tif");
+		assertClose(b, ImageJProcess.open(out.resolve("c.TIFF")), "c.TIFF");
+		try (java.util.stream.Stream<Path> files = Files.list(out)) {
+			assertEquals(2, files.count(), "files other than the two results in " + out);
+		}
+	}
+
+	@Test
+	void singleFileMacrosSayWhenTheSaveFailedAndKeepTheNameGiven() throws Exception {
+		// a failed save was reported by ImageJ, and then the macro printed "done"
+		Path input = ImageJProcess.save(noise("8-bit", 30, 20, 2, 23), dir.resolve("save-in.tif"));
+		Path blocked = Files.writeString(dir.resolve("not a folder"), "a file").resolve("out.tif");
+		for (String macro : new String[] { "gaussian_blur.ijm", "gaussian_blur_3d.ijm", "box_statistics.ijm" }) {
+			ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + blocked + "]",
+				"-Dfiji.cuda.device=cpu");
+			assertTrue(r.output.contains("Could not save " + blocked), r::toString);
+			assertFalse(r.output.contains(" done"), r::toString);
+			Path upper = dir.resolve("Saved-" + macro + ".TIF");
+			r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + upper + "]", "-Dfiji.cuda.device=cpu");
+			assertTrue(r.output.contains(" done: " + upper.getFileName()), r::toString);
+			assertTrue(Files.isRegularFile(upper), macro + " did not save " + upper);
+			assertFalse(Files.exists(dir.resolve("Saved-" + macro + ".tif")), macro + " saved under another name");
 		}
 	}
 

@@ -10,6 +10,11 @@ public final class FaultInjection {
 		GpuSession.failDownloadAtChunk = k;
 	}
 
+	/** The next session's last wait for its streams reports a non-sticky CUDA error, once. */
+	public static void failNextFinish() {
+		GpuSession.failNextFinish = true;
+	}
+
 	/** @return the bytes of one staging chunk */
 	public static long stagingChunkBytes() {
 		return Long.getLong("fiji.cuda.stagingMiB", 32) << 20;
@@ -18,5 +23,6 @@ public final class FaultInjection {
 	/** Withdraws a hook that did not fire. */
 	public static void clear() {
 		GpuSession.failDownloadAtChunk = -1;
+		GpuSession.failNextFinish = false;
 	}
 }

@@ -285,4 +285,28 @@ class GpuRuntimeTest {
 		});
 		assertArrayEquals(data, got);
 	}
+
+	@Test
+	void aNonStickyErrorAtTheLastWaitStillGivesBackTheBuffersClosedWhileBusy() {
+		// The task fails after closing a buffer whose clear is still queued, and the wait at the
+		// session's end then reports a non-sticky error: the buffer must still go back to the pool.
+		Gpu g = Gpu.get();
+		assertEquals(0, g.bytesInUse(), "pooled buffers handed out before the test");
+		try {
+			IllegalStateException e = assertThrows(IllegalStateException.class, () -> g.run("finish test", a -> {
+				DeviceBuffer x = a.alloc(1 << 20);
+				a.launch(a.function(SelfCheck.MODULE, "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 20_000_000L);
+				a.zero(x.ptr(), 1 << 20);
+				x.close();
+				FaultInjection.failNextFinish();
+				throw new IllegalStateException("the task failed");
+			}));
+			assertEquals("the task failed", e.getMessage());
+		} finally {
+			FaultInjection.clear();
+		}
+		assertEquals(0, g.bytesInUse(), "a buffer closed while busy was never given back");
+		// the session's stream and staging went back too: the next operation runs
+		assertEquals(Integer.valueOf(3), g.run("after the finish test", a -> 3));
+	}
 }
