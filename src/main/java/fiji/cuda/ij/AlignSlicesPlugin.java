@@ -149,7 +149,7 @@ public class AlignSlicesPlugin implements PlugIn {
 			s.landmark(r.x, r.y, r.width, r.height);
 		}
 		s.margin = integer(options, "margin", s.margin);
-		s.interpolation = interpolation(Macro.getValue(options, "interpolation", INTERPOLATIONS[0]));
+		s.interpolation = interpolation(IjBridge.macroValue(options, "interpolation", INTERPOLATIONS[0]));
 		s.subpixel = flag(options, "subpixel");
 		s.previous = flag(options, "previous");
 		return s;
@@ -231,13 +231,15 @@ public class AlignSlicesPlugin implements PlugIn {
 	private static int integer(String options, String key, int dflt) {
 		String v = Macro.getValue(options, key, null);
 		if (v == null) return dflt;
+		double d;
 		try {
-			double d = Double.parseDouble(v.trim());
-			if (d != Math.rint(d) || Math.abs(d) > Integer.MAX_VALUE) throw new NumberFormatException();
-			return (int) d;
-		} catch (NumberFormatException e) {
-			throw new IllegalArgumentException("'" + v + "' is not a whole number (" + key + ").");
+			d = IjBridge.macroNumber(options, key, dflt); // also a macro variable, as in GenericDialog
+		} catch (IllegalArgumentException e) {
+			d = Double.NaN;
 		}
+		if (d != Math.rint(d) || Math.abs(d) > Integer.MAX_VALUE)
+			throw new IllegalArgumentException("'" + v + "' is not a whole number (" + key + ").");
+		return (int) d;
 	}
 
 	private static boolean flag(String options, String key) {

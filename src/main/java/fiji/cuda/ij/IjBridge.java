@@ -54,6 +54,48 @@ public final class IjBridge {
 	}
 
 	/**
+	 * Reads a macro key of a command that parses its options itself, as GenericDialog would
+	 * read it: {@code key=&name} (the documented way to pass a macro variable) is the value of
+	 * the running macro's variable {@code name}. A value naming no variable is kept as written,
+	 * so that the caller's own message can quote it.
+	 *
+	 * @param options the macro options
+	 * @param key     the key
+	 * @param dflt    returned when the key is absent
+	 * @return the value, with a macro variable replaced by its value
+	 */
+	static String macroValue(String options, String key, String dflt) {
+		String v = Macro.getValue(options, key, null);
+		if (v == null) return dflt;
+		if (!v.startsWith("&") || v.length() < 2) return v;
+		Interpreter in = Interpreter.getInstance();
+		String s = in != null ? in.getVariableAsString(v.substring(1)) : null;
+		return s != null ? s : v;
+	}
+
+	/**
+	 * Reads a numeric macro key as GenericDialog's numeric fields do: a number, or the name of
+	 * a numeric macro variable, with or without {@code &}.
+	 *
+	 * @param options the macro options
+	 * @param key     the key
+	 * @param dflt    returned when the key is absent
+	 * @return the number
+	 * @throws IllegalArgumentException quoting the value, when it is neither
+	 */
+	static double macroNumber(String options, String key, double dflt) {
+		String v = Macro.getValue(options, key, null);
+		if (v == null) return dflt;
+		double d = Tools.parseDouble(v.trim(), Double.NaN);
+		if (!Double.isNaN(d) || v.trim().equalsIgnoreCase("NaN")) return d;
+		String name = v.startsWith("&") ? v.substring(1) : v;
+		Interpreter in = Interpreter.getInstance();
+		d = in != null && !name.isEmpty() ? in.getVariable2(name) : Double.NaN;
+		if (Double.isNaN(d)) throw new IllegalArgumentException("'" + v + "' is not a number (" + key + ").");
+		return d;
+	}
+
+	/**
 	 * A macro value for a numeric field that is neither a number nor a macro variable (given
 	 * as {@code name} or {@code &name}) makes
 	 * GenericDialog open a modal "Macro Error" box, which hangs a batch run; the commands check

@@ -128,14 +128,14 @@ public class TemplateMatchingPlugin implements PlugIn {
 			if (options != null) {
 				// read the keys here: GenericDialog answers an unknown image title with a macro
 				// error dialog, which would hang a batch run
-				image = find(Macro.getValue(options, "image", WindowManager.getCurrentImage().getTitle()), "image");
-				String t = Macro.getValue(options, "template", "");
+				image = find(IjBridge.macroValue(options, "image", WindowManager.getCurrentImage().getTitle()), "image");
+				String t = IjBridge.macroValue(options, "template", "");
 				if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath());
 				else template = find(t, "template");
 				s.threshold = number(options, "score_threshold", s.threshold);
 				s.maxObjects = (int) number(options, "max_objects", s.maxObjects);
 				s.nms = number(options, "nms", s.nms);
-				s.angles = parseAngles(Macro.getValue(options, "angles", "0"));
+				s.angles = parseAngles(IjBridge.macroValue(options, "angles", "0"));
 				s.flip = flag(options, "flip");
 				s.stack = flag(options, "stack");
 				s.scoreMap = flag(options, "score_map");
@@ -485,13 +485,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 	}
 
 	private static double number(String options, String key, double dflt) {
-		String v = Macro.getValue(options, key, null);
-		if (v == null) return dflt;
-		try {
-			return Double.parseDouble(v.trim());
-		} catch (NumberFormatException e) {
-			throw new IllegalArgumentException("'" + v + "' is not a number (" + key + ").");
-		}
+		return IjBridge.macroNumber(options, key, dflt);
 	}
 
 	static boolean flag(String options, String key) {

@@ -96,6 +96,22 @@ class AlignSlicesMacroTest {
 	}
 
 	@Test
+	void macroVariablesAreTakenAsGenericDialogTakesThem() throws Exception {
+		// "x=&x" and the like were refused as "not a whole number", where ImageJ's own dialogs
+		// read them as the variables' values
+		double[] sx = {0, 2, -3}, sy = {0, 1, 2};
+		Path input = dir.resolve("vars.tif");
+		ImageJProcess.save(AlignSlicesPluginTest.image("vars", DriftingStack.make(PixelType.UINT8, 80, 70, sx, sy, 12)),
+			input);
+		Path macro = Files.writeString(dir.resolve("vars.ijm"), "open(getArgument());\n"
+			+ "r = 1; x = 20; y = 15; w = 36; h = 36; m = 6; i = \"Bicubic\";\n"
+			+ "run(\"GPU Align Slices...\", \"reference=&r x=&x y=&y width=&w height=&h margin=&m interpolation=&i\");\n"
+			+ "print(\"shift \" + nResults + \" \" + getResult(\"dX\", 2) + \" \" + getResult(\"dY\", 2));\n");
+		ImageJProcess.Result r = imagej.run(macro, input.toString(), "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("shift 3 3 -2"), r::toString);
+	}
+
+	@Test
 	void badInputStopsTheMacroWithAMessageAndSavesNothing() throws Exception {
 		Path input = dir.resolve("single.tif"), output = dir.resolve("never.tif");
 		assertTrue(new FileSaver(IJ.createImage("single", "8-bit noise", 40, 30, 1)).saveAsTiff(input.toString()));

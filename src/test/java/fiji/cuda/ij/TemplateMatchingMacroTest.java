@@ -167,6 +167,27 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void macroVariablesAreTakenAsGenericDialogTakesThem() throws Exception {
+		// "image=&img" was looked up as an image called "&img", and "score_threshold=&t" refused
+		// as not a number, where ImageJ's own dialogs read both as the variables' values
+		ImagePlus tpl = noise("8-bit", 9, 7, 1, 120);
+		ImagePlus image = noise("8-bit", 60, 40, 1, 121);
+		plant(image, 1, tpl.getProcessor(), 21, 13);
+		ImageJProcess.save(tpl, dir.resolve("var-tpl.tif"));
+		ImageJProcess.save(image, dir.resolve("var-scene.tif"));
+		Path macro = Files.writeString(dir.resolve("vars.ijm"), "dir = getArgument();\n"
+			+ "open(dir + \"/var-scene.tif\");\nopen(dir + \"/var-tpl.tif\");\n"
+			+ "img = \"var-scene.tif\"; tp = \"var-tpl.tif\"; t = 0.9; n = 1; a = \"0\";\n"
+			+ "run(\"GPU Template Matching...\", \"image=&img template=&tp score_threshold=&t max_objects=&n nms=&t angles=&a\");\n"
+			+ "print(\"found \" + nResults + \" \" + getResultString(\"Image\", 0) + \" \" + getResult(\"X\", 0) + \" \" + getResult(\"Y\", 0));\n"
+			+ "run(\"GPU Template Matching...\", \"image=&img template=&tp score_threshold=t max_objects=n\");\n"
+			+ "print(\"bare \" + nResults);\n");
+		ImageJProcess.Result r = imagej.run(macro, dir.toString(), "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("found 1 var-scene.tif 21 13"), r::toString);
+		assertTrue(r.output.contains("bare 1"), r::toString);
+	}
+
+	@Test
 	void aFolderOfTemplatesIsMatchedAndTheResultsNameTheFiles() throws Exception {
 		Path templates = Files.createDirectories(dir.resolve("templates"));
 		ImagePlus big = noise("8-bit", 15, 11, 1, 106), small = noise("16-bit", 7, 9, 1, 107);
