@@ -229,6 +229,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 	{
 		List<Template> bank = Template.bank(originals, s.flip, s.angles);
 		Rectangle search = selfSearch ? null : searchRectangle(image);
+		if (search != null) checkFits(bank, search);
 		ImageStack stack = image.getStack();
 		int first = s.stack ? 1 : image.getCurrentSlice(), last = s.stack ? stack.getSize() : first;
 		Outcome out = new Outcome();
@@ -380,6 +381,19 @@ public class TemplateMatchingPlugin implements PlugIn {
 		if (r.width < 1 || r.height < 1)
 			throw new IllegalArgumentException("The search selection has no area inside the image.");
 		return r;
+	}
+
+	/**
+	 * The operation would call the searched rectangle "the image", which the user, looking at a
+	 * larger image, would not recognize: a template that does not fit is reported here.
+	 */
+	private static void checkFits(List<Template> bank, Rectangle search) {
+		for (Template t : bank)
+			if (t.width() > search.width || t.height() > search.height)
+				throw new IllegalArgumentException("The template" + (t.angle % 360 != 0 ? " rotated by "
+					+ format(new double[] {t.angle}) + " degrees" : "") + " (" + t.width() + "x" + t.height()
+					+ ") is larger than the search selection (" + search.width + "x" + search.height
+					+ "); enlarge the selection, or remove it to search the whole image.");
 	}
 
 	private static ImagePlus scoreMap(String title, List<float[]> maps, List<String> labels, List<int[]> sizes,

@@ -161,6 +161,29 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aTemplateLargerThanTheSearchSelectionIsReportedAsSuch() {
+		// the message said "larger than the image (20x20)" of a 100x100 image: the selection's
+		// size, called the image's, with no word of the selection
+		ImagePlus image = noise("8-bit", 100, 100, 1, 30);
+		image.setRoi(new Roi(10, 10, 20, 20));
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, noise("8-bit", 30, 10, 1, 31), s, CPU));
+		assertEquals("The template (30x10) is larger than the search selection (20x20); enlarge the selection, "
+			+ "or remove it to search the whole image.", e.getMessage());
+		image.setRoi(new Roi(10, 10, 30, 20));
+		s.angles = new double[] {0, 90};
+		e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, noise("8-bit", 25, 8, 1, 32), s, CPU));
+		assertEquals("The template rotated by 90 degrees (8x25) is larger than the search selection (30x20); enlarge "
+			+ "the selection, or remove it to search the whole image.", e.getMessage());
+		// a template that fits the selection is still matched, and the image keeps its selection
+		s.angles = new double[] {0};
+		TemplateMatchingPlugin.run(image, noise("8-bit", 25, 8, 1, 33), s, CPU);
+		assertEquals(new java.awt.Rectangle(10, 10, 30, 20), image.getRoi().getBounds());
+	}
+
+	@Test
 	void aFolderOfTemplatesOfDifferentSizesIsMatchedAndNamed(@TempDir Path dir) {
 		ImagePlus image = noise("16-bit", 110, 90, 1, 8);
 		ImagePlus a = noise("8-bit", 11, 7, 1, 9);
