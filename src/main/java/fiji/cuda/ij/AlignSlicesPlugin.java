@@ -156,7 +156,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	}
 
 	/** The dialog, recorded by ImageJ's macro recorder with the keys {@link #fromMacro} reads. */
-	private static Settings dialog(ImagePlus imp) {
+	static Settings dialog(ImagePlus imp) {
 		Rectangle r = selection(imp);
 		if (r == null) {
 			int w = Math.max(1, imp.getWidth() / 2), h = Math.max(1, imp.getHeight() / 2);
@@ -176,11 +176,20 @@ public class AlignSlicesPlugin implements PlugIn {
 		gd.showDialog();
 		if (gd.wasCanceled()) return null;
 		Settings s = new Settings();
-		s.reference = (int) gd.getNextNumber() - 1;
-		s.landmark((int) gd.getNextNumber(), (int) gd.getNextNumber(), (int) gd.getNextNumber(),
-			(int) gd.getNextNumber());
-		s.margin = (int) gd.getNextNumber();
+		String[] keys = {"reference", "x", "y", "width", "height", "margin"};
+		double[] v = new double[keys.length];
+		for (int i = 0; i < v.length; i++)
+			v[i] = gd.getNextNumber();
 		if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
+		// refused, not cut to a whole number: the recorder keeps what was typed, and the recorded
+		// macro, read by fromMacro, must do what this run did
+		int[] n = new int[v.length];
+		for (int i = 0; i < v.length; i++)
+			n[i] = whole(v[i], v[i] == Math.rint(v[i]) && Math.abs(v[i]) < 1e15 ? String.valueOf((long) v[i])
+				: String.valueOf(v[i]), keys[i]);
+		s.reference = n[0] - 1;
+		s.landmark(n[1], n[2], n[3], n[4]);
+		s.margin = n[5];
 		lastInterpolation = gd.getNextChoiceIndex();
 		s.interpolation = Interpolation.values()[lastInterpolation];
 		s.subpixel = lastSubpixel = gd.getNextBoolean();
@@ -237,8 +246,16 @@ public class AlignSlicesPlugin implements PlugIn {
 		} catch (IllegalArgumentException e) {
 			d = Double.NaN;
 		}
+		return whole(d, v, key);
+	}
+
+	/**
+	 * @param shown the value as the user wrote it, for the message
+	 * @throws IllegalArgumentException when d is not a whole number within int's range
+	 */
+	private static int whole(double d, String shown, String key) {
 		if (d != Math.rint(d) || Math.abs(d) > Integer.MAX_VALUE)
-			throw new IllegalArgumentException("'" + v + "' is not a whole number (" + key + ").");
+			throw new IllegalArgumentException("'" + shown + "' is not a whole number (" + key + ").");
 		return (int) d;
 	}
 

@@ -69,6 +69,46 @@ class AlignSlicesPluginTest {
 	}
 
 	@Test
+	void theDialogTakesWhatItsRecordedMacroPlaysBackAndRefusesTheRest() throws Exception {
+		// the dialog cut x=10.5 to 10 and aligned; ImageJ recorded the "x=10.5" typed, which the
+		// recorded macro then refused as not a whole number
+		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT8, 60, 50, new double[2], new double[2], 1));
+		String bad = "reference=1 x=10.5 y=4 width=20 height=10 margin=7 interpolation=Bilinear";
+		IllegalArgumentException macro = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlicesPlugin.fromMacro(imp, bad));
+		Object dialog = throughTheDialog(imp, bad);
+		assertTrue(dialog instanceof IllegalArgumentException, String.valueOf(dialog));
+		assertEquals(macro.getMessage(), ((Exception) dialog).getMessage());
+		String good = "reference=2 x=3 y=4 width=20 height=10 margin=7 interpolation=Bicubic subpixel";
+		AlignSlices.Settings m = AlignSlicesPlugin.fromMacro(imp, good);
+		AlignSlices.Settings d = (AlignSlices.Settings) throughTheDialog(imp, good);
+		assertArrayEquals(new int[] {m.reference, m.x, m.y, m.width, m.height, m.margin},
+			new int[] {d.reference, d.x, d.y, d.width, d.height, d.margin});
+		assertEquals(m.interpolation, d.interpolation);
+		assertEquals(m.subpixel, d.subpixel);
+		assertEquals(m.previous, d.previous);
+	}
+
+	/** @return the dialog's settings, or what it threw, with ImageJ answering it from macro options */
+	private static Object throughTheDialog(ImagePlus imp, String options) throws InterruptedException {
+		Object[] got = new Object[1];
+		// GenericDialog reads macro options kept for a thread named as ImageJ names macro threads
+		Thread t = new Thread(() -> {
+			ij.Macro.setOptions(options);
+			try {
+				got[0] = AlignSlicesPlugin.dialog(imp);
+			} catch (RuntimeException e) {
+				got[0] = e;
+			} finally {
+				ij.Macro.setOptions(null);
+			}
+		}, "Run$_dialog");
+		t.start();
+		t.join();
+		return got[0];
+	}
+
+	@Test
 	void theTableHasOneRowPerSliceWithTheAppliedShift() {
 		double[] sx = {0, 4, -3}, sy = {0, 2, 5};
 		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT16, 80, 70, sx, sy, 2));
