@@ -69,8 +69,13 @@ public final class IjBridge {
 		if (v == null) return dflt;
 		if (!v.startsWith("&") || v.length() < 2) return v;
 		Interpreter in = Interpreter.getInstance();
-		String s = in != null ? in.getVariableAsString(v.substring(1)) : null;
-		return s != null ? s : v;
+		if (in == null) return v;
+		String s = in.getStringVariable(v.substring(1));
+		if (s != null) return s;
+		// a whole number as GenericDialog's choices write it: "5", not "5.0", for a title such as "5"
+		double d = in.getVariable2(v.substring(1));
+		if (Double.isNaN(d)) return v;
+		return d == (int) d ? String.valueOf((int) d) : String.valueOf(d);
 	}
 
 	/**

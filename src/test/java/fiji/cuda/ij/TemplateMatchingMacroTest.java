@@ -181,10 +181,15 @@ class TemplateMatchingMacroTest {
 			+ "run(\"GPU Template Matching...\", \"image=&img template=&tp score_threshold=&t max_objects=&n nms=&t angles=&a\");\n"
 			+ "print(\"found \" + nResults + \" \" + getResultString(\"Image\", 0) + \" \" + getResult(\"X\", 0) + \" \" + getResult(\"Y\", 0));\n"
 			+ "run(\"GPU Template Matching...\", \"image=&img template=&tp score_threshold=t max_objects=n\");\n"
-			+ "print(\"bare \" + nResults);\n");
+			+ "print(\"bare \" + nResults);\n"
+			// a number names a title as GenericDialog writes it: 7, not 7.0
+			+ "selectImage(\"var-scene.tif\"); rename(\"7\"); k = 7;\n"
+			+ "run(\"GPU Template Matching...\", \"image=&k template=&tp score_threshold=0.9\");\n"
+			+ "print(\"numbered \" + nResults + \" \" + getResultString(\"Image\", 0));\n");
 		ImageJProcess.Result r = imagej.run(macro, dir.toString(), "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("found 1 var-scene.tif 21 13"), r::toString);
 		assertTrue(r.output.contains("bare 1"), r::toString);
+		assertTrue(r.output.contains("numbered 1 7"), r::toString);
 	}
 
 	@Test
