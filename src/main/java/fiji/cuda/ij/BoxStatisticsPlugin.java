@@ -100,7 +100,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * @throws IllegalArgumentException for bad input
 	 */
 	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
-		Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
+		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		Object[] out = new Object[planes.depth()];
 		for (int z = 0; z < out.length; z++)
 			out[z] = new float[planes.planeSize()];

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
+import fiji.cuda.integral.BoxStatistics.Statistic;
 import fiji.cuda.integral.Window;
+import ij.ImagePlus;
 
 /** The dialog's window rule: the radius's square, or a w x h rectangle; nothing silently dropped. */
 class BoxStatisticsPluginTest {
@@ -21,5 +23,40 @@ class BoxStatisticsPluginTest {
 		Window square = BoxStatisticsPlugin.window(2, 0, 0, false);
 		assertEquals(Window.square(2).toString(), square.toString());
 		assertEquals(Window.rectangle(4, 3).toString(), BoxStatisticsPlugin.window(2, 4, 3, false).toString());
+	}
+
+	/** A virtual stack whose slices come from memory, each read as a new array as from disk. */
+	static ImagePlus virtualCopy(ImagePlus source) {
+		ij.ImageStack src = source.getStack();
+		ij.VirtualStack vs = new ij.VirtualStack(source.getWidth(), source.getHeight(), null,
+			System.getProperty("java.io.tmpdir"))
+		{
+			@Override
+			public ij.process.ImageProcessor getProcessor(int n) {
+				return src.getProcessor(n).duplicate();
+			}
+
+			@Override
+			public int getSize() {
+				return src.getSize();
+			}
+		};
+		ImagePlus imp = new ImagePlus("virtual", vs);
+		assertTrue(imp.getStack().isVirtual());
+		return imp;
+	}
+
+	@Test
+	void aVirtualStackIsReadNotRefusedAsIfItWereChanged() {
+		// the new image was refused with "This is a virtual stack, whose changes would be lost",
+		// though the command only reads the slices
+		ImagePlus mem = ImageJReference.noise("16-bit", 21, 17, 3, 40);
+		ImagePlus virt = virtualCopy(mem);
+		ImagePlus expected = BoxStatisticsPlugin.compute(mem, Statistic.VARIANCE, Window.square(2), true);
+		ImagePlus got = BoxStatisticsPlugin.compute(virt, Statistic.VARIANCE, Window.square(2), true);
+		assertEquals(3, got.getStackSize());
+		assertTrue(ImageJReference.samePixels(expected, got));
+		ImagePlus sums = IntegralImagePlugin.compute(virt, IntegralImagePlugin.TABLES[2], true);
+		assertTrue(ImageJReference.samePixels(IntegralImagePlugin.compute(mem, IntegralImagePlugin.TABLES[2], true), sums));
 	}
 }
