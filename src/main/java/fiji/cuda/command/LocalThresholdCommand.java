@@ -48,7 +48,7 @@ public class LocalThresholdCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
-			Planes out = LocalThreshold.threshold(ImagePlusPlanes.wrap(image), LocalThreshold.Method.fromLabel(method),
+			Planes out = LocalThreshold.threshold(ImagePlusPlanes.read(image), LocalThreshold.Method.fromLabel(method),
 				radius, parameter1, parameter2, white, ExecutionOptions.defaults());
 			ImageStack s = new ImageStack(out.width(), out.height());
 			for (int z = 0; z < out.depth(); z++)

@@ -63,7 +63,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 		double width = gd.getNextNumber(), height = gd.getNextNumber();
 		boolean stack = isStack && gd.getNextBoolean();
 		try {
-			Window window = window(radius, width, height, gd.invalidNumber());
+			Window window = window(radius, width, height, gd.invalidNumber(), Math.max(imp.getWidth(), imp.getHeight()));
 			lastRadius = radius;
 			Statistic chosen = Statistic.fromLabel(statistic);
 			lastStatistic = chosen.label(); // as listed: a macro may write "variance"
@@ -74,22 +74,28 @@ public class BoxStatisticsPlugin implements PlugIn {
 		}
 	}
 
-	/** The square of the radius, or the rectangle when width and height are both above 0. */
-	static Window window(double radius, double width, double height, boolean invalid) {
+	/**
+	 * The square of the radius, or the rectangle when width and height are both above 0. Sizes
+	 * past the image are clipped to it, as every window reaching past all of it is the same.
+	 *
+	 * @param largestSide the image's larger side, in pixels
+	 */
+	static Window window(double radius, double width, double height, boolean invalid, int largestSide) {
 		if (invalid) throw new IllegalArgumentException("The radius, width and height must be numbers.");
 		if (width < 0 || height < 0)
 			throw new IllegalArgumentException("Width and height must be at least 1 (or both 0 for the square of the "
 				+ "radius), not " + width + " x " + height + ".");
+		// a side of 2n+1 covers the whole image from every pixel, as any larger one does
+		long limit = Math.min(2L * largestSide + 1, Integer.MAX_VALUE);
 		if (width > 0 || height > 0) {
-			if (width != Math.floor(width) || height != Math.floor(height) || width < 1 || height < 1
-				|| width > Integer.MAX_VALUE || height > Integer.MAX_VALUE)
+			if (width != Math.floor(width) || height != Math.floor(height) || width < 1 || height < 1)
 				throw new IllegalArgumentException("Width and height must both be whole numbers of at least 1 (or both 0 "
 					+ "for the square of the radius), not " + width + " x " + height + ".");
-			return Window.rectangle((int) width, (int) height);
+			return Window.rectangle((int) Math.min(width, limit), (int) Math.min(height, limit));
 		}
-		if (!(radius >= 1) || radius != Math.floor(radius) || radius > Integer.MAX_VALUE / 2)
+		if (!(radius >= 1) || radius != Math.floor(radius))
 			throw new IllegalArgumentException("The radius must be a whole number of at least 1, not " + radius + ".");
-		return Window.square((int) radius);
+		return Window.square((int) Math.min(radius, largestSide));
 	}
 
 	/**
@@ -100,7 +106,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * @throws IllegalArgumentException for bad input
 	 */
 	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
-		Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
+		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		Object[] out = new Object[planes.depth()];
 		for (int z = 0; z < out.length; z++)
 			out[z] = new float[planes.planeSize()];

@@ -54,6 +54,25 @@ public final class ImagePlusPlanes {
 	}
 
 	/**
+	 * For commands that only read the image and make a new one: unlike {@link #wrap(ImagePlus)},
+	 * a virtual stack is accepted, each of its slices read once (as new arrays).
+	 *
+	 * @param imp an image
+	 * @return every slice of its stack, in stack order; never to be written
+	 */
+	public static Planes read(ImagePlus imp) {
+		if (imp == null) throw new IllegalArgumentException("There is no image.");
+		ImageStack stack = imp.getStack();
+		if (!stack.isVirtual()) return wrap(stack);
+		Object[] planes = new Object[stack.getSize()];
+		for (int i = 0; i < planes.length; i++) {
+			planes[i] = stack.getPixels(i + 1);
+			if (planes[i] == null) throw new IllegalArgumentException("Slice " + (i + 1) + " of the virtual stack could not be read.");
+		}
+		return Planes.wrap(stack.getWidth(), stack.getHeight(), planes);
+	}
+
+	/**
 	 * The z-series that ImageJ's "Gaussian Blur 3D..." blurs along its third axis: for a
 	 * hyperstack one per channel and frame (stack indices of one (c, t), z ascending); for a
 	 * hyperstack with a single z slice one per channel, running along time (ImageJ's quirk);

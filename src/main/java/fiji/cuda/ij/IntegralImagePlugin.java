@@ -84,7 +84,7 @@ public class IntegralImagePlugin implements PlugIn {
 	 * @return the new 32-bit image (not shown), or null when canceled
 	 */
 	static ImagePlus compute(ImagePlus imp, String table, boolean stack) {
-		Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
+		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		boolean sum = !table.equals(TABLES[1]), sq = !table.equals(TABLES[0]);
 		int w = planes.width(), h = planes.height();
 		ImageStack out = new ImageStack(w, h);

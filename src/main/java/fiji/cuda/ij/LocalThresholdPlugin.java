@@ -79,9 +79,11 @@ public class LocalThresholdPlugin implements PlugIn {
 		try {
 			if (gd.invalidNumber())
 				throw new IllegalArgumentException("The radius and parameters must be numbers.");
-			if (radius != Math.floor(radius) || radius > Integer.MAX_VALUE)
+			if (radius != Math.floor(radius))
 				throw new IllegalArgumentException("The radius must be a whole number of at least 1, not " + radius + ".");
-			Settings settings = Settings.of(Method.fromLabel(method), (int) radius, p1, p2, white);
+			// any radius past the image's larger side gives the same windows, the whole image
+			int clipped = (int) Math.min(radius, Math.max(imp.getWidth(), imp.getHeight()));
+			Settings settings = Settings.of(Method.fromLabel(method), clipped, p1, p2, white);
 			lastMethod = Method.fromLabel(method).label(); // as listed: a macro may write "niblack"
 			lastRadius = radius;
 			lastP1 = p1;

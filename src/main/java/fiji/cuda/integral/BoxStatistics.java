@@ -17,8 +17,9 @@ import fiji.cuda.runtime.GpuException;
  * (r+1)² pixels. The variance is the population variance, divided by the number of pixels
  * inside; the standard deviation is its square root. For 8 and 16-bit images the statistics
  * come from exact integer sums and are rounded once to float; for 32-bit images from double
- * sums over the whole plane, whose variance loses digits where the values carry a large offset
- * against their spread (README, "Precision of 32-bit statistics"). NaN and infinite pixels of
+ * sums over the whole plane, taken around the plane's mean for the variance and standard
+ * deviation, so that an offset common to all pixels costs no digits (README, "Precision of
+ * 32-bit statistics"). NaN and infinite pixels of
  * 32-bit images are left out: a window's statistic is that of
  * its finite pixels, and a pixel that is not finite itself, or whose window has no finite pixel,
  * gives NaN. The result is a new 32-bit image; the input is never modified.
@@ -107,16 +108,18 @@ public final class BoxStatistics {
 		if (window == null) throw new IllegalArgumentException(NAME + ": no window was given.");
 		IntegralImage.checkOutput(NAME, image, out, PixelType.FLOAT32, "a 32-bit");
 		int n = image.depth();
-		boolean[] nonFinite = NonFinite.planes(image, opts.threads());
+		// the variance does not change with an offset, and loses no digits to one when centred
+		Planes src = statistic == Statistic.MEAN ? image : Centred.planes(image, opts.threads());
+		boolean[] nonFinite = NonFinite.planes(src, opts.threads());
 		return IntegralImage.byPlane(NAME, n, opts,
-			gpu -> IntegralImageGpu.boxStatistics(gpu, image, out, 0, n, statistic, window, opts.progress()),
+			gpu -> IntegralImageGpu.boxStatistics(gpu, src, out, 0, n, statistic, window, opts.progress()),
 			z -> {
 				if (nonFinite != null && nonFinite[z]) {
-					NonFinite.Tables t = NonFinite.build(image, z, opts.threads());
-					plane(t.sums, t.finite, (float[]) image.plane(z), (float[]) out.plane(z), statistic, window,
+					NonFinite.Tables t = NonFinite.build(src, z, opts.threads());
+					plane(t.sums, t.finite, (float[]) src.plane(z), (float[]) out.plane(z), statistic, window,
 						opts.threads());
 				} else {
-					plane(IntegralImageCpu.build(image, z, opts.threads()), (float[]) out.plane(z), statistic, window,
+					plane(IntegralImageCpu.build(src, z, opts.threads()), (float[]) out.plane(z), statistic, window,
 						opts.threads());
 				}
 			}, nonFinite, t0);

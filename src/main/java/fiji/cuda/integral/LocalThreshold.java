@@ -35,7 +35,9 @@ import fiji.cuda.runtime.GpuException;
  * {@link Window}), clipped at the borders to the pixels inside the image. For 8-bit images T
  * is compared unrounded, which gives the same result as Auto Local Threshold's truncation
  * whenever T ≥ 0. NaN and infinite pixels are background, and the window statistics leave them
- * out: a window's mean and deviation are those of its finite pixels.
+ * out: a window's mean and deviation are those of its finite pixels. 32-bit planes are
+ * thresholded around their mean, except for Sauvola, whose T scales with m (see
+ * {@code Centred}).
  * <p>
  * The output is an 8-bit binary image: 255 for foreground and 0 for background when
  * {@code white} is set, the reverse otherwise.
@@ -256,10 +258,13 @@ public final class LocalThreshold {
 		IntegralImage.checkOutput(NAME, image, out, PixelType.UINT8, "an 8-bit");
 		int n = image.depth();
 		Settings st = settings.forImage(image);
-		boolean[] nonFinite = NonFinite.planes(image, opts.threads());
+		// the rules but Sauvola's compare p with T where both move with an offset, and the
+		// deviation loses no digits to one when the plane is centred; Sauvola's T scales with m
+		Planes src = st.method == Method.SAUVOLA ? image : Centred.planes(image, opts.threads());
+		boolean[] nonFinite = NonFinite.planes(src, opts.threads());
 		return IntegralImage.byPlane(NAME, n, opts,
-			gpu -> IntegralImageGpu.localThreshold(gpu, image, out, 0, n, st, opts.progress()),
-			z -> plane(image, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z]),
+			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress()),
+			z -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z]),
 			nonFinite, t0);
 	}
 

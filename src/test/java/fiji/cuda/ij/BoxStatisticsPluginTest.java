@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
+import fiji.cuda.integral.BoxStatistics.Statistic;
 import fiji.cuda.integral.Window;
+import ij.ImagePlus;
 
 /** The dialog's window rule: the radius's square, or a w x h rectangle; nothing silently dropped. */
 class BoxStatisticsPluginTest {
@@ -15,11 +17,65 @@ class BoxStatisticsPluginTest {
 	void aNegativeWidthOrHeightIsAnErrorNotTheRadiusSquare() {
 		// width=-5 height=0 used to give the radius-2 square without a word
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-			() -> BoxStatisticsPlugin.window(2, -5, 0, false));
+			() -> BoxStatisticsPlugin.window(2, -5, 0, false, 100));
 		assertTrue(e.getMessage().contains("-5.0 x 0.0"), e.getMessage());
-		assertThrows(IllegalArgumentException.class, () -> BoxStatisticsPlugin.window(2, 3, -1, false));
-		Window square = BoxStatisticsPlugin.window(2, 0, 0, false);
+		assertThrows(IllegalArgumentException.class, () -> BoxStatisticsPlugin.window(2, 3, -1, false, 100));
+		Window square = BoxStatisticsPlugin.window(2, 0, 0, false, 100);
 		assertEquals(Window.square(2).toString(), square.toString());
-		assertEquals(Window.rectangle(4, 3).toString(), BoxStatisticsPlugin.window(2, 4, 3, false).toString());
+		assertEquals(Window.rectangle(4, 3).toString(), BoxStatisticsPlugin.window(2, 4, 3, false, 100).toString());
+	}
+
+	/** A virtual stack whose slices come from memory, each read as a new array as from disk. */
+	static ImagePlus virtualCopy(ImagePlus source) {
+		ij.ImageStack src = source.getStack();
+		ij.VirtualStack vs = new ij.VirtualStack(source.getWidth(), source.getHeight(), null,
+			System.getProperty("java.io.tmpdir"))
+		{
+			@Override
+			public ij.process.ImageProcessor getProcessor(int n) {
+				return src.getProcessor(n).duplicate();
+			}
+
+			@Override
+			public int getSize() {
+				return src.getSize();
+			}
+		};
+		ImagePlus imp = new ImagePlus("virtual", vs);
+		assertTrue(imp.getStack().isVirtual());
+		return imp;
+	}
+
+	@Test
+	void aVirtualStackIsReadNotRefusedAsIfItWereChanged() {
+		// the new image was refused with "This is a virtual stack, whose changes would be lost",
+		// though the command only reads the slices
+		ImagePlus mem = ImageJReference.noise("16-bit", 21, 17, 3, 40);
+		ImagePlus virt = virtualCopy(mem);
+		ImagePlus expected = BoxStatisticsPlugin.compute(mem, Statistic.VARIANCE, Window.square(2), true);
+		ImagePlus got = BoxStatisticsPlugin.compute(virt, Statistic.VARIANCE, Window.square(2), true);
+		assertEquals(3, got.getStackSize());
+		assertTrue(ImageJReference.samePixels(expected, got));
+		ImagePlus sums = IntegralImagePlugin.compute(virt, IntegralImagePlugin.TABLES[2], true);
+		assertTrue(ImageJReference.samePixels(IntegralImagePlugin.compute(mem, IntegralImagePlugin.TABLES[2], true), sums));
+	}
+
+	@Test
+	void aRadiusFarLargerThanTheImageClipsLikeAnyRadiusLargerThanIt() {
+		// radius=3000000000 was refused as not "a whole number of at least 1"
+		ImagePlus imp = ImageJReference.noise("16-bit", 30, 20, 1, 62);
+		ij.ImagePlus[] shown = new ij.ImagePlus[1];
+		String log = LocalThresholdPluginTest.asMacro(new BoxStatisticsPlugin() {
+			@Override
+			public void run(String arg) {
+				super.run(arg);
+				shown[0] = ij.WindowManager.getCurrentImage();
+			}
+		}, imp, "radius=3000000000 statistic=Mean width=0 height=0");
+		assertTrue(!log.contains("GPU Box Statistics:"), log);
+		assertTrue(shown[0] != null && shown[0] != imp, "no result image");
+		ImagePlus expected = BoxStatisticsPlugin.compute(imp, Statistic.MEAN, Window.square(40), false);
+		assertTrue(ImageJReference.samePixels(expected, shown[0]));
+		shown[0].close();
 	}
 }

@@ -119,6 +119,36 @@ class BoxStatisticsTest {
 	}
 
 	@Test
+	void aLargeOffsetDoesNotDrownASmallSpreadIn32BitImages() {
+		// values near 10^6 varying by about 1: the variance came from plane-wide double sums of
+		// squares near 2.6e17, whose rounding left standard deviations wrong by up to 7 times
+		int w = 512, h = 512;
+		float[] px = new float[w * h];
+		java.util.Random r = new java.util.Random(1);
+		for (int i = 0; i < px.length; i++)
+			px[i] = 1e6f + (float) r.nextGaussian();
+		px[7] = Float.NaN; // a plane with a NaN takes the other CPU route, which must be right too
+		Planes img = Planes.wrap(w, h, new Object[] { px.clone(), px });
+		((float[]) img.plane(0))[7] = 1e6f;
+		Planes before = img.copy();
+		Window win = Window.square(1);
+		for (Statistic st : new Statistic[] { Statistic.VARIANCE, Statistic.STANDARD_DEVIATION }) {
+			Planes out = BoxStatistics.compute(img, st, win, CPU);
+			for (int z = 0; z < 2; z++)
+				for (int y = 0; y < h; y += 3)
+					for (int x = 0; x < w; x++) {
+						int i = y * w + x;
+						float got = ((float[]) out.plane(z))[i];
+						if (z == 1 && Math.abs(x - 7) <= 1 && y <= 1) continue; // checked by nanAndInfinity...
+						double v = direct(img, z, x, y, win)[1], e = st == Statistic.VARIANCE ? v : Math.sqrt(v);
+						if (Math.abs(e - got) > 1e-4 * e + 1e-6)
+							fail(st + " z" + z + " at " + x + "," + y + ": expected " + e + ", got " + got);
+					}
+		}
+		assertTrue(TestImages.sameBits(before, img), "the input was modified");
+	}
+
+	@Test
 	void evenWindowsHangRightAndBelowAndBordersUseOnlyPixelsInside() {
 		// 1, 2, 3, 4 in a row
 		Planes row = Planes.wrap(4, 1, new byte[] { 1, 2, 3, 4 });

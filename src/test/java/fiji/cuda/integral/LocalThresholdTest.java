@@ -302,6 +302,32 @@ class LocalThresholdTest {
 	}
 
 	@Test
+	void aLargeOffsetDoesNotDrownTheDeviationOfNiblackAndPhansalkar() {
+		// values near 10^6 varying by about 1: s came from plane-wide double sums of squares near
+		// 2.6e17, wrong by several times, and Niblack's k·s moved T by as much as the spread
+		int w = 512, h = 512;
+		float[] px = new float[w * h];
+		java.util.Random rnd = new java.util.Random(2);
+		for (int i = 0; i < px.length; i++)
+			px[i] = 1e6f + (float) rnd.nextGaussian();
+		Planes img = Planes.wrap(w, h, px);
+		for (Method m : new Method[] { Method.MEAN, Method.NIBLACK, Method.PHANSALKAR }) {
+			Settings st = Settings.of(m, 2, m == Method.NIBLACK ? 1 : 0, 0, true);
+			Planes out = LocalThreshold.threshold(img, st, CPU);
+			double[] mm = LocalThreshold.minMax(px, PixelType.FLOAT32);
+			int differ = 0;
+			for (int y = 0; y < h; y += 2)
+				for (int x = 0; x < w; x++) {
+					double[] d = BoxStatisticsTest.direct(img, 0, x, y, st.window());
+					boolean fg = LocalThreshold.isForeground(m, st.parameter1(), st.parameter2(), px[y * w + x], d[0],
+						Math.sqrt(d[1]), mm[0], mm[1] - mm[0]);
+					if (fg != (((byte[]) out.plane(0))[y * w + x] != 0)) differ++;
+				}
+			assertTrue(differ <= 2, m + ": " + differ + " pixels differ from the direct loop");
+		}
+	}
+
+	@Test
 	void eightBitImagesCanBeThresholdedInPlace() {
 		Planes img = TestImages.random(PixelType.UINT8, 40, 31, 2, 77);
 		Planes copy = img.copy();

@@ -1,0 +1,59 @@
+package fiji.cuda.integral;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.CpuParallel;
+
+/**
+ * 32-bit planes moved by their own mean before their tables are built, for the statistics
+ * that do not change with an offset (variance and standard deviation). The tables of 32-bit
+ * planes are double sums over the whole plane, and a window's variance is the difference of
+ * two of their sums of squares: with values near 10^6 that vary by about 1, those sums near
+ * 10^17 round away the variance entirely. Around the mean the sums stay of the order of the
+ * spread. The CPU and GPU paths both build their tables from the moved planes, so they keep
+ * giving the same results.
+ */
+final class Centred {
+
+	private Centred() {}
+
+	/**
+	 * @return for a 32-bit image, a view with each plane minus the mean of its finite pixels
+	 *         (rounded to a whole number from 1 up; NaN and infinities stay as they are),
+	 *         wherever every pixel moves exactly in float, as pixels near the mean always do
+	 *         (and a plane where some would not, as it is, never rounded); any other image as
+	 *         it is, its sums being exact integers
+	 */
+	static Planes planes(Planes image, int threads) {
+		if (image.type() != PixelType.FLOAT32) return image;
+		Object[] out = new Object[image.depth()];
+		for (int z = 0; z < out.length; z++)
+			out[z] = plane((float[]) image.plane(z), threads);
+		return Planes.wrap(image.width(), image.height(), out);
+	}
+
+	private static Object plane(float[] in, int threads) {
+		double sum = 0;
+		long n = 0;
+		for (float v : in)
+			if (Float.isFinite(v)) {
+				sum += v;
+				n++;
+			}
+		if (n == 0) return in;
+		double mean = sum / n;
+		// a whole number where it can be, so that whole-numbered data moves exactly too
+		float c = (float) (Math.abs(mean) >= 1 ? Math.rint(mean) : mean);
+		if (c == 0) return in;
+		float[] out = new float[in.length];
+		java.util.concurrent.atomic.AtomicBoolean inexact = new java.util.concurrent.atomic.AtomicBoolean();
+		CpuParallel.forRange(0, in.length, threads, 1, (a, b) -> {
+			for (int i = a; i < b; i++) {
+				double d = (double) in[i] - c;
+				out[i] = (float) d;
+				if (out[i] != d && Float.isFinite(in[i])) inexact.set(true);
+			}
+		});
+		return inexact.get() ? in : out;
+	}
+}

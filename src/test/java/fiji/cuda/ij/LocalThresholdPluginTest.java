@@ -1,0 +1,57 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.image.Planes;
+import fiji.cuda.integral.LocalThreshold;
+import fiji.cuda.integral.LocalThreshold.Method;
+import fiji.cuda.ops.Backend;
+import fiji.cuda.ops.ExecutionOptions;
+import ij.ImagePlus;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+/** The menu command run as a macro runs it, on images made here. */
+class LocalThresholdPluginTest {
+
+	/** Runs the plug-in on a "Run$_" thread with these options, as a macro does; returns the Log (standard output). */
+	static String asMacro(ij.plugin.PlugIn plugin, ImagePlus imp, String options) {
+		PrintStream out = System.out;
+		ByteArrayOutputStream b = new ByteArrayOutputStream();
+		System.setOut(new PrintStream(b, true, StandardCharsets.UTF_8));
+		Thread t = new Thread(() -> plugin.run(""), "Run$_plugin test");
+		ij.Macro.setOptions(t, options);
+		ij.WindowManager.setTempCurrentImage(t, imp);
+		try {
+			t.start();
+			t.join(60_000);
+		} catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+		} finally {
+			ij.Macro.setOptions(t, null);
+			ij.WindowManager.setTempCurrentImage(t, null);
+			System.setOut(out);
+		}
+		return b.toString(StandardCharsets.UTF_8);
+	}
+
+	@Test
+	void aRadiusFarLargerThanTheImageClipsLikeAnyRadiusLargerThanIt() {
+		// radius=2000000000 was refused as "too large" (and radius=3e9 as not "at least 1"),
+		// though every radius past the image's size gives the same, whole-image, windows
+		for (String radius : new String[] { "2000000000", "3000000000" }) {
+			ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 61);
+			Planes expected = LocalThreshold.threshold(ImagePlusPlanes.wrap(imp).copy(), Method.NIBLACK, 40, 0, 0, true,
+				ExecutionOptions.defaults().withBackend(Backend.CPU));
+			String log = asMacro(new LocalThresholdPlugin(), imp,
+				"method=Niblack radius=" + radius + " parameter_1=0 parameter_2=0 white");
+			assertFalse(log.contains("GPU Local Threshold:"), log);
+			assertTrue(java.util.Arrays.equals((byte[]) expected.plane(0), (byte[]) imp.getProcessor().getPixels()), radius);
+		}
+	}
+}
