@@ -3,6 +3,9 @@ package fiji.cuda.command;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuSettings;
 import ij.IJ;
 import ij.ImagePlus;
@@ -18,23 +21,31 @@ import org.scijava.command.CommandModule;
 import org.scijava.command.CommandService;
 
 /**
- * A script in Fiji that calls a blur command before any menu command must still honour the
- * device chosen in "GPU Info..." (kept in ImageJ's preferences), and say in ImageJ's Log why
- * the CPU ran. The commands ignored the stored choice until a menu command of the plug-in had
- * been used in the session. Each case runs in a JVM of its own, as the choice is read once.
+ * A script in Fiji that calls a blur command, or the operation on an image wrapped by
+ * ImagePlusPlanes as the README shows, before any menu command must still honour the device
+ * chosen in "GPU Info..." (kept in ImageJ's preferences), and say in ImageJ's Log why the CPU
+ * ran. Both ignored the stored choice until a menu command of the plug-in had been used in
+ * the session. Each case runs in a JVM of its own, as the choice is read once.
  */
 class CommandDeviceChoiceTest {
 
-	/** Stores "cpu" as GPU Info does, runs the command named by args[0], prints the choice in effect. */
+	/** Stores "cpu" as GPU Info does, runs the blur named by args[0], prints the choice in effect. */
 	public static void main(String[] args) throws Exception {
 		Prefs.set("fiji.cuda.device", "cpu"); // what IjBridge.storeDeviceChoice keeps in IJ_Prefs.txt
 		Context context = new Context(CommandService.class);
 		try {
 			ImagePlus imp = IJ.createImage("n", "32-bit ramp", 16, 12, 3);
-			CommandModule m = args[0].equals("3d")
-				? context.service(CommandService.class).run(GaussianBlur3DCommand.class, true, "image", imp).get()
-				: context.service(CommandService.class).run(GaussianBlurCommand.class, true, "image", imp).get();
-			System.out.println("canceled=" + m.isCanceled());
+			if (args[0].equals("script")) {
+				// the README's script: the operation on the image's planes, no command at all
+				GaussianBlur.blur2D(ImagePlusPlanes.wrap(imp), 2, 2, ImagePlusPlanes.region(imp.getRoi()),
+					ExecutionOptions.defaults());
+				System.out.println("canceled=false");
+			} else {
+				CommandModule m = args[0].equals("3d")
+					? context.service(CommandService.class).run(GaussianBlur3DCommand.class, true, "image", imp).get()
+					: context.service(CommandService.class).run(GaussianBlurCommand.class, true, "image", imp).get();
+				System.out.println("canceled=" + m.isCanceled());
+			}
 			System.out.println("choice=" + GpuSettings.deviceChoice());
 		} finally {
 			context.dispose();
@@ -55,8 +66,8 @@ class CommandDeviceChoiceTest {
 	}
 
 	@Test
-	void bothBlurCommandsUseTheDeviceStoredByGpuInfo() throws Exception {
-		for (String which : new String[] { "2d", "3d" }) {
+	void bothBlurCommandsAndTheReadmesScriptUseTheDeviceStoredByGpuInfo() throws Exception {
+		for (String which : new String[] { "2d", "3d", "script" }) {
 			String out = run(which);
 			assertTrue(out.contains("canceled=false"), out);
 			assertTrue(out.contains("choice=cpu"), which + ": " + out);
