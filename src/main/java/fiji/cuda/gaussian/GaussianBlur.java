@@ -183,7 +183,7 @@ public final class GaussianBlur {
 			} catch (PartialGpuFailure e) {
 				throw e.unrecoverable(NAME_3D, volume.depth());
 			} catch (GpuException e) {
-				String why = Fallback.reason(NAME, opts, e);
+				String why = Fallback.reason(NAME_3D, opts, e);
 				GaussianBlurCpu.blur3D(volume, kx, ky, kz, opts);
 				return new OpReport(Backend.CPU, why, false, System.nanoTime() - t0);
 			}

@@ -1,6 +1,7 @@
 package fiji.cuda.ij;
 
 import fiji.cuda.runtime.GpuAccess;
+import fiji.cuda.runtime.GpuSettings;
 import ij.IJ;
 import ij.Macro;
 import ij.gui.GenericDialog;
@@ -45,14 +46,37 @@ public class GpuInfoPlugin implements PlugIn {
 			String options = Macro.getOptions();
 			if (options == null) return;
 			String picked = Macro.getValue(options, "use", current);
-			if (apply(picked)) IJ.log(COMMAND + ": operations will use: " + picked);
+			if (apply(picked)) IJ.log(COMMAND + ": " + outcome(picked));
 			return;
 		}
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addMessage(String.join("\n", lines));
 		gd.addChoice("Use:", choices, current);
 		gd.showDialog();
-		if (!gd.wasCanceled()) apply(gd.getNextChoice());
+		if (gd.wasCanceled()) return;
+		String picked = gd.getNextChoice();
+		// the Log, not a second dialog: the choice is stored, only not in effect until restart
+		if (apply(picked) && overriddenBy(picked) != null) IJ.log(COMMAND + ": " + outcome(picked));
+	}
+
+	/**
+	 * @param picked a stored choice, as labelled in the dialog
+	 * @return what it means now: the device operations will use, or that the Java option
+	 *         {@code -Dfiji.cuda.device}, which wins over the stored choice, overrides it
+	 */
+	static String outcome(String picked) {
+		String property = overriddenBy(picked);
+		if (property != null)
+			return picked + " is stored, but the Java option -D" + GpuSettings.PROPERTY + "=" + property
+				+ " overrides it while ImageJ runs with that option.";
+		return "operations will use: " + picked;
+	}
+
+	/** @return the Java option's value when it is set and differs from the choice, else null */
+	private static String overriddenBy(String picked) {
+		String property = System.getProperty(GpuSettings.PROPERTY);
+		if (property == null || property.trim().equalsIgnoreCase(setting(picked))) return null;
+		return property;
 	}
 
 	static boolean apply(String picked) {

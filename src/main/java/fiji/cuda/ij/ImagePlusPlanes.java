@@ -18,6 +18,12 @@ import java.util.List;
  */
 public final class ImagePlusPlanes {
 
+	static {
+		// a script wraps an image here and calls the operation itself, with no plug-in class
+		// loaded: the device chosen in "GPU Info..." must apply all the same
+		IjBridge.init();
+	}
+
 	private ImagePlusPlanes() {}
 
 	/**

@@ -4,6 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.runtime.GpuSettings;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
@@ -51,5 +58,44 @@ class GpuInfoPluginTest {
 			assertEquals(s, GpuInfoPlugin.setting(GpuInfoPlugin.label(s)));
 		assertEquals("Automatic", GpuInfoPlugin.label(null));
 		assertThrows(IllegalArgumentException.class, () -> GpuInfoPlugin.setting("Quantum"));
+	}
+
+	/** Runs GPU Info as a macro does, with the given options; returns its Log lines (stdout without an ImageJ window). */
+	private static String runAsMacro(String options) throws InterruptedException {
+		PrintStream out = System.out;
+		ByteArrayOutputStream b = new ByteArrayOutputStream();
+		System.setOut(new PrintStream(b, true, StandardCharsets.UTF_8));
+		Thread t = new Thread(() -> new GpuInfoPlugin().run(""), "Run$_gpu info test");
+		ij.Macro.setOptions(t, options);
+		try {
+			t.start();
+			t.join(60_000);
+		} finally {
+			ij.Macro.setOptions(t, null);
+			System.setOut(out);
+		}
+		return b.toString(StandardCharsets.UTF_8);
+	}
+
+	@Test
+	void aChoiceThatTheJavaOptionOverridesIsNotReportedAsInEffect() throws Exception {
+		// with -Dfiji.cuda.device=cpu, use=Automatic printed "operations will use: Automatic"
+		// although every operation went on running on the CPU
+		String before = IjBridge.storedDeviceChoice(), property = System.getProperty(GpuSettings.PROPERTY);
+		System.setProperty(GpuSettings.PROPERTY, "cpu");
+		try {
+			String log = runAsMacro("use=Automatic");
+			assertFalse(log.contains("operations will use: Automatic"), log);
+			assertTrue(log.contains("GPU Info: Automatic is stored, but the Java option -Dfiji.cuda.device=cpu overrides it"),
+				log);
+			assertEquals("auto", IjBridge.storedDeviceChoice());
+			// the same choice as the option: nothing to warn about
+			log = runAsMacro("use=[CPU only]");
+			assertTrue(log.contains("GPU Info: operations will use: CPU only"), log);
+		} finally {
+			if (property == null) System.clearProperty(GpuSettings.PROPERTY);
+			else System.setProperty(GpuSettings.PROPERTY, property);
+			IjBridge.storeDeviceChoice(before);
+		}
 	}
 }

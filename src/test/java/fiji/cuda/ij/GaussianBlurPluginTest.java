@@ -1,0 +1,147 @@
+package fiji.cuda.ij;
+
+import static fiji.cuda.ij.ImageJReference.assertClose;
+import static fiji.cuda.ij.ImageJReference.noise;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import ij.CompositeImage;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.Menus;
+import ij.gui.Line;
+import ij.gui.OvalRoi;
+import ij.gui.Roi;
+import ij.measure.Calibration;
+
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The menu commands run as a macro runs them, through ImageJ's own plug-in filter runner and
+ * command table, against ImageJ's "Gaussian Blur..." and "Gaussian Blur 3D..." run the same way
+ * in this JVM on a copy: calibrated anisotropic pixels, selections at the image's edges and of
+ * any shape, hyperstacks and composites, LUTs, calibration functions, NaN, tiny images.
+ */
+class GaussianBlurPluginTest {
+
+	private static final String IJ2D = "Gaussian Blur...", GPU2D = "GPU Gaussian Blur...";
+	private static final String IJ3D = "Gaussian Blur 3D...", GPU3D = "GPU Gaussian Blur 3D...";
+	private static final String[] TYPES = { "8-bit", "16-bit", "32-bit", "RGB" };
+
+	@BeforeAll
+	@SuppressWarnings("unchecked") // ImageJ's command table is a raw Hashtable
+	static void registerCommands() {
+		// any command makes ImageJ read its command table, to which the plug-ins are added as
+		// plugins.config would add them
+		IJ.run(IJ.createImage("init", "8-bit black", 1, 1, 1), "Select None", "");
+		Menus.getCommands().put(GPU2D, GaussianBlurPlugin.class.getName());
+		Menus.getCommands().put(GPU3D, GaussianBlur3DPlugin.class.getName());
+	}
+
+	/** Runs ImageJ's command and ours on copies of src prepared alike; both must agree. */
+	private static void same(String what, ImagePlus src, String theirs, String ours, String options,
+		Consumer<ImagePlus> prepare)
+	{
+		ImagePlus expected = copy(src), actual = copy(src);
+		if (prepare != null) {
+			prepare.accept(expected);
+			prepare.accept(actual);
+		}
+		IJ.run(expected, theirs, options);
+		IJ.run(actual, ours, options);
+		assertFalse(ImageJReference.samePixels(src, actual), what + ": nothing was blurred");
+		assertClose(expected, actual, what);
+	}
+
+	private static ImagePlus copy(ImagePlus src) {
+		ImagePlus c = src.duplicate();
+		c.setCalibration(src.getCalibration());
+		if (src.isHyperStack()) {
+			c.setDimensions(src.getNChannels(), src.getNSlices(), src.getNFrames());
+			c.setOpenAsHyperStack(true);
+		}
+		return src.isComposite() ? new CompositeImage(c, IJ.COMPOSITE) : c;
+	}
+
+	@Test
+	void twoDimensionalCasesMatchImageJ() {
+		for (String t : TYPES) {
+			ImagePlus n = noise(t, 37, 29, 3, 5);
+			same(t + " sigma=2", n, IJ2D, GPU2D, "sigma=2", null);
+			same(t + " sigma=0.3 stack", n, IJ2D, GPU2D, "sigma=0.3 stack", null);
+			same(t + " rectangle past the bottom right", n, IJ2D, GPU2D, "sigma=2 stack", i -> i.setRoi(new Roi(30, 20, 20, 20)));
+			same(t + " rectangle inside", n, IJ2D, GPU2D, "sigma=2 stack", i -> i.setRoi(new Roi(5, 6, 20, 12)));
+			same(t + " oval", n, IJ2D, GPU2D, "sigma=2 stack", i -> i.setRoi(new OvalRoi(3, 4, 20, 15)));
+			same(t + " line selection", n, IJ2D, GPU2D, "sigma=2", i -> i.setRoi(new Line(3, 4, 20, 15)));
+			same(t + " current slice only", n, IJ2D, GPU2D, "sigma=1.5", i -> i.setSlice(2));
+			ImagePlus c = n.duplicate();
+			c.getCalibration().setUnit("um");
+			c.getCalibration().pixelWidth = 0.3;
+			c.getCalibration().pixelHeight = 1.7;
+			same(t + " scaled, anisotropic", c, IJ2D, GPU2D, "sigma=1.5 scaled stack", null);
+			same(t + " 1x1", noise(t, 1, 1, 2, 3), IJ2D, GPU2D, "sigma=2 stack", i -> i.getStack().getProcessor(1).set(0, 77));
+			same(t + " 1xN", noise(t, 1, 17, 1, 3), IJ2D, GPU2D, "sigma=2", null);
+			same(t + " Nx1", noise(t, 17, 1, 1, 3), IJ2D, GPU2D, "sigma=2", null);
+		}
+	}
+
+	@Test
+	void hyperstacksCompositesLutsAndCalibrationsMatchImageJ() {
+		for (String t : new String[] { "8-bit", "16-bit", "32-bit" }) {
+			ImagePlus h = noise(t, 20, 16, 12, 7);
+			h.setDimensions(2, 3, 2);
+			h.setOpenAsHyperStack(true);
+			same(t + " hyperstack, stack", h, IJ2D, GPU2D, "sigma=1 stack", null);
+			same(t + " hyperstack, one plane", h, IJ2D, GPU2D, "sigma=1", i -> i.setPosition(2, 2, 2));
+			same(t + " hyperstack 3D", h, IJ3D, GPU3D, "x=1 y=1.5 z=1", null);
+			ImagePlus series = noise(t, 20, 16, 6, 8);
+			series.setDimensions(1, 1, 6);
+			series.setOpenAsHyperStack(true);
+			same(t + " time series 3D", series, IJ3D, GPU3D, "x=1 y=1 z=1", null);
+			ImagePlus channels = noise(t, 20, 16, 6, 9);
+			channels.setDimensions(3, 2, 1);
+			// a composite in composite mode is blurred whole without "stack", by ImageJ's rule
+			same(t + " composite", new CompositeImage(channels, IJ.COMPOSITE), IJ2D, GPU2D, "sigma=2", null);
+		}
+		ImagePlus inverted = noise("8-bit", 30, 20, 1, 5);
+		inverted.getProcessor().invertLut();
+		same("inverting LUT", inverted, IJ2D, GPU2D, "sigma=2", null);
+		ImagePlus signed = noise("16-bit", 30, 20, 1, 5);
+		signed.getCalibration().setFunction(Calibration.STRAIGHT_LINE, new double[] { -32768, 1 }, "gray value");
+		same("16-bit with a calibration function", signed, IJ2D, GPU2D, "sigma=2", null);
+	}
+
+	@Test
+	void threeDimensionalCasesMatchImageJ() {
+		for (String t : TYPES) {
+			// RGB: ImageJ truncates after its z pass, these commands round (within the 1 allowed)
+			ImagePlus n = noise(t, 37, 29, 5, 5);
+			same(t + " 3D", n, IJ3D, GPU3D, "x=2 y=1 z=1.5", null);
+			same(t + " 3D along z only", n, IJ3D, GPU3D, "x=0 y=0 z=1.5", null);
+			same(t + " 3D, selection removed", n, IJ3D, GPU3D, "x=1 y=1 z=1", i -> i.setRoi(new OvalRoi(3, 4, 20, 15)));
+			same(t + " 3D of one plane", noise(t, 20, 15, 1, 3), IJ3D, GPU3D, "x=1 y=2 z=3", null);
+			same(t + " 3D of 1xN planes", noise(t, 1, 15, 4, 3), IJ3D, GPU3D, "x=1 y=2 z=1", null);
+		}
+	}
+
+	@Test
+	void nonFiniteValuesSpreadAsInImageJ() {
+		ImagePlus f = noise("32-bit", 30, 20, 1, 5);
+		f.getProcessor().setf(5, 5, Float.NaN);
+		f.getProcessor().setf(25, 15, Float.POSITIVE_INFINITY);
+		ImagePlus expected = copy(f), actual = copy(f);
+		IJ.run(expected, IJ2D, "sigma=2");
+		IJ.run(actual, GPU2D, "sigma=2");
+		int nan = 0;
+		for (int i = 0; i < 30 * 20; i++) {
+			float e = expected.getProcessor().getf(i), a = actual.getProcessor().getf(i);
+			if (Float.isNaN(e)) nan++;
+			if (Float.isFinite(e)) assertEquals(e, a, 1e-3 + 1e-4 * Math.abs(e), "pixel " + i);
+			else assertEquals(e, a, "pixel " + i); // NaN counts as equal to NaN here
+		}
+		assertFalse(nan == 0, "the NaN did not spread");
+	}
+}
