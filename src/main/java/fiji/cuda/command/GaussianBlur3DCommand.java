@@ -14,8 +14,9 @@ import org.scijava.plugin.Plugin;
 
 /**
  * 3D Gaussian blur as a SciJava command, one volume per channel and frame like ImageJ's
- * "Gaussian Blur 3D...". No menu path (the menu entry is "GPU Gaussian Blur 3D..."). Bad
- * input cancels the command with the reason. No input is remembered between runs.
+ * "Gaussian Blur 3D...". No menu path (the menu entry is "GPU Gaussian Blur 3D..."). Every
+ * sigma 0 leaves the image unchanged, as there. Bad input cancels the command with the
+ * reason. No input is remembered between runs.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur 3D")
 public class GaussianBlur3DCommand extends ContextCommand {
@@ -38,6 +39,7 @@ public class GaussianBlur3DCommand extends ContextCommand {
 			cancel("Composite color images are not supported: their channels would be blurred into each other.");
 			return;
 		}
+		if (x == 0 && y == 0 && z == 0) return; // as ImageJ and the menu command: nothing to blur, nothing changes
 		try {
 			ImagePlusPlanes.whileLocked(image, () -> {
 				for (Planes volume : ImagePlusPlanes.volumes(image))

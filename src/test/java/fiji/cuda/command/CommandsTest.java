@@ -152,6 +152,21 @@ class CommandsTest {
 	}
 
 	@Test
+	void blur3DWithEverySigmaZeroChangesNothingAsImageJ() throws Exception {
+		// ImageJ's Gaussian Blur 3D and the menu command leave the image as it is; the command cancelled
+		ImagePlus imp = noise("16-bit", 12, 10, 4, 6);
+		Planes before = ij(imp).copy();
+		CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp, "x", 0.0, "y", 0.0, "z", 0.0)
+			.get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertSamePlanes(before, ij(imp));
+		assertFalse(imp.changes);
+		ImagePlus ref = imp.duplicate();
+		IJ.run(ref, "Gaussian Blur 3D...", "x=0 y=0 z=0");
+		assertSamePlanes(ij(ref), ij(imp));
+	}
+
+	@Test
 	void theBlurOffersNoSigmaItRefuses() throws Exception {
 		Object min = commands.getCommand(GaussianBlurCommand.class).getInput("sigma").getMinimumValue();
 		assertTrue(min == null || ((Number) min).doubleValue() > 0, "sigma's minimum is " + min);
