@@ -41,12 +41,10 @@ public class GaussianBlur3DCommand extends ContextCommand {
 		}
 		if (x == 0 && y == 0 && z == 0) return; // as ImageJ and the menu command: nothing to blur, nothing changes
 		try {
-			ImagePlusPlanes.whileLocked(image, () -> {
+			InPlace.change(image, image.getStackSize() == 1, () -> {
 				for (Planes volume : ImagePlusPlanes.volumes(image))
 					GaussianBlur.blur3D(volume, x, y, z, ExecutionOptions.defaults());
 			});
-			image.changes = true; // as the menu commands: closing the window asks to save
-			image.updateAndDraw();
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}
