@@ -42,8 +42,11 @@ public class BoxStatisticsCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
-			// a negative width or height goes to Window.rectangle, which names it
-			Window w = width != 0 || height != 0 ? Window.rectangle(width, height) : Window.square(radius);
+			// as the menu command: past the image's larger side every window covers all of it, and
+			// is not refused as too large; a negative width or height goes to Window.rectangle, which names it
+			int side = Math.max(image.getWidth(), image.getHeight());
+			Window w = width != 0 || height != 0 ? Window.rectangle(Math.min(width, 2 * side + 1),
+				Math.min(height, 2 * side + 1)) : Window.square(Math.min(radius, side));
 			// the menu command's image: its title, slice labels, layout and calibration
 			result = BoxStatisticsPlugin.compute(image, BoxStatistics.Statistic.fromLabel(statistic), w, true);
 		} catch (IllegalArgumentException | GpuException e) {

@@ -15,8 +15,9 @@ import org.scijava.plugin.Plugin;
 
 /**
  * 3D Gaussian blur as a SciJava command, one volume per channel and frame like ImageJ's
- * "Gaussian Blur 3D...". No menu path (the menu entry is "GPU Gaussian Blur 3D..."). Bad
- * input cancels the command with the reason. No input is remembered between runs.
+ * "Gaussian Blur 3D...". No menu path (the menu entry is "GPU Gaussian Blur 3D..."). Every
+ * sigma 0 leaves the image unchanged, as there. Bad input cancels the command with the
+ * reason. No input is remembered between runs.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur 3D")
 public class GaussianBlur3DCommand extends ContextCommand {
@@ -45,13 +46,12 @@ public class GaussianBlur3DCommand extends ContextCommand {
 			cancel("Composite color images are not supported: their channels would be blurred into each other.");
 			return;
 		}
+		if (x == 0 && y == 0 && z == 0) return; // as ImageJ and the menu command: nothing to blur, nothing changes
 		try {
-			ImagePlusPlanes.whileLocked(image, () -> {
+			InPlace.change(image, image.getStackSize() == 1, () -> {
 				for (Planes volume : ImagePlusPlanes.volumes(image))
 					GaussianBlur.blur3D(volume, x, y, z, ExecutionOptions.defaults());
 			});
-			image.changes = true; // as the menu commands: closing the window asks to save
-			image.updateAndDraw();
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}

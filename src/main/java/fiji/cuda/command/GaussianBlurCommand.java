@@ -51,11 +51,9 @@ public class GaussianBlurCommand extends ContextCommand {
 			boolean units = scaled && !image.getCalibration().getUnits().equals("pixels");
 			double sx = units ? sigma / image.getCalibration().pixelWidth : sigma;
 			double sy = units ? sigma / image.getCalibration().pixelHeight : sigma;
-			ImagePlusPlanes.whileLocked(image, () -> GaussianBlur.blur2D(stack ? ImagePlusPlanes.wrap(image)
-				: ImagePlusPlanes.wrap(image.getProcessor()), sx, sy, ImagePlusPlanes.region(image.getRoi()),
-				ExecutionOptions.defaults()));
-			image.changes = true; // as the menu commands: closing the window asks to save
-			image.updateAndDraw();
+			InPlace.change(image, !stack || image.getStackSize() == 1, () -> GaussianBlur.blur2D(stack
+				? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()), sx, sy,
+				ImagePlusPlanes.region(image.getRoi()), ExecutionOptions.defaults()));
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}

@@ -46,20 +46,24 @@ public class IntegralImageCommand extends ContextCommand {
 			// a negative slice is refused, not taken for the current one as 0 is
 			if (slice < 0 || index > image.getStackSize())
 				throw new IllegalArgumentException(IntegralImage.NAME + ": there is no slice " + (slice < 0 ? slice : index) + ".");
-			SatBuild b;
-			try {
-				// Locale.ROOT: in a Turkish locale "naive" would become "NAİVE", which is no build
-				b = SatBuild.valueOf(build.trim().toUpperCase(Locale.ROOT));
-			} catch (IllegalArgumentException e) {
-				throw new IllegalArgumentException(IntegralImage.NAME + ": unknown build '" + build
-					+ "'; choose AUTO, NAIVE, CUB, DLB, FUSED or RTS.");
-			}
+			// a script may pass None or null for the optional build: the fastest, as for AUTO
+			SatBuild b = build == null ? SatBuild.AUTO : named(build);
 			SummedAreaTable t = IntegralImage.build(ImagePlusPlanes.wrap(image.getStack().getProcessor(index)), 0, b,
 				ExecutionOptions.defaults());
 			sum = t.sumImg();
 			sumOfSquares = t.sumSqImg();
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
+		}
+	}
+
+	private static SatBuild named(String name) {
+		try {
+			// Locale.ROOT: in a Turkish locale "naive" would become "NAİVE", which is no build
+			return SatBuild.valueOf(name.trim().toUpperCase(Locale.ROOT));
+		} catch (IllegalArgumentException e) {
+			throw new IllegalArgumentException(IntegralImage.NAME + ": unknown build '" + name
+				+ "'; choose AUTO, NAIVE, CUB, DLB, FUSED or RTS.");
 		}
 	}
 }

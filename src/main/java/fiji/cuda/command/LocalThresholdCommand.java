@@ -48,8 +48,10 @@ public class LocalThresholdCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			// as the menu command: a radius past the image's larger side covers all of it, not "too large"
+			int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
 			Planes out = LocalThreshold.threshold(ImagePlusPlanes.read(image), LocalThreshold.Method.fromLabel(method),
-				radius, parameter1, parameter2, white, ExecutionOptions.defaults());
+				r, parameter1, parameter2, white, ExecutionOptions.defaults());
 			ImageStack s = new ImageStack(out.width(), out.height());
 			for (int z = 0; z < out.depth(); z++)
 				s.addSlice(image.getStack().getSliceLabel(z + 1), // kept, as by the menu command

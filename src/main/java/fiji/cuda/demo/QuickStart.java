@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Random;
 
 import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.integral.BoxStatistics;
 import fiji.cuda.integral.IntegralImage;
@@ -24,11 +25,6 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.runtime.GpuAccess;
-import ij.IJ;
-import ij.ImagePlus;
-import ij.ImageStack;
-import ij.io.FileSaver;
-import ij.process.ShortProcessor;
 
 /**
  * The README's first Quick start command: runs the project's operations headless on a
@@ -44,7 +40,6 @@ public final class QuickStart {
 
 	/** @param args the output folder, optional (target/quickstart); a folder or file that cannot be written exits with 1 */
 	public static void main(String[] args) {
-		System.setProperty("java.awt.headless", "true");
 		File out = new File(args.length > 0 ? args[0] : "target/quickstart");
 		if (!out.isDirectory() && !out.mkdirs()) {
 			System.err.println("Cannot create the output folder " + out.getAbsolutePath());
@@ -54,39 +49,38 @@ public final class QuickStart {
 		for (String l : GpuAccess.describe())
 			System.out.println("  " + l);
 
-		ImagePlus sample = sample(1024, 1024, 32, 7);
+		Planes sample = sample(1024, 1024, 32, 7);
 		save(sample, new File(out, "sample.tif"));
 		// a small run first, so that the timings below are not of the JIT compiler or the
 		// one-time CUDA start (driver, context, module load, pools); its time is what the first
 		// GPU command of a Fiji session costs before any pixel is blurred
 		long start = System.nanoTime();
-		GaussianBlur.blur3D(planes(sample(64, 64, 4, 1)), 2, 2, 2, ExecutionOptions.defaults());
+		GaussianBlur.blur3D(sample(64, 64, 4, 1), 2, 2, 2, ExecutionOptions.defaults());
 		System.out.printf("First call (a 64x64x4 blur: %s): %.0f ms%n", GpuAccess.isAvailable()
 			? "CUDA start, kernel load and JIT warm-up" : "JIT warm-up, on the CPU", (System.nanoTime() - start) / 1e6);
-		GaussianBlur.blur3D(planes(sample(64, 64, 4, 1)), 2, 2, 2, ExecutionOptions.defaults().withBackend(Backend.CPU));
-		ImagePlus tiny = sample(128, 128, 2, 2);
+		GaussianBlur.blur3D(sample(64, 64, 4, 1), 2, 2, 2, ExecutionOptions.defaults().withBackend(Backend.CPU));
+		Planes tiny = sample(128, 128, 2, 2);
 		LocalThreshold.Settings warm = LocalThreshold.Settings.of(LocalThreshold.Method.SAUVOLA, 15, 0, 0, true);
 		for (Backend b : new Backend[] { Backend.AUTO, Backend.CPU })
-			LocalThreshold.thresholdInto(planes(tiny), planes(IJ.createImage("t", "8-bit black", 128, 128, 2)), warm,
+			LocalThreshold.thresholdInto(tiny, blank(PixelType.UINT8, 128, 128, 2), warm,
 				ExecutionOptions.defaults().withBackend(b));
 
-		ImagePlus blurred = sample.duplicate();
-		report("Gaussian Blur (2D, sigma=2, every slice)", GaussianBlur.blur2D(planes(blurred), 2, 2, null,
-			ExecutionOptions.defaults()), GaussianBlur.blur2D(planes(sample.duplicate()), 2, 2, null,
+		Planes blurred = sample.copy();
+		report("Gaussian Blur (2D, sigma=2, every slice)", GaussianBlur.blur2D(blurred, 2, 2, null,
+			ExecutionOptions.defaults()), GaussianBlur.blur2D(sample.copy(), 2, 2, null,
 				ExecutionOptions.defaults().withBackend(Backend.CPU)));
 		save(blurred, new File(out, "gaussian_blur.tif"));
 
-		ImagePlus blurred3d = sample.duplicate();
-		report("Gaussian Blur 3D (x=2 y=2 z=2)", GaussianBlur.blur3D(planes(blurred3d), 2, 2, 2,
-			ExecutionOptions.defaults()), GaussianBlur.blur3D(planes(sample.duplicate()), 2, 2, 2,
+		Planes blurred3d = sample.copy();
+		report("Gaussian Blur 3D (x=2 y=2 z=2)", GaussianBlur.blur3D(blurred3d, 2, 2, 2,
+			ExecutionOptions.defaults()), GaussianBlur.blur3D(sample.copy(), 2, 2, 2,
 				ExecutionOptions.defaults().withBackend(Backend.CPU)));
 		save(blurred3d, new File(out, "gaussian_blur_3d.tif"));
 
-		ImagePlus mask = IJ.createImage("local_threshold", "8-bit black", sample.getWidth(), sample.getHeight(),
-			sample.getStackSize());
+		Planes mask = blank(PixelType.UINT8, sample.width(), sample.height(), sample.depth());
 		LocalThreshold.Settings sauvola = LocalThreshold.Settings.of(LocalThreshold.Method.SAUVOLA, 15, 0, 0, true);
-		report("Local Threshold (Sauvola, radius 15)", LocalThreshold.thresholdInto(planes(sample), planes(mask), sauvola,
-			ExecutionOptions.defaults()), LocalThreshold.thresholdInto(planes(sample), planes(mask.duplicate()), sauvola,
+		report("Local Threshold (Sauvola, radius 15)", LocalThreshold.thresholdInto(sample, mask, sauvola,
+			ExecutionOptions.defaults()), LocalThreshold.thresholdInto(sample, mask.copy(), sauvola,
 				ExecutionOptions.defaults().withBackend(Backend.CPU)));
 		save(mask, new File(out, "local_threshold.tif"));
 
@@ -100,29 +94,28 @@ public final class QuickStart {
 	 * The summed-area tables of every slice (both of them, exact 64-bit), then the standard
 	 * deviation over a 15x15 window of every slice, which reads them; the second is saved.
 	 */
-	static void integralAndBoxStatistics(ImagePlus sample, File tif) {
+	static void integralAndBoxStatistics(Planes sample, File tif) {
 		ExecutionOptions auto = ExecutionOptions.defaults(), cpu = auto.withBackend(Backend.CPU);
 		Window window = Window.square(7);
 		BoxStatistics.Statistic sd = BoxStatistics.Statistic.STANDARD_DEVIATION;
-		Planes small = planes(sample(128, 128, 2, 4));
+		Planes small = sample(128, 128, 2, 4);
 		for (ExecutionOptions o : new ExecutionOptions[] { auto, cpu }) { // JIT warm-up, as above
 			IntegralImage.buildAll(small, SatBuild.AUTO, o);
 			BoxStatistics.compute(small, sd, window, o);
 		}
 		boolean onGpu = GpuAccess.isAvailable();
 		long t0 = System.nanoTime();
-		List<SummedAreaTable> tables = IntegralImage.buildAll(planes(sample), SatBuild.AUTO, auto);
+		List<SummedAreaTable> tables = IntegralImage.buildAll(sample, SatBuild.AUTO, auto);
 		double ms = (System.nanoTime() - t0) / 1e6;
 		t0 = System.nanoTime();
-		IntegralImage.buildAll(planes(sample), SatBuild.AUTO, cpu);
+		IntegralImage.buildAll(sample, SatBuild.AUTO, cpu);
 		double cpuMs = (System.nanoTime() - t0) / 1e6;
 		System.out.println(line("Integral Image (both tables, every slice)", onGpu, ms, cpuMs) + ", " + tables.size()
 			+ " slices");
 
-		ImagePlus result = IJ.createImage("box_statistics", "32-bit black", sample.getWidth(), sample.getHeight(),
-			sample.getStackSize());
-		report("Box Statistics (standard deviation, 15x15)", BoxStatistics.computeInto(planes(sample), planes(result), sd,
-			window, auto), BoxStatistics.computeInto(planes(sample), planes(result.duplicate()), sd, window, cpu));
+		Planes result = blank(PixelType.FLOAT32, sample.width(), sample.height(), sample.depth());
+		report("Box Statistics (standard deviation, 15x15)", BoxStatistics.computeInto(sample, result, sd,
+			window, auto), BoxStatistics.computeInto(sample, result.copy(), sd, window, cpu));
 		save(result, tif);
 	}
 
@@ -131,39 +124,36 @@ public final class QuickStart {
 	 * shifts, aligned back with a 128x128 landmark; prints the largest error of the shifts
 	 * found and writes them, with the true ones, to a CSV file.
 	 */
-	static void alignDrift(ImagePlus sample, File tif, File csv) {
-		int w = sample.getWidth(), h = sample.getHeight(), n = 16;
-		short[] middle = (short[]) sample.getStack().getPixels(sample.getStackSize() / 2 + 1);
+	static void alignDrift(Planes sample, File tif, File csv) {
+		int w = sample.width(), h = sample.height(), n = 16;
+		short[] middle = (short[]) sample.plane(sample.depth() / 2);
 		double[] trueX = new double[n], trueY = new double[n];
-		ImageStack st = new ImageStack(w, h);
+		Object[] copies = new Object[n];
 		for (int z = 0; z < n; z++) {
 			trueX[z] = z == 0 ? 0 : 0.9 * z - 6.3;
 			trueY[z] = z == 0 ? 0 : 4.2 - 0.55 * z;
-			st.addSlice("z" + (z + 1), new ShortProcessor(w, h, middle.clone(), null));
+			copies[z] = middle.clone();
 		}
-		ImagePlus drift = new ImagePlus("drift", st);
+		Planes drift = Planes.wrap(w, h, copies);
 		for (int z = 1; z < n; z++)
-			AlignSlices.translate(planes(drift), z, trueX[z], trueY[z], AlignSlices.Interpolation.BILINEAR,
+			AlignSlices.translate(drift, z, trueX[z], trueY[z], AlignSlices.Interpolation.BILINEAR,
 				ExecutionOptions.defaults().threads());
 		AlignSlices.Settings s = new AlignSlices.Settings().landmark(w / 2 - 64, h / 2 - 64, 128, 128);
 		s.margin = 20;
 		s.subpixel = true;
 		ExecutionOptions auto = ExecutionOptions.defaults(), cpu = auto.withBackend(Backend.CPU);
 		for (ExecutionOptions o : new ExecutionOptions[] { auto, cpu }) { // JIT warm-up, as above
-			ImagePlus warm = new ImagePlus("warm", drift.getStack().getProcessor(2).resize(256, 256));
-			ImageStack ws = new ImageStack(256, 256);
-			ws.addSlice(warm.getProcessor());
-			ws.addSlice(warm.getProcessor().duplicate());
-			AlignSlices.align(planes(new ImagePlus("warm", ws)), new AlignSlices.Settings().landmark(64, 64, 128, 128),
-				o);
+			short[] warm = centre((short[]) drift.plane(1), w, h, 256);
+			AlignSlices.align(Planes.wrap(256, 256, warm, warm.clone()), new AlignSlices.Settings().landmark(64, 64, 128,
+				128), o);
 		}
-		ImagePlus driftCpu = drift.duplicate();
+		Planes driftCpu = drift.copy();
 		boolean onGpu = GpuAccess.isAvailable();
 		long t0 = System.nanoTime();
-		List<AlignSlices.Shift> found = AlignSlices.align(planes(drift), s, auto);
+		List<AlignSlices.Shift> found = AlignSlices.align(drift, s, auto);
 		double ms = (System.nanoTime() - t0) / 1e6;
 		t0 = System.nanoTime();
-		AlignSlices.align(planes(driftCpu), s, cpu);
+		AlignSlices.align(driftCpu, s, cpu);
 		double cpuMs = (System.nanoTime() - t0) / 1e6;
 		double worst = 0;
 		for (AlignSlices.Shift f : found) // the shift applied undoes the drift
@@ -186,7 +176,7 @@ public final class QuickStart {
 	 * Template matching: a synthetic cell (a disk of radius 10) against the middle slice, on the
 	 * default backend and on the CPU path; the default backend's detections go to a CSV file.
 	 */
-	static void detectCells(ImagePlus sample, File csv) {
+	static void detectCells(Planes sample, File csv) {
 		int size = 33;
 		short[] disk = new short[size * size];
 		for (int y = 0; y < size; y++)
@@ -195,12 +185,11 @@ public final class QuickStart {
 				disk[y * size + x] = (short) (dx * dx + dy * dy <= 100 ? 1600 : 100);
 			}
 		List<Template> bank = Template.fromPlanes(Planes.wrap(size, size, disk), null);
-		Planes slice = Planes.wrap(sample.getWidth(), sample.getHeight(), sample.getStack().getPixels(
-			sample.getStackSize() / 2 + 1));
+		Planes slice = sample.range(sample.depth() / 2, sample.depth() / 2 + 1);
 		ExecutionOptions auto = ExecutionOptions.defaults();
 		// as for the blur: a small run on each backend first, so the times are not of the JIT
 		// compiler (the peak search and its sub-pixel fit run on the host on both paths)
-		Planes small = Planes.wrap(128, 128, sample(128, 128, 1, 3).getStack().getPixels(1));
+		Planes small = sample(128, 128, 1, 3);
 		TemplateMatching.detect(small, 0, bank, 0.5, 1000, 0.3, true, null, auto);
 		TemplateMatching.detect(small, 0, bank, 0.5, 1000, 0.3, true, null, auto.withBackend(Backend.CPU));
 		boolean onGpu = GpuAccess.isAvailable();
@@ -223,9 +212,9 @@ public final class QuickStart {
 	}
 
 	/** Bright disks of random size and brightness on a dim, noisy background. */
-	static ImagePlus sample(int w, int h, int d, long seed) {
+	static Planes sample(int w, int h, int d, long seed) {
 		Random r = new Random(seed);
-		ImageStack st = new ImageStack(w, h);
+		Object[] st = new Object[d];
 		int cells = 300;
 		double[] cx = new double[cells], cy = new double[cells], cz = new double[cells], rad = new double[cells],
 			amp = new double[cells];
@@ -253,17 +242,25 @@ public final class QuickStart {
 						}
 					}
 			}
-			st.addSlice("z" + (z + 1), new ShortProcessor(w, h, p, null));
+			st[z] = p;
 		}
-		return new ImagePlus("sample", st);
+		return Planes.wrap(w, h, st);
 	}
 
-	static Planes planes(ImagePlus imp) {
-		ImageStack st = imp.getStack();
-		Object[] p = new Object[st.size()];
-		for (int i = 0; i < p.length; i++)
-			p[i] = st.getPixels(i + 1);
-		return Planes.wrap(imp.getWidth(), imp.getHeight(), p);
+	/** @return d zero planes of a type */
+	static Planes blank(PixelType type, int w, int h, int d) {
+		Object[] p = new Object[d];
+		for (int z = 0; z < d; z++)
+			p[z] = type.newPlane(w * h);
+		return Planes.wrap(w, h, p);
+	}
+
+	/** @return the middle n x n pixels of a w x h plane, copied */
+	static short[] centre(short[] plane, int w, int h, int n) {
+		short[] out = new short[n * n];
+		for (int y = 0; y < n; y++)
+			System.arraycopy(plane, (h - n) / 2 * w + y * w + (w - n) / 2, out, y * n, n);
+		return out;
 	}
 
 	static void report(String what, OpReport fast, OpReport cpu) {
@@ -280,9 +277,11 @@ public final class QuickStart {
 			: String.format(Locale.ROOT, "%-42s CPU: %8.1f ms   (no GPU; the CPU path run again: %8.1f ms)", what, ms, cpuMs);
 	}
 
-	static void save(ImagePlus imp, File f) {
-		if (!new FileSaver(imp).saveAsTiffStack(f.getPath())) {
-			System.err.println("Could not write " + f);
+	static void save(Planes planes, File f) {
+		try {
+			TiffStack.write(planes, f);
+		} catch (IOException e) {
+			System.err.println("Could not write " + f + ": " + e.getMessage());
 			System.exit(1);
 		}
 	}

@@ -32,8 +32,8 @@ public final class IntegralImageImgLib2 {
 	 * @param build the GPU build, or null / AUTO for the fastest
 	 * @param opts  backend and CPU threads
 	 * @return the tables: exact {@code LongType} for 8 and 16-bit pixels, {@code DoubleType} for 32-bit
-	 * @throws IllegalArgumentException for no image, another pixel type, another number of
-	 *         dimensions, or a plane of more than 2^31 - 1 pixels
+	 * @throws IllegalArgumentException for no image, an empty one, another pixel type, another
+	 *         number of dimensions, or a plane of more than 2^31 - 1 pixels
 	 */
 	public static <T extends RealType<T>> SummedAreaTable build(RandomAccessibleInterval<T> image, SatBuild build,
 		ExecutionOptions opts)
@@ -44,6 +44,8 @@ public final class IntegralImageImgLib2 {
 			throw new IllegalArgumentException(name + ": the image has " + image.numDimensions() + " dimensions; give one "
 				+ "2D plane (Views.hyperSlice for a plane of a stack).");
 		long w = image.dimension(0), h = image.dimension(1);
+		if (w < 1 || h < 1)
+			throw new IllegalArgumentException(name + ": the image is empty (" + w + "x" + h + " pixels).");
 		if (w * h > Integer.MAX_VALUE - 8)
 			throw new IllegalArgumentException(name + ": a plane of " + w + "x" + h + " pixels is too large (at most 2^31 "
 				+ "pixels).");

@@ -152,6 +152,48 @@ class CommandsTest {
 	}
 
 	@Test
+	void blur3DWithEverySigmaZeroChangesNothingAsImageJ() throws Exception {
+		// ImageJ's Gaussian Blur 3D and the menu command leave the image as it is; the command cancelled
+		ImagePlus imp = noise("16-bit", 12, 10, 4, 6);
+		Planes before = ij(imp).copy();
+		CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp, "x", 0.0, "y", 0.0, "z", 0.0)
+			.get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertSamePlanes(before, ij(imp));
+		assertFalse(imp.changes);
+		ImagePlus ref = imp.duplicate();
+		IJ.run(ref, "Gaussian Blur 3D...", "x=0 y=0 z=0");
+		assertSamePlanes(ij(ref), ij(imp));
+	}
+
+	@Test
+	void anInPlaceCommandOnASingleImageCanBeUndoneAsTheMenuCommands() throws Exception {
+		// Edit>Undo after the command did nothing, or swapped in a snapshot left by an earlier filter
+		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "sigma", 2.0 } },
+			{ GaussianBlur3DCommand.class, new Object[] { "x", 1.0, "y", 1.0, "z", 1.0 } } };
+		for (Object[] r : runs) {
+			@SuppressWarnings("unchecked")
+			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) r[0];
+			Object[] params = (Object[]) r[1], in = new Object[params.length + 2];
+			System.arraycopy(params, 0, in, 2, params.length);
+			ImagePlus single = noise("16-bit", 16, 12, 1, 11);
+			in[0] = "image";
+			in[1] = single;
+			ij.WindowManager.setTempCurrentImage(single);
+			try {
+				IJ.run(single, "Add...", "value=9");
+				Planes before = ij(single).copy();
+				assertFalse(commands.run(c, true, in).get().isCanceled());
+				assertFalse(java.util.Arrays.equals((short[]) before.plane(0), (short[]) ij(single).plane(0)));
+				ij.Undo.undo();
+				assertSamePlanes(before, ij(single));
+			} finally {
+				ij.WindowManager.setTempCurrentImage(null);
+			}
+		}
+	}
+
+	@Test
 	void theBlurOffersNoSigmaItRefuses() throws Exception {
 		Object min = commands.getCommand(GaussianBlurCommand.class).getInput("sigma").getMinimumValue();
 		assertTrue(min == null || ((Number) min).doubleValue() > 0, "sigma's minimum is " + min);

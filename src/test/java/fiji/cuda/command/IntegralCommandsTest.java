@@ -178,4 +178,41 @@ class IntegralCommandsTest {
 			.plane(0);
 		assertArrayEquals(expected, (float[]) ((ImagePlus) m.getOutput("result")).getProcessor().getPixels());
 	}
+
+	@Test
+	void aRadiusFarPastTheImageClipsToItAsInTheMenuCommands() throws Exception {
+		// the menu commands clip any radius past the image; the commands refused one past 2^30 as "too large"
+		ImagePlus imp = noise(37, 29);
+		CommandModule m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2000000000, "statistic",
+			"Variance").get();
+		assertNull(m.getCancelReason());
+		float[] expected = (float[]) fiji.cuda.integral.BoxStatistics.compute(ImagePlusPlanes.wrap(imp),
+			fiji.cuda.integral.BoxStatistics.Statistic.VARIANCE, fiji.cuda.integral.Window.square(37),
+			ExecutionOptions.defaults()).plane(0);
+		assertArrayEquals(expected, (float[]) ((ImagePlus) m.getOutput("result")).getProcessor().getPixels());
+		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "statistic", "Variance", "width",
+			Integer.MAX_VALUE, "height", Integer.MAX_VALUE).get();
+		assertNull(m.getCancelReason());
+		assertArrayEquals(expected, (float[]) ((ImagePlus) m.getOutput("result")).getProcessor().getPixels());
+		m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "Niblack", "radius", Integer.MAX_VALUE)
+			.get();
+		assertNull(m.getCancelReason());
+		byte[] binary = (byte[]) LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.NIBLACK, 37, 0,
+			0, true, ExecutionOptions.defaults()).plane(0);
+		assertArrayEquals(binary, (byte[]) ((ImagePlus) m.getOutput("result")).getProcessor().getPixels());
+	}
+
+	@Test
+	void noBuildNameTakesTheFastest() throws Exception {
+		// a script passing None / null for the optional build got "Module threw exception" (a NullPointerException)
+		ImagePlus imp = noise(20, 10);
+		CommandModule m = commands.run(IntegralImageCommand.class, true, "image", imp, "build", null).get();
+		assertNull(m.getCancelReason());
+		@SuppressWarnings("unchecked")
+		ArrayImg<LongType, ?> sum = (ArrayImg<LongType, ?>) m.getOutput("sum");
+		long total = 0;
+		for (int i = 0; i < 200; i++)
+			total += (int) imp.getProcessor().getf(i);
+		assertEquals(total, sum.getAt(19, 9).get());
+	}
 }

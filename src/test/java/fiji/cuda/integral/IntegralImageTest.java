@@ -281,6 +281,14 @@ class IntegralImageTest {
 			(net.imglib2.RandomAccessibleInterval<FloatType>) null, null, CPU));
 	}
 
+	@Test
+	void anEmptyImgLib2ViewIsRefusedNamingTheOperation() {
+		// it said only "The image is empty (0x4 pixels).", unlike every other refusal of the build
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IntegralImageImgLib2.build(
+			Views.interval(ArrayImgs.unsignedBytes(10, 8), new long[] { 2, 3 }, new long[] { 1, 6 }), null, CPU));
+		assertEquals("Integral Image: the image is empty (0x4 pixels).", e.getMessage());
+	}
+
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static SummedAreaTable buildRaw(net.imglib2.RandomAccessibleInterval img) {
 		return IntegralImageImgLib2.build(img, SatBuild.AUTO, CPU);

@@ -1,0 +1,34 @@
+package fiji.cuda.command;
+
+import fiji.cuda.ij.ImagePlusPlanes;
+import ij.ImagePlus;
+import ij.Undo;
+
+/**
+ * What ImageJ's menu filters do around a change made in place, for the commands that change
+ * their image: the lock, Undo, the change mark and the redraw.
+ */
+final class InPlace {
+
+	private InPlace() {}
+
+	/**
+	 * Runs {@code work} on the locked image. When it changes one plane, the current one, Edit &gt;
+	 * Undo restores it afterwards, instead of restoring whatever an earlier filter left as the
+	 * plane's snapshot; when it changes more, Undo is reset, as by the menu commands, because
+	 * ImageJ's Undo cannot restore a stack.
+	 *
+	 * @param onePlane whether only the current plane changes
+	 * @throws IllegalArgumentException when another command holds the image, or for bad input
+	 */
+	static void change(ImagePlus image, boolean onePlane, Runnable work) {
+		ImagePlusPlanes.whileLocked(image, () -> {
+			if (onePlane) image.getProcessor().snapshot();
+			else Undo.reset();
+			work.run();
+			if (onePlane) Undo.setup(Undo.FILTER, image);
+		});
+		image.changes = true; // closing the window asks to save
+		image.updateAndDraw();
+	}
+}
