@@ -301,6 +301,37 @@ class IntegralImageGpuTest {
 			}
 	}
 
+	@Test
+	void aLargeOffsetIsCentredOnTheGpuAsOnTheCpu() {
+		// values near 10^6 that vary by about 1: without the centring the device's double tables
+		// lose the spread as the CPU's did, and standard deviations come out several times off
+		int w = 509, h = 263;
+		float[][] px = new float[2][w * h];
+		java.util.Random r = new java.util.Random(3);
+		for (float[] p : px)
+			for (int i = 0; i < p.length; i++)
+				p[i] = 1e6f + (float) r.nextGaussian();
+		Planes img = Planes.wrap(w, h, new Object[] { px[0], px[1] });
+		for (BoxStatistics.Statistic st : new BoxStatistics.Statistic[] { BoxStatistics.Statistic.VARIANCE,
+			BoxStatistics.Statistic.STANDARD_DEVIATION }) {
+			Planes gpu = BoxStatistics.compute(img, st, Window.square(1), GPU);
+			Planes cpu = BoxStatistics.compute(img, st, Window.square(1), CPU);
+			for (int z = 0; z < 2; z++) {
+				float[] g = (float[]) gpu.plane(z), c = (float[]) cpu.plane(z);
+				for (int i = 0; i < c.length; i++)
+					assertTrue(Math.abs(c[i] - g[i]) <= 1e-5 * c[i] + 1e-6, st + " plane " + z + " pixel " + i + ": GPU " + g[i]
+						+ ", CPU " + c[i]);
+			}
+		}
+		for (LocalThreshold.Method m : new LocalThreshold.Method[] { LocalThreshold.Method.NIBLACK,
+			LocalThreshold.Method.PHANSALKAR, LocalThreshold.Method.MEAN }) {
+			LocalThreshold.Settings st = LocalThreshold.Settings.of(m, 3, 0, 0, true);
+			Planes gpu = LocalThreshold.threshold(img, st, GPU), cpu = LocalThreshold.threshold(img, st, CPU);
+			for (int z = 0; z < 2; z++)
+				assertArrayEquals((byte[]) cpu.plane(z), (byte[]) gpu.plane(z), m + " plane " + z);
+		}
+	}
+
 	/**
 	 * Box statistics and local thresholds of 8-bit planes read 32-bit wrap-around tables for
 	 * windows of up to 66051 pixels: the same results, bit for bit, as from int64 tables, on a
