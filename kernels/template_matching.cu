@@ -603,11 +603,18 @@ __device__ __forceinline__ void nccBank(float* __restrict__ d_out, const T* __re
 	nccStage<MODE, T>(s_ncc, pitchB, d_img, W, H, ox0, oy0, NCC_STAGE_ROWS(i0.h), NCC_STAGE_COLS(i0.tq), c);
 	__syncthreads();
 	const size_t words = (size_t)i0.h * pitchW;
+	// t8 sums each chunk in u32, exact only up to NCC_T8_MAX_CHUNK_QUADS quads (nccPlan): a
+	// template of more than 66051 pixels would wrap, so its rows go in bands of at most that
+	// many quads, each added into the u64 totals. The staged tile already holds every row.
+	// (Bankable templates have far fewer than 16384 quads per row: their tile fits on chip.)
+	const int bandRows = t8 ? max(1, NCC_T8_MAX_CHUNK_QUADS / i0.tq) : i0.h;
 	for (int t = blockIdx.z; t < nT; t += gridDim.z) {
 		const NccTplInfo info = d_info[t];
 		typename Tot<MODE>::type tot[NCC_PY][NCC_PX];
 		nccZero<MODE, T>(tot);
-		nccChunk<MODE>(tot, s_ncc, pitchB, TplGlobal{d_tpl + t * words}, pitchW, i0.tq, i0.h, i0.tq);
+		for (int r0 = 0; r0 < i0.h; r0 += bandRows)
+			nccChunk<MODE>(tot, s_ncc + (size_t)r0 * pitchB, pitchB, TplGlobal{d_tpl + t * words + (size_t)r0 * pitchW},
+				pitchW, i0.tq, min(bandRows, i0.h - r0), i0.tq);
 		nccWrite<MODE, T, A>(d_out + (size_t)t * ow * oh, tot, d_img, d_S, d_Q, W, ow, oh, ox0, oy0, info);
 	}
 }

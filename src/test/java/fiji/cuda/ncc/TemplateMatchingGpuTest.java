@@ -329,6 +329,34 @@ class TemplateMatchingGpuTest {
 				+ " mixed " + i);
 	}
 
+	/**
+	 * A bank of bright 8-bit templates above 66051 pixels: their sums of products pass 2^32, so
+	 * the dp4a bank kernel (ncc_bank_u8_t8: too big for the tensor cores, small enough to stage
+	 * whole) must not sum the whole template in one 32-bit chunk, as a single template's plan
+	 * already does not.
+	 */
+	@Test
+	void brightEightBitBanksAboveTheDp4aChunkLimitMatchTheCpuPath() {
+		java.util.Random r = new java.util.Random(77);
+		byte[] px = new byte[340 * 330];
+		for (int i = 0; i < px.length; i++)
+			px[i] = (byte) (200 + r.nextInt(56));
+		Planes image = Planes.wrap(340, 330, px);
+		List<Template> bank = new ArrayList<>();
+		for (int k = 0; k < 2; k++) {
+			byte[] t = new byte[300 * 300]; // 90000 pixels: sum of I*T near 4.7e9
+			for (int i = 0; i < t.length; i++)
+				t[i] = (byte) (200 + r.nextInt(56));
+			bank.add(new Template(Planes.wrap(300, 300, t), null, k, 0, false));
+		}
+		List<float[]> gpu = TemplateMatching.matchAll(image, 0, bank, GPU);
+		List<float[]> cpu = TemplateMatching.matchAll(image, 0, bank, CPU);
+		for (int k = 0; k < bank.size(); k++) {
+			assertLikeCpu(cpu.get(k), gpu.get(k), "300x300 bank template " + k);
+			assertClose(NccReference.valid(image, 0, bank.get(k).pixels, 0, null), gpu.get(k), "bank template " + k);
+		}
+	}
+
 	@Test
 	void sameSizeMapsEqualTheCpuPath() {
 		Planes image = TestImages.random(PixelType.UINT16, 129, 67, 1, 3);
