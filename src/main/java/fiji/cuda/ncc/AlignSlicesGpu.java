@@ -62,6 +62,7 @@ final class AlignSlicesGpu {
 		int m = AlignSlices.Search.margin(s, w, h);
 		long areaMax = (long) Math.min(w, landmark.width + 2 * m) * Math.min(h, landmark.height + 2 * m);
 		String suffix = type.kernelSuffix();
+		TemplateMatchingGpu.checkRows(h); // the search area can be as tall as the slice
 		return gpu.run(AlignSlices.NAME, g -> {
 			if (groupSlicesForTest >= 0 && !s.previous && type.isInteger() && 2 * n * bpp <= g.stagingBytes())
 				return alignInGroups(g, stack, s, fixed, order, from, done, interp, progress);
@@ -148,11 +149,14 @@ final class AlignSlicesGpu {
 		int w = stack.width(), h = stack.height();
 		long n = (long) w * h, sliceBytes = n * type.bytesPerPixel();
 		long half = g.stagingBytes() / 2;
-		int group = (int) Math.min(256, half / sliceBytes);
-		if (groupSlicesForTest > 0) group = Math.min(group, groupSlicesForTest);
-		group = Math.max(1, Math.min(group, order.length - from));
 		AlignSlices.Search search = new AlignSlices.Search(w, h, s.landmark(), s, null);
 		Region a = search.area;
+		int group = (int) Math.min(256, half / sliceBytes);
+		// the group's areas are matched as one image a.height * group rows tall, and the matching
+		// kernels' grids take at most TemplateMatchingGpu.MAX_ROWS rows (narrow, tall slices)
+		group = Math.min(group, TemplateMatchingGpu.MAX_ROWS / a.height);
+		if (groupSlicesForTest > 0) group = Math.min(group, groupSlicesForTest);
+		group = Math.max(1, Math.min(group, order.length - from));
 		boolean cubic = interp == AlignSlices.Interpolation.BICUBIC;
 		long axisDoubles = cubic ? 5L * (w + h) : 0; // per slice: x positions, x weights, y positions, y weights
 		long picksBytes = PICK_BYTES * group; // per group: its moves, then its scores

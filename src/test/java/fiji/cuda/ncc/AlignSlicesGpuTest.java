@@ -162,6 +162,39 @@ class AlignSlicesGpuTest {
 			}
 	}
 
+	/**
+	 * Narrow, tall slices: a group's search areas are matched as one image, group x 20000 rows
+	 * here, and the matching grids take at most 65535 x 32 rows, so the group must shrink (104
+	 * slices instead of the 209 that the staging memory holds).
+	 */
+	@Test
+	void tallNarrowSlicesAlignedInGroupsEqualTheCpuPath() {
+		int n = 120;
+		double[] sx = new double[n], sy = new double[n];
+		for (int z = 0; z < n; z++)
+			sy[z] = (z * 7) % 11 - 5;
+		Planes stack = DriftingStack.make(PixelType.UINT16, 2, 20000, sx, sy, 12);
+		Settings s = AlignSlicesTest.settings(0, 9900, 2, 100, 20000);
+		s.subpixel = false;
+		Planes one = stack.copy(), grouped = stack.copy();
+		List<Shift> want;
+		AlignSlicesGpu.groupSlicesForTest = -1;
+		try {
+			want = AlignSlices.align(one, s, GPU);
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = 0;
+		}
+		List<Shift> got = AlignSlices.align(grouped, s, GPU);
+		List<Shift> cpu = AlignSlices.align(stack.copy(), s, CPU);
+		for (int z = 0; z < n; z++) {
+			assertEquals(want.get(z).dy, got.get(z).dy, 0.0, "slice " + z);
+			assertEquals(want.get(z).score, got.get(z).score, 0.0, "slice " + z);
+			assertEquals(cpu.get(z).dx, got.get(z).dx, 1e-3, "slice " + z + " against the CPU");
+			assertEquals(cpu.get(z).dy, got.get(z).dy, 1e-3, "slice " + z + " against the CPU");
+		}
+		assertTrue(TestImages.sameBits(one, grouped), TestImages.diff(one, grouped).toString());
+	}
+
 	@Test
 	void aCanceledGroupedAlignmentLeavesAPrefixAlignedAndTheRestUntouched() {
 		// the pipeline has three groups in flight; a cancel stops new groups, finishes those
