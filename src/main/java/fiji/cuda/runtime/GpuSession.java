@@ -43,6 +43,8 @@ public final class GpuSession {
 	 * (0 = the first), once; -1 for never. Set through the tests' {@code FaultInjection}.
 	 */
 	static volatile int failDownloadAtChunk = -1;
+	/** Tests only: downloads that {@link #failDownloadAtChunk} lets through before it applies. */
+	static volatile int failDownloadSkip;
 
 	/**
 	 * Tests only: the next wait for the session's streams at its end reports a non-sticky error,
@@ -322,6 +324,11 @@ public final class GpuSession {
 		long total = count * arrays.length;
 		if (!up) delivered = touched = 0;
 		int chunks = (int) ((total + chunk - 1) / chunk);
+		int failAt = -1;
+		if (!up && failDownloadAtChunk >= 0) {
+			if (failDownloadSkip > 0) failDownloadSkip--;
+			else failAt = failDownloadAtChunk;
+		}
 		if (!up)
 			for (int k = 0; k < Math.min(2, chunks); k++)
 				startDownload(dev, k, chunk, total, es);
@@ -335,7 +342,7 @@ public final class GpuSession {
 				cuEventRecord(b.done, stream);
 				b.pending = true;
 			} else {
-				if (k == failDownloadAtChunk) {
+				if (k == failAt) {
 					failDownloadAtChunk = -1;
 					throw new jcuda.CudaException("CUDA_ERROR_UNKNOWN (injected by a test)");
 				}

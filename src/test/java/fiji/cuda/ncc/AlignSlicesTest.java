@@ -37,6 +37,18 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void theSlicesAlignedBeforeAFailureAreNamedAsRuns() {
+		// fixed reference 3 of 7: order 1, 2, 4, 5, 6, 7 (1-based)
+		assertEquals("slices 1-2, 4 are aligned (besides the reference); the other slices are unchanged",
+			AlignSlices.alignedPrefix(new int[] { 0, 1, 3, 4, 5, 6 }, 3));
+		// previous slice from reference 3: outwards, 4, 5, 6, 7, then 2, 1
+		assertEquals("slices 1-2, 4-7 are aligned (besides the reference); the other slices are unchanged",
+			AlignSlices.alignedPrefix(new int[] { 3, 4, 5, 6, 1, 0 }, 6));
+		assertEquals("slice 2 is aligned (besides the reference); the other slices are unchanged",
+			AlignSlices.alignedPrefix(new int[] { 1, 2, 3 }, 1));
+	}
+
+	@Test
 	void integerShiftsAreRecoveredExactlyAndTheSlicesMatchTheReference() {
 		double[] sx = {0, 3, -5, 7, -2}, sy = {0, -4, 2, 6, 0};
 		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32})
