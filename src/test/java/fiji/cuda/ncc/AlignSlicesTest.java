@@ -37,6 +37,21 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void aGroupsColumnOfSearchAreasStaysWithinTheMapKernelsGrid() {
+		long half = 16L << 20;
+		// 512x512 8-bit slices, areas of 200 rows: half a staging buffer decides
+		assertEquals(64, AlignSlicesGpu.groupSlices(half, 512 * 512, 200, 1000));
+		assertEquals(5, AlignSlicesGpu.groupSlices(half, 512 * 512, 200, 5));
+		// a 2x30000 16-bit stack searched over its whole height: 139 slices fit half a staging
+		// buffer, but 139 areas of 30000 rows are 4.2 million map rows, past the 65535 block rows
+		// of 32 rows each that the map kernels' grids take
+		int g = AlignSlicesGpu.groupSlices(half, 2 * 30000 * 2, 30000, 1000);
+		assertTrue((long) g * 30000 <= TemplateMatchingGpu.MAX_ROWS, g + " areas of 30000 rows");
+		assertEquals(TemplateMatchingGpu.MAX_ROWS / 30000, g);
+		assertEquals(1, AlignSlicesGpu.groupSlices(half, 4, TemplateMatchingGpu.MAX_ROWS, 1000));
+	}
+
+	@Test
 	void theSlicesAlignedBeforeAFailureAreNamedAsRuns() {
 		// fixed reference 3 of 7: order 1, 2, 4, 5, 6, 7 (1-based)
 		assertEquals("slices 1-2, 4 are aligned (besides the reference); the other slices are unchanged",
