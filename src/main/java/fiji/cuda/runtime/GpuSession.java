@@ -52,6 +52,12 @@ public final class GpuSession {
 	 */
 	static volatile boolean failNextFinish;
 
+	/**
+	 * Tests only: {@link #sync()} calls let through before one reports a non-sticky error, once,
+	 * as the driver reports an earlier asynchronous failure; -1 for never. Set through {@code FaultInjection}.
+	 */
+	static volatile int failSyncAfter = -1;
+
 	/** Set once {@link Gpu#run} has drained and given back the streams: nothing of this session is queued. */
 	private boolean ended;
 	private final java.util.List<DeviceBuffer> closedWhileBusy = new java.util.ArrayList<>();
@@ -448,6 +454,8 @@ public final class GpuSession {
 
 	/** Waits until everything queued on this session's stream has finished. */
 	public void sync() {
+		if (failSyncAfter >= 0 && failSyncAfter-- == 0)
+			throw new jcuda.CudaException("CUDA_ERROR_INVALID_VALUE (injected by a test)");
 		cuStreamSynchronize(stream);
 	}
 

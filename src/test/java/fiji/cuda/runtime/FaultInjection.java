@@ -19,6 +19,11 @@ public final class FaultInjection {
 		GpuSession.failDownloadAtChunk = k;
 	}
 
+	/** The wait for a session's stream ({@code GpuSession.sync()}) after the next {@code syncs} ones reports a non-sticky CUDA error, once. */
+	public static void failSyncAfter(int syncs) {
+		GpuSession.failSyncAfter = syncs;
+	}
+
 	/** The next session's last wait for its streams reports a non-sticky CUDA error, once. */
 	public static void failNextFinish() {
 		GpuSession.failNextFinish = true;
@@ -34,5 +39,6 @@ public final class FaultInjection {
 		GpuSession.failDownloadAtChunk = -1;
 		GpuSession.failDownloadSkip = 0;
 		GpuSession.failNextFinish = false;
+		GpuSession.failSyncAfter = -1;
 	}
 }
