@@ -112,10 +112,14 @@ public final class GaussianBlur {
 						partly = true;
 						throw e.unrecoverable(NAME, image.depth());
 					}
-					state.why = Fallback.reason(NAME, opts, e.getCause());
+					state.why = Fallback.reasonAfterPart(NAME, opts, e.getCause(),
+						Fallback.prefixDone(done, image.depth(), "planes"));
 					fellBack(state);
 				} catch (GpuException e) {
-					state.why = Fallback.reason(NAME, opts, e);
+					// earlier groups of a masked stack are written already
+					state.why = from > 0
+						? Fallback.reasonAfterPart(NAME, opts, e, Fallback.prefixDone(from, image.depth(), "planes"))
+						: Fallback.reason(NAME, opts, e);
 					fellBack(state);
 				}
 			}

@@ -255,8 +255,12 @@ public final class IntegralImage {
 				done = gpu.run(GpuAccess.get());
 				ran = Backend.GPU;
 			} catch (GpuException e) {
-				if (e instanceof IntegralImageGpu.PartialFailure) done = ((IntegralImageGpu.PartialFailure) e).done;
-				why = Fallback.reason(op, opts, e);
+				if (e instanceof IntegralImageGpu.PartialFailure) {
+					done = ((IntegralImageGpu.PartialFailure) e).done;
+					why = Fallback.reasonAfterPart(op, opts, e, Fallback.prefixDone(done, n, "planes"));
+				} else {
+					why = Fallback.reason(op, opts, e);
+				}
 			}
 			if (cpuOnly != null)
 				for (int z = 0; z < done; z++)

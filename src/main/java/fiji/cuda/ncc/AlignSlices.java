@@ -163,9 +163,10 @@ public final class AlignSlices {
 			try {
 				k = AlignSlicesGpu.align(GpuAccess.get(), stack, s, fixed, order, 0, done, interp, progress);
 			} catch (GpuException e) {
-				Fallback.reason(NAME, opts, e);
 				while (k < order.length && done[order[k]] != null)
 					k++; // the slices written before the failure stay aligned
+				if (k > 0) Fallback.reasonAfterPart(NAME, opts, e, alignedPrefix(order, k));
+				else Fallback.reason(NAME, opts, e);
 			}
 			// the matching of the slices left runs on the CPU too: the GPU just failed
 			matchOpts = matchOpts.withBackend(Backend.CPU);
@@ -187,6 +188,28 @@ public final class AlignSlices {
 		for (Shift sh : done)
 			if (sh != null) out.add(sh);
 		return out;
+	}
+
+	/**
+	 * @return which slices are aligned when the first {@code k} of {@code order} are, for an
+	 *         error that stops part way (1-based, as ImageJ counts slices)
+	 */
+	static String alignedPrefix(int[] order, int k) {
+		StringBuilder b = new StringBuilder(k == 1 ? "slice " : "slices ");
+		// order is ascending, or outwards from the reference: list it as runs of consecutive slices
+		int[] z = java.util.Arrays.copyOf(order, k);
+		java.util.Arrays.sort(z);
+		for (int i = 0; i < k;) {
+			int j = i;
+			while (j + 1 < k && z[j + 1] == z[j] + 1)
+				j++;
+			if (i > 0) b.append(", ");
+			b.append(z[i] + 1);
+			if (j > i) b.append('-').append(z[j] + 1);
+			i = j + 1;
+		}
+		return b.append(k == 1 ? " is" : " are").append(" aligned (besides the reference); the other slices are unchanged")
+			.toString();
 	}
 
 	/** Slices other than the reference: in order, or outwards from it for "previous slice" mode. */

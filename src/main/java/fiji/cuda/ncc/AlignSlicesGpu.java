@@ -60,9 +60,14 @@ final class AlignSlicesGpu {
 		int bpp = type.bytesPerPixel();
 		Region landmark = s.landmark();
 		int m = AlignSlices.Search.margin(s, w, h);
-		long areaMax = (long) Math.min(w, landmark.width + 2 * m) * Math.min(h, landmark.height + 2 * m);
+		int areaRows = (int) Math.min(h, landmark.height + 2L * m);
+		long areaMax = Math.min(w, landmark.width + 2L * m) * areaRows;
+		// the map kernels' grids have a block row per few map rows: a taller search area (a
+		// narrow, very tall stack) is aligned on the CPU rather than failing to launch
+		if (areaRows > TemplateMatchingGpu.MAX_ROWS)
+			throw new fiji.cuda.runtime.GpuUnavailableException("search areas taller than " + TemplateMatchingGpu.MAX_ROWS
+				+ " rows are aligned on the CPU");
 		String suffix = type.kernelSuffix();
-		TemplateMatchingGpu.checkRows(h); // the search area can be as tall as the slice
 		return gpu.run(AlignSlices.NAME, g -> {
 			if (groupSlicesForTest >= 0 && !s.previous && type.isInteger() && 2 * n * bpp <= g.stagingBytes())
 				return alignInGroups(g, stack, s, fixed, order, from, done, interp, progress);
@@ -151,12 +156,7 @@ final class AlignSlicesGpu {
 		long half = g.stagingBytes() / 2;
 		AlignSlices.Search search = new AlignSlices.Search(w, h, s.landmark(), s, null);
 		Region a = search.area;
-		int group = (int) Math.min(256, half / sliceBytes);
-		// the group's areas are matched as one image a.height * group rows tall, and the matching
-		// kernels' grids take at most TemplateMatchingGpu.MAX_ROWS rows (narrow, tall slices)
-		group = Math.min(group, TemplateMatchingGpu.MAX_ROWS / a.height);
-		if (groupSlicesForTest > 0) group = Math.min(group, groupSlicesForTest);
-		group = Math.max(1, Math.min(group, order.length - from));
+		int group = groupSlices(half, sliceBytes, a.height, order.length - from);
 		boolean cubic = interp == AlignSlices.Interpolation.BICUBIC;
 		long axisDoubles = cubic ? 5L * (w + h) : 0; // per slice: x positions, x weights, y positions, y weights
 		long picksBytes = PICK_BYTES * group; // per group: its moves, then its scores
@@ -292,6 +292,25 @@ final class AlignSlicesGpu {
 				g.drain();
 			}
 		}
+	}
+
+	/**
+	 * Slices per group of the grouped path: as many as half a staging buffer holds, at most 256,
+	 * and no more than the slices left. Their search areas are matched as one column, which
+	 * must stay within the map kernels' grid ({@link TemplateMatchingGpu#MAX_ROWS} rows): the
+	 * areas of a narrow, tall stack would exceed it long before the staging is full.
+	 *
+	 * @param half       bytes of half a staging buffer
+	 * @param sliceBytes bytes of one slice, at most {@code half}
+	 * @param areaRows   the height of one search area
+	 * @param left       slices still to align, at least 1
+	 * @return the group size, at least 1
+	 */
+	static int groupSlices(long half, long sliceBytes, int areaRows, int left) {
+		long group = Math.min(256, half / sliceBytes);
+		group = Math.min(group, TemplateMatchingGpu.MAX_ROWS / Math.max(1, areaRows));
+		if (groupSlicesForTest > 0) group = Math.min(group, groupSlicesForTest);
+		return (int) Math.max(1, Math.min(group, left));
 	}
 
 	/** @return the planes of the group starting at {@code order[first]} */

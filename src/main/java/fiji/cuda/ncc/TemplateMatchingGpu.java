@@ -457,12 +457,19 @@ final class TemplateMatchingGpu {
 			}
 		}
 
-		/** Waits for the launch first: its buffers go back to the pool for other streams. */
+		/**
+		 * Waits for the launch first: its buffers go back to the pool for other streams. They are
+		 * closed also when the wait fails: a buffer closed while its session is busy goes back
+		 * only when the session ends, so this is safe, and otherwise it would be lost to the pool.
+		 */
 		@Override
 		public void close() {
-			s.sync();
-			for (DeviceBuffer b : owned)
-				b.close();
+			try {
+				s.sync();
+			} finally {
+				for (DeviceBuffer b : owned)
+					b.close();
+			}
 		}
 	}
 
@@ -579,10 +586,14 @@ final class TemplateMatchingGpu {
 
 		@Override
 		public void close() {
-			scratch.close(); // waits for the stream
-			if (ownsImage) img.close();
-			sum.close();
-			sq.close();
+			try {
+				scratch.close(); // waits for the stream
+			} finally {
+				// when that wait fails too (the buffers then go back once the session ends)
+				if (ownsImage) img.close();
+				sum.close();
+				sq.close();
+			}
 		}
 
 		Launch prepare(Planes t, byte[] mask) {

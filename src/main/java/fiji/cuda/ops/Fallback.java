@@ -32,4 +32,31 @@ public final class Fallback {
 			OpLog.log(op + " ran on the CPU: " + why);
 		return why;
 	}
+
+	/**
+	 * {@link #reason} for a GPU failure after part of the caller's data was already written. On
+	 * AUTO the CPU finishes the rest, so nothing more needs saying. A forced GPU stops there, and
+	 * its error must say what is already done: the caller's image is left part changed.
+	 *
+	 * @param done what holds the result and what is unchanged, e.g. "planes 1-16 of 40 hold the
+	 *             result and the later ones are unchanged"
+	 * @return the reason, for the operation's report
+	 * @throws GpuException when the GPU was forced, naming {@code op}, the failure and {@code done}
+	 */
+	public static String reasonAfterPart(String op, ExecutionOptions opts, Throwable e, String done) {
+		if (opts.backend() == Backend.GPU)
+			throw new GpuException(op + ": the GPU failed part way (" + e.getMessage() + "); " + done + ".", e);
+		return reason(op, opts, e);
+	}
+
+	/**
+	 * @param done  items [0, done) hold the result, the rest are unchanged (done &gt; 0)
+	 * @param total items given
+	 * @param what  their name in the plural, e.g. "planes"
+	 * @return the text {@link #reasonAfterPart} takes, counting from 1
+	 */
+	public static String prefixDone(int done, int total, String what) {
+		return (done == 1 ? what.substring(0, what.length() - 1) + " 1" : what + " 1-" + done) + " of " + total
+			+ (done == 1 ? " holds" : " hold") + " the result and the later ones are unchanged";
+	}
 }

@@ -43,12 +43,20 @@ public final class GpuSession {
 	 * (0 = the first), once; -1 for never. Set through the tests' {@code FaultInjection}.
 	 */
 	static volatile int failDownloadAtChunk = -1;
+	/** Tests only: downloads that {@link #failDownloadAtChunk} lets through before it applies. */
+	static volatile int failDownloadSkip;
 
 	/**
 	 * Tests only: the next wait for the session's streams at its end reports a non-sticky error,
 	 * once, as the driver reports an earlier asynchronous failure. Set through {@code FaultInjection}.
 	 */
 	static volatile boolean failNextFinish;
+
+	/**
+	 * Tests only: {@link #sync()} calls let through before one reports a non-sticky error, once,
+	 * as the driver reports an earlier asynchronous failure; -1 for never. Set through {@code FaultInjection}.
+	 */
+	static volatile int failSyncAfter = -1;
 
 	/** Set once {@link Gpu#run} has drained and given back the streams: nothing of this session is queued. */
 	private boolean ended;
@@ -322,6 +330,11 @@ public final class GpuSession {
 		long total = count * arrays.length;
 		if (!up) delivered = touched = 0;
 		int chunks = (int) ((total + chunk - 1) / chunk);
+		int failAt = -1;
+		if (!up && failDownloadAtChunk >= 0) {
+			if (failDownloadSkip > 0) failDownloadSkip--;
+			else failAt = failDownloadAtChunk;
+		}
 		if (!up)
 			for (int k = 0; k < Math.min(2, chunks); k++)
 				startDownload(dev, k, chunk, total, es);
@@ -335,7 +348,7 @@ public final class GpuSession {
 				cuEventRecord(b.done, stream);
 				b.pending = true;
 			} else {
-				if (k == failDownloadAtChunk) {
+				if (k == failAt) {
 					failDownloadAtChunk = -1;
 					throw new jcuda.CudaException("CUDA_ERROR_UNKNOWN (injected by a test)");
 				}
@@ -441,6 +454,8 @@ public final class GpuSession {
 
 	/** Waits until everything queued on this session's stream has finished. */
 	public void sync() {
+		if (failSyncAfter >= 0 && failSyncAfter-- == 0)
+			throw new jcuda.CudaException("CUDA_ERROR_INVALID_VALUE (injected by a test)");
 		cuStreamSynchronize(stream);
 	}
 

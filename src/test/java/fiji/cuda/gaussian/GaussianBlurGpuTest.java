@@ -244,6 +244,30 @@ class GaussianBlurGpuTest {
 	}
 
 	@Test
+	void aForcedGpuFailingBetweenPlanesSaysWhichPlanesAreBlurred() {
+		// as above, but with the GPU forced: no CPU finishes the stack, so the error must say that
+		// planes 1-16 are blurred and the other 24 are not
+		Planes gpu = TestImages.random(PixelType.UINT16, 1000, 999, 40, 34);
+		Planes orig = gpu.copy(), cpu = gpu.copy();
+		GaussianBlur.blur2D(cpu, 2, 2, null, CPU);
+		FaultInjection.failNextDownloadAtChunk(1);
+		GpuException e;
+		try {
+			e = assertThrows(GpuException.class, () -> GaussianBlur.blur2D(gpu, 2, 2, null, GPU));
+		} finally {
+			FaultInjection.clear();
+		}
+		assertTrue(e.getMessage().contains("injected"), e.getMessage());
+		assertTrue(e.getMessage().contains("planes 1-16 of 40 hold the result"), e.getMessage());
+		for (int z = 0; z < 40; z++) {
+			short[] got = (short[]) gpu.plane(z), want = (short[]) (z < 16 ? cpu : orig).plane(z);
+			for (int i = 0; i < got.length; i++)
+				assertTrue(Math.abs((got[i] & 0xffff) - (want[i] & 0xffff)) <= (z < 16 ? 1 : 0),
+					"plane " + z + " pixel " + i + (z < 16 ? " (blurred)" : " (untouched)"));
+		}
+	}
+
+	@Test
 	void aWriteBackFailingInsideAPlaneSaysWhatIsDone() {
 		// 4096x2500 floats = 41 MB: the plane comes back in two chunks, and the second fails
 		Planes gpu = TestImages.random(PixelType.FLOAT32, 4096, 2500, 1, 32);

@@ -414,6 +414,29 @@ class IntegralImageGpuTest {
 	}
 
 	@Test
+	void aForcedGpuThresholdFailingAfterAPlaneSaysWhichPlanesAreThresholded() {
+		// in place on a stack: plane 1 is written, then the download of plane 2 fails; with the GPU
+		// forced nothing finishes the stack, so the error must say plane 1 holds the result
+		Planes img = TestImages.random(PixelType.UINT8, 300, 200, 3, 12);
+		Planes orig = img.copy();
+		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.MEAN, 7, 0, 0, true);
+		Planes cpu = LocalThreshold.threshold(img.copy(), st, CPU);
+		fiji.cuda.runtime.FaultInjection.failDownloadAfter(1, 0);
+		fiji.cuda.runtime.GpuException e;
+		try {
+			e = org.junit.jupiter.api.Assertions.assertThrows(fiji.cuda.runtime.GpuException.class,
+				() -> LocalThreshold.thresholdInto(img, img, st, GPU));
+		} finally {
+			fiji.cuda.runtime.FaultInjection.clear();
+		}
+		assertTrue(e.getMessage().contains("injected"), e.getMessage());
+		assertTrue(e.getMessage().contains("plane 1 of 3 holds the result"), e.getMessage());
+		assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0), "plane 1, thresholded");
+		for (int z = 1; z < 3; z++)
+			assertArrayEquals((byte[]) orig.plane(z), (byte[]) img.plane(z), "plane " + (z + 1) + ", unchanged");
+	}
+
+	@Test
 	void inPlaceBoxStatisticsWhoseWriteBackFailsAreRedoneFromTheOriginal() {
 		// 4096x2500 floats = 41 MB, more than one staging chunk; the second chunk's copy fails
 		Planes img = TestImages.random(PixelType.FLOAT32, 4096, 2500, 1, 11);

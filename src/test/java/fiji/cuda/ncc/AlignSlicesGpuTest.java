@@ -103,6 +103,58 @@ class AlignSlicesGpuTest {
 	}
 
 	@Test
+	void aNarrowTallStackSearchedOverItsHeightIsAlignedInGroupsThatTheKernelsTake() {
+		// 2x30000 16-bit slices, the landmark searched over the whole height: 99 search areas of
+		// 30000 rows fit the staging, but their column is taller than the map kernels' grid takes
+		int n = 100, w = 2, h = 30000;
+		double[] sx = new double[n], sy = new double[n];
+		for (int z = 0; z < n; z++)
+			sy[z] = z % 11 - 5;
+		Planes stack = DriftingStack.make(PixelType.UINT16, w, h, sx, sy, 36);
+		Settings s = AlignSlicesTest.settings(0, 15000, 2, 40, 1 << 20);
+		s.subpixel = false;
+		Planes cpu = stack.copy(), gpu = stack.copy();
+		List<Shift> a = AlignSlices.align(cpu, s, CPU), b = AlignSlices.align(gpu, s, GPU);
+		assertEquals(a.size(), b.size());
+		for (int z = 0; z < a.size(); z++) {
+			assertEquals(a.get(z).dx, b.get(z).dx, 0.0, "slice " + z);
+			assertEquals(a.get(z).dy, b.get(z).dy, 0.0, "slice " + z);
+		}
+		assertTrue(TestImages.sameBits(cpu, gpu), TestImages.diff(cpu, gpu).toString());
+	}
+
+	@Test
+	void aForcedGpuFailingAfterASliceSaysWhichSlicesAreAligned() {
+		// slice by slice, two downloads a slice (its score map, then the slice): the fourth, slice
+		// 3's, fails. With the GPU forced nothing finishes the stack, so the error must say that
+		// slice 2 is aligned and the others are not.
+		double[] sx = { 0, 3, -5, 7 }, sy = { 0, -4, 2, 6 };
+		Planes stack = DriftingStack.make(PixelType.UINT16, 120, 100, sx, sy, 35);
+		Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 9);
+		s.subpixel = false;
+		Planes cpu = stack.copy(), gpu = stack.copy();
+		AlignSlices.align(cpu, s, CPU);
+		int groups = AlignSlicesGpu.groupSlicesForTest;
+		AlignSlicesGpu.groupSlicesForTest = -1;
+		fiji.cuda.runtime.FaultInjection.failDownloadAfter(3, 0);
+		fiji.cuda.runtime.GpuException e;
+		try {
+			e = org.junit.jupiter.api.Assertions.assertThrows(fiji.cuda.runtime.GpuException.class,
+				() -> AlignSlices.align(gpu, s, GPU));
+		} finally {
+			fiji.cuda.runtime.FaultInjection.clear();
+			AlignSlicesGpu.groupSlicesForTest = groups;
+		}
+		assertTrue(e.getMessage().contains("injected"), e.getMessage());
+		assertTrue(e.getMessage().contains("slice 2 is aligned"), e.getMessage());
+		for (int z = 0; z < 4; z++) {
+			Planes want = z < 2 ? cpu : stack;
+			assertTrue(java.util.Arrays.equals((short[]) want.plane(z), (short[]) gpu.plane(z)),
+				"slice " + (z + 1) + (z < 2 ? " aligned" : " unchanged"));
+		}
+	}
+
+	@Test
 	void aFlatLandmarkSliceKeepsItsNeighboursShiftOnBothPaths() {
 		double[] sx = { 0, 2, -1 }, sy = { 0, 1, 3 };
 		Planes stack = DriftingStack.make(PixelType.UINT16, 90, 80, sx, sy, 5);

@@ -37,6 +37,33 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void aGroupsColumnOfSearchAreasStaysWithinTheMapKernelsGrid() {
+		long half = 16L << 20;
+		// 512x512 8-bit slices, areas of 200 rows: half a staging buffer decides
+		assertEquals(64, AlignSlicesGpu.groupSlices(half, 512 * 512, 200, 1000));
+		assertEquals(5, AlignSlicesGpu.groupSlices(half, 512 * 512, 200, 5));
+		// a 2x30000 16-bit stack searched over its whole height: 139 slices fit half a staging
+		// buffer, but 139 areas of 30000 rows are 4.2 million map rows, past the 65535 block rows
+		// of 32 rows each that the map kernels' grids take
+		int g = AlignSlicesGpu.groupSlices(half, 2 * 30000 * 2, 30000, 1000);
+		assertTrue((long) g * 30000 <= TemplateMatchingGpu.MAX_ROWS, g + " areas of 30000 rows");
+		assertEquals(TemplateMatchingGpu.MAX_ROWS / 30000, g);
+		assertEquals(1, AlignSlicesGpu.groupSlices(half, 4, TemplateMatchingGpu.MAX_ROWS, 1000));
+	}
+
+	@Test
+	void theSlicesAlignedBeforeAFailureAreNamedAsRuns() {
+		// fixed reference 3 of 7: order 1, 2, 4, 5, 6, 7 (1-based)
+		assertEquals("slices 1-2, 4 are aligned (besides the reference); the other slices are unchanged",
+			AlignSlices.alignedPrefix(new int[] { 0, 1, 3, 4, 5, 6 }, 3));
+		// previous slice from reference 3: outwards, 4, 5, 6, 7, then 2, 1
+		assertEquals("slices 1-2, 4-7 are aligned (besides the reference); the other slices are unchanged",
+			AlignSlices.alignedPrefix(new int[] { 3, 4, 5, 6, 1, 0 }, 6));
+		assertEquals("slice 2 is aligned (besides the reference); the other slices are unchanged",
+			AlignSlices.alignedPrefix(new int[] { 1, 2, 3 }, 1));
+	}
+
+	@Test
 	void integerShiftsAreRecoveredExactlyAndTheSlicesMatchTheReference() {
 		double[] sx = {0, 3, -5, 7, -2}, sy = {0, -4, 2, 6, 0};
 		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32})

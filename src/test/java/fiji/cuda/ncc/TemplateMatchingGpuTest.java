@@ -631,6 +631,34 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
+	void aWaitThatFailsWhileBuffersGoBackLosesNoneOfThem() {
+		// a 40x40 16-bit template takes the streamed kernel, which never waits for the stream
+		// itself: the first wait is the launch's close, the second the tables' close
+		Gpu g = Gpu.get();
+		Planes image = TestImages.random(PixelType.UINT16, 200, 100, 1, 37);
+		Planes tpl = template(PixelType.UINT16, 40, 40, 38);
+		TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+		assertEquals(0, g.bytesInUse(), "pooled buffers handed out before");
+		for (int syncs = 0; syncs < 2; syncs++) {
+			fiji.cuda.runtime.FaultInjection.failSyncAfter(syncs);
+			try {
+				TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+				fail("the injected failure of wait " + (syncs + 1) + " was not reported");
+			} catch (fiji.cuda.runtime.GpuException e) {
+				assertTrue(e.getMessage().contains("injected"), e.getMessage());
+			} finally {
+				fiji.cuda.runtime.FaultInjection.clear();
+			}
+			assertEquals(0, g.bytesInUse(), "pooled buffers lost when wait " + (syncs + 1) + " failed");
+		}
+		// the failures were not faults: the GPU still matches
+		float[] cpu = TemplateMatching.match(image, 0, tpl, 0, null, false, ExecutionOptions.defaults()
+			.withBackend(Backend.CPU)), gpu = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+		for (int i = 0; i < cpu.length; i++)
+			assertEquals(cpu[i], gpu[i], TOLERANCE, "score " + i);
+	}
+
+	@Test
 	void thousandMatchesLeaveDeviceMemoryWhereItWas() {
 		Gpu g = Gpu.get();
 		Planes image = TestImages.random(PixelType.UINT8, 200, 100, 1, 3);

@@ -10,6 +10,20 @@ public final class FaultInjection {
 		GpuSession.failDownloadAtChunk = k;
 	}
 
+	/**
+	 * The download after the next {@code downloads} ones (on any session) fails when it reaches
+	 * staging chunk {@code k}.
+	 */
+	public static void failDownloadAfter(int downloads, int k) {
+		GpuSession.failDownloadSkip = downloads;
+		GpuSession.failDownloadAtChunk = k;
+	}
+
+	/** The wait for a session's stream ({@code GpuSession.sync()}) after the next {@code syncs} ones reports a non-sticky CUDA error, once. */
+	public static void failSyncAfter(int syncs) {
+		GpuSession.failSyncAfter = syncs;
+	}
+
 	/** The next session's last wait for its streams reports a non-sticky CUDA error, once. */
 	public static void failNextFinish() {
 		GpuSession.failNextFinish = true;
@@ -23,6 +37,8 @@ public final class FaultInjection {
 	/** Withdraws a hook that did not fire. */
 	public static void clear() {
 		GpuSession.failDownloadAtChunk = -1;
+		GpuSession.failDownloadSkip = 0;
 		GpuSession.failNextFinish = false;
+		GpuSession.failSyncAfter = -1;
 	}
 }
