@@ -500,10 +500,19 @@ public final class Gpu {
 		try {
 			cuModuleLoadData(m, image);
 		} catch (CudaException e) {
-			throw new GpuUnavailableException("the shipped kernels do not load on " + info.name + " with this driver ("
-				+ e.getMessage() + ")", e);
+			throw new GpuUnavailableException(moduleLoadFailure(info.name, module, e), e);
 		}
 		return m;
+	}
+
+	/**
+	 * @return why a module did not load: a device whose memory is full loads no module either,
+	 *         and blaming the driver or the shipped binary for that would send the user the wrong way
+	 */
+	static String moduleLoadFailure(String device, String module, CudaException e) {
+		if (BufferPool.isOutOfMemory(e))
+			return "the GPU memory of " + device + " is too full to load the " + module + " kernels (" + e.getMessage() + ")";
+		return "the shipped kernels do not load on " + device + " with this driver (" + e.getMessage() + ")";
 	}
 
 	/**

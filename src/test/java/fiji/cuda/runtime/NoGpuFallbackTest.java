@@ -104,4 +104,16 @@ class NoGpuFallbackTest {
 		assertEquals("575.51", Gpu.releaseIn("NVRM version: NVIDIA UNIX Kernel Module for aarch64  575.51\n"));
 		assertEquals(null, Gpu.releaseIn("no such text"));
 	}
+
+	@Test
+	void aModuleThatDoesNotLoadForWantOfMemoryIsNotBlamedOnTheDriver() {
+		// every failed load said "the shipped kernels do not load ... with this driver", a full
+		// device included, which sent the user to update a driver that was fine
+		String full = Gpu.moduleLoadFailure("NVIDIA H200", "gaussian_blur",
+			new jcuda.CudaException("CUDA_ERROR_OUT_OF_MEMORY"));
+		assertTrue(full.startsWith("the GPU memory of NVIDIA H200 is too full to load the gaussian_blur kernels"), full);
+		String old = Gpu.moduleLoadFailure("NVIDIA H200", "gaussian_blur",
+			new jcuda.CudaException("CUDA_ERROR_NO_BINARY_FOR_GPU"));
+		assertTrue(old.startsWith("the shipped kernels do not load on NVIDIA H200 with this driver"), old);
+	}
 }
