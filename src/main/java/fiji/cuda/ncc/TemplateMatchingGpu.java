@@ -396,7 +396,19 @@ final class TemplateMatchingGpu {
 		}
 		Mode m = mode(d.type, t0.type());
 		boolean t8 = m == Mode.T8;
-		return stageBytes(t8, t0.height(), quads(t8, t0.width())) <= d.s.device().maxSharedPerBlockOptin;
+		return stageBytes(t8, t0.height(), quads(t8, t0.width())) <= d.s.device().maxSharedPerBlockOptin
+			&& bankFitsOneArray(templates.size(), t0.width(), t0.height(), t8);
+	}
+
+	/**
+	 * Whether a bank's templates, laid out for the device one after the other, fit one Java
+	 * array. Tens of thousands of large templates would not (a NegativeArraySizeException rather
+	 * than a result); they are then matched one launch per template instead.
+	 */
+	static boolean bankFitsOneArray(int templates, int tw, int th, boolean t8) {
+		long words = (long) th * 4 * quads(t8, tw); // prepareBank
+		long fragments = (long) th * ((tw + IMMA_JC - 1) / IMMA_JC) * 64; // immaBank
+		return templates * Math.max(words, fragments) <= Integer.MAX_VALUE - 8;
 	}
 
 	/**

@@ -3,6 +3,7 @@ package fiji.cuda.ncc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -41,5 +42,15 @@ class NccPlanTest {
 		int[] p = TemplateMatchingGpu.plan(false, true, w, 5, H200_BUDGET);
 		assertTrue(p[0] >= 1 && p[1] >= 1 && p[2] <= H200_BUDGET, p[0] + " x " + p[1]);
 		if (w == 1) assertEquals(5, p[0]);
+	}
+
+	@Test
+	void aBankTooLargeForOneArrayIsMatchedTemplateByTemplate() {
+		// 40000 templates of 256x256 laid out for one launch need more than 2^31 words: the
+		// bank's array size came out negative and the match failed instead of falling back
+		org.junit.jupiter.api.Assertions.assertFalse(TemplateMatchingGpu.bankFitsOneArray(40000, 256, 256, true));
+		org.junit.jupiter.api.Assertions.assertFalse(TemplateMatchingGpu.bankFitsOneArray(40000, 256, 256, false));
+		org.junit.jupiter.api.Assertions.assertTrue(TemplateMatchingGpu.bankFitsOneArray(64, 16, 16, true));
+		org.junit.jupiter.api.Assertions.assertTrue(TemplateMatchingGpu.bankFitsOneArray(1000, 128, 128, false));
 	}
 }
