@@ -35,7 +35,9 @@ using namespace fc;
 #define ALIGN_MODE_BILINEAR 1
 #define ALIGN_MODE_BICUBIC 2
 
-namespace {
+// Named, not anonymous: nvcc names an anonymous namespace after the source file's absolute
+// path, and the fatbin's bytes would then depend on where the repository is checked out.
+namespace align_slices {
 
 // =============================================================================================
 // Search area: the rectangle [x0, x0 + aw) x [y0, y0 + ah) of a plane (inside it) as a plane
@@ -283,7 +285,9 @@ __device__ __forceinline__ bool pickTakesMax(float m, int mi, float om, int omi)
 	return om > m || (om == m && omi < mi);
 }
 
-} // namespace
+} // namespace align_slices
+
+using namespace align_slices;
 
 extern "C" __global__ void __launch_bounds__(ALIGN_PICK_THREADS) align_pick_group(AlignMove* d_moves, double* d_scores,
 	double* d_axes, const float* __restrict__ d_maps, AlignSearch s)

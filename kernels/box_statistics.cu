@@ -30,7 +30,9 @@ using namespace fc;
 // Box statistics
 // ---------------------------------------------------------------------------------------------
 
-namespace {
+// Named, not anonymous: nvcc names an anonymous namespace after the source file's absolute
+// path, and the fatbin's bytes would then depend on where the repository is checked out.
+namespace box_statistics {
 
 // V: the type the box sums go on in (A, or long long for WRAP32 tables).
 template <typename A, typename V>
@@ -51,7 +53,9 @@ __device__ __forceinline__ void boxStat(const A* __restrict__ d_S, const A* __re
 	}
 }
 
-} // namespace
+} // namespace box_statistics
+
+using namespace box_statistics;
 
 extern "C" __global__ void __launch_bounds__(BOX_STAT_THREADS) box_stat_i64(const long long* d_S,
 	const long long* d_Q, float* d_out, int W, int H, int left, int right, int above, int below, int statistic)

@@ -102,7 +102,9 @@ struct GaussTaps {
 // takes its weight straight from the constant bank. Radii below RMAX run with zero taps.
 // ---------------------------------------------------------------------------------------------
 
-namespace {
+// Named, not anonymous: nvcc names an anonymous namespace after the source file's absolute
+// path, and the fatbin's bytes would then depend on where the repository is checked out.
+namespace gaussian_blur {
 
 // YM outputs of one column from X-blurred rows STRIDE floats apart: acc[i] is the sum over
 // k = 0..2R of w(k - R) * col[(i + k) * STRIDE], taps in ascending order (the order of every
@@ -554,7 +556,9 @@ __device__ __forceinline__ void gaussZ(const T* __restrict__ d_src, T* __restric
 	}
 }
 
-} // namespace
+} // namespace gaussian_blur
+
+using namespace gaussian_blur;
 
 // ---------------------------------------------------------------------------------------------
 // Exported entry points (extern "C": unmangled names for cuModuleGetFunction)

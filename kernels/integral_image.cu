@@ -148,7 +148,9 @@ using namespace fc;
 #define SAT_AGGREGATE 1u
 #define SAT_INCLUSIVE 2u
 
-namespace {
+// Named, not anonymous: nvcc names an anonymous namespace after the source file's absolute
+// path, and the fatbin's bytes would then depend on where the repository is checked out.
+namespace integral_image {
 
 typedef long long i64;
 typedef unsigned int u32;
@@ -1334,7 +1336,9 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, A* __res
 
 
 
-} // namespace
+} // namespace integral_image
+
+using namespace integral_image;
 
 // ---------------------------------------------------------------------------------------------
 // Exported entry points (extern "C": unmangled names for cuModuleGetFunction)

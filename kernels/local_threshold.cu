@@ -34,7 +34,9 @@ using namespace fc;
 // Local thresholds
 // ---------------------------------------------------------------------------------------------
 
-namespace {
+// Named, not anonymous: nvcc names an anonymous namespace after the source file's absolute
+// path, and the fatbin's bytes would then depend on where the repository is checked out.
+namespace local_threshold {
 
 // The box sums' type: the int64 or double tables' own, or long long from WRAP32 tables.
 template <typename A> struct Wide { typedef A type; };
@@ -80,7 +82,9 @@ __device__ __forceinline__ void localThreshold(const T* __restrict__ d_in, const
 	}
 }
 
-} // namespace
+} // namespace local_threshold
+
+using namespace local_threshold;
 
 #define LOCAL_THRESHOLD_ENTRY(TN, T, A)                                                                \
 	extern "C" __global__ void __launch_bounds__(LOCAL_THRESHOLD_THREADS) local_threshold_##TN(       \
