@@ -7,7 +7,7 @@
 # run this after any change to kernels/*.cu or kernels/*.cuh and commit its outputs.
 #
 # Usage: kernels/build.sh            (NVCC=/path/to/nvcc to pick a compiler, JOBS=n threads)
-# The output is deterministic: same sources and nvcc give byte-identical files.
+# The output is deterministic: same sources and nvcc give byte-identical files, in any checkout.
 set -euo pipefail
 export LC_ALL=C
 
@@ -44,13 +44,24 @@ sources_hash() {
 	} | sha256sum | cut -d' ' -f1
 }
 
+# nvcc names internal-linkage symbols (anonymous namespaces, the customization points of the
+# CUDA C++ headers that CUB includes) after the absolute path of the source it compiles, so a
+# build in another checkout gave other bytes. Compiling copies of the sources in one fixed
+# folder keeps the binaries the same wherever the repository lies; a lock serialises builds.
+stage=/tmp/fiji-cuda-kernel-build
+exec 9>"$stage.lock"
+flock 9
+rm -rf "$stage"
+mkdir -p "$stage/kernels"
+cp kernels/*.cu kernels/*.cuh "$stage/kernels/"
+
 names=()
 for cu in $(ls kernels/*.cu | sort); do
 	name="$(basename "$cu" .cu)"
 	names+=("$name")
 	echo "nvcc $cu -> $out/$name.fatbin" >&2
 	# shellcheck disable=SC2086
-	"$NVCC" $FLAGS $GENCODE --threads "$JOBS" -o "$out/$name.fatbin" "$cu"
+	(cd "$stage" && "$NVCC" $FLAGS $GENCODE --threads "$JOBS" -o "$root/$out/$name.fatbin" "$cu")
 done
 
 headers="$(ls kernels/*.cuh 2>/dev/null | sort | paste -sd, -)"
