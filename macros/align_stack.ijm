@@ -16,16 +16,11 @@ reference = call("ij.Macro.getValue", arg, "reference", "1");
 interpolation = call("ij.Macro.getValue", arg, "interpolation", "Bilinear");
 if (input == "" || output == "")
 	exit("Usage: input=[stack.tif] output=[aligned.tif] shifts=[shifts.csv] x= y= width= height= margin=20 reference=1 interpolation=Bilinear");
-// a table saved into a missing folder stops the macro after the work, with the shifts lost:
-// the folder is made now
-if (shiftsFile != "") {
-	shiftsFolder = File.getParent(shiftsFile);
-	if (shiftsFolder != "null") {
-		makeFolders(shiftsFolder);
-		if (!File.isDirectory(shiftsFolder))
-			exit("Could not create the folder " + shiftsFolder + " for " + shiftsFile);
-	}
-}
+// a stack or table saved into a missing folder stops the macro after the work, with the shifts
+// lost: both folders are made now
+makeFolderFor(output);
+if (shiftsFile != "")
+	makeFolderFor(shiftsFile);
 setBatchMode(true);
 open(input);
 options = "reference=" + reference + " margin=" + margin + " interpolation=" + interpolation;
@@ -57,10 +52,19 @@ function saveTiff(path) {
 		exit("Could not save " + path);
 	// Windows renames nothing over an existing file
 	if (!File.rename(fresh, path) && File.exists(path))
-		File.delete(path);
+		deleted = File.delete(path); // assigned: alone, File.delete prints its result ("1") to the Log
 	if (File.exists(fresh) && !File.rename(fresh, path))
 		exit("Saved as " + fresh + ", which could not be renamed to " + path);
 	rename(File.getName(path));
+}
+
+// Makes the folder that will hold the file at path, or stops the macro saying why.
+function makeFolderFor(path) {
+	folder = File.getParent(path);
+	if (folder == "null") return;
+	makeFolders(folder);
+	if (!File.isDirectory(folder))
+		exit("Could not create the folder " + folder + " for " + path);
 }
 
 // File.makeDirectory makes only the last folder of a path

@@ -33,7 +33,7 @@ function saveTiff(path) {
 		exit("Could not save " + path);
 	// Windows renames nothing over an existing file
 	if (!File.rename(fresh, path) && File.exists(path))
-		File.delete(path);
+		deleted = File.delete(path); // assigned: alone, File.delete prints its result ("1") to the Log
 	if (File.exists(fresh) && !File.rename(fresh, path))
 		exit("Saved as " + fresh + ", which could not be renamed to " + path);
 	rename(File.getName(path));

@@ -88,12 +88,12 @@ function saveResult(inDir, outDir, name) {
 	if (!File.exists(outDir + fresh))
 		return "could not save it in " + outDir;
 	if (File.exists(inDir + fresh)) {
-		File.delete(outDir + fresh);
+		deleted = File.delete(outDir + fresh); // assigned: alone, File.delete prints its result ("1") to the Log
 		exit("The output folder " + outDir + " is the input folder " + inDir + ", whose images the results would replace; choose another output folder");
 	}
 	// Windows renames nothing over an existing file, such as an earlier run's result
 	if (!File.rename(outDir + fresh, outDir + name) && File.exists(outDir + name))
-		File.delete(outDir + name);
+		deleted = File.delete(outDir + name); // assigned: alone, File.delete prints its result ("1") to the Log
 	if (File.exists(outDir + fresh) && !File.rename(outDir + fresh, outDir + name))
 		return "saved as " + outDir + fresh + ", which could not be renamed";
 	return "";

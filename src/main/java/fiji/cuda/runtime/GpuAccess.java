@@ -17,7 +17,7 @@ public final class GpuAccess {
 
 	/** Why the GPU path cannot run when JCuda's classes cannot be loaded. */
 	static final String MISSING = "JCuda is not installed (jcuda-12.6.0.jar and its natives belong in "
-		+ "Fiji.app/jars; see the README)";
+		+ "Fiji.app/jars, or ImageJ/plugins/jars in a plain ImageJ; see the README)";
 
 	private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
 

@@ -96,6 +96,27 @@ class AlignSlicesMacroTest {
 	}
 
 	@Test
+	void theOutputFolderIsMadeOrRefusedBeforeTheWork() throws Exception {
+		// a stack saved into a missing folder stopped the macro after the work, with "Could not
+		// save", and the shifts were neither saved nor printed
+		Planes planes = DriftingStack.make(PixelType.UINT8, 60, 50, new double[] { 0, 2 }, new double[] { 0, -1 }, 12);
+		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("drift-3", planes), dir.resolve("drift-3.tif"));
+		Path output = dir.resolve("new output").resolve("deeper").resolve("aligned-3.tif");
+		Path csv = dir.resolve("shifts-3.csv");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
+			+ output + "] shifts=[" + csv + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Slice 2: dX=-2.000 dY=1.000"), r::toString);
+		assertTrue(Files.isRegularFile(output), r::toString);
+		assertEquals(3, Files.readAllLines(csv).size(), r::toString);
+		Path blocked = Files.writeString(dir.resolve("a file, not an output folder"), "x").resolve("aligned.tif");
+		Path never = dir.resolve("never-3.csv");
+		r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=[" + blocked + "] shifts=["
+			+ never + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Could not create the folder " + blocked.getParent() + " for " + blocked), r::toString);
+		assertFalse(r.output.contains("Slice 2:"), "the macro aligned before stopping: " + r);
+	}
+
+	@Test
 	void macroVariablesAreTakenAsGenericDialogTakesThem() throws Exception {
 		// "x=&x" and the like were refused as "not a whole number", where ImageJ's own dialogs
 		// read them as the variables' values

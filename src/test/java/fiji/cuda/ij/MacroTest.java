@@ -195,6 +195,8 @@ class MacroTest {
 					"-Dfiji.cuda.device=cpu");
 				assertTrue(r.output.contains(" is the input folder " + in + "/, whose images the results would replace"),
 					r::toString);
+				// File.delete used as a statement printed its result, a lone "1", to the Log
+				assertFalse(r.output.lines().anyMatch(line -> line.trim().equals("1")), r::toString);
 				assertArrayEquals(before, Files.readAllBytes(file), macro + " replaced the original through " + out);
 				try (java.util.stream.Stream<Path> files = Files.list(in)) {
 					assertEquals(1, files.count(), macro + " left a file in the input folder");

@@ -42,6 +42,8 @@ class NoJCudaTest {
 			if (!new File(e).getName().toLowerCase().contains("jcuda")) cp.add(e);
 		String out = runOnTheCpu(String.join(File.pathSeparator, cp), null, "JCuda is not installed");
 		assertTrue(!out.contains("NoClassDefFoundError"), out);
+		// a plain ImageJ has no Fiji.app/jars: its users were sent to the wrong folder
+		assertTrue(out.contains("Fiji.app/jars") && out.contains("ImageJ/plugins/jars"), out);
 	}
 
 	/**
