@@ -124,7 +124,7 @@ public final class TemplateMatching {
 	 * @param image      the image searched
 	 * @param plane      0-based plane
 	 * @param bank       templates, e.g. from {@link Template#bank}
-	 * @param threshold  the lowest score kept
+	 * @param threshold  the lowest score kept, -1 to 1
 	 * @param maxObjects the most detections returned, at least 1
 	 * @param nms        the largest intersection over union allowed between two detections, 0 to 1
 	 * @param refine     true to refine centres to sub-pixel precision ({@link Peaks#refine})
@@ -138,8 +138,10 @@ public final class TemplateMatching {
 		int maxObjects, double nms, boolean refine, MapSink maps, ExecutionOptions opts)
 	{
 		if (bank == null || bank.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
-		if (Double.isNaN(threshold))
-			throw new IllegalArgumentException(NAME + ": the score threshold must be a number.");
+		// scores lie between -1 and 1: a threshold of 50, meant as percent, would silently find nothing
+		if (!(threshold >= -1 && threshold <= 1))
+			throw new IllegalArgumentException(NAME + ": the score threshold must be between -1 and 1, not " + threshold
+				+ ".");
 		if (maxObjects < 1)
 			throw new IllegalArgumentException(NAME + ": the maximum number of objects must be at least 1, not "
 				+ maxObjects + ".");

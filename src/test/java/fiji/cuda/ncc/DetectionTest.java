@@ -375,4 +375,23 @@ class DetectionTest {
 			}
 		}
 	}
+
+	@Test
+	void settingsOutsideTheirRangeAreRefusedNamingTheSetting() {
+		// a score threshold of 50 (meant as percent) found nothing, silently: scores lie in [-1, 1]
+		Planes image = TestImages.random(PixelType.UINT8, 40, 30, 1, 31), tpl = TestImages.random(PixelType.UINT8, 5, 4, 1, 32);
+		Object[][] bad = { { 50.0, 10, 0.3, "the score threshold must be between -1 and 1, not 50.0" },
+			{ -1.5, 10, 0.3, "the score threshold must be between -1 and 1, not -1.5" },
+			{ Double.NaN, 10, 0.3, "the score threshold must be between -1 and 1, not NaN" },
+			{ 0.5, 0, 0.3, "the maximum number of objects must be at least 1, not 0" },
+			{ 0.5, 10, 1.5, "the overlap (nms) must be between 0 and 1, not 1.5" } };
+		for (Object[] b : bad) {
+			IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TemplateMatching.detect(image, 0,
+				Template.fromPlanes(tpl, null), (double) b[0], (int) b[1], (double) b[2], false, null, CPU));
+			assertEquals(TemplateMatching.NAME + ": " + b[3] + ".", e.getMessage());
+		}
+		// the ends of the range are fine
+		assertEquals(1, TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), -1, 1, 0.3, false, null, CPU).size());
+		TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 1, 1, 0.3, false, null, CPU);
+	}
 }
