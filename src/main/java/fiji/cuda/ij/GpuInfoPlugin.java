@@ -46,7 +46,7 @@ public class GpuInfoPlugin implements PlugIn {
 			String options = Macro.getOptions();
 			if (options == null) return;
 			String picked = Macro.getValue(options, "use", current);
-			if (apply(picked)) IJ.log(COMMAND + ": " + outcome(picked));
+			if (apply(picked)) IJ.log(COMMAND + ": " + outcome(picked, GpuAccess.deviceCount()));
 			return;
 		}
 		GenericDialog gd = new GenericDialog(COMMAND);
@@ -56,20 +56,30 @@ public class GpuInfoPlugin implements PlugIn {
 		if (gd.wasCanceled()) return;
 		String picked = gd.getNextChoice();
 		// the Log, not a second dialog: the choice is stored, only not in effect until restart
-		if (apply(picked) && overriddenBy(picked) != null) IJ.log(COMMAND + ": " + outcome(picked));
+		int devices = GpuAccess.deviceCount();
+		if (apply(picked) && (overriddenBy(picked) != null || absent(picked, devices)))
+			IJ.log(COMMAND + ": " + outcome(picked, devices));
 	}
 
 	/**
-	 * @param picked a stored choice, as labelled in the dialog
+	 * @param picked  a stored choice, as labelled in the dialog
+	 * @param devices the CUDA devices found now
 	 * @return what it means now: the device operations will use, or that the Java option
 	 *         {@code -Dfiji.cuda.device}, which wins over the stored choice, overrides it
 	 */
-	static String outcome(String picked) {
+	static String outcome(String picked, int devices) {
 		String property = overriddenBy(picked);
 		if (property != null)
 			return picked + " is stored, but the Java option -D" + GpuSettings.PROPERTY + "=" + property
 				+ " overrides it while ImageJ runs with that option.";
+		if (absent(picked, devices))
+			return picked + " is stored, but no CUDA device is found now: operations run on the CPU until it is.";
 		return "operations will use: " + picked;
+	}
+
+	/** @return whether the choice names a GPU while none is found (it stays offered: a GPU unplugged, a driver missing) */
+	private static boolean absent(String picked, int devices) {
+		return devices == 0 && picked.startsWith(GPU_PREFIX);
 	}
 
 	/** @return the Java option's value when it is set and differs from the choice, else null */

@@ -98,4 +98,21 @@ class GpuInfoPluginTest {
 			IjBridge.storeDeviceChoice(before);
 		}
 	}
+
+	@Test
+	void aGpuChosenWhileNoneIsFoundIsNotReportedAsInEffect() {
+		// use=[GPU 0] on a machine without a CUDA device printed "operations will use: GPU 0",
+		// and every operation went on running on the CPU
+		String property = System.getProperty(GpuSettings.PROPERTY);
+		System.clearProperty(GpuSettings.PROPERTY);
+		try {
+			assertEquals("GPU 0 is stored, but no CUDA device is found now: operations run on the CPU until it is.",
+				GpuInfoPlugin.outcome("GPU 0", 0));
+			assertEquals("operations will use: GPU 0", GpuInfoPlugin.outcome("GPU 0", 1));
+			assertEquals("operations will use: CPU only", GpuInfoPlugin.outcome("CPU only", 0));
+			assertEquals("operations will use: Automatic", GpuInfoPlugin.outcome("Automatic", 0));
+		} finally {
+			if (property != null) System.setProperty(GpuSettings.PROPERTY, property);
+		}
+	}
 }
