@@ -26,8 +26,9 @@ public final class CpuParallel {
 
 	private static final AtomicInteger COUNT = new AtomicInteger();
 
-	// daemon threads that end when idle, so the pool neither keeps the JVM alive nor grows unbounded
-	private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
+	// daemon threads that end when idle, so the pool neither keeps the JVM alive nor grows unbounded;
+	// not final only so that tests can give one that refuses work
+	static ExecutorService pool = Executors.newCachedThreadPool(r -> {
 		Thread t = new Thread(r, "Fiji CUDA CPU " + COUNT.incrementAndGet());
 		t.setDaemon(true);
 		return t;
@@ -66,8 +67,15 @@ public final class CpuParallel {
 			}
 		};
 		Future<?>[] others = new Future<?>[n - 1];
-		for (int i = 0; i < others.length; i++)
-			others[i] = POOL.submit(worker);
+		int started = 0;
+		try {
+			for (; started < others.length; started++)
+				others[started] = pool.submit(worker);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// no thread to be had ("unable to create native thread", a refusing pool): throwing here
+			// would leave the workers already started writing the caller's data after it was told
+			// the call failed, so the threads already running do the work instead
+		}
 		Throwable failure = null;
 		try {
 			worker.run();
@@ -75,7 +83,8 @@ public final class CpuParallel {
 			failure = e;
 		}
 		boolean interrupted = false;
-		for (Future<?> f : others) {
+		for (int i = 0; i < started; i++) {
+			Future<?> f = others[i];
 			while (true) {
 				try {
 					f.get();

@@ -4,7 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -55,5 +60,56 @@ class CpuParallelTest {
 				if (s <= 500 && 500 < t) throw new IllegalStateException("chunk with 500");
 			}));
 		assertEquals("chunk with 500", e.getMessage());
+	}
+
+	/**
+	 * A pool that runs its first task on a thread of its own and then, as a JVM out of native
+	 * threads does, refuses.
+	 */
+	private static final class OneThreadThenRefuse extends AbstractExecutorService {
+		final AtomicInteger accepted = new AtomicInteger();
+
+		@Override
+		public void execute(Runnable r) {
+			if (accepted.getAndIncrement() > 0) throw new RejectedExecutionException("no more threads");
+			new Thread(r, "test worker").start();
+		}
+
+		@Override
+		public void shutdown() {}
+
+		@Override
+		public java.util.List<Runnable> shutdownNow() {
+			return java.util.Collections.emptyList();
+		}
+
+		@Override
+		public boolean isShutdown() {
+			return false;
+		}
+
+		@Override
+		public boolean isTerminated() {
+			return false;
+		}
+
+		@Override
+		public boolean awaitTermination(long timeout, TimeUnit unit) {
+			return true;
+		}
+	}
+
+	@Test
+	void noThreadToBeHadStillDoesEveryItemBeforeReturning() {
+		// it used to throw at once, with the thread already started still writing the caller's data
+		ExecutorService saved = CpuParallel.pool;
+		OneThreadThenRefuse refusing = new OneThreadThenRefuse();
+		CpuParallel.pool = refusing;
+		try {
+			assertTiles(0, 10_000, 8);
+			assertTrue(refusing.accepted.get() >= 2, "the pool was asked for a second thread");
+		} finally {
+			CpuParallel.pool = saved;
+		}
 	}
 }
