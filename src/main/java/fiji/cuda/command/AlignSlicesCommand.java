@@ -4,6 +4,7 @@ import fiji.cuda.ij.AlignSlicesPlugin;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ncc.AlignSlices;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import ij.measure.ResultsTable;
@@ -85,7 +86,7 @@ public class AlignSlicesCommand extends ContextCommand {
 			s.previous = previous;
 			ImagePlusPlanes.whileLocked(image,
 				() -> shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table);
-		} catch (IllegalArgumentException | GpuException e) {
+		} catch (IllegalArgumentException | GpuException | PartlyDoneException e) {
 			cancel(e.getMessage());
 		}
 	}

@@ -5,6 +5,7 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
@@ -52,7 +53,7 @@ public class GaussianBlur3DCommand extends ContextCommand {
 				for (Planes volume : ImagePlusPlanes.volumes(image))
 					GaussianBlur.blur3D(volume, x, y, z, ExecutionOptions.defaults());
 			});
-		} catch (IllegalArgumentException | GpuException e) {
+		} catch (IllegalArgumentException | GpuException | PartlyDoneException e) {
 			cancel(e.getMessage());
 		}
 	}

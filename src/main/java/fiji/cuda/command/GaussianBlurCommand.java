@@ -4,6 +4,7 @@ import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
@@ -54,7 +55,7 @@ public class GaussianBlurCommand extends ContextCommand {
 			InPlace.change(image, !stack || image.getStackSize() == 1, () -> GaussianBlur.blur2D(stack
 				? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()), sx, sy,
 				ImagePlusPlanes.region(image.getRoi()), ExecutionOptions.defaults()));
-		} catch (IllegalArgumentException | GpuException e) {
+		} catch (IllegalArgumentException | GpuException | PartlyDoneException e) {
 			cancel(e.getMessage());
 		}
 	}

@@ -1,6 +1,7 @@
 package fiji.cuda.command;
 
 import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.ops.PartlyDoneException;
 import ij.ImagePlus;
 import ij.Undo;
 
@@ -20,14 +21,22 @@ final class InPlace {
 	 *
 	 * @param onePlane whether only the current plane changes
 	 * @throws IllegalArgumentException when another command holds the image, or for bad input
+	 * @throws PartlyDoneException      when {@code work} stopped part way (what it changed is shown)
 	 */
 	static void change(ImagePlus image, boolean onePlane, Runnable work) {
-		ImagePlusPlanes.whileLocked(image, () -> {
-			if (onePlane) image.getProcessor().snapshot();
-			else Undo.reset();
-			work.run();
-			if (onePlane) Undo.setup(Undo.FILTER, image);
-		});
+		try {
+			ImagePlusPlanes.whileLocked(image, () -> {
+				if (onePlane) image.getProcessor().snapshot();
+				else Undo.reset();
+				work.run();
+				if (onePlane) Undo.setup(Undo.FILTER, image);
+			});
+		} catch (PartlyDoneException e) {
+			// the planes done before the failure are changed: they must show, and ask to be saved
+			image.changes = true;
+			image.updateAndDraw();
+			throw e;
+		}
 		image.changes = true; // closing the window asks to save
 		image.updateAndDraw();
 	}

@@ -6,6 +6,7 @@ import fiji.cuda.ncc.AlignSlices.Interpolation;
 import fiji.cuda.ncc.AlignSlices.Settings;
 import fiji.cuda.ncc.AlignSlices.Shift;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.PartlyDoneException;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.Macro;
@@ -110,6 +111,8 @@ public class AlignSlicesPlugin implements PlugIn {
 	 * @param opts backend, threads, progress and cancellation
 	 * @return the shifts and their table
 	 * @throws IllegalArgumentException for bad input, before any slice is changed
+	 * @throws PartlyDoneException      when a failure stops it after some slices are aligned
+	 *                                  (they are shown, and the message names them)
 	 */
 	public static Outcome run(ImagePlus imp, Settings s, ExecutionOptions opts) {
 		if (imp == null) throw new IllegalArgumentException("There is no image.");
@@ -120,7 +123,14 @@ public class AlignSlicesPlugin implements PlugIn {
 			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "
 				+ "first (Image>Color>Split Channels) and align one channel.");
 		Planes planes = ImagePlusPlanes.wrap(imp);
-		List<Shift> shifts = AlignSlices.align(planes, s, opts);
+		List<Shift> shifts;
+		try {
+			shifts = AlignSlices.align(planes, s, opts);
+		} catch (PartlyDoneException e) {
+			imp.changes = true; // the slices aligned before the failure must show, and not be lost unasked
+			imp.updateAndDraw();
+			throw e;
+		}
 		imp.changes = true;
 		imp.updateAndDraw();
 		return new Outcome(shifts, planes.depth());

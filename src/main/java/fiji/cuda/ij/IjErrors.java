@@ -1,5 +1,6 @@
 package fiji.cuda.ij;
 
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 import ij.IJ;
 import ij.ImagePlus;
@@ -26,12 +27,14 @@ public final class IjErrors {
 	/**
 	 * @param command the menu command, e.g. "GPU Gaussian Blur"
 	 * @param e       what went wrong: bad input ({@link IllegalArgumentException}) and GPU
-	 *                failures ({@link GpuException}) show their message only; anything else
-	 *                also names its class, as it is a bug
+	 *                failures ({@link GpuException}) show their message only, as does a stop part
+	 *                way ({@link PartlyDoneException}, whose message names its cause and what is
+	 *                done); anything else also names its class, as it is a bug
 	 */
 	public static void report(String command, Throwable e) {
 		String msg = e.getMessage();
-		if (!(e instanceof IllegalArgumentException || e instanceof GpuException) || msg == null) {
+		if (!(e instanceof IllegalArgumentException || e instanceof GpuException || e instanceof PartlyDoneException)
+			|| msg == null) {
 			msg = e.getClass().getSimpleName() + (msg != null ? ": " + msg : "");
 			e.printStackTrace(); // a bug: its trace goes to the console, not to the user
 		}

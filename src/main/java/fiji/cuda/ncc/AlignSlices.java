@@ -8,6 +8,7 @@ import fiji.cuda.image.Region;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.GpuException;
@@ -141,6 +142,8 @@ public final class AlignSlices {
 	 * @param opts  backend and threads of the matching, progress and cancellation (between slices)
 	 * @return one shift per slice done, in slice order (all slices unless canceled)
 	 * @throws IllegalArgumentException for bad input, before any slice is changed
+	 * @throws PartlyDoneException      when a failure stops it after some slices are aligned: each
+	 *                                  slice is aligned or unchanged, and the message says which
 	 */
 	public static List<Shift> align(Planes stack, Settings s, ExecutionOptions opts) {
 		check(stack, s);
@@ -171,18 +174,27 @@ public final class AlignSlices {
 			// the matching of the slices left runs on the CPU too: the GPU just failed
 			matchOpts = matchOpts.withBackend(Backend.CPU);
 		}
-		for (; k < order.length && !progress.isCanceled(); k++) {
-			int z = order[k];
-			Shift from = null;
-			Planes template = fixed;
-			if (s.previous) {
-				from = done[z < s.reference ? z + 1 : z - 1];
-				template = TemplateMatching.crop(stack, from.plane, landmark);
+		try {
+			for (; k < order.length && !progress.isCanceled(); k++) {
+				int z = order[k];
+				Shift from = null;
+				Planes template = fixed;
+				if (s.previous) {
+					from = done[z < s.reference ? z + 1 : z - 1];
+					template = TemplateMatching.crop(stack, from.plane, landmark);
+				}
+				Shift shift = measure(stack, z, template, landmark, s, from, matchOpts);
+				translate(stack, z, shift.dx, shift.dy, interp, opts.threads());
+				done[z] = shift;
+				progress.update((k + 1) / (double) order.length);
 			}
-			Shift shift = measure(stack, z, template, landmark, s, from, matchOpts);
-			translate(stack, z, shift.dx, shift.dy, interp, opts.threads());
-			done[z] = shift;
-			progress.update((k + 1) / (double) order.length);
+		} catch (RuntimeException | Error e) {
+			// translate writes a slice only once it has all it needs, so each slice is aligned or
+			// untouched; the user must hear which, as the shifts that say it are lost with the result
+			while (k < order.length && done[order[k]] != null)
+				k++;
+			if (k == 0) throw e;
+			throw new PartlyDoneException(NAME, e, alignedPrefix(order, k));
 		}
 		List<Shift> out = new ArrayList<>();
 		for (Shift sh : done)

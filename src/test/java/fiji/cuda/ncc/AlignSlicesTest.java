@@ -14,6 +14,7 @@ import fiji.cuda.ncc.AlignSlices.Settings;
 import fiji.cuda.ncc.AlignSlices.Shift;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Progress;
 import ij.process.ByteProcessor;
 import ij.process.FloatProcessor;
@@ -234,6 +235,36 @@ class AlignSlicesTest {
 		List<Shift> shifts = AlignSlices.align(p, s, CPU.withProgress(cancelAfterTwo));
 		assertEquals(3, shifts.size(), shifts::toString);
 		assertEquals(-4, shifts.get(2).dx, 0.0);
+		for (int z = 3; z < 5; z++)
+			assertArrayEquals((float[]) before.plane(z), (float[]) p.plane(z), "slice " + (z + 1) + " was changed");
+		assertEquals(value(before, 2, 30, 30), value(p, 2, 26, 28), 0.0, "slice 3 was not shifted");
+	}
+
+	@Test
+	void aFailureAfterSomeSlicesSaysWhichAreAligned() {
+		// a listener failing after the 2nd slice: the error used to be its own, with slices 2-3
+		// shifted and nothing saying so
+		double[] sx = {0, 2, 4, 6, 8}, sy = {0, 1, 2, 3, 4};
+		Planes p = DriftingStack.make(PixelType.FLOAT32, 80, 70, sx, sy, 9), before = p.copy();
+		Progress failOnSecond = new Progress() {
+			private int seen;
+
+			@Override
+			public void update(double fraction) {
+				if (++seen == 2) throw new IllegalStateException("listener broke");
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		Settings s = settings(20, 20, 30, 30, 10);
+		s.subpixel = false;
+		PartlyDoneException e = assertThrows(PartlyDoneException.class,
+			() -> AlignSlices.align(p, s, CPU.withProgress(failOnSecond)));
+		assertEquals("Align Slices: stopped part way (IllegalStateException: listener broke); slices 2-3 are aligned "
+			+ "(besides the reference); the other slices are unchanged.", e.getMessage());
 		for (int z = 3; z < 5; z++)
 			assertArrayEquals((float[]) before.plane(z), (float[]) p.plane(z), "slice " + (z + 1) + " was changed");
 		assertEquals(value(before, 2, 30, 30), value(p, 2, 26, 28), 0.0, "slice 3 was not shifted");

@@ -1,0 +1,30 @@
+package fiji.cuda.ops;
+
+/**
+ * An operation that changes its input in place stopped on a failure after part of the input
+ * already held the result. The message names the operation, the failure, and which parts hold
+ * the result and which are unchanged, so that the user knows what the image now is; the cause
+ * is the failure itself (an {@link OutOfMemoryError}, an exception of a progress listener, ...).
+ */
+public final class PartlyDoneException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	/**
+	 * @param op    the operation's name, e.g. "Align Slices"
+	 * @param cause the failure
+	 * @param done  which parts hold the result and which are unchanged, e.g. "slices 1-3 are
+	 *              aligned (besides the reference); the other slices are unchanged"
+	 */
+	public PartlyDoneException(String op, Throwable cause, String done) {
+		super(op + ": stopped part way (" + describe(op, cause) + "); " + done + ".", cause);
+	}
+
+	private static String describe(String op, Throwable e) {
+		String msg = e.getMessage();
+		if (msg != null && msg.startsWith(op + ": ")) msg = msg.substring(op.length() + 2);
+		if (e instanceof OutOfMemoryError) return "out of memory" + (msg != null ? ": " + msg : "");
+		if (e instanceof IllegalArgumentException && msg != null) return msg;
+		return e.getClass().getSimpleName() + (msg != null ? ": " + msg : "");
+	}
+}
