@@ -6,6 +6,7 @@ import fiji.cuda.integral.LocalThreshold.Method;
 import fiji.cuda.integral.LocalThreshold.Settings;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.PartlyDoneException;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
@@ -121,7 +122,13 @@ public class LocalThresholdPlugin implements PlugIn {
 			ImageProcessor ip = imp.getProcessor();
 			if (n == 1) ip.snapshot();
 			else Undo.reset();
-			r = LocalThreshold.thresholdInto(planes, planes, settings, opts);
+			try {
+				r = LocalThreshold.thresholdInto(planes, planes, settings, opts);
+			} catch (PartlyDoneException e) {
+				imp.changes = true; // the slices thresholded before the failure must show
+				imp.updateAndDraw();
+				throw e;
+			}
 			if (n == 1) Undo.setup(Undo.FILTER, imp);
 		} else {
 			Planes planes = ImagePlusPlanes.wrap(imp);

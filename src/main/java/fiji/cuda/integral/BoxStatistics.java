@@ -122,7 +122,7 @@ public final class BoxStatistics {
 					plane(IntegralImageCpu.build(src, z, opts.threads()), (float[]) out.plane(z), statistic, window,
 						opts.threads());
 				}
-			}, nonFinite, t0);
+			}, nonFinite, false, t0);
 	}
 
 	/** The CPU path for one plane: rows in parallel, four table reads per moment and pixel. */

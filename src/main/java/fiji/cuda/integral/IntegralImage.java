@@ -6,6 +6,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
@@ -236,16 +237,19 @@ public final class IntegralImage {
 	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	static OpReport byPlane(String op, int n, ExecutionOptions opts, GpuPlanes gpu, IntConsumer cpuPlane, long t0) {
-		return byPlane(op, n, opts, gpu, cpuPlane, null, t0);
+		return byPlane(op, n, opts, gpu, cpuPlane, null, false, t0);
 	}
 
 	/**
 	 * {@link #byPlane(String, int, ExecutionOptions, GpuPlanes, IntConsumer, long)}, where the
 	 * planes flagged in {@code cpuOnly} (may be null) are always made by {@code cpuPlane}: the
 	 * GPU's result for them is replaced.
+	 *
+	 * @param inPlace whether the planes written are the input's own: a failure after some of them
+	 *                is then a {@link PartlyDoneException} saying which hold the result
 	 */
 	static OpReport byPlane(String op, int n, ExecutionOptions opts, GpuPlanes gpu, IntConsumer cpuPlane,
-		boolean[] cpuOnly, long t0)
+		boolean[] cpuOnly, boolean inPlace, long t0)
 	{
 		int done = 0;
 		Backend ran = Backend.CPU;
@@ -266,10 +270,17 @@ public final class IntegralImage {
 				for (int z = 0; z < done; z++)
 					if (cpuOnly[z]) cpuPlane.accept(z);
 		}
-		for (; done < n; done++) {
-			if (opts.progress().isCanceled()) break;
-			cpuPlane.accept(done);
-			opts.progress().update((done + 1) / (double) n);
+		try {
+			while (done < n && !opts.progress().isCanceled()) {
+				cpuPlane.accept(done);
+				done++;
+				opts.progress().update(done / (double) n);
+			}
+		} catch (RuntimeException | Error e) {
+			// a plane is written only once its tables are built, so each is done or untouched; the
+			// caller's image must not be left part changed without a word
+			if (!inPlace || done == 0) throw e;
+			throw new PartlyDoneException(op, e, Fallback.prefixDone(done, n, "planes"));
 		}
 		return new OpReport(ran, why, done < n, System.nanoTime() - t0);
 	}

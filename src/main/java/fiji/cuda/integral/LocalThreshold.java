@@ -6,6 +6,7 @@ import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 
 /**
@@ -248,6 +249,8 @@ public final class LocalThreshold {
 	 *            input's own planes, which are then thresholded in place
 	 * @return which backend ran; planes not reached when canceled stay as they were
 	 * @throws IllegalArgumentException for bad input, with nothing written
+	 * @throws PartlyDoneException      in place, when a failure stops it after some planes: each
+	 *                                  plane is thresholded or unchanged, and the message says which
 	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	public static OpReport thresholdInto(Planes image, Planes out, Settings settings, ExecutionOptions options) {
@@ -265,7 +268,7 @@ public final class LocalThreshold {
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress()),
 			z -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z]),
-			nonFinite, t0);
+			nonFinite, n > 0 && out.plane(0) == image.plane(0), t0);
 	}
 
 	/** The CPU path for one plane: the tables first, then rows in parallel; out may be the input plane. */

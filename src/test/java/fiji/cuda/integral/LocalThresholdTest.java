@@ -15,6 +15,8 @@ import fiji.cuda.integral.LocalThreshold.Settings;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.PartlyDoneException;
+import fiji.cuda.ops.Progress;
 
 import org.junit.jupiter.api.Test;
 
@@ -338,6 +340,35 @@ class LocalThresholdTest {
 		assertEquals(fiji.cuda.runtime.Gpu.isAvailable() ? Backend.GPU : Backend.CPU, r.ranOn());
 		assertEquals(r.ranOn() == Backend.CPU, r.fallbackReason() != null, r::toString);
 		assertTrue(TestImages.sameBits(expected, img));
+	}
+
+	@Test
+	void aFailureInPlaceAfterSomePlanesSaysWhichHoldTheResult() {
+		// a listener failing after the 2nd of 3 planes: its error used to come out alone, with
+		// two planes of the image binary and nothing saying so
+		Planes img = TestImages.random(PixelType.UINT8, 40, 31, 3, 78);
+		Planes before = img.copy();
+		Settings st = Settings.of(Method.SAUVOLA, 5, 0, 0, true);
+		Planes expected = LocalThreshold.threshold(before, st, CPU);
+		Progress failOnSecond = new Progress() {
+			private int seen;
+
+			@Override
+			public void update(double fraction) {
+				if (++seen == 2) throw new IllegalStateException("listener broke");
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		PartlyDoneException e = assertThrows(PartlyDoneException.class,
+			() -> LocalThreshold.thresholdInto(img, img, st, CPU.withProgress(failOnSecond)));
+		assertEquals("Local Threshold: stopped part way (IllegalStateException: listener broke); planes 1-2 of 3 hold "
+			+ "the result and the later ones are unchanged.", e.getMessage());
+		assertArrayEquals((byte[]) expected.plane(1), (byte[]) img.plane(1));
+		assertArrayEquals((byte[]) before.plane(2), (byte[]) img.plane(2), "plane 3 was changed");
 	}
 
 	@Test
