@@ -7,6 +7,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Progress;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
@@ -46,6 +47,9 @@ public final class GaussianBlur {
 	 * @throws GpuException when the GPU was forced and failed, or when it failed while writing
 	 *                      a plane back, which the CPU path cannot redo (the message says which
 	 *                      slices are done)
+	 * @throws PartlyDoneException when the CPU path failed after writing (out of memory, an
+	 *                      exception of the progress), saying which planes hold the result; a
+	 *                      failure before any write comes as it is, with the image unchanged
 	 */
 	public static OpReport blur2D(Planes image, double sigmaX, double sigmaY, Region roi, ExecutionOptions opts) {
 		long t0 = System.nanoTime();
@@ -123,14 +127,42 @@ public final class GaussianBlur {
 					fellBack(state);
 				}
 			}
-			if (done < to && !opts.progress().isCanceled())
-				done = GaussianBlurCpu.blur2D(image, done, to, kx, ky, rect,
-					opts.withProgress(share(opts.progress(), done, to, image.depth())));
+			if (done < to && !opts.progress().isCanceled()) {
+				try {
+					done = GaussianBlurCpu.blur2D(image, done, to, kx, ky, rect,
+						opts.withProgress(share(opts.progress(), done, to, image.depth())));
+				} catch (GaussianBlurCpu.Stopped e) {
+					// the planes done must get the pixels outside the mask back, below, and the user
+					// must hear which planes hold the result
+					done = e.planesDone;
+					partly = e.partlyWritten >= 0;
+					throw stopped(e.getCause(), done, partly, image.depth());
+				}
+			}
 		} finally {
 			// also when a forced GPU fails after some planes: those keep the mask's outside
 			if (rectCopy != null) restoreOutsideMask(image, rectCopy, rect, from, partly ? done + 1 : done);
 		}
 		return done;
+	}
+
+	/**
+	 * @param done   planes [0, done) hold the result
+	 * @param partly whether plane {@code done} may hold part of it
+	 * @return the failure as it stands, when nothing was written; else a {@link PartlyDoneException}
+	 *         that says which planes hold the result
+	 */
+	private static RuntimeException stopped(Throwable cause, int done, boolean partly, int n) {
+		if (done == 0 && !partly) {
+			if (cause instanceof Error) throw (Error) cause;
+			return (RuntimeException) cause;
+		}
+		String what;
+		if (!partly) what = Fallback.prefixDone(done, n, "planes");
+		else if (n == 1) what = "the plane may be part blurred";
+		else what = (done == 0 ? "" : (done == 1 ? "plane 1" : "planes 1-" + done) + " of " + n + " hold the result, ")
+			+ "plane " + (done + 1) + (done == 0 ? " of " + n : "") + " may be part blurred and the later ones are unchanged";
+		return new PartlyDoneException(NAME, cause, what);
 	}
 
 	/** After a GPU failure under AUTO the remaining groups go to the CPU, without asking the GPU again. */

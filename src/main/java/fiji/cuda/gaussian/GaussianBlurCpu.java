@@ -38,20 +38,54 @@ final class GaussianBlurCpu {
 	 * @param rect the rectangle written, inside the plane; null for the whole plane
 	 * @param opts the threads, and the progress, which hears the fraction of planes [from, to) done
 	 * @return the first plane not done: {@code to}, or less when canceled between planes
+	 * @throws Stopped on any failure, saying which planes are done
 	 */
 	static int blur2D(Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
 		ExecutionOptions opts)
 	{
 		if (rect == null) rect = Region.all(image.width(), image.height());
 		Progress progress = opts.progress();
-		PlaneBlur blur = new PlaneBlur(image.width(), image.height(), kx, ky, rect, opts.threads());
+		PlaneBlur blur;
+		try {
+			blur = new PlaneBlur(image.width(), image.height(), kx, ky, rect, opts.threads());
+		} catch (RuntimeException | Error e) {
+			throw new Stopped(from, -1, e);
+		}
 		for (int z = from; z < to; z++) {
-			if (progress.isCanceled()) return z;
-			for (int c = 0; c < image.type().channels(); c++)
-				blur.run(image.plane(z), image.type(), c);
-			progress.update((z + 1 - from) / (double) (to - from));
+			try {
+				if (progress.isCanceled()) return z;
+			} catch (RuntimeException | Error e) {
+				throw new Stopped(z, -1, e);
+			}
+			try {
+				for (int c = 0; c < image.type().channels(); c++)
+					blur.run(image.plane(z), image.type(), c);
+			} catch (RuntimeException | Error e) {
+				// rows already stored (or a colour channel) stay: the caller cannot tell which
+				throw new Stopped(z, z, e);
+			}
+			try {
+				progress.update((z + 1 - from) / (double) (to - from));
+			} catch (RuntimeException | Error e) {
+				throw new Stopped(z + 1, -1, e);
+			}
 		}
 		return to;
+	}
+
+	/** A failure of {@link #blur2D}, with what it had done: the caller must restore and report. */
+	static final class Stopped extends RuntimeException {
+		private static final long serialVersionUID = 1L;
+		/** Planes up to this one (exclusive) are blurred. */
+		final int planesDone;
+		/** The plane that may be part blurred ({@code planesDone}), or -1. */
+		final int partlyWritten;
+
+		Stopped(int planesDone, int partlyWritten, Throwable cause) {
+			super(cause.getMessage(), cause);
+			this.planesDone = planesDone;
+			this.partlyWritten = partlyWritten;
+		}
 	}
 
 	/**

@@ -2,6 +2,7 @@ package fiji.cuda.gaussian;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -147,6 +148,37 @@ class GaussianBlurCpuTest {
 		GaussianBlur.blur2D(stack, 0.3, 0, oval, CPU.withThreads(1).withProgress(perPlane));
 		assertTrue(most[0] < stack.sizeInBytes() / 2,
 			(most[0] >> 20) + " MB allocated for one plane of a " + (stack.sizeInBytes() >> 20) + " MB stack");
+	}
+
+	@Test
+	void aFailureAfterSomePlanesSaysWhichAreBlurredAndRestoresOutsideTheirMask() {
+		// a listener failing after plane 2 of 3: its own error came out alone, and plane 2 kept
+		// its pixels outside the mask blurred, as the copy was put back only for planes finished
+		// before the CPU path was called
+		Roi roi = new OvalRoi(3, 5, 25, 30);
+		Region oval = ImageJReference.region(roi);
+		Planes input = TestImages.random(PixelType.FLOAT32, 31, 41, 3, 600);
+		Planes expected = input.copy(), ours = input.copy();
+		GaussianBlur.blur2D(expected, 1.5, 2, oval, CPU);
+		fiji.cuda.ops.Progress failOnSecond = new fiji.cuda.ops.Progress() {
+			private int seen;
+
+			@Override
+			public void update(double fraction) {
+				if (++seen == 2) throw new IllegalStateException("listener broke");
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		fiji.cuda.ops.PartlyDoneException e = assertThrows(fiji.cuda.ops.PartlyDoneException.class,
+			() -> GaussianBlur.blur2D(ours, 1.5, 2, oval, CPU.withProgress(failOnSecond)));
+		assertEquals("Gaussian Blur: stopped part way (IllegalStateException: listener broke); planes 1-2 of 3 hold the "
+			+ "result and the later ones are unchanged.", e.getMessage());
+		assertTrue(TestImages.sameBits(ours.range(0, 2), expected.range(0, 2)), "planes 1-2 are not as blurred");
+		assertTrue(TestImages.sameBits(ours.range(2, 3), input.range(2, 3)), "plane 3 changed");
 	}
 
 	@Test
