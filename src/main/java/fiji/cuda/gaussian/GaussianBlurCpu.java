@@ -88,19 +88,28 @@ final class GaussianBlurCpu {
 		}
 	}
 
+	/** The most floats a task of the z pass holds: 16 MiB (tests lower it to get many strips). */
+	static long zBlockFloats = 1L << 22;
+
 	/**
 	 * Blurs a volume in place as ImageJ's "Gaussian Blur 3D" does on a plain stack: every
 	 * plane in x and y, stored to its type (rounded for integers), then along z, stored
 	 * rounded. RGB is blurred per channel; ImageJ truncates RGB after the z pass instead of
 	 * rounding, this class rounds as for the other integer types.
 	 */
-	/** The most floats a task of the z pass holds: 16 MiB (tests lower it to get many strips). */
-	static long zBlockFloats = 1L << 22;
-
 	static void blur3D(Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz, ExecutionOptions opts) {
+		// progress is reported inside the volume, where it is half blurred: a listener's failure
+		// waits until the volume is whole
+		HeldBack progress = new HeldBack(opts.progress());
+		blur3D(volume, kx, ky, kz, opts, progress);
+		progress.rethrow();
+	}
+
+	private static void blur3D(Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz,
+		ExecutionOptions opts, HeldBack progress)
+	{
 		int w = volume.width(), h = volume.height(), d = volume.depth();
 		PixelType type = volume.type();
-		Progress progress = opts.progress();
 		double xyShare = kz == null ? 1 : 0.5;
 		if (kx != null || ky != null) {
 			PlaneBlur blur = new PlaneBlur(w, h, kx, ky, Region.all(w, h), opts.threads());
@@ -136,6 +145,30 @@ final class GaussianBlurCpu {
 					}
 				});
 			progress.update(xyShare + (1 - xyShare) * (c + 1) / type.channels());
+		}
+	}
+
+	/** Progress updates whose first failure is kept for later, and the listener not called again. */
+	private static final class HeldBack {
+		private final Progress progress;
+		private Throwable failure;
+
+		HeldBack(Progress progress) {
+			this.progress = progress;
+		}
+
+		void update(double fraction) {
+			if (failure != null) return;
+			try {
+				progress.update(fraction);
+			} catch (RuntimeException | Error e) {
+				failure = e;
+			}
+		}
+
+		void rethrow() {
+			if (failure instanceof RuntimeException) throw (RuntimeException) failure;
+			if (failure instanceof Error) throw (Error) failure;
 		}
 	}
 

@@ -182,6 +182,30 @@ class GaussianBlurCpuTest {
 	}
 
 	@Test
+	void aProgressListenerFailingInsideAVolumeLeavesItWhole() {
+		// 3D reports progress between planes of the x-y pass, where the volume is half done: a
+		// listener throwing there left plane 1 blurred in x and y only and the others untouched
+		Planes input = TestImages.random(PixelType.UINT16, 23, 19, 6, 610);
+		Planes expected = input.copy(), ours = input.copy();
+		GaussianBlur.blur3D(expected, 1.5, 2, 1.2, CPU);
+		fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
+			@Override
+			public void update(double fraction) {
+				throw new IllegalStateException("listener broke");
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		IllegalStateException e = assertThrows(IllegalStateException.class,
+			() -> GaussianBlur.blur3D(ours, 1.5, 2, 1.2, CPU.withProgress(failing)));
+		assertEquals("listener broke", e.getMessage());
+		assertTrue(TestImages.sameBits(ours, expected), "the volume is not whole");
+	}
+
+	@Test
 	void maskedStackInGroupsMatchesImageJAndCancelsBetweenPlanes() {
 		long saved = GaussianBlur.maskCopyBytes;
 		GaussianBlur.maskCopyBytes = 1; // every plane a group of its own
