@@ -3,7 +3,9 @@ package fiji.cuda.ij;
 import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.image.Planes;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Progress;
 import ij.IJ;
 import ij.ImagePlus;
@@ -30,6 +32,15 @@ public class GaussianBlur3DPlugin implements PlugIn {
 
 	/** The command's name in the menu (without the dots) and in messages. */
 	public static final String COMMAND = "GPU Gaussian Blur 3D";
+
+	/** One volume's blur, as {@link GaussianBlur#blur3D}. */
+	@FunctionalInterface
+	interface VolumeBlur {
+		OpReport blur(Planes volume, double x, double y, double z, ExecutionOptions opts);
+	}
+
+	/** What blurs each volume; tests put in one that fails part way through a hyperstack. */
+	static VolumeBlur volumeBlur = GaussianBlur::blur3D;
 
 	/* remembered between uses, as ImageJ does */
 	private static double lastX = 2, lastY = 2, lastZ = 2;
@@ -87,6 +98,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 	 * @param y   y sigma in pixels
 	 * @param z   z sigma in slices
 	 * @return the number of volumes blurred
+	 * @throws PartlyDoneException when a volume after the first fails, saying how many are blurred
 	 */
 	static int blur(ImagePlus imp, double x, double y, double z) {
 		if (x == 0 && y == 0 && z == 0) return 0; // ImageJ changes nothing either
@@ -117,12 +129,18 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			};
 			OpReport r;
 			try {
-				r = GaussianBlur.blur3D(volumes.get(i), x, y, z, ExecutionOptions.defaults().withProgress(p));
+				r = volumeBlur.blur(volumes.get(i), x, y, z, ExecutionOptions.defaults().withProgress(p));
 			} catch (fiji.cuda.runtime.GpuException e) {
 				// the operation counts the planes of one volume; say which volume of the hyperstack
 				if (m == 1) throw e;
+				if (i > 0) changed(imp, single);
 				throw new fiji.cuda.runtime.GpuException(e.getMessage() + " (volume " + (i + 1) + " of " + m + "; the "
 					+ i + " before it are blurred)", e);
+			} catch (RuntimeException | Error e) {
+				// out of memory on volume 3 of 8, say: the user must hear that two are blurred
+				if (i == 0) throw e;
+				changed(imp, single);
+				throw new PartlyDoneException(GaussianBlur.NAME_3D, e, Fallback.prefixDone(i, m, "volumes"));
 			}
 			if (r.canceled()) break;
 			done++;
@@ -130,12 +148,15 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		}
 		IJ.showProgress(1.0);
 		if (done < m) IJ.log(COMMAND + ": canceled after " + done + " of " + m + " volumes");
-		if (done > 0) {
-			if (single) Undo.setup(Undo.FILTER, imp);
-			imp.changes = true;
-			imp.updateAndDraw();
-		}
+		if (done > 0) changed(imp, single);
 		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");
 		return done;
+	}
+
+	/** Shows what was blurred, and asks to save it on closing. */
+	private static void changed(ImagePlus imp, boolean single) {
+		if (single) Undo.setup(Undo.FILTER, imp);
+		imp.changes = true;
+		imp.updateAndDraw();
 	}
 }

@@ -1,0 +1,53 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.ops.PartlyDoneException;
+import ij.IJ;
+import ij.ImagePlus;
+
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+/** The menu command's work on hyperstacks, without its dialog. */
+class GaussianBlur3DPluginTest {
+
+	@Test
+	void aFailureOnALaterVolumeSaysWhichAreBlurred() {
+		// 2 channels x 3 slices x 2 frames: 4 volumes. Running out of memory on the 3rd came out
+		// as the bare error, with two volumes blurred and nothing saying so
+		ImagePlus imp = IJ.createHyperStack("h", 17, 13, 2, 3, 2, 16);
+		Random r = new Random(7);
+		for (int s = 1; s <= imp.getStackSize(); s++)
+			for (int i = 0; i < 17 * 13; i++)
+				imp.getStack().getProcessor(s).setf(i, r.nextInt(4000));
+		ImagePlus expected = imp.duplicate();
+		GaussianBlur3DPlugin.blur(expected, 1, 1, 1);
+		ImagePlus before = imp.duplicate();
+		GaussianBlur3DPlugin.VolumeBlur saved = GaussianBlur3DPlugin.volumeBlur;
+		int[] calls = { 0 };
+		GaussianBlur3DPlugin.volumeBlur = (v, x, y, z, opts) -> {
+			if (++calls[0] == 3) throw new OutOfMemoryError("Java heap space");
+			return GaussianBlur.blur3D(v, x, y, z, opts);
+		};
+		try {
+			PartlyDoneException e = assertThrows(PartlyDoneException.class, () -> GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
+			assertEquals("Gaussian Blur 3D: stopped part way (out of memory: Java heap space); volumes 1-2 of 4 hold the "
+				+ "result and the later ones are unchanged.", e.getMessage());
+		} finally {
+			GaussianBlur3DPlugin.volumeBlur = saved;
+		}
+		assertTrue(imp.changes, "the image is not marked changed");
+		java.util.List<fiji.cuda.image.Planes> got = ImagePlusPlanes.volumes(imp), blurred = ImagePlusPlanes.volumes(expected),
+			original = ImagePlusPlanes.volumes(before);
+		for (int v = 0; v < 4; v++)
+			for (int z = 0; z < 3; z++)
+				assertArrayEquals((short[]) (v < 2 ? blurred : original).get(v).plane(z), (short[]) got.get(v).plane(z),
+					"volume " + (v + 1) + " plane " + (z + 1));
+	}
+}
