@@ -7,6 +7,7 @@ import fiji.cuda.integral.LocalThreshold.Settings;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.PartlyDoneException;
+import fiji.cuda.ops.Progress;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
@@ -106,6 +107,11 @@ public class LocalThresholdPlugin implements PlugIn {
 	 * @throws IllegalArgumentException for bad input, with the image unchanged
 	 */
 	static boolean threshold(ImagePlus imp, Settings settings, boolean stack) {
+		return threshold(imp, settings, stack, new IjProgress());
+	}
+
+	/** {@link #threshold(ImagePlus, Settings, boolean)} with its progress and cancellation from {@code progress}. */
+	static boolean threshold(ImagePlus imp, Settings settings, boolean stack, Progress progress) {
 		int n = imp.getStackSize();
 		boolean eightBit = imp.getBitDepth() == 8;
 		if (imp.getBitDepth() == 24)
@@ -114,7 +120,20 @@ public class LocalThresholdPlugin implements PlugIn {
 		if (n > 1 && !stack && !eightBit)
 			throw new IllegalArgumentException("A " + imp.getBitDepth() + "-bit stack becomes 8-bit as a whole: "
 				+ "check 'Stack' to threshold every slice.");
-		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
+		// the fraction done is planes done over planes given: what a canceled run must report
+		double[] reached = { 0 };
+		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new Progress() {
+			@Override
+			public void update(double fraction) {
+				reached[0] = fraction;
+				progress.update(fraction);
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return progress.isCanceled();
+			}
+		});
 		long t0 = System.currentTimeMillis();
 		OpReport r;
 		if (eightBit) {
@@ -153,7 +172,13 @@ public class LocalThresholdPlugin implements PlugIn {
 			}
 		}
 		IJ.showProgress(1.0);
-		if (r.canceled()) IJ.log(COMMAND + ": canceled");
+		int given = eightBit && !stack ? 1 : n, done = (int) Math.round(reached[0] * given);
+		if (r.canceled()) {
+			boolean unchanged = !eightBit || done == 0;
+			IJ.log(COMMAND + ": canceled" + (unchanged ? "; the image is unchanged"
+				: " after " + done + " of " + given + " slices; the others are unchanged"));
+			if (unchanged) return false;
+		}
 		imp.getProcessor().resetMinAndMax();
 		imp.changes = true;
 		imp.updateAndDraw();

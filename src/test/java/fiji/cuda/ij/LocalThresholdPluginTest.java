@@ -54,4 +54,52 @@ class LocalThresholdPluginTest {
 			assertTrue(java.util.Arrays.equals((byte[]) expected.plane(0), (byte[]) imp.getProcessor().getPixels()), radius);
 		}
 	}
+
+	/** @return a progress that reports itself canceled once it has been updated {@code updates} times */
+	static fiji.cuda.ops.Progress cancelAfter(int updates) {
+		return new fiji.cuda.ops.Progress() {
+			private int seen;
+
+			@Override
+			public void update(double fraction) {
+				seen++;
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return seen >= updates;
+			}
+		};
+	}
+
+	/** @return what {@code r} writes to the Log (standard output without an ImageJ window) */
+	static String log(Runnable r) {
+		PrintStream out = System.out;
+		ByteArrayOutputStream b = new ByteArrayOutputStream();
+		System.setOut(new PrintStream(b, true, StandardCharsets.UTF_8));
+		try {
+			r.run();
+		} finally {
+			System.setOut(out);
+		}
+		return b.toString(StandardCharsets.UTF_8);
+	}
+
+	@Test
+	void aCanceledRunSaysWhatItDid() {
+		// both said only "canceled": the 8-bit stack had one slice of three thresholded, and the
+		// 16-bit one, unchanged, was marked as changed
+		LocalThreshold.Settings st = LocalThreshold.Settings.of(Method.MEAN, 2, 0, 0, true);
+		ImagePlus eight = ImageJReference.noise("8-bit", 30, 20, 3, 62);
+		byte[] third = ((byte[]) eight.getStack().getPixels(3)).clone();
+		String log = log(() -> LocalThresholdPlugin.threshold(eight, st, true, cancelAfter(1)));
+		assertTrue(log.contains("GPU Local Threshold: canceled after 1 of 3 slices; the others are unchanged"), log);
+		assertTrue(java.util.Arrays.equals(third, (byte[]) eight.getStack().getPixels(3)), "slice 3 changed");
+		assertTrue(eight.changes);
+
+		ImagePlus sixteen = ImageJReference.noise("16-bit", 30, 20, 3, 63);
+		log = log(() -> LocalThresholdPlugin.threshold(sixteen, st, true, cancelAfter(1)));
+		assertTrue(log.contains("GPU Local Threshold: canceled; the image is unchanged"), log);
+		assertTrue(sixteen.getBitDepth() == 16 && !sixteen.changes, "the 16-bit image is marked changed");
+	}
 }
