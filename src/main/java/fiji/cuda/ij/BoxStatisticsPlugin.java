@@ -128,6 +128,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 		o.setCalibration(imp.getCalibration().copy());
 		o.getCalibration().disableDensityCalibration();
 		o.resetDisplayRange();
+		if (stack) o = ImagePlusPlanes.asComposite(o, imp, 1);
 		IJ.showStatus(COMMAND + ": " + r);
 		return o;
 	}

@@ -166,6 +166,33 @@ public final class ImagePlusPlanes {
 	}
 
 	/**
+	 * A result laid out by {@link #copyLayout} from a composite source is shown as the source
+	 * is: as a composite in its mode, each channel in its source channel's colour (each colour
+	 * {@code perPlane} times), with a display range of its own, as channels of very different
+	 * values (a sum beside a sum of squares) cannot share one.
+	 *
+	 * @return the composite, or {@code result} itself for any other source
+	 */
+	static ImagePlus asComposite(ImagePlus result, ImagePlus source, int perPlane) {
+		if (!source.isComposite() || result.getNChannels() != perPlane * source.getNChannels()
+			|| result.getNChannels() < 2) return result;
+		ij.CompositeImage src = (ij.CompositeImage) source;
+		ij.CompositeImage out = new ij.CompositeImage(result, src.getMode());
+		for (int c = 1; c <= out.getNChannels(); c++) {
+			out.setPositionWithoutUpdate(c, 1, 1);
+			ImageProcessor ip = out.getStack().getProcessor(out.getStackIndex(c, 1, 1));
+			ip.resetMinAndMax();
+			ij.process.LUT lut = (ij.process.LUT) src.getChannelLut((c - 1) / perPlane + 1).clone();
+			lut.min = ip.getMin();
+			lut.max = ip.getMax();
+			out.setChannelLut(lut, c);
+		}
+		out.setPositionWithoutUpdate(1, 1, 1);
+		out.setCalibration(result.getCalibration());
+		return out;
+	}
+
+	/**
 	 * Runs work that changes an image's pixels with the image locked, as ImageJ's own commands
 	 * lock it, so that a script and a menu command never write the same pixels at once.
 	 *

@@ -120,7 +120,7 @@ public class IntegralImagePlugin implements PlugIn {
 		// each channel becomes two
 		if (stack) ImagePlusPlanes.copyLayout(result, imp, sum && sq ? 2 : 1);
 		result.resetDisplayRange();
-		return result;
+		return stack ? ImagePlusPlanes.asComposite(result, imp, sum && sq ? 2 : 1) : result;
 	}
 
 	private static float[] toFloat(SummedAreaTable t, boolean squares) {

@@ -166,7 +166,16 @@ public class LocalThresholdPlugin implements PlugIn {
 						s.addSlice(old.getSliceLabel(z + 1),
 							new ByteProcessor(planes.width(), planes.height(), (byte[]) out[z]));
 					int c = imp.getNChannels(), zs = imp.getNSlices(), t = imp.getNFrames();
+					// setStack gives a composite the default colours: each channel keeps its own,
+					// as Image>Type>8-bit keeps them
+					ij.process.LUT[] luts = imp.isComposite() ? ((ij.CompositeImage) imp).getLuts() : null;
 					imp.setStack(s, c, zs, t);
+					if (luts != null && imp.isComposite() && luts.length == imp.getNChannels())
+						for (int i = 0; i < luts.length; i++) {
+							luts[i].min = 0;
+							luts[i].max = 255;
+							((ij.CompositeImage) imp).setChannelLut(luts[i], i + 1);
+						}
 				}
 				imp.getCalibration().disableDensityCalibration();
 			}

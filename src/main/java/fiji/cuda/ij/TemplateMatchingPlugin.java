@@ -272,7 +272,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 			}
 		}
 		out.canceled = p.isCanceled();
-		if (s.scoreMap && !maps.isEmpty()) out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
+		if (s.scoreMap && !maps.isEmpty()) {
+			out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
+			out.scoreMap.setCalibration(scoreMapCalibration(image, search));
+		}
 		return out;
 	}
 
@@ -416,6 +419,22 @@ public class TemplateMatchingPlugin implements PlugIn {
 		ImagePlus imp = new ImagePlus("Score map of " + title, st);
 		imp.getProcessor().setMinAndMax(-1, 1);
 		return imp;
+	}
+
+	/**
+	 * The image's pixel size and unit, so that measurements on the score map are in the image's
+	 * units, with the origin moved so that each score lies over the image pixel it belongs to
+	 * (map pixel 0, 0 is the search rectangle's corner). Without the density calibration:
+	 * scores are no grey values of the image.
+	 */
+	private static ij.measure.Calibration scoreMapCalibration(ImagePlus image, Rectangle search) {
+		ij.measure.Calibration c = image.getCalibration().copy();
+		c.disableDensityCalibration();
+		if (search != null) {
+			c.xOrigin -= search.x;
+			c.yOrigin -= search.y;
+		}
+		return c;
 	}
 
 	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */

@@ -79,4 +79,38 @@ class IntegralImagePluginTest {
 		assertEquals(4, zMean.getNSlices());
 		assertEquals(1, zMean.getNFrames());
 	}
+
+	@Test
+	void aCompositesStatisticsAndTablesAreCompositesWithItsChannelColours() {
+		// they came back as a grey hyperstack, one display range for all channels, showing
+		// one channel at a time where the source showed them all in colour
+		ImagePlus imp = IJ.createImage("c", "16-bit composite-mode ramp", 20, 10, 3, 2, 1);
+		ij.CompositeImage src = (ij.CompositeImage) imp;
+		src.setChannelLut(ij.process.LUT.createLutFromColor(java.awt.Color.green), 1);
+		src.setChannelLut(ij.process.LUT.createLutFromColor(java.awt.Color.magenta), 3);
+		for (int c = 1; c <= 3; c++) {
+			ij.process.ImageProcessor p = imp.getStack().getProcessor(imp.getStackIndex(c, 1, 1));
+			p.multiply(c / 4.0); // a range of its own for each channel
+		}
+		ImagePlus mean = BoxStatisticsPlugin.compute(imp, fiji.cuda.integral.BoxStatistics.Statistic.MEAN,
+			fiji.cuda.integral.Window.square(1), true);
+		ImagePlus both = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], true);
+		for (ImagePlus out : new ImagePlus[] { mean, both }) {
+			assertTrue(out.isComposite(), out.getTitle());
+			ij.CompositeImage ci = (ij.CompositeImage) out;
+			assertEquals(src.getMode(), ci.getMode());
+			int per = out.getNChannels() / 3;
+			double previous = 0;
+			for (int c = 1; c <= out.getNChannels(); c++) {
+				ij.process.LUT lut = ci.getChannelLut(c);
+				int want = src.getChannelLut((c - 1) / per + 1).getRGB(255);
+				assertEquals(want & 0xffffff, lut.getRGB(255) & 0xffffff, out.getTitle() + " channel " + c);
+				ij.process.ImageProcessor p = out.getStack().getProcessor(out.getStackIndex(c, 1, 1));
+				p.resetMinAndMax();
+				assertEquals(p.getMax(), lut.max, 1e-3 * p.getMax(), out.getTitle() + " channel " + c + " range");
+				if (per == 1) assertTrue(lut.max > previous, "each channel its own range");
+				previous = lut.max;
+			}
+		}
+	}
 }

@@ -1,5 +1,8 @@
 package fiji.cuda.ij;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import fiji.cuda.integral.LocalThreshold.Settings;
+import ij.IJ;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -101,5 +104,29 @@ class LocalThresholdPluginTest {
 		log = log(() -> LocalThresholdPlugin.threshold(sixteen, st, true, cancelAfter(1)));
 		assertTrue(log.contains("GPU Local Threshold: canceled; the image is unchanged"), log);
 		assertTrue(sixteen.getBitDepth() == 16 && !sixteen.changes, "the 16-bit image is marked changed");
+	}
+
+	@Test
+	void aSixteenBitCompositeKeepsItsChannelColours() {
+		// its channels came back red, green and blue whatever they had been
+		ImagePlus imp = IJ.createImage("c", "16-bit composite-mode ramp", 30, 20, 3, 2, 1);
+		ij.CompositeImage ci = (ij.CompositeImage) imp;
+		ci.setChannelLut(ij.process.LUT.createLutFromColor(java.awt.Color.magenta), 1);
+		ci.setChannelLut(ij.process.LUT.createLutFromColor(java.awt.Color.yellow), 3);
+		int[] before = new int[4];
+		for (int c = 1; c <= 3; c++)
+			before[c] = ci.getChannelLut(c).getRGB(255);
+		imp.setPosition(2, 2, 1);
+		assertTrue(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), true));
+		assertEquals(8, imp.getBitDepth());
+		assertTrue(imp.isComposite());
+		for (int c = 1; c <= 3; c++) {
+			ij.process.LUT lut = ((ij.CompositeImage) imp).getChannelLut(c);
+			assertEquals(before[c] & 0xffffff, lut.getRGB(255) & 0xffffff, "channel " + c);
+			assertEquals(0, lut.min);
+			assertEquals(255, lut.max);
+		}
+		assertEquals(2, imp.getC());
+		assertEquals(2, imp.getZ());
 	}
 }

@@ -232,4 +232,32 @@ class TemplateMatchingPluginTest {
 		assertTrue(e.getMessage().contains("'broken.tif'"), e.getMessage());
 		assertFalse(e.getMessage().contains("Exception"), e.getMessage());
 	}
+
+	@Test
+	void theScoreMapHasTheImagesPixelSizeAndItsPixelsLieOverTheSearchedOnes() {
+		// the score map came out uncalibrated, in pixels, though its pixels are the image's
+		ImagePlus image = noise("16-bit", 120, 90, 1, 5);
+		ij.measure.Calibration cal = image.getCalibration();
+		cal.pixelWidth = 0.5;
+		cal.pixelHeight = 0.25;
+		cal.setUnit("um");
+		cal.xOrigin = 3;
+		cal.setFunction(ij.measure.Calibration.STRAIGHT_LINE, new double[] {0, 2}, "OD");
+		ImagePlus tpl = noise("8-bit", 11, 7, 1, 6);
+		plant(image, 1, tpl.getProcessor(), 40, 30);
+		image.setRoi(20, 10, 60, 50);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.scoreMap = true;
+		for (boolean same : new boolean[] {false, true}) {
+			s.sameSize = same;
+			ij.measure.Calibration map = TemplateMatchingPlugin.run(image, tpl, s, CPU).scoreMap.getCalibration();
+			assertEquals(0.5, map.pixelWidth);
+			assertEquals(0.25, map.pixelHeight);
+			assertEquals(cal.getUnit(), map.getUnit());
+			assertFalse(map.calibrated(), "the scores are no grey values of the image");
+			// map pixel (0, 0) is image pixel (20, 10): the window's corner, or with same_size its centre
+			assertEquals(cal.getX(20), map.getX(0), 1e-12);
+			assertEquals(cal.getY(10), map.getY(0), 1e-12);
+		}
+	}
 }
