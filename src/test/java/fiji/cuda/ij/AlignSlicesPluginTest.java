@@ -70,6 +70,7 @@ class AlignSlicesPluginTest {
 
 	@Test
 	void theDialogTakesWhatItsRecordedMacroPlaysBackAndRefusesTheRest() throws Exception {
+		Display.required();
 		// the dialog cut x=10.5 to 10 and aligned; ImageJ recorded the "x=10.5" typed, which the
 		// recorded macro then refused as not a whole number
 		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT8, 60, 50, new double[2], new double[2], 1));

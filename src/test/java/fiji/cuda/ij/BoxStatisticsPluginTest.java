@@ -62,6 +62,7 @@ class BoxStatisticsPluginTest {
 
 	@Test
 	void aRadiusFarLargerThanTheImageClipsLikeAnyRadiusLargerThanIt() {
+		Display.required();
 		// radius=3000000000 was refused as not "a whole number of at least 1"
 		ImagePlus imp = ImageJReference.noise("16-bit", 30, 20, 1, 62);
 		ij.ImagePlus[] shown = new ij.ImagePlus[1];

@@ -34,6 +34,7 @@ class GaussianBlurPluginTest {
 	@BeforeAll
 	@SuppressWarnings("unchecked") // ImageJ's command table is a raw Hashtable
 	static void registerCommands() {
+		Display.required();
 		// any command makes ImageJ read its command table, to which the plug-ins are added as
 		// plugins.config would add them
 		IJ.run(IJ.createImage("init", "8-bit black", 1, 1, 1), "Select None", "");

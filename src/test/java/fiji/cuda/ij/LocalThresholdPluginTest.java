@@ -45,6 +45,7 @@ class LocalThresholdPluginTest {
 
 	@Test
 	void aRadiusFarLargerThanTheImageClipsLikeAnyRadiusLargerThanIt() {
+		Display.required();
 		// radius=2000000000 was refused as "too large" (and radius=3e9 as not "at least 1"),
 		// though every radius past the image's size gives the same, whole-image, windows
 		for (String radius : new String[] { "2000000000", "3000000000" }) {

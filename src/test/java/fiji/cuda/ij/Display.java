@@ -1,0 +1,24 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import java.awt.GraphicsEnvironment;
+
+/**
+ * For the in-JVM tests that drive ImageJ's dialogs, menus or image windows, which AWT refuses
+ * without an X display. {@code .ci/run} runs the build under {@code xvfb-run}; a plain
+ * {@code mvn verify} without a display skips these tests instead of failing them.
+ */
+final class Display {
+
+	private Display() {}
+
+	/** Skips the test without a display, or fails it in CI, where the display must be there. */
+	static void required() {
+		if (!GraphicsEnvironment.isHeadless()) return;
+		if ("true".equals(System.getenv("CI")))
+			fail("no X display: run the build under xvfb-run -a, as .ci/run does");
+		assumeFalse(true, "no X display: run the build under xvfb-run -a to include this test");
+	}
+}
