@@ -160,19 +160,7 @@ class GaussianBlurCpuTest {
 		Planes input = TestImages.random(PixelType.FLOAT32, 31, 41, 3, 600);
 		Planes expected = input.copy(), ours = input.copy();
 		GaussianBlur.blur2D(expected, 1.5, 2, oval, CPU);
-		fiji.cuda.ops.Progress failOnSecond = new fiji.cuda.ops.Progress() {
-			private int seen;
-
-			@Override
-			public void update(double fraction) {
-				if (++seen == 2) throw new IllegalStateException("listener broke");
-			}
-
-			@Override
-			public boolean isCanceled() {
-				return false;
-			}
-		};
+		fiji.cuda.ops.Progress failOnSecond = fiji.cuda.TestProgress.failingAtUpdate(2);
 		fiji.cuda.ops.PartlyDoneException e = assertThrows(fiji.cuda.ops.PartlyDoneException.class,
 			() -> GaussianBlur.blur2D(ours, 1.5, 2, oval, CPU.withProgress(failOnSecond)));
 		assertEquals("Gaussian Blur: stopped part way (IllegalStateException: listener broke); planes 1-2 of 3 hold the "

@@ -8,9 +8,6 @@ import ij.IJ;
 import ij.ImagePlus;
 import ij.plugin.filter.PlugInFilter;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,24 +26,11 @@ class ImageLockTest {
 		return imp;
 	}
 
-	/** Runs r with IJ.log's lines (standard output without an ImageJ window) captured. */
-	private static String log(Runnable r) {
-		PrintStream out = System.out;
-		ByteArrayOutputStream b = new ByteArrayOutputStream();
-		System.setOut(new PrintStream(b, true, StandardCharsets.UTF_8));
-		try {
-			r.run();
-		} finally {
-			System.setOut(out);
-		}
-		return b.toString(StandardCharsets.UTF_8);
-	}
-
 	@Test
 	void gaussianBlurRefusesALockedImageWithAMessage() throws Exception {
 		ImagePlus imp = lockedElsewhere();
 		int[] flags = new int[1];
-		String log = log(() -> flags[0] = new GaussianBlurPlugin().setup("", imp));
+		String log = LocalThresholdPluginTest.log(() -> flags[0] = new GaussianBlurPlugin().setup("", imp));
 		assertEquals(PlugInFilter.DONE, flags[0]);
 		assertTrue(log.contains("GPU Gaussian Blur: \"busy\" is in use by another command"), log);
 	}
@@ -63,7 +47,7 @@ class ImageLockTest {
 			other.join();
 			byte[] before = ((byte[]) imp.getStack().getPixels(1)).clone();
 			ij.plugin.PlugIn plugin = c[0].contains("Threshold") ? new LocalThresholdPlugin() : new AlignSlicesPlugin();
-			String log = log(() -> asMacro(plugin, imp, c[1]));
+			String log = LocalThresholdPluginTest.log(() -> asMacro(plugin, imp, c[1]));
 			assertTrue(log.contains(c[0] + ": \"busy\" is in use by another command"), log);
 			assertTrue(java.util.Arrays.equals(before, (byte[]) imp.getStack().getPixels(1)), c[0]);
 		}
@@ -89,7 +73,7 @@ class ImageLockTest {
 	void lockReportsAnImageLockedByAnotherCommand() throws Exception {
 		ImagePlus imp = lockedElsewhere();
 		boolean[] locked = new boolean[1];
-		String log = log(() -> locked[0] = IjErrors.lock(GaussianBlur3DPlugin.COMMAND, imp));
+		String log = LocalThresholdPluginTest.log(() -> locked[0] = IjErrors.lock(GaussianBlur3DPlugin.COMMAND, imp));
 		assertFalse(locked[0]);
 		assertTrue(log.contains("GPU Gaussian Blur 3D: \"busy\" is in use by another command"), log);
 

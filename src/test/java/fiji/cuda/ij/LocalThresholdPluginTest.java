@@ -59,23 +59,6 @@ class LocalThresholdPluginTest {
 		}
 	}
 
-	/** @return a progress that reports itself canceled once it has been updated {@code updates} times */
-	static fiji.cuda.ops.Progress cancelAfter(int updates) {
-		return new fiji.cuda.ops.Progress() {
-			private int seen;
-
-			@Override
-			public void update(double fraction) {
-				seen++;
-			}
-
-			@Override
-			public boolean isCanceled() {
-				return seen >= updates;
-			}
-		};
-	}
-
 	/** @return what {@code r} writes to the Log (standard output without an ImageJ window) */
 	static String log(Runnable r) {
 		PrintStream out = System.out;
@@ -96,13 +79,13 @@ class LocalThresholdPluginTest {
 		LocalThreshold.Settings st = LocalThreshold.Settings.of(Method.MEAN, 2, 0, 0, true);
 		ImagePlus eight = ImageJReference.noise("8-bit", 30, 20, 3, 62);
 		byte[] third = ((byte[]) eight.getStack().getPixels(3)).clone();
-		String log = log(() -> LocalThresholdPlugin.threshold(eight, st, true, cancelAfter(1)));
+		String log = log(() -> LocalThresholdPlugin.threshold(eight, st, true, fiji.cuda.TestProgress.cancelAfter(1)));
 		assertTrue(log.contains("GPU Local Threshold: canceled after 1 of 3 slices; the others are unchanged"), log);
 		assertTrue(java.util.Arrays.equals(third, (byte[]) eight.getStack().getPixels(3)), "slice 3 changed");
 		assertTrue(eight.changes);
 
 		ImagePlus sixteen = ImageJReference.noise("16-bit", 30, 20, 3, 63);
-		log = log(() -> LocalThresholdPlugin.threshold(sixteen, st, true, cancelAfter(1)));
+		log = log(() -> LocalThresholdPlugin.threshold(sixteen, st, true, fiji.cuda.TestProgress.cancelAfter(1)));
 		assertTrue(log.contains("GPU Local Threshold: canceled; the image is unchanged"), log);
 		assertTrue(sixteen.getBitDepth() == 16 && !sixteen.changes, "the 16-bit image is marked changed");
 	}

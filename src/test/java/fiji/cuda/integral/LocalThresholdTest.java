@@ -350,19 +350,7 @@ class LocalThresholdTest {
 		Planes before = img.copy();
 		Settings st = Settings.of(Method.SAUVOLA, 5, 0, 0, true);
 		Planes expected = LocalThreshold.threshold(before, st, CPU);
-		Progress failOnSecond = new Progress() {
-			private int seen;
-
-			@Override
-			public void update(double fraction) {
-				if (++seen == 2) throw new IllegalStateException("listener broke");
-			}
-
-			@Override
-			public boolean isCanceled() {
-				return false;
-			}
-		};
+		Progress failOnSecond = fiji.cuda.TestProgress.failingAtUpdate(2);
 		PartlyDoneException e = assertThrows(PartlyDoneException.class,
 			() -> LocalThreshold.thresholdInto(img, img, st, CPU.withProgress(failOnSecond)));
 		assertEquals("Local Threshold: stopped part way (IllegalStateException: listener broke); planes 1-2 of 3 hold "

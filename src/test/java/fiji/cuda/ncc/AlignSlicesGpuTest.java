@@ -262,7 +262,7 @@ class AlignSlicesGpuTest {
 		} finally {
 			AlignSlicesGpu.groupSlicesForTest = 0;
 		}
-		fiji.cuda.ops.Progress cancelAfterTwo = AlignSlicesTest.cancelAfter(2);
+		fiji.cuda.ops.Progress cancelAfterTwo = fiji.cuda.TestProgress.cancelAfter(2);
 		List<Shift> got;
 		AlignSlicesGpu.groupSlicesForTest = 2;
 		try {

@@ -229,7 +229,7 @@ class AlignSlicesTest {
 	void aCanceledAlignmentLeavesEachSliceShiftedOrUntouched() {
 		double[] sx = {0, 2, 4, 6, 8}, sy = {0, 1, 2, 3, 4};
 		Planes p = DriftingStack.make(PixelType.FLOAT32, 80, 70, sx, sy, 9), before = p.copy();
-		Progress cancelAfterTwo = cancelAfter(2);
+		Progress cancelAfterTwo = fiji.cuda.TestProgress.cancelAfter(2);
 		Settings s = settings(20, 20, 30, 30, 10);
 		s.subpixel = false;
 		List<Shift> shifts = AlignSlices.align(p, s, CPU.withProgress(cancelAfterTwo));
@@ -246,19 +246,7 @@ class AlignSlicesTest {
 		// shifted and nothing saying so
 		double[] sx = {0, 2, 4, 6, 8}, sy = {0, 1, 2, 3, 4};
 		Planes p = DriftingStack.make(PixelType.FLOAT32, 80, 70, sx, sy, 9), before = p.copy();
-		Progress failOnSecond = new Progress() {
-			private int seen;
-
-			@Override
-			public void update(double fraction) {
-				if (++seen == 2) throw new IllegalStateException("listener broke");
-			}
-
-			@Override
-			public boolean isCanceled() {
-				return false;
-			}
-		};
+		Progress failOnSecond = fiji.cuda.TestProgress.failingAtUpdate(2);
 		Settings s = settings(20, 20, 30, 30, 10);
 		s.subpixel = false;
 		PartlyDoneException e = assertThrows(PartlyDoneException.class,
@@ -268,23 +256,6 @@ class AlignSlicesTest {
 		for (int z = 3; z < 5; z++)
 			assertArrayEquals((float[]) before.plane(z), (float[]) p.plane(z), "slice " + (z + 1) + " was changed");
 		assertEquals(value(before, 2, 30, 30), value(p, 2, 26, 28), 0.0, "slice 3 was not shifted");
-	}
-
-	/** @return a progress that reports itself canceled once it has been updated {@code updates} times */
-	static Progress cancelAfter(int updates) {
-		return new Progress() {
-			private int seen;
-
-			@Override
-			public void update(double fraction) {
-				seen++;
-			}
-
-			@Override
-			public boolean isCanceled() {
-				return seen >= updates;
-			}
-		};
 	}
 
 	static double value(Planes p, int z, int x, int y) {
