@@ -56,7 +56,7 @@ public class LocalThresholdCommand extends ContextCommand {
 			for (int z = 0; z < out.depth(); z++)
 				s.addSlice(image.getStack().getSliceLabel(z + 1), // kept, as by the menu command
 					new ByteProcessor(out.width(), out.height(), (byte[]) out.plane(z)));
-			result = ImagePlusPlanes.likeSource(new ImagePlus(image.getShortTitle() + " " + method, s), image);
+			result = ImagePlusPlanes.binaryLikeSource(new ImagePlus(image.getShortTitle() + " " + method, s), image);
 		} catch (IllegalArgumentException | GpuException e) {
 			cancel(e.getMessage());
 		}

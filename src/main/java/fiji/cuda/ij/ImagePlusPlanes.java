@@ -230,4 +230,28 @@ public final class ImagePlusPlanes {
 		result.setCalibration(c);
 		return result;
 	}
+
+	/**
+	 * {@link #likeSource} for a binary 8-bit result of a composite source: a composite in the
+	 * source's mode whose channels keep the source's colours, each displayed over 0-255, as the
+	 * menu's Local Threshold leaves them (and Image &gt; Type &gt; 8-bit keeps the colours).
+	 *
+	 * @param result the binary image, one plane per source plane
+	 * @param source the image it was made from
+	 * @return the result laid out, calibrated and coloured as the source
+	 */
+	public static ImagePlus binaryLikeSource(ImagePlus result, ImagePlus source) {
+		result = likeSource(result, source);
+		if (!source.isComposite() || result.getNChannels() != source.getNChannels() || result.getNChannels() < 2)
+			return result;
+		ij.CompositeImage out = new ij.CompositeImage(result, ((ij.CompositeImage) source).getMode());
+		for (int c = 1; c <= out.getNChannels(); c++) {
+			ij.process.LUT lut = (ij.process.LUT) ((ij.CompositeImage) source).getChannelLut(c).clone();
+			lut.min = 0;
+			lut.max = 255;
+			out.setChannelLut(lut, c);
+		}
+		out.setCalibration(result.getCalibration());
+		return out;
+	}
 }

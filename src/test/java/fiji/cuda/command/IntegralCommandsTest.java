@@ -88,6 +88,31 @@ class IntegralCommandsTest {
 	}
 
 	@Test
+	void theLocalThresholdCommandKeepsACompositesChannelColours() throws Exception {
+		// the result came back grey, one channel shown at a time, where the menu command keeps
+		// each channel's colour
+		ImagePlus imp = IJ.createImage("c", "16-bit composite-mode ramp", 30, 20, 3, 2, 1);
+		ij.CompositeImage ci = (ij.CompositeImage) imp;
+		ci.setChannelLut(ij.process.LUT.createLutFromColor(java.awt.Color.magenta), 1);
+		ci.setChannelLut(ij.process.LUT.createLutFromColor(java.awt.Color.yellow), 3);
+		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "Mean", "radius", 3)
+			.get();
+		assertNull(m.getCancelReason());
+		ImagePlus out = (ImagePlus) m.getOutput("result");
+		assertTrue(out.isComposite(), "not a composite");
+		assertEquals(ci.getMode(), ((ij.CompositeImage) out).getMode());
+		assertEquals(8, out.getBitDepth());
+		for (int c = 1; c <= 3; c++) {
+			ij.process.LUT lut = ((ij.CompositeImage) out).getChannelLut(c);
+			assertEquals(ci.getChannelLut(c).getRGB(255) & 0xffffff, lut.getRGB(255) & 0xffffff, "channel " + c);
+			assertEquals(0, lut.min);
+			assertEquals(255, lut.max);
+		}
+		assertEquals(3, out.getNChannels());
+		assertEquals(2, out.getNSlices());
+	}
+
+	@Test
 	void localThresholdAndBoxStatisticsCommandsEqualTheFacadeAndCancelOnBadInput() throws Exception {
 		ImagePlus imp = noise(37, 29);
 		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "Phansalkar", "radius", 5,
