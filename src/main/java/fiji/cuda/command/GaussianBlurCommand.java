@@ -1,7 +1,6 @@
 package fiji.cuda.command;
 
 import fiji.cuda.gaussian.GaussianBlur;
-import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.PartlyDoneException;
@@ -23,12 +22,6 @@ import org.scijava.plugin.Plugin;
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur")
 public class GaussianBlurCommand extends ContextCommand {
-
-	static {
-		// a script may run this before any menu command of the plug-in: the device chosen in
-		// "GPU Info..." must apply all the same, and the CPU path's reason reach ImageJ's Log
-		IjBridge.init();
-	}
 
 	@Parameter(type = ItemIO.BOTH)
 	private ImagePlus image;

@@ -19,8 +19,9 @@ import java.util.List;
 public final class ImagePlusPlanes {
 
 	static {
-		// a script wraps an image here and calls the operation itself, with no plug-in class
-		// loaded: the device chosen in "GPU Info..." must apply all the same
+		// a script or a SciJava command wraps its image here before any plug-in class may have
+		// loaded: the device chosen in "GPU Info..." must apply all the same, and the CPU path's
+		// reason reach ImageJ's Log
 		IjBridge.init();
 	}
 

@@ -47,25 +47,9 @@ class ImageLockTest {
 			other.join();
 			byte[] before = ((byte[]) imp.getStack().getPixels(1)).clone();
 			ij.plugin.PlugIn plugin = c[0].contains("Threshold") ? new LocalThresholdPlugin() : new AlignSlicesPlugin();
-			String log = LocalThresholdPluginTest.log(() -> asMacro(plugin, imp, c[1]));
+			String log = LocalThresholdPluginTest.asMacro(plugin, imp, c[1]);
 			assertTrue(log.contains(c[0] + ": \"busy\" is in use by another command"), log);
 			assertTrue(java.util.Arrays.equals(before, (byte[]) imp.getStack().getPixels(1)), c[0]);
-		}
-	}
-
-	/** Runs a plug-in as ImageJ runs it from a macro: on a "Run$_" thread with options, on the image. */
-	private static void asMacro(ij.plugin.PlugIn plugin, ImagePlus imp, String options) {
-		Thread t = new Thread(() -> plugin.run(""), "Run$_lock test");
-		ij.Macro.setOptions(t, options);
-		ij.WindowManager.setTempCurrentImage(t, imp);
-		t.start();
-		try {
-			t.join(60_000);
-		} catch (InterruptedException e) {
-			Thread.currentThread().interrupt();
-		} finally {
-			ij.Macro.setOptions(t, null);
-			ij.WindowManager.setTempCurrentImage(t, null);
 		}
 	}
 
