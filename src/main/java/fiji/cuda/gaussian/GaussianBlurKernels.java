@@ -152,8 +152,13 @@ final class GaussianBlurKernels implements AutoCloseable {
 	private DeviceBuffer weights(GaussianKernel k) {
 		float[] t = k == null ? new float[] { 1 } : k.taps();
 		DeviceBuffer b = s.alloc(4L * t.length);
-		s.upload(t, 0, t.length, b.ptr());
-		return b;
+		try {
+			s.upload(t, 0, t.length, b.ptr());
+			return b;
+		} catch (RuntimeException e) {
+			b.close(); // not yet a field, so close() would miss it
+			throw e;
+		}
 	}
 
 	private static int ceil(long a, int b) {

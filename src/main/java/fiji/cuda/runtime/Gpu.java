@@ -550,7 +550,7 @@ public final class Gpu {
 		try {
 			a = new PinnedBuffer(STAGING_BYTES);
 			return new PinnedBuffer[] { a, new PinnedBuffer(STAGING_BYTES) };
-		} catch (CudaException e) {
+		} catch (CudaException | IllegalArgumentException e) {
 			if (a != null) a.free();
 			// host memory, not the device's: say so, and let AUTO go on on the CPU
 			throw new GpuUnavailableException("the driver could not pin " + (2 * STAGING_BYTES >> 20)

@@ -39,15 +39,20 @@ final class PinnedBuffer {
 	 *                      since host reads of it are uncached and slow
 	 */
 	PinnedBuffer(long capacity, boolean writeCombined) {
+		// one ByteBuffer views the whole buffer, and a ByteBuffer holds at most 2 GiB - 1: refused
+		// before the allocation (fiji.cuda.stagingMiB=2048 and up), or the memory would stay pinned
+		if (capacity > Integer.MAX_VALUE)
+			throw new IllegalArgumentException("pinned host buffers are limited to 2 GiB - 1 bytes, not " + capacity
+				+ " (fiji.cuda.stagingMiB must be below 2048)");
 		this.capacity = capacity;
 		this.host = new Pointer();
 		if (writeCombined) cuMemHostAlloc(host, capacity, CU_MEMHOSTALLOC_WRITECOMBINED);
 		else cuMemAllocHost(host, capacity);
-		this.bytes = host.getByteBuffer(0, capacity).order(ByteOrder.nativeOrder());
 		this.done = new CUevent();
 		try {
+			this.bytes = host.getByteBuffer(0, capacity).order(ByteOrder.nativeOrder());
 			cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING);
-		} catch (CudaException e) {
+		} catch (RuntimeException e) {
 			cuMemFreeHost(host);
 			throw e;
 		}
