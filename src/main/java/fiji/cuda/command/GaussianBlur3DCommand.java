@@ -4,9 +4,11 @@ import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.image.Planes;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
+import java.util.List;
 import org.scijava.ItemIO;
 import org.scijava.command.Command;
 import org.scijava.command.ContextCommand;
@@ -34,6 +36,13 @@ public class GaussianBlur3DCommand extends ContextCommand {
 	@Parameter(label = "Z sigma", min = "0", persist = false)
 	private double z = 2;
 
+	/** One volume's blur; tests put in one that fails part way through a hyperstack. */
+	interface VolumeBlur {
+		void blur(Planes volume, double x, double y, double z);
+	}
+
+	static VolumeBlur volumeBlur = (v, sx, sy, sz) -> GaussianBlur.blur3D(v, sx, sy, sz, ExecutionOptions.defaults());
+
 	@Override
 	public void run() {
 		if (image.isComposite() && image.getNChannels() == image.getStackSize()) {
@@ -42,12 +51,27 @@ public class GaussianBlur3DCommand extends ContextCommand {
 		}
 		if (x == 0 && y == 0 && z == 0) return; // as ImageJ and the menu command: nothing to blur, nothing changes
 		try {
-			InPlace.change(image, image.getStackSize() == 1, () -> {
-				for (Planes volume : ImagePlusPlanes.volumes(image))
-					GaussianBlur.blur3D(volume, x, y, z, ExecutionOptions.defaults());
-			});
+			InPlace.change(image, image.getStackSize() == 1, () -> blurVolumes(image, x, y, z));
 		} catch (IllegalArgumentException | GpuException | PartlyDoneException e) {
 			cancel(e.getMessage());
+		}
+	}
+
+	/**
+	 * Blurs each channel and frame's volume in turn.
+	 *
+	 * @throws PartlyDoneException when a volume after the first fails: the user must hear which
+	 *                             volumes are blurred, as the menu command says
+	 */
+	private static void blurVolumes(ImagePlus image, double x, double y, double z) {
+		List<Planes> volumes = ImagePlusPlanes.volumes(image);
+		for (int i = 0; i < volumes.size(); i++) {
+			try {
+				volumeBlur.blur(volumes.get(i), x, y, z);
+			} catch (RuntimeException e) {
+				if (i == 0) throw e;
+				throw new PartlyDoneException(GaussianBlur.NAME_3D, e, Fallback.prefixDone(i, volumes.size(), "volumes"));
+			}
 		}
 	}
 }

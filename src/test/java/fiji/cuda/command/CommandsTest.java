@@ -15,6 +15,7 @@ import ij.IJ;
 import ij.ImagePlus;
 import ij.gui.OvalRoi;
 
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.AfterAll;
@@ -137,6 +138,32 @@ class CommandsTest {
 		assertFalse(m.isCanceled(), m.getCancelReason());
 		assertSamePlanes(ij(copy), ij(imp));
 		assertTrue(imp.changes, "the blurred image is not marked as changed");
+	}
+
+	@Test
+	void blur3DFailingOnALaterVolumeSaysWhichVolumesAreBlurred() throws Exception {
+		ImagePlus imp = noise("16-bit", 12, 10, 2 * 3, 7);
+		imp.setDimensions(2, 3, 1);
+		imp.setOpenAsHyperStack(true);
+		ImagePlus copy = imp.duplicate();
+		List<Planes> expected = fiji.cuda.ij.ImagePlusPlanes.volumes(copy);
+		GaussianBlur.blur3D(expected.get(0), 1, 1, 1, ExecutionOptions.defaults());
+		GaussianBlur3DCommand.VolumeBlur saved = GaussianBlur3DCommand.volumeBlur;
+		int[] calls = { 0 };
+		GaussianBlur3DCommand.volumeBlur = (v, x, y, z) -> {
+			if (calls[0]++ == 1) throw new IllegalStateException("out of memory, say");
+			saved.blur(v, x, y, z);
+		};
+		try {
+			CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp, "x", 1.0, "y", 1.0, "z", 1.0)
+				.get();
+			assertTrue(m.isCanceled());
+			assertTrue(m.getCancelReason().contains("volume 1 of 2 holds the result"), m.getCancelReason());
+		} finally {
+			GaussianBlur3DCommand.volumeBlur = saved;
+		}
+		assertSamePlanes(ij(copy), ij(imp));
+		assertTrue(imp.changes, "the blurred volume is not marked as changed");
 	}
 
 	@Test
