@@ -44,7 +44,10 @@ import java.util.regex.Pattern;
  * Macro keys: {@code image} and {@code template} (titles of open images; every slice of the
  * template image is a template, and an area selection on it restricts the template to the
  * selection: its bounds, with a mask when it is not a rectangle; {@code template} may also be
- * a folder, see {@link #folderTemplates}), {@code score_threshold},
+ * a folder, see {@link #folderTemplates}), {@code template_folder} (a folder of templates,
+ * used instead of {@code template} when not empty; it is the dialog's "Template folder"
+ * field, which starts empty every time and, left empty, is recorded as
+ * {@code template_folder=[]}), {@code score_threshold},
  * {@code max_objects}, {@code nms} (largest overlap, intersection over union, between two
  * detections), {@code angles} (degrees, separated by spaces or commas), and the flags
  * {@code flip} (also mirrored templates), {@code stack} (every slice, else the current one),
@@ -113,6 +116,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	private static final Settings LAST = new Settings();
 
+	/** The macro key of the dialog's folder field, which GenericDialog derives from its label. */
+	static final String FOLDER_KEY = "template_folder";
+	private static final String FOLDER_LABEL = "Template_folder:";
+
 	@Override
 	public void run(String arg) {
 		try {
@@ -129,8 +136,11 @@ public class TemplateMatchingPlugin implements PlugIn {
 				// read the keys here: GenericDialog answers an unknown image title with a macro
 				// error dialog, which would hang a batch run
 				image = find(IjBridge.macroValue(options, "image", WindowManager.getCurrentImage().getTitle()), "image");
+				// the dialog records template_folder=[] when the field is left empty: then template counts
+				String f = IjBridge.macroValue(options, FOLDER_KEY, "").trim();
 				String t = IjBridge.macroValue(options, "template", "");
-				if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath());
+				if (!f.isEmpty()) folder = folderTemplates(new File(f).toPath(), FOLDER_KEY);
+				else if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath(), "template");
 				else template = find(t, "template");
 				s.threshold = number(options, "score_threshold", s.threshold);
 				s.maxObjects = (int) number(options, "max_objects", s.maxObjects);
@@ -145,31 +155,12 @@ public class TemplateMatchingPlugin implements PlugIn {
 				String[] titles = new String[ids.length];
 				for (int i = 0; i < ids.length; i++)
 					titles[i] = WindowManager.getImage(ids[i]).getTitle();
-				GenericDialog gd = new GenericDialog(COMMAND);
-				gd.addChoice("Image:", titles, WindowManager.getCurrentImage().getTitle());
-				gd.addChoice("Template:", titles, titles[titles.length > 1 ? 1 : 0]);
-				gd.addNumericField("Score_threshold:", LAST.threshold, 2);
-				gd.addNumericField("Max_objects:", LAST.maxObjects, 0);
-				gd.addNumericField("NMS (maximal overlap, 0-1):", LAST.nms, 2);
-				gd.addStringField("Angles (degrees):", format(LAST.angles), 20);
-				gd.addCheckbox("Flip (also mirrored templates)", LAST.flip);
-				gd.addCheckbox("Stack (match every slice)", LAST.stack);
-				gd.addCheckbox("Score_map", LAST.scoreMap);
-				gd.addCheckbox("Same_size score map", LAST.sameSize);
-				gd.showDialog();
-				if (gd.wasCanceled()) return;
-				image = WindowManager.getImage(ids[gd.getNextChoiceIndex()]);
-				template = WindowManager.getImage(ids[gd.getNextChoiceIndex()]);
-				s.threshold = gd.getNextNumber();
-				s.maxObjects = (int) gd.getNextNumber();
-				s.nms = gd.getNextNumber();
-				if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
-				s.angles = parseAngles(gd.getNextString());
-				s.flip = gd.getNextBoolean();
-				s.stack = gd.getNextBoolean();
-				s.scoreMap = gd.getNextBoolean();
-				s.sameSize = gd.getNextBoolean();
-				copy(s, LAST);
+				Answer a = dialog(titles, WindowManager.getCurrentImage().getTitle());
+				if (a == null) return;
+				image = WindowManager.getImage(ids[a.image]);
+				if (!a.folder.isEmpty()) folder = folderTemplates(new File(a.folder).toPath(), FOLDER_KEY);
+				else template = WindowManager.getImage(ids[a.template]);
+				s = a.settings;
 			}
 			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
 			Outcome out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
@@ -179,6 +170,59 @@ public class TemplateMatchingPlugin implements PlugIn {
 		} finally {
 			IJ.showProgress(1.0);
 		}
+	}
+
+	/** What the dialog was answered. */
+	static final class Answer {
+		/** Indices into the titles given to {@link #dialog}. */
+		int image, template;
+		/** The template folder, or "" to use the Template image. */
+		String folder;
+		final Settings settings = new Settings();
+	}
+
+	/**
+	 * The parameter dialog. The folder field starts empty every time: a folder remembered from
+	 * an earlier run would silently replace the Template image chosen in this one.
+	 *
+	 * @param titles  the open images' titles
+	 * @param current the current image's title
+	 * @return the answer, or null when the dialog was canceled
+	 * @throws IllegalArgumentException for a number or an angle that is not one
+	 */
+	static Answer dialog(String[] titles, String current) {
+		GenericDialog gd = new GenericDialog(COMMAND);
+		gd.addChoice("Image:", titles, current);
+		gd.addChoice("Template:", titles, titles[titles.length > 1 ? 1 : 0]);
+		gd.addDirectoryField(FOLDER_LABEL, "");
+		gd.addMessage("When a template folder is given, its .tif/.tiff images are the templates,\n"
+			+ "instead of the Template image. Leave it empty to use the Template image.");
+		gd.addNumericField("Score_threshold:", LAST.threshold, 2);
+		gd.addNumericField("Max_objects:", LAST.maxObjects, 0);
+		gd.addNumericField("NMS (maximal overlap, 0-1):", LAST.nms, 2);
+		gd.addStringField("Angles (degrees):", format(LAST.angles), 20);
+		gd.addCheckbox("Flip (also mirrored templates)", LAST.flip);
+		gd.addCheckbox("Stack (match every slice)", LAST.stack);
+		gd.addCheckbox("Score_map", LAST.scoreMap);
+		gd.addCheckbox("Same_size score map", LAST.sameSize);
+		gd.showDialog();
+		if (gd.wasCanceled()) return null;
+		Answer a = new Answer();
+		Settings s = a.settings;
+		a.image = gd.getNextChoiceIndex();
+		a.template = gd.getNextChoiceIndex();
+		a.folder = gd.getNextString().trim();
+		s.threshold = gd.getNextNumber();
+		s.maxObjects = (int) gd.getNextNumber();
+		s.nms = gd.getNextNumber();
+		if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
+		s.angles = parseAngles(gd.getNextString());
+		s.flip = gd.getNextBoolean();
+		s.stack = gd.getNextBoolean();
+		s.scoreMap = gd.getNextBoolean();
+		s.sameSize = gd.getNextBoolean();
+		copy(s, LAST);
+		return a;
 	}
 
 	/**
@@ -327,9 +371,14 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 *                                  file, or a file cannot be read or is RGB
 	 */
 	public static NamedTemplates folderTemplates(Path folder) {
+		return folderTemplates(folder, "template");
+	}
+
+	/** {@link #folderTemplates(Path)}, its messages naming the macro key that gave the folder. */
+	static NamedTemplates folderTemplates(Path folder, String key) {
 		if (folder != null && Files.isRegularFile(folder))
 			throw new IllegalArgumentException("'" + folder + "' is a file, not a folder: open it and give its title, "
-				+ "or give a folder of templates (template).");
+				+ "or give a folder of templates (" + key + ").");
 		if (folder == null || !Files.isDirectory(folder))
 			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist.");
 		List<Path> files;
@@ -337,10 +386,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 			files = list.filter(f -> isTiff(f.getFileName().toString()) && Files.isRegularFile(f)).sorted()
 				.collect(Collectors.toList());
 		} catch (IOException e) {
-			throw new IllegalArgumentException("The folder '" + folder + "' cannot be read (template): " + e.getMessage());
+			throw new IllegalArgumentException("The folder '" + folder + "' cannot be read (" + key + "): " + e.getMessage());
 		}
 		if (files.isEmpty())
-			throw new IllegalArgumentException("The folder '" + folder + "' holds no .tif or .tiff image (template).");
+			throw new IllegalArgumentException("The folder '" + folder + "' holds no .tif or .tiff image (" + key + ").");
 		NamedTemplates out = new NamedTemplates();
 		for (Path f : files) {
 			String name = f.getFileName().toString();
@@ -511,7 +560,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	private static ImagePlus find(String title, String key) {
 		if (title == null || title.isEmpty())
-			throw new IllegalArgumentException("Please give the " + key + " (" + key + "=[title of an open image]).");
+			throw new IllegalArgumentException("Please give the " + key + " (" + key + "=[title of an open image]"
+				+ (key.equals("template") ? ", or " + FOLDER_KEY + "=[folder of templates]" : "") + ").");
 		ImagePlus imp = WindowManager.getImage(title);
 		if (imp == null) throw new IllegalArgumentException("There is no open image called '" + title + "' (" + key + ").");
 		return imp;

@@ -55,6 +55,54 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void theDialogsTemplateFolderIsRecordedEvenWhenEmptyAndStartsEmptyEveryTime(@TempDir Path dir) throws Exception {
+		Display.required();
+		// a menu user could give no folder of templates at all; one remembered from the last run
+		// would silently replace the Template image of the next
+		String[] titles = {"scene.tif", "cell.tif"};
+		String folder = dir.toString();
+		Object[] filled = throughTheDialog(titles, "image=scene.tif template=cell.tif template_folder=[" + folder + "]");
+		TemplateMatchingPlugin.Answer a = (TemplateMatchingPlugin.Answer) filled[0];
+		assertEquals(folder, a.folder);
+		assertEquals(1, a.template);
+		assertTrue(((String) filled[1]).contains("template=cell.tif template_folder=" + folder + " "), (String) filled[1]);
+		Object[] empty = throughTheDialog(titles, "image=scene.tif template=cell.tif");
+		a = (TemplateMatchingPlugin.Answer) empty[0];
+		assertEquals("", a.folder);
+		assertTrue(((String) empty[1]).contains("template=cell.tif template_folder=[] "), (String) empty[1]);
+	}
+
+	/**
+	 * @return the dialog's answer (or what it threw) and the options ImageJ's recorder wrote,
+	 *         with the dialog answered from macro options
+	 */
+	private static Object[] throughTheDialog(String[] titles, String options) throws InterruptedException {
+		Object[] got = new Object[2];
+		// GenericDialog reads macro options kept for a thread named as ImageJ names macro threads
+		Thread t = new Thread(() -> {
+			ij.Macro.setOptions(options);
+			ij.plugin.frame.Recorder.record = true;
+			ij.plugin.frame.Recorder.recordInMacros = true;
+			ij.plugin.frame.Recorder.resetCommandOptions();
+			try {
+				got[0] = TemplateMatchingPlugin.dialog(titles, titles[0]);
+				got[1] = ij.plugin.frame.Recorder.getCommandOptions();
+			} catch (RuntimeException e) {
+				got[0] = e;
+			} finally {
+				ij.plugin.frame.Recorder.record = false;
+				ij.plugin.frame.Recorder.recordInMacros = false;
+				ij.plugin.frame.Recorder.resetCommandOptions();
+				ij.Macro.setOptions(null);
+			}
+		}, "Run$_dialog");
+		t.start();
+		t.join();
+		if (got[0] instanceof RuntimeException) throw (RuntimeException) got[0];
+		return got;
+	}
+
+	@Test
 	void rectanglesGoOnTheirPlaneOfAHyperstackAndTheUsersOverlayStays() {
 		ImagePlus hyper = IJ.createHyperStack("h", 20, 20, 2, 3, 1, 8);  // c = 2, z = 3
 		ij.gui.Roi r = new ij.gui.Roi(1, 1, 5, 5);
