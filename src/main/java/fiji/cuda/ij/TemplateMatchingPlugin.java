@@ -102,8 +102,18 @@ public class TemplateMatchingPlugin implements PlugIn {
 		public ImagePlus scoreMap;
 		/** True when the Template column holds names (templates from a folder), not numbers. */
 		boolean namedTemplates;
-		/** True when Esc stopped the matching before the last slice. */
+		/** True when Esc stopped the matching before every slice asked for was matched. */
 		public boolean canceled;
+		/** The first slice asked for, 1-based. */
+		public int firstSlice;
+		/** How many slices were asked for: the stack's, or 1 (the current slice). */
+		public int slices;
+		/**
+		 * How many slices, from {@link #firstSlice} on, were matched with every template: the
+		 * only ones whose detections (and score maps) are kept. A slice that Esc interrupted
+		 * between groups of templates is left out whole.
+		 */
+		public int slicesMatched;
 	}
 
 	/** Templates read from files, each with the name the Results table gives it. */
@@ -231,7 +241,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 * @param image    the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
 	 * @param template the templates, one per slice (its selection, if any, bounds and masks them)
 	 * @param s        the settings
-	 * @param opts     backend, threads, progress and cancellation (checked between templates)
+	 * @param opts     backend, threads, progress and cancellation (checked between groups of
+	 *                 templates; a cancel keeps whole slices only, see {@link Outcome#slicesMatched})
 	 * @return the detections, their table, and the score map if asked for
 	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
 	 */
@@ -251,7 +262,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 * @param templates the templates and their names, which the Template column and the score
 	 *                  map's slice labels carry
 	 * @param s         the settings
-	 * @param opts      backend, threads, progress and cancellation (checked between templates)
+	 * @param opts      backend, threads, progress and cancellation (checked between groups of
+	 *                  templates; a cancel keeps whole slices only, see {@link Outcome#slicesMatched})
 	 * @return the detections, their table, and the score map if asked for
 	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
 	 */
@@ -282,6 +294,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 		List<String> labels = new ArrayList<>();
 		List<int[]> sizes = new ArrayList<>();
 		Progress p = opts.progress();
+		out.firstSlice = first;
+		out.slices = last - first + 1;
 		for (int z = first; z <= last && !p.isCanceled(); z++) {
 			ImageProcessor ip = stack.getProcessor(z);
 			Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
@@ -290,9 +304,12 @@ public class TemplateMatchingPlugin implements PlugIn {
 			int slice = z;
 			Planes searched = plane;
 			double done = (z - first) / (double) (last - first + 1), share = 1.0 / (last - first + 1);
+			boolean[] complete = { false };
 			ExecutionOptions sliceOpts = opts.withProgress(new Progress() {
 				@Override
 				public void update(double f) {
+					// detect reaches 1 only once every template of the bank is matched
+					if (f >= 1) complete[0] = true;
 					p.update(done + share * f);
 				}
 
@@ -301,12 +318,21 @@ public class TemplateMatchingPlugin implements PlugIn {
 					return p.isCanceled();
 				}
 			});
+			int mapsBefore = maps.size();
 			List<Detection> found = TemplateMatching.detect(plane, 0, bank, s.threshold, s.maxObjects, s.nms, false,
 				s.scoreMap ? (t, unused, map) -> {
 					maps.add(map);
 					sizes.add(new int[] {t.width(), t.height(), searched.width(), searched.height()});
 					labels.add("slice " + slice + ", " + describe(t, names, bank.size() > 1 || several));
 				} : null, sliceOpts);
+			if (!complete[0]) {
+				// Esc between groups of templates: some templates were matched and others not, so
+				// the slice's detections would list some of its objects and silently miss others
+				maps.subList(mapsBefore, maps.size()).clear();
+				labels.subList(mapsBefore, labels.size()).clear();
+				sizes.subList(mapsBefore, sizes.size()).clear();
+				break;
+			}
 			for (Detection d : found) {
 				Detection inImage = search != null ? d.shifted(search.x, search.y) : d;
 				inImage = new Detection(inImage.x, inImage.y, inImage.width, inImage.height, inImage.score,
@@ -314,8 +340,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 				out.detections.add(inImage);
 				addRow(out.table, image, inImage, names);
 			}
+			out.slicesMatched++;
 		}
-		out.canceled = p.isCanceled();
+		// an Esc after the last slice was matched stopped nothing
+		out.canceled = out.slicesMatched < out.slices;
 		if (s.scoreMap && !maps.isEmpty()) {
 			out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
 			out.scoreMap.setCalibration(scoreMapCalibration(image, search));
@@ -525,8 +553,21 @@ public class TemplateMatchingPlugin implements PlugIn {
 		}
 		image.setOverlay(overlay);
 		if (out.scoreMap != null) out.scoreMap.show();
-		if (out.canceled) IJ.log(COMMAND + ": canceled; the detections found before Esc are listed.");
-		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (canceled)" : ""));
+		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
+		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
+	}
+
+	/**
+	 * The Log line of a canceled run, saying which slices were matched, as Align Slices and
+	 * Gaussian Blur 3D count what they finished: a slice Esc interrupted is not listed at all.
+	 */
+	static String canceled(Outcome out) {
+		int n = out.slicesMatched, first = out.firstSlice;
+		if (n == 0)
+			return out.slices == 1 ? "canceled; slice " + first + " was not matched, nothing is listed"
+				: "canceled; 0 of " + out.slices + " slices matched, nothing is listed";
+		return "canceled; " + n + " of " + out.slices + " slices matched (" + (n == 1 ? "slice " + first
+			: "slices " + first + "-" + (first + n - 1)) + "), only their detections are listed";
 	}
 
 	/** @return the overlay without the rectangles of an earlier run (a new one for null) */

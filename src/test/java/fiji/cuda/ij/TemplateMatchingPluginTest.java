@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import fiji.cuda.TestProgress;
 import fiji.cuda.ncc.Detection;
+import fiji.cuda.ncc.TemplateGroups;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.Gpu;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.gui.OvalRoi;
@@ -21,6 +25,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -100,6 +105,75 @@ class TemplateMatchingPluginTest {
 		t.join();
 		if (got[0] instanceof RuntimeException) throw (RuntimeException) got[0];
 		return got;
+	}
+
+	@Test
+	void aCancelBetweenTemplateGroupsOfASliceKeepsOnlyTheSlicesMatchedInFull() {
+		// with many templates a slice is matched in several groups; an Esc between two listed the
+		// slice's objects of the templates done and silently missed the others
+		cancelBetweenTemplateGroups(CPU, true);
+	}
+
+	@Test
+	@Tag("gpu")
+	void aCancelBetweenTemplateGroupsOfASliceKeepsOnlyTheSlicesMatchedInFullOnTheGpu() {
+		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
+		ExecutionOptions gpu = ExecutionOptions.defaults().withBackend(Backend.GPU);
+		cancelBetweenTemplateGroups(gpu, true);  // the maps come back
+		cancelBetweenTemplateGroups(gpu, false); // only the peaks come back
+	}
+
+	private static void cancelBetweenTemplateGroups(ExecutionOptions opts, boolean scoreMap) {
+		ImagePlus image = noise("8-bit", 80, 60, 3, 40);
+		ImagePlus tpl = noise("8-bit", 9, 7, 4, 41); // four templates
+		for (int z = 1; z <= 3; z++)
+			for (int k = 1; k <= 4; k++)
+				plant(image, z, tpl.getStack().getProcessor(k), 4 + 18 * (k - 1), 10 + 12 * (z - 1));
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.scoreMap = scoreMap;
+		s.threshold = 0.8;
+		TemplateGroups.limitBytes(1); // one template a group: four progress updates a slice
+		try {
+			// slice 1 is matched in full; Esc comes after the second template of slice 2
+			TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, tpl, s,
+				opts.withProgress(TestProgress.cancelAfter(6)));
+			assertEquals(4, out.detections.size(), out.detections::toString);
+			for (Detection d : out.detections)
+				assertEquals(0, d.plane, d::toString);
+			assertTrue(out.canceled);
+			assertEquals(1, out.slicesMatched);
+			assertEquals(4, out.table.size());
+			if (scoreMap) assertEquals(4, out.scoreMap.getStackSize());
+			assertEquals("canceled; 1 of 3 slices matched (slice 1), only their detections are listed",
+				TemplateMatchingPlugin.canceled(out));
+			// Esc within the first slice: nothing is listed
+			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(2)));
+			assertTrue(out.canceled);
+			assertEquals(0, out.slicesMatched);
+			assertTrue(out.detections.isEmpty(), out.detections::toString);
+			assertNull(out.scoreMap);
+			assertEquals("canceled; 0 of 3 slices matched, nothing is listed", TemplateMatchingPlugin.canceled(out));
+			// the current slice only, interrupted
+			s.stack = false;
+			image.setSlice(2);
+			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(3)));
+			assertTrue(out.detections.isEmpty(), out.detections::toString);
+			assertEquals("canceled; slice 2 was not matched, nothing is listed", TemplateMatchingPlugin.canceled(out));
+			// Esc after the last group of the last slice stops nothing
+			s.stack = true;
+			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(12)));
+			assertFalse(out.canceled);
+			assertEquals(3, out.slicesMatched);
+			assertEquals(12, out.detections.size(), out.detections::toString);
+			// two slices in full, the third interrupted
+			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(9)));
+			assertEquals(8, out.detections.size(), out.detections::toString);
+			assertEquals("canceled; 2 of 3 slices matched (slices 1-2), only their detections are listed",
+				TemplateMatchingPlugin.canceled(out));
+		} finally {
+			TemplateGroups.clear();
+		}
 	}
 
 	@Test
