@@ -47,9 +47,10 @@ import java.util.regex.Pattern;
  * a folder, see {@link #folderTemplates}), {@code template_folder} (a folder of templates,
  * used instead of {@code template} when not empty; it is the dialog's "Template folder"
  * field, which starts empty every time and, left empty, is recorded as
- * {@code template_folder=[]}), {@code score_threshold},
- * {@code max_objects}, {@code nms} (largest overlap, intersection over union, between two
- * detections), {@code angles} (degrees, separated by spaces or commas), and the flags
+ * {@code template_folder=[]}), {@code score_threshold}, {@code max_objects}, {@code nms}
+ * (largest overlap, intersection over union, between two detections), {@code angles}
+ * (degrees, separated by spaces or commas; the Angle column gives them as given, and the same
+ * rotation given twice is matched once, see {@link Template#bank}), and the flags
  * {@code flip} (also mirrored templates), {@code stack} (every slice, else the current one),
  * {@code score_map} (a 32-bit "Score map of &lt;title&gt;", one slice per image slice and
  * template) and {@code same_size} (the map at the image's size, anchored at the template

@@ -177,6 +177,31 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void theResultsGiveTheAngleAsAskedAndOneRowForTheSameRotationGivenTwice() {
+		// angles=0,90,360 listed a match of the unturned template at angle 0 whichever was meant,
+		// and matched it twice (two rows of it with nms=1)
+		ImagePlus image = noise("8-bit", 100, 80, 1, 50);
+		ImagePlus tpl = noise("8-bit", 13, 8, 1, 51);
+		plant(image, 1, tpl.getProcessor(), 20, 30);
+		plant(image, 1, tpl.getProcessor().rotateLeft(), 70, 20);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = 0.9;
+		s.angles = TemplateMatchingPlugin.parseAngles("90, 360");
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, tpl, s, CPU);
+		assertEquals(2, out.table.size(), () -> out.detections.toString());
+		for (int i = 0; i < 2; i++)
+			assertEquals(out.table.getValue("X", i) == 20 ? 360 : 90, out.table.getValue("Angle", i), "row " + i);
+		s.angles = TemplateMatchingPlugin.parseAngles("0,90,360");
+		s.nms = 1;
+		s.scoreMap = true;
+		TemplateMatchingPlugin.Outcome all = TemplateMatchingPlugin.run(image, tpl, s, CPU);
+		assertEquals(2, all.table.size(), () -> all.detections.toString());
+		assertEquals(2, all.scoreMap.getStackSize(), "one map per distinct rotation");
+		for (int i = 0; i < 2; i++)
+			assertEquals(all.table.getValue("X", i) == 20 ? 0 : 90, all.table.getValue("Angle", i), "row " + i);
+	}
+
+	@Test
 	void rectanglesGoOnTheirPlaneOfAHyperstackAndTheUsersOverlayStays() {
 		ImagePlus hyper = IJ.createHyperStack("h", 20, 20, 2, 3, 1, 8);  // c = 2, z = 3
 		ij.gui.Roi r = new ij.gui.Roi(1, 1, 5, 5);
