@@ -44,9 +44,13 @@ import java.util.regex.Pattern;
  * Macro keys: {@code image} and {@code template} (titles of open images; every slice of the
  * template image is a template, and an area selection on it restricts the template to the
  * selection: its bounds, with a mask when it is not a rectangle; {@code template} may also be
- * a folder, see {@link #folderTemplates}), {@code score_threshold},
- * {@code max_objects}, {@code nms} (largest overlap, intersection over union, between two
- * detections), {@code angles} (degrees, separated by spaces or commas), and the flags
+ * a folder, see {@link #folderTemplates}), {@code template_folder} (a folder of templates,
+ * used instead of {@code template} when not empty; it is the dialog's "Template folder"
+ * field, which starts empty every time and, left empty, is recorded as
+ * {@code template_folder=[]}), {@code score_threshold}, {@code max_objects}, {@code nms}
+ * (largest overlap, intersection over union, between two detections), {@code angles}
+ * (degrees, separated by spaces or commas; the Angle column gives them as given, and the same
+ * rotation given twice is matched once, see {@link Template#bank}), and the flags
  * {@code flip} (also mirrored templates), {@code stack} (every slice, else the current one),
  * {@code score_map} (a 32-bit "Score map of &lt;title&gt;", one slice per image slice and
  * template) and {@code same_size} (the map at the image's size, anchored at the template
@@ -99,8 +103,18 @@ public class TemplateMatchingPlugin implements PlugIn {
 		public ImagePlus scoreMap;
 		/** True when the Template column holds names (templates from a folder), not numbers. */
 		boolean namedTemplates;
-		/** True when Esc stopped the matching before the last slice. */
+		/** True when Esc stopped the matching before every slice asked for was matched. */
 		public boolean canceled;
+		/** The first slice asked for, 1-based. */
+		public int firstSlice;
+		/** How many slices were asked for: the stack's, or 1 (the current slice). */
+		public int slices;
+		/**
+		 * How many slices, from {@link #firstSlice} on, were matched with every template: the
+		 * only ones whose detections (and score maps) are kept. A slice that Esc interrupted
+		 * between groups of templates is left out whole.
+		 */
+		public int slicesMatched;
 	}
 
 	/** Templates read from files, each with the name the Results table gives it. */
@@ -112,6 +126,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 	}
 
 	private static final Settings LAST = new Settings();
+
+	/** The macro key of the dialog's folder field, which GenericDialog derives from its label. */
+	static final String FOLDER_KEY = "template_folder";
+	private static final String FOLDER_LABEL = "Template_folder:";
 
 	@Override
 	public void run(String arg) {
@@ -129,8 +147,11 @@ public class TemplateMatchingPlugin implements PlugIn {
 				// read the keys here: GenericDialog answers an unknown image title with a macro
 				// error dialog, which would hang a batch run
 				image = find(IjBridge.macroValue(options, "image", WindowManager.getCurrentImage().getTitle()), "image");
+				// the dialog records template_folder=[] when the field is left empty: then template counts
+				String f = IjBridge.macroValue(options, FOLDER_KEY, "").trim();
 				String t = IjBridge.macroValue(options, "template", "");
-				if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath());
+				if (!f.isEmpty()) folder = folderTemplates(new File(f).toPath(), FOLDER_KEY);
+				else if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath(), "template");
 				else template = find(t, "template");
 				s.threshold = number(options, "score_threshold", s.threshold);
 				s.maxObjects = (int) number(options, "max_objects", s.maxObjects);
@@ -145,31 +166,12 @@ public class TemplateMatchingPlugin implements PlugIn {
 				String[] titles = new String[ids.length];
 				for (int i = 0; i < ids.length; i++)
 					titles[i] = WindowManager.getImage(ids[i]).getTitle();
-				GenericDialog gd = new GenericDialog(COMMAND);
-				gd.addChoice("Image:", titles, WindowManager.getCurrentImage().getTitle());
-				gd.addChoice("Template:", titles, titles[titles.length > 1 ? 1 : 0]);
-				gd.addNumericField("Score_threshold:", LAST.threshold, 2);
-				gd.addNumericField("Max_objects:", LAST.maxObjects, 0);
-				gd.addNumericField("NMS (maximal overlap, 0-1):", LAST.nms, 2);
-				gd.addStringField("Angles (degrees):", format(LAST.angles), 20);
-				gd.addCheckbox("Flip (also mirrored templates)", LAST.flip);
-				gd.addCheckbox("Stack (match every slice)", LAST.stack);
-				gd.addCheckbox("Score_map", LAST.scoreMap);
-				gd.addCheckbox("Same_size score map", LAST.sameSize);
-				gd.showDialog();
-				if (gd.wasCanceled()) return;
-				image = WindowManager.getImage(ids[gd.getNextChoiceIndex()]);
-				template = WindowManager.getImage(ids[gd.getNextChoiceIndex()]);
-				s.threshold = gd.getNextNumber();
-				s.maxObjects = (int) gd.getNextNumber();
-				s.nms = gd.getNextNumber();
-				if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
-				s.angles = parseAngles(gd.getNextString());
-				s.flip = gd.getNextBoolean();
-				s.stack = gd.getNextBoolean();
-				s.scoreMap = gd.getNextBoolean();
-				s.sameSize = gd.getNextBoolean();
-				copy(s, LAST);
+				Answer a = dialog(titles, WindowManager.getCurrentImage().getTitle());
+				if (a == null) return;
+				image = WindowManager.getImage(ids[a.image]);
+				if (!a.folder.isEmpty()) folder = folderTemplates(new File(a.folder).toPath(), FOLDER_KEY);
+				else template = WindowManager.getImage(ids[a.template]);
+				s = a.settings;
 			}
 			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
 			Outcome out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
@@ -181,13 +183,67 @@ public class TemplateMatchingPlugin implements PlugIn {
 		}
 	}
 
+	/** What the dialog was answered. */
+	static final class Answer {
+		/** Indices into the titles given to {@link #dialog}. */
+		int image, template;
+		/** The template folder, or "" to use the Template image. */
+		String folder;
+		final Settings settings = new Settings();
+	}
+
+	/**
+	 * The parameter dialog. The folder field starts empty every time: a folder remembered from
+	 * an earlier run would silently replace the Template image chosen in this one.
+	 *
+	 * @param titles  the open images' titles
+	 * @param current the current image's title
+	 * @return the answer, or null when the dialog was canceled
+	 * @throws IllegalArgumentException for a number or an angle that is not one
+	 */
+	static Answer dialog(String[] titles, String current) {
+		GenericDialog gd = new GenericDialog(COMMAND);
+		gd.addChoice("Image:", titles, current);
+		gd.addChoice("Template:", titles, titles[titles.length > 1 ? 1 : 0]);
+		gd.addDirectoryField(FOLDER_LABEL, "");
+		gd.addMessage("When a template folder is given, its .tif/.tiff images are the templates,\n"
+			+ "instead of the Template image. Leave it empty to use the Template image.");
+		gd.addNumericField("Score_threshold:", LAST.threshold, 2);
+		gd.addNumericField("Max_objects:", LAST.maxObjects, 0);
+		gd.addNumericField("NMS (maximal overlap, 0-1):", LAST.nms, 2);
+		gd.addStringField("Angles (degrees):", format(LAST.angles), 20);
+		gd.addCheckbox("Flip (also mirrored templates)", LAST.flip);
+		gd.addCheckbox("Stack (match every slice)", LAST.stack);
+		gd.addCheckbox("Score_map", LAST.scoreMap);
+		gd.addCheckbox("Same_size score map", LAST.sameSize);
+		gd.showDialog();
+		if (gd.wasCanceled()) return null;
+		Answer a = new Answer();
+		Settings s = a.settings;
+		a.image = gd.getNextChoiceIndex();
+		a.template = gd.getNextChoiceIndex();
+		a.folder = gd.getNextString().trim();
+		s.threshold = gd.getNextNumber();
+		s.maxObjects = (int) gd.getNextNumber();
+		s.nms = gd.getNextNumber();
+		if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
+		s.angles = parseAngles(gd.getNextString());
+		s.flip = gd.getNextBoolean();
+		s.stack = gd.getNextBoolean();
+		s.scoreMap = gd.getNextBoolean();
+		s.sameSize = gd.getNextBoolean();
+		copy(s, LAST);
+		return a;
+	}
+
 	/**
 	 * Matches without showing anything; for the plug-in, the SciJava command and tests.
 	 *
 	 * @param image    the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
 	 * @param template the templates, one per slice (its selection, if any, bounds and masks them)
 	 * @param s        the settings
-	 * @param opts     backend, threads, progress and cancellation (checked between templates)
+	 * @param opts     backend, threads, progress and cancellation (checked between groups of
+	 *                 templates; a cancel keeps whole slices only, see {@link Outcome#slicesMatched})
 	 * @return the detections, their table, and the score map if asked for
 	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
 	 */
@@ -207,7 +263,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 * @param templates the templates and their names, which the Template column and the score
 	 *                  map's slice labels carry
 	 * @param s         the settings
-	 * @param opts      backend, threads, progress and cancellation (checked between templates)
+	 * @param opts      backend, threads, progress and cancellation (checked between groups of
+	 *                  templates; a cancel keeps whole slices only, see {@link Outcome#slicesMatched})
 	 * @return the detections, their table, and the score map if asked for
 	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
 	 */
@@ -238,6 +295,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 		List<String> labels = new ArrayList<>();
 		List<int[]> sizes = new ArrayList<>();
 		Progress p = opts.progress();
+		out.firstSlice = first;
+		out.slices = last - first + 1;
 		for (int z = first; z <= last && !p.isCanceled(); z++) {
 			ImageProcessor ip = stack.getProcessor(z);
 			Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
@@ -246,9 +305,12 @@ public class TemplateMatchingPlugin implements PlugIn {
 			int slice = z;
 			Planes searched = plane;
 			double done = (z - first) / (double) (last - first + 1), share = 1.0 / (last - first + 1);
+			boolean[] complete = { false };
 			ExecutionOptions sliceOpts = opts.withProgress(new Progress() {
 				@Override
 				public void update(double f) {
+					// detect reaches 1 only once every template of the bank is matched
+					if (f >= 1) complete[0] = true;
 					p.update(done + share * f);
 				}
 
@@ -257,12 +319,21 @@ public class TemplateMatchingPlugin implements PlugIn {
 					return p.isCanceled();
 				}
 			});
+			int mapsBefore = maps.size();
 			List<Detection> found = TemplateMatching.detect(plane, 0, bank, s.threshold, s.maxObjects, s.nms, false,
 				s.scoreMap ? (t, unused, map) -> {
 					maps.add(map);
 					sizes.add(new int[] {t.width(), t.height(), searched.width(), searched.height()});
 					labels.add("slice " + slice + ", " + describe(t, names, bank.size() > 1 || several));
 				} : null, sliceOpts);
+			if (!complete[0]) {
+				// Esc between groups of templates: some templates were matched and others not, so
+				// the slice's detections would list some of its objects and silently miss others
+				maps.subList(mapsBefore, maps.size()).clear();
+				labels.subList(mapsBefore, labels.size()).clear();
+				sizes.subList(mapsBefore, sizes.size()).clear();
+				break;
+			}
 			for (Detection d : found) {
 				Detection inImage = search != null ? d.shifted(search.x, search.y) : d;
 				inImage = new Detection(inImage.x, inImage.y, inImage.width, inImage.height, inImage.score,
@@ -270,8 +341,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 				out.detections.add(inImage);
 				addRow(out.table, image, inImage, names);
 			}
+			out.slicesMatched++;
 		}
-		out.canceled = p.isCanceled();
+		// an Esc after the last slice was matched stopped nothing
+		out.canceled = out.slicesMatched < out.slices;
 		if (s.scoreMap && !maps.isEmpty()) {
 			out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
 			out.scoreMap.setCalibration(scoreMapCalibration(image, search));
@@ -327,9 +400,14 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 *                                  file, or a file cannot be read or is RGB
 	 */
 	public static NamedTemplates folderTemplates(Path folder) {
+		return folderTemplates(folder, "template");
+	}
+
+	/** {@link #folderTemplates(Path)}, its messages naming the macro key that gave the folder. */
+	static NamedTemplates folderTemplates(Path folder, String key) {
 		if (folder != null && Files.isRegularFile(folder))
 			throw new IllegalArgumentException("'" + folder + "' is a file, not a folder: open it and give its title, "
-				+ "or give a folder of templates (template).");
+				+ "or give a folder of templates (" + key + ").");
 		if (folder == null || !Files.isDirectory(folder))
 			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist.");
 		List<Path> files;
@@ -337,10 +415,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 			files = list.filter(f -> isTiff(f.getFileName().toString()) && Files.isRegularFile(f)).sorted()
 				.collect(Collectors.toList());
 		} catch (IOException e) {
-			throw new IllegalArgumentException("The folder '" + folder + "' cannot be read (template): " + e.getMessage());
+			throw new IllegalArgumentException("The folder '" + folder + "' cannot be read (" + key + "): " + e.getMessage());
 		}
 		if (files.isEmpty())
-			throw new IllegalArgumentException("The folder '" + folder + "' holds no .tif or .tiff image (template).");
+			throw new IllegalArgumentException("The folder '" + folder + "' holds no .tif or .tiff image (" + key + ").");
 		NamedTemplates out = new NamedTemplates();
 		for (Path f : files) {
 			String name = f.getFileName().toString();
@@ -476,8 +554,21 @@ public class TemplateMatchingPlugin implements PlugIn {
 		}
 		image.setOverlay(overlay);
 		if (out.scoreMap != null) out.scoreMap.show();
-		if (out.canceled) IJ.log(COMMAND + ": canceled; the detections found before Esc are listed.");
-		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (canceled)" : ""));
+		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
+		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
+	}
+
+	/**
+	 * The Log line of a canceled run, saying which slices were matched, as Align Slices and
+	 * Gaussian Blur 3D count what they finished: a slice Esc interrupted is not listed at all.
+	 */
+	static String canceled(Outcome out) {
+		int n = out.slicesMatched, first = out.firstSlice;
+		if (n == 0)
+			return out.slices == 1 ? "canceled; slice " + first + " was not matched, nothing is listed"
+				: "canceled; 0 of " + out.slices + " slices matched, nothing is listed";
+		return "canceled; " + n + " of " + out.slices + " slices matched (" + (n == 1 ? "slice " + first
+			: "slices " + first + "-" + (first + n - 1)) + "), only their detections are listed";
 	}
 
 	/** @return the overlay without the rectangles of an earlier run (a new one for null) */
@@ -511,7 +602,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	private static ImagePlus find(String title, String key) {
 		if (title == null || title.isEmpty())
-			throw new IllegalArgumentException("Please give the " + key + " (" + key + "=[title of an open image]).");
+			throw new IllegalArgumentException("Please give the " + key + " (" + key + "=[title of an open image]"
+				+ (key.equals("template") ? ", or " + FOLDER_KEY + "=[folder of templates]" : "") + ").");
 		ImagePlus imp = WindowManager.getImage(title);
 		if (imp == null) throw new IllegalArgumentException("There is no open image called '" + title + "' (" + key + ").");
 		return imp;

@@ -76,8 +76,8 @@ public final class Peaks {
 	 *
 	 * @param candidates any order; not modified
 	 * @param maxOverlap 0 to 1; 1 turns suppression off: every candidate is kept, and a box that
-	 *                   two copies of a template both find (angles 0 and 360, a symmetric
-	 *                   template and its mirror) is reported twice
+	 *                   two copies of a template both find (a symmetric template and its
+	 *                   mirror, or its half turn) is reported twice
 	 * @param maxObjects the most detections returned
 	 * @return the kept detections, best first
 	 */

@@ -75,10 +75,16 @@ public final class Template {
 
 	/**
 	 * A bank: for each template, itself and, if asked, its mirror image, each at every angle.
+	 * Each copy carries the angle as given (360 stays 360, though it keeps the original's
+	 * pixels), so that detections report the angle asked for. Angles that are the same
+	 * rotation (0 and 360, 90 and -270) make one copy, under the first of them: matching the
+	 * same pixels twice would only cost time and, with non-maximum suppression off, list
+	 * every object twice.
 	 *
 	 * @param templates the originals (angle 0, not flipped)
 	 * @param flip      also add mirrored copies
-	 * @param angles    rotations in degrees; null or empty means {0}; 0 keeps the original
+	 * @param angles    rotations in degrees; null or empty means {0}; multiples of 360 keep the
+	 *                  original's pixels
 	 * @return the bank, template by template, unflipped first, angles in the given order
 	 * @throws IllegalArgumentException when an angle is not finite, RGB, or a rotation leaves no pixel
 	 */
@@ -87,14 +93,29 @@ public final class Template {
 		for (double a : angles)
 			if (!Double.isFinite(a))
 				throw new IllegalArgumentException("Template Matching: the angle " + a + " is not a finite number.");
+		List<Double> distinct = new ArrayList<>();
+		for (double a : angles)
+			if (distinct.stream().noneMatch(b -> sameRotation(a, b))) distinct.add(a);
 		List<Template> out = new ArrayList<>();
 		for (Template t : templates)
 			for (int f = 0; f < (flip ? 2 : 1); f++) {
 				Template base = f == 0 ? t : t.mirrored();
-				for (double a : angles)
-					out.add(a % 360 == 0 ? base : base.rotated(a));
+				for (double a : distinct)
+					out.add(a == 0 ? base : a % 360 == 0 ? base.at(a) : base.rotated(a));
 			}
 		return out;
+	}
+
+	/** @return whether turning by a and by b degrees is the same rotation */
+	static boolean sameRotation(double a, double b) {
+		double d = Math.abs((a - b) % 360);
+		// within rounding of a whole turn, as 0.1 and 360.1 are
+		return Math.min(d, 360 - d) < 1e-9;
+	}
+
+	/** @return the same pixels, labelled with another angle equivalent to this one's */
+	private Template at(double degrees) {
+		return new Template(pixels, mask, index, degrees, flipped);
 	}
 
 	/** @return this template mirrored left to right, same type */

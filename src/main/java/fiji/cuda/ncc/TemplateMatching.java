@@ -129,9 +129,11 @@ public final class TemplateMatching {
 	 * @param nms        the largest intersection over union allowed between two detections, 0 to 1
 	 * @param refine     true to refine centres to sub-pixel precision ({@link Peaks#refine})
 	 * @param maps       receives each score map, or null
-	 * @param opts       backend, threads and progress (checked for cancellation between templates)
+	 * @param opts       backend, threads and progress (checked for cancellation between groups
+	 *                   of templates; it is told the fraction of the bank matched after each
+	 *                   group, and reaches 1 only once every template is matched)
 	 * @return the detections, best first; after a cancellation, among the templates done so far
-	 *         only (ask {@code opts.progress().isCanceled()} to tell)
+	 *         only: a progress that never reached 1 tells such a partial result
 	 * @throws IllegalArgumentException for bad input, before anything is computed
 	 */
 	public static List<Detection> detect(Planes image, int plane, List<Template> bank, double threshold,
@@ -157,6 +159,7 @@ public final class TemplateMatching {
 		opts = ExecutionOptions.orDefaults(opts);
 		Progress progress = opts.progress();
 		List<Detection> candidates = new ArrayList<>();
+		long groupBytes = groupBytesForTest > 0 ? groupBytesForTest : GROUP_BYTES;
 		for (int i = 0; i < bank.size() && !progress.isCanceled();) {
 			// templates go to the device in groups whose maps fit a bounded amount of memory
 			int j = i;
@@ -164,7 +167,7 @@ public final class TemplateMatching {
 			do {
 				Template t = bank.get(j++);
 				bytes += 4L * validSize(image.width(), t.width()) * validSize(image.height(), t.height());
-			} while (j < bank.size() && bytes < GROUP_BYTES);
+			} while (j < bank.size() && bytes < groupBytes);
 			List<Template> group = bank.subList(i, j);
 			// without a map sink the maps can stay on the GPU: only their peaks come back
 			List<List<Detection>> peaks = null;
@@ -237,6 +240,13 @@ public final class TemplateMatching {
 
 	/** Score maps held at once while {@link #detect} works through a bank. */
 	private static final long GROUP_BYTES = 256L << 20;
+
+	/**
+	 * When positive, replaces {@link #GROUP_BYTES}: a bank splits into several groups (and is
+	 * checked for cancellation between them) only with maps of hundreds of megabytes, which
+	 * tests of a cancel part way through a plane cannot afford.
+	 */
+	static volatile long groupBytesForTest;
 
 	/**
 	 * Scores every template of a list (plane 0 of each, with its mask) against one plane. On the

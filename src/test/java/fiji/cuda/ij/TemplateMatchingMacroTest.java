@@ -233,6 +233,63 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void theDialogsTemplateFolderReplaysEmptyOrFilledAsRecorded() throws Exception {
+		// the folder could be given only as template=<folder>; the dialog's new field records
+		// template_folder=[] when left empty (the Template image counts) or the folder (it wins)
+		Path templates = Files.createDirectories(dir.resolve("dialog-templates"));
+		ImagePlus big = noise("8-bit", 15, 11, 1, 150), small = noise("16-bit", 7, 9, 1, 151);
+		ImagePlus cell = noise("8-bit", 10, 10, 1, 152);
+		ImageJProcess.save(big, templates.resolve("big.tif"));
+		ImageJProcess.save(small, templates.resolve("small.tif"));
+		ImagePlus image = noise("16-bit", 120, 80, 1, 153);
+		plant(image, 1, big.getProcessor(), 12, 30);
+		plant(image, 1, small.getProcessor(), 90, 50);
+		plant(image, 1, cell.getProcessor(), 50, 10);
+		ImageJProcess.save(image, dir.resolve("dialog-scene.tif"));
+		ImageJProcess.save(cell, dir.resolve("dialog-cell.tif"));
+		String settings = " score_threshold=0.80 max_objects=10 nms=0.30 angles=0";
+		Path macro = Files.writeString(dir.resolve("dialog-folder.ijm"), "dir = getArgument();\n"
+			+ "open(dir + \"/dialog-scene.tif\");\nopen(dir + \"/dialog-cell.tif\");\n"
+			+ "run(\"GPU Template Matching...\", \"image=dialog-scene.tif template=dialog-cell.tif template_folder=[]"
+			+ settings + "\");\nrows(\"empty\");\n"
+			// as recorded after a Browse: the folder with its separator, no brackets without spaces
+			+ "run(\"GPU Template Matching...\", \"image=dialog-scene.tif template=dialog-cell.tif template_folder=\" + dir"
+			+ " + \"/dialog-templates/" + settings + "\");\nrows(\"filled\");\n"
+			+ "run(\"GPU Template Matching...\", \"image=dialog-scene.tif template_folder=[\" + dir"
+			+ " + \"/dialog-templates]\");\nrows(\"alone\");\n"
+			+ "function rows(tag) {\n"
+			+ "  for (r = 0; r < nResults; r++)\n"
+			+ "    print(tag + \" \" + getResultString(\"Template\", r) + \" \" + getResult(\"X\", r) + \" \" + getResult(\"Y\", r));\n"
+			+ "  print(tag + \" rows \" + nResults);\n"
+			+ "}\n");
+		ImageJProcess.Result r = imagej.run(macro, dir.toString(), "-Dfiji.cuda.device=cpu");
+		List<String> empty = new ArrayList<>(), filled = new ArrayList<>(), alone = new ArrayList<>();
+		for (String line : r.output.split("\\R")) {
+			if (line.startsWith("empty ")) empty.add(line);
+			if (line.startsWith("filled ")) filled.add(line);
+			if (line.startsWith("alone ")) alone.add(line);
+		}
+		assertEquals(List.of("empty 1 50 10", "empty rows 1"), empty, r::toString);
+		assertEquals(List.of("filled big.tif 12 30", "filled small.tif 90 50", "filled rows 2"), filled, r::toString);
+		assertEquals(List.of("alone big.tif 12 30", "alone small.tif 90 50", "alone rows 2"), alone, r::toString);
+		// a bad folder stops the macro with the folder key's message
+		Path none = Files.createDirectories(dir.resolve("dialog-no-images"));
+		String[][] bad = {
+			{dir.resolve("dialog-missing").toString(), "The template folder '" + dir.resolve("dialog-missing")
+				+ "' does not exist."},
+			{none.toString(), "The folder '" + none + "' holds no .tif or .tiff image (template_folder)."},
+			{dir.resolve("dialog-cell.tif").toString(), "'" + dir.resolve("dialog-cell.tif")
+				+ "' is a file, not a folder: open it and give its title, or give a folder of templates (template_folder)."}};
+		for (String[] b : bad) {
+			r = imagej.run(Files.writeString(dir.resolve("dialog-bad.ijm"), "open(getArgument());\n"
+				+ "run(\"GPU Template Matching...\", \"image=dialog-scene.tif template=dialog-scene.tif template_folder=["
+				+ b[0] + "]\");\nprint(\"still running\");\n"), dir.resolve("dialog-scene.tif").toString());
+			assertTrue(r.output.contains("GPU Template Matching: " + b[1]), r::toString);
+			assertFalse(r.output.contains("still running"), r::toString);
+		}
+	}
+
+	@Test
 	void folderMacroWithoutDetectionsWritesTheHeaderLine() throws Exception {
 		// the CSV of a run that found nothing was an empty file, which a spreadsheet or R reads
 		// as having no columns at all

@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import fiji.cuda.TestProgress;
 import fiji.cuda.ncc.Detection;
+import fiji.cuda.ncc.TemplateGroups;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.runtime.Gpu;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.gui.OvalRoi;
@@ -21,6 +25,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,6 +57,148 @@ class TemplateMatchingPluginTest {
 		assertTrue(TemplateMatchingPlugin.flag("image=[cells stack 1] template=t.tif stack", "stack"));
 		assertTrue(TemplateMatchingPlugin.flag("stack image=[x]", "stack"));
 		assertFalse(TemplateMatchingPlugin.flag("image=a score_map=1", "score_map"));
+	}
+
+	@Test
+	void theDialogsTemplateFolderIsRecordedEvenWhenEmptyAndStartsEmptyEveryTime(@TempDir Path dir) throws Exception {
+		Display.required();
+		// a menu user could give no folder of templates at all; one remembered from the last run
+		// would silently replace the Template image of the next
+		String[] titles = {"scene.tif", "cell.tif"};
+		String folder = dir.toString();
+		Object[] filled = throughTheDialog(titles, "image=scene.tif template=cell.tif template_folder=[" + folder + "]");
+		TemplateMatchingPlugin.Answer a = (TemplateMatchingPlugin.Answer) filled[0];
+		assertEquals(folder, a.folder);
+		assertEquals(1, a.template);
+		assertTrue(((String) filled[1]).contains("template=cell.tif template_folder=" + folder + " "), (String) filled[1]);
+		Object[] empty = throughTheDialog(titles, "image=scene.tif template=cell.tif");
+		a = (TemplateMatchingPlugin.Answer) empty[0];
+		assertEquals("", a.folder);
+		assertTrue(((String) empty[1]).contains("template=cell.tif template_folder=[] "), (String) empty[1]);
+	}
+
+	/**
+	 * @return the dialog's answer (or what it threw) and the options ImageJ's recorder wrote,
+	 *         with the dialog answered from macro options
+	 */
+	private static Object[] throughTheDialog(String[] titles, String options) throws InterruptedException {
+		Object[] got = new Object[2];
+		// GenericDialog reads macro options kept for a thread named as ImageJ names macro threads
+		Thread t = new Thread(() -> {
+			ij.Macro.setOptions(options);
+			ij.plugin.frame.Recorder.record = true;
+			ij.plugin.frame.Recorder.recordInMacros = true;
+			ij.plugin.frame.Recorder.resetCommandOptions();
+			try {
+				got[0] = TemplateMatchingPlugin.dialog(titles, titles[0]);
+				got[1] = ij.plugin.frame.Recorder.getCommandOptions();
+			} catch (RuntimeException e) {
+				got[0] = e;
+			} finally {
+				ij.plugin.frame.Recorder.record = false;
+				ij.plugin.frame.Recorder.recordInMacros = false;
+				ij.plugin.frame.Recorder.resetCommandOptions();
+				ij.Macro.setOptions(null);
+			}
+		}, "Run$_dialog");
+		t.start();
+		t.join();
+		if (got[0] instanceof RuntimeException) throw (RuntimeException) got[0];
+		return got;
+	}
+
+	@Test
+	void aCancelBetweenTemplateGroupsOfASliceKeepsOnlyTheSlicesMatchedInFull() {
+		// with many templates a slice is matched in several groups; an Esc between two listed the
+		// slice's objects of the templates done and silently missed the others
+		cancelBetweenTemplateGroups(CPU, true);
+	}
+
+	@Test
+	@Tag("gpu")
+	void aCancelBetweenTemplateGroupsOfASliceKeepsOnlyTheSlicesMatchedInFullOnTheGpu() {
+		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
+		ExecutionOptions gpu = ExecutionOptions.defaults().withBackend(Backend.GPU);
+		cancelBetweenTemplateGroups(gpu, true);  // the maps come back
+		cancelBetweenTemplateGroups(gpu, false); // only the peaks come back
+	}
+
+	private static void cancelBetweenTemplateGroups(ExecutionOptions opts, boolean scoreMap) {
+		ImagePlus image = noise("8-bit", 80, 60, 3, 40);
+		ImagePlus tpl = noise("8-bit", 9, 7, 4, 41); // four templates
+		for (int z = 1; z <= 3; z++)
+			for (int k = 1; k <= 4; k++)
+				plant(image, z, tpl.getStack().getProcessor(k), 4 + 18 * (k - 1), 10 + 12 * (z - 1));
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.scoreMap = scoreMap;
+		s.threshold = 0.8;
+		TemplateGroups.limitBytes(1); // one template a group: four progress updates a slice
+		try {
+			// slice 1 is matched in full; Esc comes after the second template of slice 2
+			TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, tpl, s,
+				opts.withProgress(TestProgress.cancelAfter(6)));
+			assertEquals(4, out.detections.size(), out.detections::toString);
+			for (Detection d : out.detections)
+				assertEquals(0, d.plane, d::toString);
+			assertTrue(out.canceled);
+			assertEquals(1, out.slicesMatched);
+			assertEquals(4, out.table.size());
+			if (scoreMap) assertEquals(4, out.scoreMap.getStackSize());
+			assertEquals("canceled; 1 of 3 slices matched (slice 1), only their detections are listed",
+				TemplateMatchingPlugin.canceled(out));
+			// Esc within the first slice: nothing is listed
+			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(2)));
+			assertTrue(out.canceled);
+			assertEquals(0, out.slicesMatched);
+			assertTrue(out.detections.isEmpty(), out.detections::toString);
+			assertNull(out.scoreMap);
+			assertEquals("canceled; 0 of 3 slices matched, nothing is listed", TemplateMatchingPlugin.canceled(out));
+			// the current slice only, interrupted
+			s.stack = false;
+			image.setSlice(2);
+			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(3)));
+			assertTrue(out.detections.isEmpty(), out.detections::toString);
+			assertEquals("canceled; slice 2 was not matched, nothing is listed", TemplateMatchingPlugin.canceled(out));
+			// Esc after the last group of the last slice stops nothing
+			s.stack = true;
+			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(12)));
+			assertFalse(out.canceled);
+			assertEquals(3, out.slicesMatched);
+			assertEquals(12, out.detections.size(), out.detections::toString);
+			// two slices in full, the third interrupted
+			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(9)));
+			assertEquals(8, out.detections.size(), out.detections::toString);
+			assertEquals("canceled; 2 of 3 slices matched (slices 1-2), only their detections are listed",
+				TemplateMatchingPlugin.canceled(out));
+		} finally {
+			TemplateGroups.clear();
+		}
+	}
+
+	@Test
+	void theResultsGiveTheAngleAsAskedAndOneRowForTheSameRotationGivenTwice() {
+		// angles=0,90,360 listed a match of the unturned template at angle 0 whichever was meant,
+		// and matched it twice (two rows of it with nms=1)
+		ImagePlus image = noise("8-bit", 100, 80, 1, 50);
+		ImagePlus tpl = noise("8-bit", 13, 8, 1, 51);
+		plant(image, 1, tpl.getProcessor(), 20, 30);
+		plant(image, 1, tpl.getProcessor().rotateLeft(), 70, 20);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = 0.9;
+		s.angles = TemplateMatchingPlugin.parseAngles("90, 360");
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, tpl, s, CPU);
+		assertEquals(2, out.table.size(), () -> out.detections.toString());
+		for (int i = 0; i < 2; i++)
+			assertEquals(out.table.getValue("X", i) == 20 ? 360 : 90, out.table.getValue("Angle", i), "row " + i);
+		s.angles = TemplateMatchingPlugin.parseAngles("0,90,360");
+		s.nms = 1;
+		s.scoreMap = true;
+		TemplateMatchingPlugin.Outcome all = TemplateMatchingPlugin.run(image, tpl, s, CPU);
+		assertEquals(2, all.table.size(), () -> all.detections.toString());
+		assertEquals(2, all.scoreMap.getStackSize(), "one map per distinct rotation");
+		for (int i = 0; i < 2; i++)
+			assertEquals(all.table.getValue("X", i) == 20 ? 0 : 90, all.table.getValue("Angle", i), "row " + i);
 	}
 
 	@Test

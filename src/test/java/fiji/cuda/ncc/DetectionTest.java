@@ -125,6 +125,27 @@ class DetectionTest {
 	}
 
 	@Test
+	void aWholeTurnKeepsItsAngleAndTheSameRotationIsMatchedOnce() {
+		// angles=0,90,360 reported 360 as 0, and matched the original twice
+		Template t = Template.fromPlanes(TestImages.random(PixelType.UINT8, 13, 8, 1, 14), null).get(0);
+		List<Template> bank = Template.bank(List.of(t), true, new double[] {360, 90, 0, -270, 450, 720.0000000001, 45});
+		double[] angles = bank.stream().mapToDouble(b -> b.angle).toArray();
+		assertArrayEquals(new double[] {360, 90, 45, 360, 90, 45}, angles, Arrays.toString(angles));
+		assertTrue(bank.get(0).pixels == t.pixels && bank.get(0).mask == null && !bank.get(0).flipped,
+			"a whole turn keeps the original");
+		assertTrue(bank.get(3).flipped);
+		assertEquals(8, bank.get(1).width());
+		Planes image = TestImages.random(PixelType.UINT8, 120, 100, 1, 15);
+		plant(image, t.pixels, null, 40, 30);
+		// with suppression off, the original was found once per equivalent angle
+		List<Detection> found = TemplateMatching.detect(image, 0, Template.bank(List.of(t), false,
+			new double[] {360, 0, 90}), 0.9, 10, 1.0, false, null, CPU);
+		assertEquals(1, found.size(), found::toString);
+		assertEquals(360, found.get(0).angle);
+		assertEquals(40, found.get(0).x);
+	}
+
+	@Test
 	void aQuarterTurnIsCounterClockwiseOnScreen() {
 		// a b c      c f
 		// d e f  ->  b e
