@@ -4,16 +4,24 @@ import static fiji.cuda.ij.ImageJReference.assertClose;
 import static fiji.cuda.ij.ImageJReference.noise;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ij.CompositeImage;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.Menus;
+import ij.Prefs;
+import ij.WindowManager;
+import ij.gui.GenericDialog;
 import ij.gui.Line;
 import ij.gui.OvalRoi;
 import ij.gui.Roi;
 import ij.measure.Calibration;
+import ij.plugin.filter.PlugInFilter;
+import ij.plugin.filter.PlugInFilterRunner;
 
+import java.awt.EventQueue;
+import java.awt.Window;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -144,5 +152,55 @@ class GaussianBlurPluginTest {
 			else assertEquals(e, a, "pixel " + i); // NaN counts as equal to NaN here
 		}
 		assertFalse(nan == 0, "the NaN did not spread");
+	}
+
+	@Test
+	void theDialogIsNonBlockingWhenImageJsIs() throws Exception {
+		// with Edit>Options>Misc "Non-blocking filter dialogs", ImageJ's dialog lets the user
+		// scroll the stack and adjust the display while it is open; ours was always modal
+		boolean saved = Prefs.nonBlockingFilterDialogs;
+		try {
+			for (boolean nonBlocking : new boolean[] { true, false }) {
+				Prefs.nonBlockingFilterDialogs = nonBlocking;
+				Class<?> theirs = dialogOf(new ij.plugin.filter.GaussianBlur(), IJ2D);
+				assertEquals(nonBlocking, theirs == ij.gui.NonBlockingGenericDialog.class, "ImageJ's dialog");
+				assertEquals(theirs, dialogOf(new GaussianBlurPlugin(), GPU2D), "with the option " + nonBlocking);
+			}
+		} finally {
+			Prefs.nonBlockingFilterDialogs = saved;
+		}
+	}
+
+	/**
+	 * Opens a filter's dialog interactively (no macro options) on an image shown in a window,
+	 * cancels it, and checks that the image is unchanged.
+	 *
+	 * @return the class of the dialog
+	 */
+	private static Class<?> dialogOf(PlugInFilter filter, String command) throws Exception {
+		ImagePlus imp = noise("8-bit", 30, 20, 1, 5);
+		ImagePlus before = imp.duplicate();
+		imp.show();
+		Thread t = new Thread(() -> new PlugInFilterRunner(filter, command, ""), "dialog test");
+		WindowManager.setTempCurrentImage(t, imp);
+		try {
+			t.start();
+			GenericDialog gd = null;
+			for (long end = System.currentTimeMillis() + 20_000; gd == null && System.currentTimeMillis() < end; Thread.sleep(20))
+				for (Window w : Window.getWindows())
+					if (w instanceof GenericDialog && w.isShowing() && command.equals(((GenericDialog) w).getTitle()))
+						gd = (GenericDialog) w;
+			assertFalse(gd == null, command + ": no dialog");
+			GenericDialog open = gd;
+			EventQueue.invokeAndWait(() -> open.windowClosing(null)); // as the window's close button
+			t.join(20_000);
+			assertFalse(t.isAlive(), command + ": the dialog did not close");
+			assertTrue(ImageJReference.samePixels(before, imp), command + ": canceled, yet changed");
+			return gd.getClass();
+		} finally {
+			WindowManager.setTempCurrentImage(t, null);
+			imp.changes = false;
+			imp.close();
+		}
 	}
 }
