@@ -162,9 +162,12 @@ class GaussianBlurPluginTest {
 		try {
 			for (boolean nonBlocking : new boolean[] { true, false }) {
 				Prefs.nonBlockingFilterDialogs = nonBlocking;
-				Class<?> theirs = dialogOf(new ij.plugin.filter.GaussianBlur(), IJ2D);
-				assertEquals(nonBlocking, theirs == ij.gui.NonBlockingGenericDialog.class, "ImageJ's dialog");
-				assertEquals(theirs, dialogOf(new GaussianBlurPlugin(), GPU2D), "with the option " + nonBlocking);
+				Class<?>[] theirs = new Class<?>[1], ours = new Class<?>[1];
+				ImagePlus expected = throughTheDialog(new ij.plugin.filter.GaussianBlur(), IJ2D, true, theirs);
+				assertEquals(nonBlocking, theirs[0] == ij.gui.NonBlockingGenericDialog.class, "ImageJ's dialog");
+				assertClose(expected, throughTheDialog(new GaussianBlurPlugin(), GPU2D, true, ours), "OK");
+				assertEquals(theirs[0], ours[0], "with the option " + nonBlocking);
+				throughTheDialog(new GaussianBlurPlugin(), GPU2D, false, ours);
 			}
 		} finally {
 			Prefs.nonBlockingFilterDialogs = saved;
@@ -172,12 +175,16 @@ class GaussianBlurPluginTest {
 	}
 
 	/**
-	 * Opens a filter's dialog interactively (no macro options) on an image shown in a window,
-	 * cancels it, and checks that the image is unchanged.
+	 * Runs a filter interactively (no macro options) on an image shown in a window, and
+	 * answers its dialog with OK (the remembered sigma) or closes it, after which the image
+	 * must be unchanged.
 	 *
-	 * @return the class of the dialog
+	 * @param dialogClass receives the class of the dialog
+	 * @return the image after the run
 	 */
-	private static Class<?> dialogOf(PlugInFilter filter, String command) throws Exception {
+	private static ImagePlus throughTheDialog(PlugInFilter filter, String command, boolean ok, Class<?>[] dialogClass)
+		throws Exception
+	{
 		ImagePlus imp = noise("8-bit", 30, 20, 1, 5);
 		ImagePlus before = imp.duplicate();
 		imp.show();
@@ -191,12 +198,16 @@ class GaussianBlurPluginTest {
 					if (w instanceof GenericDialog && w.isShowing() && command.equals(((GenericDialog) w).getTitle()))
 						gd = (GenericDialog) w;
 			assertFalse(gd == null, command + ": no dialog");
+			dialogClass[0] = gd.getClass();
 			GenericDialog open = gd;
-			EventQueue.invokeAndWait(() -> open.windowClosing(null)); // as the window's close button
+			EventQueue.invokeAndWait(() -> {
+				if (ok) open.actionPerformed(new java.awt.event.ActionEvent(open.getButtons()[0], 0, "OK"));
+				else open.windowClosing(null); // as the window's close button
+			});
 			t.join(20_000);
 			assertFalse(t.isAlive(), command + ": the dialog did not close");
-			assertTrue(ImageJReference.samePixels(before, imp), command + ": canceled, yet changed");
-			return gd.getClass();
+			assertEquals(!ok, ImageJReference.samePixels(before, imp), command + (ok ? ": not blurred" : ": canceled, yet changed"));
+			return imp.duplicate();
 		} finally {
 			WindowManager.setTempCurrentImage(t, null);
 			imp.changes = false;
