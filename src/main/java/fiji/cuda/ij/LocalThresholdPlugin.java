@@ -156,9 +156,13 @@ public class LocalThresholdPlugin implements PlugIn {
 				out[z] = new byte[planes.planeSize()];
 			r = LocalThreshold.thresholdInto(planes, Planes.wrap(planes.width(), planes.height(), out), settings, opts);
 			if (!r.canceled()) {
+				// an inverting or coloured LUT stays, as Image>Type>8-bit keeps it
+				java.awt.image.ColorModel lut = imp.getProcessor().getColorModel();
 				if (n == 1) {
 					Undo.setup(Undo.TYPE_CONVERSION, imp); // keeps the 16 or 32-bit processor for Undo
-					imp.setProcessor(new ByteProcessor(planes.width(), planes.height(), (byte[]) out[0]));
+					ByteProcessor bp = new ByteProcessor(planes.width(), planes.height(), (byte[]) out[0]);
+					bp.setColorModel(lut);
+					imp.setProcessor(bp);
 				} else {
 					Undo.reset();
 					ImageStack old = imp.getStack(), s = new ImageStack(planes.width(), planes.height());
@@ -169,6 +173,7 @@ public class LocalThresholdPlugin implements PlugIn {
 					// setStack gives a composite the default colours: each channel keeps its own,
 					// as Image>Type>8-bit keeps them
 					ij.process.LUT[] luts = imp.isComposite() ? ((ij.CompositeImage) imp).getLuts() : null;
+					s.setColorModel(lut);
 					imp.setStack(s, c, zs, t);
 					if (luts != null && imp.isComposite() && luts.length == imp.getNChannels())
 						for (int i = 0; i < luts.length; i++) {

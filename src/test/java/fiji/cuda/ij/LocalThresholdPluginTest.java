@@ -113,4 +113,30 @@ class LocalThresholdPluginTest {
 		assertEquals(2, imp.getC());
 		assertEquals(2, imp.getZ());
 	}
+
+	@Test
+	void sixteenAndThirtyTwoBitImagesKeepTheirLutAsImageJsEightBitConversionDoes() {
+		// an inverting or coloured LUT came back grey, where Image>Type>8-bit (and an 8-bit
+		// image thresholded here) keeps it: white objects then showed white, not as before
+		Settings st = Settings.of(Method.MEAN, 3, 0, 0, true);
+		for (String type : new String[] { "16-bit", "32-bit" })
+			for (int slices : new int[] { 1, 3 })
+				for (String lut : new String[] { "invert", "Green" }) {
+					ImagePlus imp = ImageJReference.noise(type, 30, 20, slices, 64);
+					if (lut.equals("invert")) imp.getProcessor().invertLut();
+					else imp.setLut(ij.process.LUT.createLutFromColor(java.awt.Color.green));
+					ImagePlus converted = imp.duplicate();
+					if (slices == 1) new ij.process.ImageConverter(converted).convertToGray8(); // Image>Type>8-bit
+					else new ij.process.StackConverter(converted).convertToGray8();
+					String what = type + " " + slices + " " + lut;
+					assertTrue(converted.isInvertedLut() == lut.equals("invert"), what + ": ImageJ's conversion");
+					assertTrue(LocalThresholdPlugin.threshold(imp, st, true));
+					assertEquals(8, imp.getBitDepth(), what);
+					for (int i = 0; i < 256; i += 15)
+						assertEquals(converted.getProcessor().getLut().getRGB(i), imp.getProcessor().getLut().getRGB(i),
+							what + ": LUT entry " + i);
+					assertEquals(0, imp.getDisplayRangeMin(), what);
+					assertEquals(255, imp.getDisplayRangeMax(), what);
+				}
+	}
 }
