@@ -193,7 +193,10 @@ public class LocalThresholdPlugin implements PlugIn {
 				: " after " + done + " of " + given + " slices; the others are unchanged"));
 			if (unchanged) return false;
 		}
-		imp.getProcessor().resetMinAndMax();
+		// a new 8-bit image shows 0-255; an 8-bit one keeps its range, as Auto Local Threshold
+		// leaves it (0 and 255 are black and white under any range): slices not thresholded keep
+		// their look, and Undo gives back the image as it was shown
+		if (!eightBit) imp.getProcessor().resetMinAndMax();
 		imp.changes = true;
 		imp.updateAndDraw();
 		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");

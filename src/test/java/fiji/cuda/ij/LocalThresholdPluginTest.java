@@ -139,4 +139,34 @@ class LocalThresholdPluginTest {
 					assertEquals(255, imp.getDisplayRangeMax(), what);
 				}
 	}
+
+	@Test
+	void anEightBitImageKeepsItsDisplayRangeAsAutoLocalThresholdLeavesIt() {
+		// the range was reset to 0-255: the slices of a stack left as they were changed their
+		// contrast, and Undo gave back the pixels but not the range they had been shown with
+		Settings st = Settings.of(Method.MEAN, 3, 0, 0, true);
+		ImagePlus single = ImageJReference.noise("8-bit", 30, 20, 1, 65);
+		byte[] before = ((byte[]) single.getProcessor().getPixels()).clone();
+		single.setDisplayRange(40, 90);
+		assertTrue(LocalThresholdPlugin.threshold(single, st, false));
+		assertEquals(40, single.getDisplayRangeMin());
+		assertEquals(90, single.getDisplayRangeMax());
+		ij.WindowManager.setTempCurrentImage(single);
+		try {
+			ij.Undo.undo();
+		} finally {
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+		assertTrue(java.util.Arrays.equals(before, (byte[]) single.getProcessor().getPixels()), "not undone");
+		assertEquals(40, single.getDisplayRangeMin());
+		assertEquals(90, single.getDisplayRangeMax());
+
+		ImagePlus stack = ImageJReference.noise("8-bit", 30, 20, 3, 66);
+		stack.setSlice(2);
+		stack.setDisplayRange(40, 90);
+		assertTrue(LocalThresholdPlugin.threshold(stack, st, false));
+		stack.setSlice(3); // one of the slices left as they were
+		assertEquals(40, stack.getDisplayRangeMin());
+		assertEquals(90, stack.getDisplayRangeMax());
+	}
 }
