@@ -11,17 +11,12 @@ import ij.IJ;
 import ij.ImagePlus;
 import ij.Menus;
 import ij.Prefs;
-import ij.WindowManager;
-import ij.gui.GenericDialog;
 import ij.gui.Line;
 import ij.gui.OvalRoi;
 import ij.gui.Roi;
 import ij.measure.Calibration;
-import ij.plugin.filter.PlugInFilter;
-import ij.plugin.filter.PlugInFilterRunner;
 
-import java.awt.EventQueue;
-import java.awt.Window;
+import java.util.List;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -162,56 +157,71 @@ class GaussianBlurPluginTest {
 		try {
 			for (boolean nonBlocking : new boolean[] { true, false }) {
 				Prefs.nonBlockingFilterDialogs = nonBlocking;
-				Class<?>[] theirs = new Class<?>[1], ours = new Class<?>[1];
-				ImagePlus expected = throughTheDialog(new ij.plugin.filter.GaussianBlur(), IJ2D, true, theirs);
-				assertEquals(nonBlocking, theirs[0] == ij.gui.NonBlockingGenericDialog.class, "ImageJ's dialog");
-				assertClose(expected, throughTheDialog(new GaussianBlurPlugin(), GPU2D, true, ours), "OK");
-				assertEquals(theirs[0], ours[0], "with the option " + nonBlocking);
-				throughTheDialog(new GaussianBlurPlugin(), GPU2D, false, ours);
+				ImagePlus expected = noise("8-bit", 30, 20, 1, 5), actual = expected.duplicate();
+				// the choice needs the image in a window
+				expected.show();
+				actual.show();
+				try {
+					List<Class<?>> theirs = Interactive.run(IJ2D, expected, menu(IJ2D), "OK");
+					assertEquals(nonBlocking, theirs.get(0) == ij.gui.NonBlockingGenericDialog.class, "ImageJ's dialog");
+					assertEquals(theirs, Interactive.run(GPU2D, actual, menu(GPU2D), "OK"), "with the option " + nonBlocking);
+					assertClose(expected, actual, "OK");
+					ImagePlus before = actual.duplicate();
+					Interactive.run(GPU2D, actual, menu(GPU2D), (String) null); // closing the dialog cancels
+					assertTrue(ImageJReference.samePixels(before, actual), "canceled, yet changed");
+				} finally {
+					for (ImagePlus imp : new ImagePlus[] { expected, actual }) {
+						imp.changes = false;
+						imp.close();
+					}
+				}
 			}
 		} finally {
 			Prefs.nonBlockingFilterDialogs = saved;
 		}
 	}
 
+	/** @return what choosing the command in the menu runs */
+	private static Runnable menu(String command) {
+		return () -> IJ.runPlugIn(command, (String) Menus.getCommands().get(command), "");
+	}
+
+	@Test
+	void theDialogsRecordWhatImageJsRecordAndTheRecordingReplaysTheRun() throws Exception {
+		ImagePlus calibrated = noise("16-bit", 30, 20, 1, 6);
+		calibrated.getCalibration().setUnit("um");
+		calibrated.getCalibration().pixelWidth = 0.5;
+		calibrated.getCalibration().pixelHeight = 0.8;
+		recordsAlike("scaled", calibrated, IJ2D, GPU2D, "+Scaled", "OK");
+		ImagePlus stack = noise("32-bit", 30, 20, 3, 7);
+		stack.setSlice(2);
+		recordsAlike("whole stack", stack, IJ2D, GPU2D, "OK", "Yes");
+		recordsAlike("one slice", stack, IJ2D, GPU2D, "OK", "No");
+		ImagePlus h = noise("8-bit", 20, 16, 12, 8);
+		h.setDimensions(2, 3, 2);
+		h.setOpenAsHyperStack(true);
+		recordsAlike("3D", h, IJ3D, GPU3D, "OK");
+	}
+
 	/**
-	 * Runs a filter interactively (no macro options) on an image shown in a window, and
-	 * answers its dialog with OK (the remembered sigma) or closes it, after which the image
-	 * must be unchanged.
-	 *
-	 * @param dialogClass receives the class of the dialog
-	 * @return the image after the run
+	 * Runs both commands through their dialogs with the same answers, recorded; the
+	 * recordings must be the same but for the command's name, the results alike, and our
+	 * recording, replayed on a copy, must give our result.
 	 */
-	private static ImagePlus throughTheDialog(PlugInFilter filter, String command, boolean ok, Class<?>[] dialogClass)
+	private static void recordsAlike(String what, ImagePlus src, String theirs, String ours, String... answers)
 		throws Exception
 	{
-		ImagePlus imp = noise("8-bit", 30, 20, 1, 5);
-		ImagePlus before = imp.duplicate();
-		imp.show();
-		Thread t = new Thread(() -> new PlugInFilterRunner(filter, command, ""), "dialog test");
-		WindowManager.setTempCurrentImage(t, imp);
-		try {
-			t.start();
-			GenericDialog gd = null;
-			for (long end = System.currentTimeMillis() + 20_000; gd == null && System.currentTimeMillis() < end; Thread.sleep(20))
-				for (Window w : Window.getWindows())
-					if (w instanceof GenericDialog && w.isShowing() && command.equals(((GenericDialog) w).getTitle()))
-						gd = (GenericDialog) w;
-			assertFalse(gd == null, command + ": no dialog");
-			dialogClass[0] = gd.getClass();
-			GenericDialog open = gd;
-			EventQueue.invokeAndWait(() -> {
-				if (ok) open.actionPerformed(new java.awt.event.ActionEvent(open.getButtons()[0], 0, "OK"));
-				else open.windowClosing(null); // as the window's close button
-			});
-			t.join(20_000);
-			assertFalse(t.isAlive(), command + ": the dialog did not close");
-			assertEquals(!ok, ImageJReference.samePixels(before, imp), command + (ok ? ": not blurred" : ": canceled, yet changed"));
-			return imp.duplicate();
-		} finally {
-			WindowManager.setTempCurrentImage(t, null);
-			imp.changes = false;
-			imp.close();
-		}
+		ImagePlus expected = copy(src), actual = copy(src), replayed = copy(src);
+		String t = Interactive.recorded(() -> Interactive.run(theirs, expected, menu(theirs), answers));
+		String o = Interactive.recorded(() -> Interactive.run(ours, actual, menu(ours), answers));
+		assertTrue(t.startsWith("run(\"" + theirs + "\""), what + ": ImageJ recorded " + t);
+		assertEquals(t.replace("run(\"" + theirs + "\"", "run(\"" + ours + "\""), o, what + ": recorded");
+		assertFalse(ImageJReference.samePixels(src, actual), what + ": nothing was blurred");
+		assertClose(expected, actual, what);
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("run\\(\"[^\"]*\", \"([^\"]*)\"\\);\n").matcher(o);
+		assertTrue(m.matches(), o);
+		replayed.setPosition(src.getC(), src.getZ(), src.getT());
+		IJ.run(replayed, ours, m.group(1));
+		assertTrue(ImageJReference.samePixels(actual, replayed), what + ": " + o + " replayed differently");
 	}
 }
