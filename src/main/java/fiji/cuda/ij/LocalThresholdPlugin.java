@@ -197,6 +197,9 @@ public class LocalThresholdPlugin implements PlugIn {
 		// leaves it (0 and 255 are black and white under any range): slices not thresholded keep
 		// their look, and Undo gives back the image as it was shown
 		if (!eightBit) imp.getProcessor().resetMinAndMax();
+		// the threshold Auto Local Threshold leaves, unseen: Analyze Particles and "Limit to
+		// threshold" then take the 255 pixels, whatever "Black background" says
+		imp.getProcessor().setThreshold(255, 255, ImageProcessor.NO_LUT_UPDATE);
 		imp.changes = true;
 		imp.updateAndDraw();
 		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");

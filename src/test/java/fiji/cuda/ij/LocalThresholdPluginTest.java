@@ -169,4 +169,37 @@ class LocalThresholdPluginTest {
 		assertEquals(40, stack.getDisplayRangeMin());
 		assertEquals(90, stack.getDisplayRangeMax());
 	}
+
+	@Test
+	void theResultIsThresholdedAtTwoFiftyFiveAsAutoLocalThresholdLeavesIt() {
+		// Auto Local Threshold sets the (invisible) threshold 255-255 on its result, so that
+		// Analyze Particles, run next as in most of its macros, measures the 255 pixels whatever
+		// "Black background" says; without it ImageJ took the objects of a white-on-black
+		// result, with "Black background" off, to be its 0 pixels: the background
+		boolean black = ij.Prefs.blackBackground;
+		ij.Prefs.blackBackground = false;
+		try {
+			for (String type : new String[] { "8-bit", "16-bit" }) {
+				ImagePlus imp = IJ.createImage("squares", type + " black", 40, 30, 1);
+				imp.getProcessor().add(10);
+				imp.getProcessor().setValue(200);
+				for (int k = 0; k < 3; k++)
+					imp.getProcessor().fill(new ij.gui.Roi(3 + 12 * k, 10, 5, 5));
+				assertTrue(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 5, 0, 0, true), false));
+				assertEquals(255, imp.getProcessor().getMinThreshold(), type);
+				assertEquals(255, imp.getProcessor().getMaxThreshold(), type);
+				assertFalse(imp.getProcessor().isColorLut(), type + ": the threshold shows"); // not red
+				ij.measure.ResultsTable rt = new ij.measure.ResultsTable();
+				ij.plugin.filter.ParticleAnalyzer pa = new ij.plugin.filter.ParticleAnalyzer(0, ij.measure.Measurements.AREA, rt,
+					0, Double.POSITIVE_INFINITY);
+				pa.setHideOutputImage(true);
+				assertTrue(pa.analyze(imp), type);
+				assertEquals(3, rt.size(), type + ": particles");
+				for (int k = 0; k < 3; k++)
+					assertEquals(25, rt.getValue("Area", k), type + ": area");
+			}
+		} finally {
+			ij.Prefs.blackBackground = black;
+		}
+	}
 }
