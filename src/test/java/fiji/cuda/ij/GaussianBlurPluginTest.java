@@ -192,26 +192,32 @@ class GaussianBlurPluginTest {
 		calibrated.getCalibration().setUnit("um");
 		calibrated.getCalibration().pixelWidth = 0.5;
 		calibrated.getCalibration().pixelHeight = 0.8;
-		recordsAlike("scaled", calibrated, IJ2D, GPU2D, "+Scaled", "OK");
+		recordsAlike("scaled", calibrated, null, IJ2D, GPU2D, "+Scaled", "OK");
 		ImagePlus stack = noise("32-bit", 30, 20, 3, 7);
-		stack.setSlice(2);
-		recordsAlike("whole stack", stack, IJ2D, GPU2D, "OK", "Yes");
-		recordsAlike("one slice", stack, IJ2D, GPU2D, "OK", "No");
+		recordsAlike("whole stack", stack, i -> i.setSlice(2), IJ2D, GPU2D, "OK", "Yes");
+		recordsAlike("one slice", stack, i -> i.setSlice(2), IJ2D, GPU2D, "OK", "No");
+		recordsAlike("previewed", stack, i -> {
+			i.setSlice(2);
+			i.setRoi(new OvalRoi(3, 4, 20, 12));
+		}, IJ2D, GPU2D, "+Preview", "OK", "Yes");
 		ImagePlus h = noise("8-bit", 20, 16, 12, 8);
 		h.setDimensions(2, 3, 2);
 		h.setOpenAsHyperStack(true);
-		recordsAlike("3D", h, IJ3D, GPU3D, "OK");
+		recordsAlike("3D", h, i -> i.setPosition(2, 2, 1), IJ3D, GPU3D, "OK");
 	}
 
 	/**
-	 * Runs both commands through their dialogs with the same answers, recorded; the
-	 * recordings must be the same but for the command's name, the results alike, and our
-	 * recording, replayed on a copy, must give our result.
+	 * Runs both commands through their dialogs with the same answers, recorded, on copies of
+	 * src prepared alike; the recordings must be the same but for the command's name, the
+	 * results alike, and our recording, replayed on another copy, must give our result.
 	 */
-	private static void recordsAlike(String what, ImagePlus src, String theirs, String ours, String... answers)
-		throws Exception
+	private static void recordsAlike(String what, ImagePlus src, Consumer<ImagePlus> prepare, String theirs, String ours,
+		String... answers) throws Exception
 	{
 		ImagePlus expected = copy(src), actual = copy(src), replayed = copy(src);
+		if (prepare != null)
+			for (ImagePlus imp : new ImagePlus[] { expected, actual, replayed })
+				prepare.accept(imp);
 		String t = Interactive.recorded(() -> Interactive.run(theirs, expected, menu(theirs), answers));
 		String o = Interactive.recorded(() -> Interactive.run(ours, actual, menu(ours), answers));
 		assertTrue(t.startsWith("run(\"" + theirs + "\""), what + ": ImageJ recorded " + t);
@@ -220,7 +226,6 @@ class GaussianBlurPluginTest {
 		assertClose(expected, actual, what);
 		java.util.regex.Matcher m = java.util.regex.Pattern.compile("run\\(\"[^\"]*\", \"([^\"]*)\"\\);\n").matcher(o);
 		assertTrue(m.matches(), o);
-		replayed.setPosition(src.getC(), src.getZ(), src.getT());
 		IJ.run(replayed, ours, m.group(1));
 		assertTrue(ImageJReference.samePixels(actual, replayed), what + ": " + o + " replayed differently");
 	}

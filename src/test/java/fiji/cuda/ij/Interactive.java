@@ -58,7 +58,11 @@ final class Interactive {
 				Dialog open = d;
 				if (answer != null && answer.startsWith("+")) {
 					Checkbox box = find(open, Checkbox.class, answer.substring(1));
-					EventQueue.invokeAndWait(() -> box.setState(true));
+					EventQueue.invokeAndWait(() -> { // as a click: the dialog's listeners (a preview) hear of it
+						box.setState(true);
+						((java.awt.event.ItemListener) open).itemStateChanged(
+							new java.awt.event.ItemEvent(box, java.awt.event.ItemEvent.ITEM_STATE_CHANGED, box, java.awt.event.ItemEvent.SELECTED));
+					});
 					continue;
 				}
 				answered.add(d);
