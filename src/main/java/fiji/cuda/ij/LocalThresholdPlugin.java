@@ -24,7 +24,8 @@ import ij.process.ImageProcessor;
  * {@code parameter_2}, {@code white}, {@code stack}) and defaults, computed by
  * {@link LocalThreshold} over a square window of side 2r+1 (Auto Local Threshold uses a
  * circle of radius r). 8, 16 and 32-bit images are accepted; the image becomes an 8-bit
- * binary image in place, as Auto Local Threshold makes it. A single image can be undone.
+ * binary image in place, as Auto Local Threshold makes it. A single image, or the one slice
+ * of an 8-bit stack thresholded, can be undone.
  * <p>
  * Without {@code stack}, only the current slice of an 8-bit stack is thresholded, as Auto
  * Local Threshold does; a 16 or 32-bit stack cannot change type slice by slice, so there
@@ -139,7 +140,10 @@ public class LocalThresholdPlugin implements PlugIn {
 		if (eightBit) {
 			Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 			ImageProcessor ip = imp.getProcessor();
-			if (n == 1) ip.snapshot();
+			// one plane changed, the current one (a single image, or one slice of a stack) can be
+			// undone, as after ImageJ's filters; Undo cannot restore a stack
+			boolean onePlane = n == 1 || !stack;
+			if (onePlane) ip.snapshot();
 			else Undo.reset();
 			try {
 				r = LocalThreshold.thresholdInto(planes, planes, settings, opts);
@@ -148,7 +152,7 @@ public class LocalThresholdPlugin implements PlugIn {
 				imp.updateAndDraw();
 				throw e;
 			}
-			if (n == 1) Undo.setup(Undo.FILTER, imp);
+			if (onePlane) Undo.setup(Undo.FILTER, imp);
 		} else {
 			Planes planes = ImagePlusPlanes.wrap(imp);
 			Object[] out = new Object[planes.depth()];

@@ -202,4 +202,24 @@ class LocalThresholdPluginTest {
 			ij.Prefs.blackBackground = black;
 		}
 	}
+
+	@Test
+	void oneSliceOfAStackCanBeUndoneAsAfterImageJsFilters() {
+		// only a single image could be undone: after one slice of a stack, Edit>Undo gave the
+		// slice whatever an earlier filter had left as its snapshot (here: before a blur)
+		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 3, 67);
+		imp.setSlice(2);
+		imp.getProcessor().snapshot();
+		ImageJReference.blur2D(imp.getProcessor(), 2, 2); // an earlier filter, its snapshot left behind
+		ImagePlus before = imp.duplicate();
+		assertTrue(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false));
+		assertFalse(ImageJReference.samePixels(before, imp));
+		ij.WindowManager.setTempCurrentImage(imp);
+		try {
+			ij.Undo.undo();
+		} finally {
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+		assertTrue(ImageJReference.samePixels(before, imp), "Undo did not restore the slice as it was");
+	}
 }
