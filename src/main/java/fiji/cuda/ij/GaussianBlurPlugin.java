@@ -7,6 +7,7 @@ import ij.ImagePlus;
 import ij.Macro;
 import ij.Prefs;
 import ij.gui.DialogListener;
+import ij.gui.GUI;
 import ij.gui.GenericDialog;
 import ij.measure.Calibration;
 import ij.plugin.filter.ExtendedPlugInFilter;
@@ -79,7 +80,9 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			return DONE;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "sigma=2")) return DONE;
-		GenericDialog gd = new GenericDialog(command);
+		// non-blocking, as ImageJ's, when its "Non-blocking filter dialogs" option is on and the
+		// image has a window: the user may then scroll the stack or adjust the display meanwhile
+		GenericDialog gd = GUI.newNonBlockingDialog(command, imp);
 		gd.addNumericField("Sigma (Radius):", Math.abs(sigma), 2);
 		Calibration cal = imp.getCalibration();
 		hasScale = cal != null && !cal.getUnits().equals("pixels");

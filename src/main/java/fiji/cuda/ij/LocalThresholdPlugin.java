@@ -24,7 +24,8 @@ import ij.process.ImageProcessor;
  * {@code parameter_2}, {@code white}, {@code stack}) and defaults, computed by
  * {@link LocalThreshold} over a square window of side 2r+1 (Auto Local Threshold uses a
  * circle of radius r). 8, 16 and 32-bit images are accepted; the image becomes an 8-bit
- * binary image in place, as Auto Local Threshold makes it. A single image can be undone.
+ * binary image in place, as Auto Local Threshold makes it. A single image, or the one slice
+ * of an 8-bit stack thresholded, can be undone.
  * <p>
  * Without {@code stack}, only the current slice of an 8-bit stack is thresholded, as Auto
  * Local Threshold does; a 16 or 32-bit stack cannot change type slice by slice, so there
@@ -139,7 +140,10 @@ public class LocalThresholdPlugin implements PlugIn {
 		if (eightBit) {
 			Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 			ImageProcessor ip = imp.getProcessor();
-			if (n == 1) ip.snapshot();
+			// one plane changed, the current one (a single image, or one slice of a stack) can be
+			// undone, as after ImageJ's filters; Undo cannot restore a stack
+			boolean onePlane = n == 1 || !stack;
+			if (onePlane) ip.snapshot();
 			else Undo.reset();
 			try {
 				r = LocalThreshold.thresholdInto(planes, planes, settings, opts);
@@ -148,7 +152,7 @@ public class LocalThresholdPlugin implements PlugIn {
 				imp.updateAndDraw();
 				throw e;
 			}
-			if (n == 1) Undo.setup(Undo.FILTER, imp);
+			if (onePlane) Undo.setup(Undo.FILTER, imp);
 		} else {
 			Planes planes = ImagePlusPlanes.wrap(imp);
 			Object[] out = new Object[planes.depth()];
@@ -156,9 +160,13 @@ public class LocalThresholdPlugin implements PlugIn {
 				out[z] = new byte[planes.planeSize()];
 			r = LocalThreshold.thresholdInto(planes, Planes.wrap(planes.width(), planes.height(), out), settings, opts);
 			if (!r.canceled()) {
+				// an inverting or coloured LUT stays, as Image>Type>8-bit keeps it
+				java.awt.image.ColorModel lut = imp.getProcessor().getColorModel();
 				if (n == 1) {
 					Undo.setup(Undo.TYPE_CONVERSION, imp); // keeps the 16 or 32-bit processor for Undo
-					imp.setProcessor(new ByteProcessor(planes.width(), planes.height(), (byte[]) out[0]));
+					ByteProcessor bp = new ByteProcessor(planes.width(), planes.height(), (byte[]) out[0]);
+					bp.setColorModel(lut);
+					imp.setProcessor(bp);
 				} else {
 					Undo.reset();
 					ImageStack old = imp.getStack(), s = new ImageStack(planes.width(), planes.height());
@@ -169,6 +177,7 @@ public class LocalThresholdPlugin implements PlugIn {
 					// setStack gives a composite the default colours: each channel keeps its own,
 					// as Image>Type>8-bit keeps them
 					ij.process.LUT[] luts = imp.isComposite() ? ((ij.CompositeImage) imp).getLuts() : null;
+					s.setColorModel(lut);
 					imp.setStack(s, c, zs, t);
 					if (luts != null && imp.isComposite() && luts.length == imp.getNChannels())
 						for (int i = 0; i < luts.length; i++) {
@@ -188,7 +197,13 @@ public class LocalThresholdPlugin implements PlugIn {
 				: " after " + done + " of " + given + " slices; the others are unchanged"));
 			if (unchanged) return false;
 		}
-		imp.getProcessor().resetMinAndMax();
+		// a new 8-bit image shows 0-255; an 8-bit one keeps its range, as Auto Local Threshold
+		// leaves it (0 and 255 are black and white under any range): slices not thresholded keep
+		// their look, and Undo gives back the image as it was shown
+		if (!eightBit) imp.getProcessor().resetMinAndMax();
+		// the threshold Auto Local Threshold leaves, unseen: Analyze Particles and "Limit to
+		// threshold" then take the 255 pixels, whatever "Black background" says
+		imp.getProcessor().setThreshold(255, 255, ImageProcessor.NO_LUT_UPDATE);
 		imp.changes = true;
 		imp.updateAndDraw();
 		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");

@@ -4,16 +4,20 @@ import static fiji.cuda.ij.ImageJReference.assertClose;
 import static fiji.cuda.ij.ImageJReference.noise;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ij.CompositeImage;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.Menus;
+import ij.Prefs;
+import ij.WindowManager;
 import ij.gui.Line;
 import ij.gui.OvalRoi;
 import ij.gui.Roi;
 import ij.measure.Calibration;
 
+import java.util.List;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -144,5 +148,199 @@ class GaussianBlurPluginTest {
 			else assertEquals(e, a, "pixel " + i); // NaN counts as equal to NaN here
 		}
 		assertFalse(nan == 0, "the NaN did not spread");
+	}
+
+	@Test
+	void theDialogIsNonBlockingWhenImageJsIs() throws Exception {
+		// with Edit>Options>Misc "Non-blocking filter dialogs", ImageJ's dialog lets the user
+		// scroll the stack and adjust the display while it is open; ours was always modal
+		boolean saved = Prefs.nonBlockingFilterDialogs;
+		try {
+			for (boolean nonBlocking : new boolean[] { true, false }) {
+				Prefs.nonBlockingFilterDialogs = nonBlocking;
+				ImagePlus expected = noise("8-bit", 30, 20, 1, 5), actual = expected.duplicate();
+				// the choice needs the image in a window
+				expected.show();
+				actual.show();
+				try {
+					List<Class<?>> theirs = Interactive.run(IJ2D, expected, menu(IJ2D), "OK");
+					assertEquals(nonBlocking, theirs.get(0) == ij.gui.NonBlockingGenericDialog.class, "ImageJ's dialog");
+					assertEquals(theirs, Interactive.run(GPU2D, actual, menu(GPU2D), "OK"), "with the option " + nonBlocking);
+					assertClose(expected, actual, "OK");
+					ImagePlus before = actual.duplicate();
+					Interactive.run(GPU2D, actual, menu(GPU2D), (String) null); // closing the dialog cancels
+					assertTrue(ImageJReference.samePixels(before, actual), "canceled, yet changed");
+				} finally {
+					for (ImagePlus imp : new ImagePlus[] { expected, actual }) {
+						imp.changes = false;
+						imp.close();
+					}
+				}
+			}
+		} finally {
+			Prefs.nonBlockingFilterDialogs = saved;
+		}
+	}
+
+	/** @return what choosing the command in the menu runs */
+	private static Runnable menu(String command) {
+		return () -> IJ.runPlugIn(command, (String) Menus.getCommands().get(command), "");
+	}
+
+	@Test
+	void theDialogsRecordWhatImageJsRecordAndTheRecordingReplaysTheRun() throws Exception {
+		ImagePlus calibrated = noise("16-bit", 30, 20, 1, 6);
+		calibrated.getCalibration().setUnit("um");
+		calibrated.getCalibration().pixelWidth = 0.5;
+		calibrated.getCalibration().pixelHeight = 0.8;
+		recordsAlike("scaled", calibrated, null, IJ2D, GPU2D, "+Scaled", "OK");
+		ImagePlus stack = noise("32-bit", 30, 20, 3, 7);
+		recordsAlike("whole stack", stack, i -> i.setSlice(2), IJ2D, GPU2D, "OK", "Yes");
+		recordsAlike("one slice", stack, i -> i.setSlice(2), IJ2D, GPU2D, "OK", "No");
+		recordsAlike("previewed", stack, i -> {
+			i.setSlice(2);
+			i.setRoi(new OvalRoi(3, 4, 20, 12));
+		}, IJ2D, GPU2D, "+Preview", "OK", "Yes");
+		ImagePlus h = noise("8-bit", 20, 16, 12, 8);
+		h.setDimensions(2, 3, 2);
+		h.setOpenAsHyperStack(true);
+		recordsAlike("3D", h, i -> i.setPosition(2, 2, 1), IJ3D, GPU3D, "OK");
+	}
+
+	/**
+	 * Runs both commands through their dialogs with the same answers, recorded, on copies of
+	 * src prepared alike; the recordings must be the same but for the command's name, the
+	 * results alike, and our recording, replayed on another copy, must give our result.
+	 */
+	private static void recordsAlike(String what, ImagePlus src, Consumer<ImagePlus> prepare, String theirs, String ours,
+		String... answers) throws Exception
+	{
+		ImagePlus expected = copy(src), actual = copy(src), replayed = copy(src);
+		if (prepare != null)
+			for (ImagePlus imp : new ImagePlus[] { expected, actual, replayed })
+				prepare.accept(imp);
+		String t = Interactive.recorded(() -> Interactive.run(theirs, expected, menu(theirs), answers));
+		String o = Interactive.recorded(() -> Interactive.run(ours, actual, menu(ours), answers));
+		assertTrue(t.startsWith("run(\"" + theirs + "\""), what + ": ImageJ recorded " + t);
+		assertEquals(t.replace("run(\"" + theirs + "\"", "run(\"" + ours + "\""), o, what + ": recorded");
+		assertFalse(ImageJReference.samePixels(src, actual), what + ": nothing was blurred");
+		assertClose(expected, actual, what);
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("run\\(\"[^\"]*\", \"([^\"]*)\"\\);\n").matcher(o);
+		assertTrue(m.matches(), o);
+		IJ.run(replayed, ours, m.group(1));
+		assertTrue(ImageJReference.samePixels(actual, replayed), what + ": " + o + " replayed differently");
+	}
+
+	@Test
+	void everythingElseTheUserSeesMatchesImageJ() {
+		// beyond the pixels: the slices changed, display range, LUT, composite mode and channel
+		// ranges, calibration, selection, position, title, the change mark, and what Edit>Undo
+		// gives back, over types, stacks, hyperstacks, composites, selections and display ranges
+		for (String t : TYPES) {
+			ImagePlus single = noise(t, 23, 17, 1, 1), stack = noise(t, 23, 17, 4, 2), h = noise(t, 23, 17, 12, 3);
+			h.setDimensions(2, 3, 2);
+			h.setOpenAsHyperStack(true);
+			for (String o : new String[] { "sigma=2", "sigma=2 stack", "sigma=0 stack" }) {
+				sameEffects(t + " single", single, IJ2D, GPU2D, o, null);
+				sameEffects(t + " stack", stack, IJ2D, GPU2D, o, i -> i.setSlice(3));
+				sameEffects(t + " hyperstack", h, IJ2D, GPU2D, o, i -> i.setPosition(2, 2, 2));
+				sameEffects(t + " oval", single, IJ2D, GPU2D, o, i -> i.setRoi(new OvalRoi(3, 4, 10, 8)));
+				sameEffects(t + " rectangle on a stack", stack, IJ2D, GPU2D, o, i -> {
+					i.setSlice(2);
+					i.setRoi(new Roi(3, 4, 10, 8));
+				});
+				sameEffects(t + " display range", stack, IJ2D, GPU2D, o, i -> {
+					i.setSlice(2);
+					i.setDisplayRange(40, 90);
+				});
+				sameEffects(t + " scaled", single, IJ2D, GPU2D, o + " scaled", i -> {
+					i.getCalibration().setUnit("um");
+					i.getCalibration().pixelWidth = 0.5;
+				});
+				if (t.equals("RGB")) continue;
+				sameEffects(t + " inverting LUT", single, IJ2D, GPU2D, o, i -> i.getProcessor().invertLut());
+				ImagePlus channels = noise(t, 23, 17, 6, 5);
+				channels.setDimensions(3, 2, 1);
+				for (int mode : new int[] { IJ.COMPOSITE, IJ.COLOR, IJ.GRAYSCALE })
+					sameEffects(t + " composite mode " + mode, new CompositeImage(channels.duplicate(), mode), IJ2D, GPU2D, o,
+						i -> {
+							CompositeImage ci = (CompositeImage) i;
+							ci.setMode(mode);
+							ci.setPosition(3, 2, 1);
+							ci.getChannelLut(1).min = 30;
+							ci.setDisplayRange(20, 60);
+						});
+			}
+			// ImageJ's Gaussian Blur 3D leaves the image unmarked, and Undo as it was: these mark
+			// it changed (closing asks to save) and undo a single plane (README)
+			for (String o : new String[] { "x=2 y=1 z=1.5", "x=1 y=1 z=0" }) {
+				sameEffects(t + " 3D", stack, IJ3D, GPU3D, o, i -> i.setSlice(3));
+				sameEffects(t + " 3D hyperstack", h, IJ3D, GPU3D, o, i -> {
+					i.setPosition(2, 2, 2);
+					i.setRoi(new OvalRoi(3, 4, 10, 8));
+				});
+			}
+		}
+	}
+
+	/**
+	 * Runs ImageJ's command and ours on copies of src prepared alike and compares what the user
+	 * sees of them afterwards and after Edit>Undo (for 3D, all but the change mark and Undo).
+	 */
+	private static void sameEffects(String what, ImagePlus src, String theirs, String ours, String options,
+		Consumer<ImagePlus> prepare)
+	{
+		boolean threeD = theirs.equals(IJ3D);
+		java.util.Map<String, String> expected = null;
+		for (String command : new String[] { theirs, ours }) {
+			ImagePlus imp = copy(src);
+			if (prepare != null) prepare.accept(imp);
+			imp.changes = false;
+			ImagePlus before = imp.duplicate();
+			ij.Undo.reset();
+			IJ.run(imp, command, options);
+			java.util.Map<String, String> seen = seen(imp, before);
+			if (!threeD) {
+				WindowManager.setTempCurrentImage(imp);
+				try {
+					ij.Undo.undo();
+				} finally {
+					WindowManager.setTempCurrentImage(null);
+				}
+				seen.put("after Undo", seen(imp, before).get("slices changed"));
+			} else
+				seen.remove("changed");
+			if (expected == null) expected = seen;
+			else assertEquals(expected.toString(), seen.toString(), what + " [" + options + "]");
+		}
+	}
+
+	/** @return what the user sees of an image, and which of its slices differ from before's */
+	private static java.util.Map<String, String> seen(ImagePlus imp, ImagePlus before) {
+		java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+		m.put("title", imp.getTitle());
+		m.put("dimensions", java.util.Arrays.toString(imp.getDimensions()) + (imp.isHyperStack() ? " hyperstack" : ""));
+		m.put("position", imp.getC() + "," + imp.getZ() + "," + imp.getT() + " (" + imp.getCurrentSlice() + ")");
+		m.put("changed", String.valueOf(imp.changes));
+		m.put("selection", imp.getRoi() == null ? "none" : imp.getRoi().getTypeAsString() + imp.getRoi().getBounds());
+		m.put("calibration", imp.getCalibration().toString());
+		m.put("display range", imp.getDisplayRangeMin() + "-" + imp.getDisplayRangeMax());
+		if (imp.getBitDepth() != 24) {
+			ij.process.LUT lut = imp.getProcessor().getLut();
+			m.put("LUT", lut.getRGB(0) + "/" + lut.getRGB(128) + "/" + lut.getRGB(255));
+		}
+		if (imp.isComposite()) {
+			StringBuilder sb = new StringBuilder("mode " + ((CompositeImage) imp).getMode());
+			for (ij.process.LUT l : ((CompositeImage) imp).getLuts())
+				sb.append("; ").append(l.min).append('-').append(l.max).append(' ').append(Integer.toHexString(l.getRGB(255)));
+			m.put("composite", sb.toString());
+		}
+		m.put("threshold", imp.getProcessor().getMinThreshold() + "-" + imp.getProcessor().getMaxThreshold());
+		java.util.List<Integer> changed = new java.util.ArrayList<>();
+		for (int s = 1; s <= before.getStackSize(); s++)
+			if (!ImageJReference.samePixels(new ImagePlus("", before.getStack().getProcessor(s)),
+				new ImagePlus("", imp.getStack().getProcessor(s)))) changed.add(s);
+		m.put("slices changed", changed.toString());
+		return m;
 	}
 }

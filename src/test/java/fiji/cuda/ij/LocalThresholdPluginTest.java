@@ -113,4 +113,113 @@ class LocalThresholdPluginTest {
 		assertEquals(2, imp.getC());
 		assertEquals(2, imp.getZ());
 	}
+
+	@Test
+	void sixteenAndThirtyTwoBitImagesKeepTheirLutAsImageJsEightBitConversionDoes() {
+		// an inverting or coloured LUT came back grey, where Image>Type>8-bit (and an 8-bit
+		// image thresholded here) keeps it: white objects then showed white, not as before
+		Settings st = Settings.of(Method.MEAN, 3, 0, 0, true);
+		for (String type : new String[] { "16-bit", "32-bit" })
+			for (int slices : new int[] { 1, 3 })
+				for (String lut : new String[] { "invert", "Green" }) {
+					ImagePlus imp = ImageJReference.noise(type, 30, 20, slices, 64);
+					if (lut.equals("invert")) imp.getProcessor().invertLut();
+					else imp.setLut(ij.process.LUT.createLutFromColor(java.awt.Color.green));
+					ImagePlus converted = imp.duplicate();
+					if (slices == 1) new ij.process.ImageConverter(converted).convertToGray8(); // Image>Type>8-bit
+					else new ij.process.StackConverter(converted).convertToGray8();
+					String what = type + " " + slices + " " + lut;
+					assertTrue(converted.isInvertedLut() == lut.equals("invert"), what + ": ImageJ's conversion");
+					assertTrue(LocalThresholdPlugin.threshold(imp, st, true));
+					assertEquals(8, imp.getBitDepth(), what);
+					for (int i = 0; i < 256; i += 15)
+						assertEquals(converted.getProcessor().getLut().getRGB(i), imp.getProcessor().getLut().getRGB(i),
+							what + ": LUT entry " + i);
+					assertEquals(0, imp.getDisplayRangeMin(), what);
+					assertEquals(255, imp.getDisplayRangeMax(), what);
+				}
+	}
+
+	@Test
+	void anEightBitImageKeepsItsDisplayRangeAsAutoLocalThresholdLeavesIt() {
+		// the range was reset to 0-255: the slices of a stack left as they were changed their
+		// contrast, and Undo gave back the pixels but not the range they had been shown with
+		Settings st = Settings.of(Method.MEAN, 3, 0, 0, true);
+		ImagePlus single = ImageJReference.noise("8-bit", 30, 20, 1, 65);
+		byte[] before = ((byte[]) single.getProcessor().getPixels()).clone();
+		single.setDisplayRange(40, 90);
+		assertTrue(LocalThresholdPlugin.threshold(single, st, false));
+		assertEquals(40, single.getDisplayRangeMin());
+		assertEquals(90, single.getDisplayRangeMax());
+		ij.WindowManager.setTempCurrentImage(single);
+		try {
+			ij.Undo.undo();
+		} finally {
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+		assertTrue(java.util.Arrays.equals(before, (byte[]) single.getProcessor().getPixels()), "not undone");
+		assertEquals(40, single.getDisplayRangeMin());
+		assertEquals(90, single.getDisplayRangeMax());
+
+		ImagePlus stack = ImageJReference.noise("8-bit", 30, 20, 3, 66);
+		stack.setSlice(2);
+		stack.setDisplayRange(40, 90);
+		assertTrue(LocalThresholdPlugin.threshold(stack, st, false));
+		stack.setSlice(3); // one of the slices left as they were
+		assertEquals(40, stack.getDisplayRangeMin());
+		assertEquals(90, stack.getDisplayRangeMax());
+	}
+
+	@Test
+	void theResultIsThresholdedAtTwoFiftyFiveAsAutoLocalThresholdLeavesIt() {
+		// Auto Local Threshold sets the (invisible) threshold 255-255 on its result, so that
+		// Analyze Particles, run next as in most of its macros, measures the 255 pixels whatever
+		// "Black background" says; without it ImageJ took the objects of a white-on-black
+		// result, with "Black background" off, to be its 0 pixels: the background
+		boolean black = ij.Prefs.blackBackground;
+		ij.Prefs.blackBackground = false;
+		try {
+			for (String type : new String[] { "8-bit", "16-bit" }) {
+				ImagePlus imp = IJ.createImage("squares", type + " black", 40, 30, 1);
+				imp.getProcessor().add(10);
+				imp.getProcessor().setValue(200);
+				for (int k = 0; k < 3; k++)
+					imp.getProcessor().fill(new ij.gui.Roi(3 + 12 * k, 10, 5, 5));
+				assertTrue(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 5, 0, 0, true), false));
+				assertEquals(255, imp.getProcessor().getMinThreshold(), type);
+				assertEquals(255, imp.getProcessor().getMaxThreshold(), type);
+				assertFalse(imp.getProcessor().isColorLut(), type + ": the threshold shows"); // not red
+				ij.measure.ResultsTable rt = new ij.measure.ResultsTable();
+				ij.plugin.filter.ParticleAnalyzer pa = new ij.plugin.filter.ParticleAnalyzer(0, ij.measure.Measurements.AREA, rt,
+					0, Double.POSITIVE_INFINITY);
+				pa.setHideOutputImage(true);
+				assertTrue(pa.analyze(imp), type);
+				assertEquals(3, rt.size(), type + ": particles");
+				for (int k = 0; k < 3; k++)
+					assertEquals(25, rt.getValue("Area", k), type + ": area");
+			}
+		} finally {
+			ij.Prefs.blackBackground = black;
+		}
+	}
+
+	@Test
+	void oneSliceOfAStackCanBeUndoneAsAfterImageJsFilters() {
+		// only a single image could be undone: after one slice of a stack, Edit>Undo gave the
+		// slice whatever an earlier filter had left as its snapshot (here: before a blur)
+		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 3, 67);
+		imp.setSlice(2);
+		imp.getProcessor().snapshot();
+		ImageJReference.blur2D(imp.getProcessor(), 2, 2); // an earlier filter, its snapshot left behind
+		ImagePlus before = imp.duplicate();
+		assertTrue(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false));
+		assertFalse(ImageJReference.samePixels(before, imp));
+		ij.WindowManager.setTempCurrentImage(imp);
+		try {
+			ij.Undo.undo();
+		} finally {
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+		assertTrue(ImageJReference.samePixels(before, imp), "Undo did not restore the slice as it was");
+	}
 }
