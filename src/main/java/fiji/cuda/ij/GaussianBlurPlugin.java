@@ -38,8 +38,11 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	// failure seen on any slice thread is reported once
 	private static final int FLAGS = DOES_ALL | SUPPORTS_MASKING | PARALLELIZE_STACKS | FINAL_PROCESSING;
 
-	/* remembered for the next interactive use, as ImageJ does */
-	private static double lastSigma = 2.0;
+	/** The dialog's sigma, which a macro that leaves it out takes. */
+	private static final double DEFAULT_SIGMA = 2.0;
+
+	/* remembered for the next interactive use only, as ImageJ does */
+	private static double lastSigma = DEFAULT_SIGMA;
 	private static boolean lastScaled;
 
 	private double sigma = lastSigma;
@@ -79,6 +82,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			return DONE;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "sigma=2")) return DONE;
+		if (macroOptions != null) {
+			// a macro that leaves sigma out gets the default, not the last dialog's value (which
+			// ImageJ's Gaussian Blur would give): the same macro does the same in every session
+			sigma = DEFAULT_SIGMA;
+			scaled = false;
+		}
 		GenericDialog gd = new GenericDialog(command);
 		gd.addNumericField("Sigma (Radius):", Math.abs(sigma), 2);
 		Calibration cal = imp.getCalibration();

@@ -8,6 +8,7 @@ import fiji.cuda.ops.ExecutionOptions;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
+import ij.Macro;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.FloatProcessor;
@@ -37,6 +38,7 @@ public class IntegralImagePlugin implements PlugIn {
 	/** The largest integer up to which every integer is exact in a float. */
 	static final double FLOAT_EXACT = 1 << 24;
 
+	/** Remembered for the next interactive use only; a macro's omitted {@code table} is Sum. */
 	private static String lastTable = TABLES[0];
 
 	@Override
@@ -44,8 +46,11 @@ public class IntegralImagePlugin implements PlugIn {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
 		if (IjErrors.noOptionsToRunWith(COMMAND, "table=Both")) return;
+		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
+		// the same call would give another table from one image of a batch to the next
+		boolean macro = Macro.getOptions() != null;
 		GenericDialog gd = new GenericDialog(COMMAND);
-		gd.addChoice("Table:", TABLES, lastTable);
+		gd.addChoice("Table:", TABLES, macro ? TABLES[0] : lastTable);
 		boolean isStack = imp.getStackSize() > 1;
 		if (isStack) gd.addCheckbox("Stack (all slices)", true);
 		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y).\n"
@@ -62,7 +67,7 @@ public class IntegralImagePlugin implements PlugIn {
 			return;
 		}
 		boolean stack = isStack && gd.getNextBoolean();
-		lastTable = table;
+		if (!macro) lastTable = table;
 		try {
 			ImagePlus out = compute(imp, table, stack);
 			if (out != null) out.show();
