@@ -41,6 +41,9 @@ public class IntegralImagePlugin implements PlugIn {
 	/** Remembered for the next interactive use only; a macro's omitted {@code table} is Sum. */
 	private static String lastTable = TABLES[0];
 
+	/** Whether the Log has said that a table passed 2^24; tests set it back. */
+	static boolean floatWarned;
+
 	@Override
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
@@ -114,10 +117,14 @@ public class IntegralImagePlugin implements PlugIn {
 			IJ.log(COMMAND + ": canceled");
 			return null;
 		}
-		if (planes.type().isInteger() && largest[0] > FLOAT_EXACT)
-			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest[0]) + ", above 2^24 = 16777216, where "
-				+ "32-bit images no longer hold every integer: the table is rounded there. The SciJava command "
-				+ "and the API give exact 64-bit tables.");
+		if (planes.type().isInteger() && largest[0] > FLOAT_EXACT && !floatWarned) {
+			// once: most 8-bit images from 256x256 up pass 2^24, and a batch got this line per image
+			floatWarned = true;
+			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest[0]) + " in " + imp.getTitle()
+				+ ", above 2^24 = 16777216, where 32-bit images no longer hold every integer: the table is rounded "
+				+ "there (in this and any later table; said once per session). The SciJava command and the API "
+				+ "give exact 64-bit tables.");
+		}
 		ImagePlus result = new ImagePlus(imp.getShortTitle() + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
 		result.setCalibration(imp.getCalibration().copy());
 		result.getCalibration().disableDensityCalibration();
