@@ -79,8 +79,8 @@ public class BoxStatisticsPlugin implements PlugIn {
 			}
 			ImagePlus out = compute(imp, chosen, window, stack);
 			if (out != null) out.show();
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		}
 	}
 

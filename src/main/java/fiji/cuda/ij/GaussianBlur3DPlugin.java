@@ -90,8 +90,8 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		if (!IjErrors.lock(COMMAND, imp)) return; // another command is working on it
 		try {
 			blur(imp, x, y, z);
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			imp.unlock();
 		}

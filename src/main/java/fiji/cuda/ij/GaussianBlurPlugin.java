@@ -51,12 +51,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	private ImagePlus imp;
 	private int flags = FLAGS;
 	private ExecutionOptions options = ExecutionOptions.defaults();
-	private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+	private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
 	@Override
 	public int setup(String arg, ImagePlus imp) {
 		if ("final".equals(arg)) {
-			RuntimeException e = failure.get();
+			Throwable e = failure.get();
 			if (e != null) IjErrors.report(COMMAND, e);
 			return DONE;
 		}
@@ -154,7 +154,8 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			// the operation saw one plane; the user needs to know which slice of the stack it was
 			failure.compareAndSet(null, imp.getStackSize() > 1 && ip.getSliceNumber() > 0
 				? new fiji.cuda.runtime.GpuException(e.getMessage() + " (slice " + ip.getSliceNumber() + ")", e) : e);
-		} catch (RuntimeException e) {
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// out of memory too: ImageJ would log it and let a macro go on with the slice unblurred
 			failure.compareAndSet(null, e);
 		}
 	}

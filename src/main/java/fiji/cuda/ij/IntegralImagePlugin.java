@@ -74,8 +74,8 @@ public class IntegralImagePlugin implements PlugIn {
 		try {
 			ImagePlus out = compute(imp, table, stack);
 			if (out != null) out.show();
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		}
 	}
 

@@ -102,8 +102,8 @@ public class LocalThresholdPlugin implements PlugIn {
 				lastWhite = white;
 			}
 			threshold(imp, settings, stack);
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			imp.unlock();
 		}
