@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
  * What a headless batch does: one operation called many times in a row on small images, here
  * alternating between two images of different sizes and types, so that each call reuses the
  * device buffers, staging and streams that the call before left cached (holding its data).
- * Every call must give the first call's result bit for bit, give back all the device memory
- * it took, and take no longer than the calls before it.
+ * Every call must give the first call's result bit for bit and give back all the device memory
+ * it took. (How long the calls take is a benchmark's business, not a test's.)
  */
 @Tag("gpu")
 class RepeatedCallsGpuTest {
@@ -124,22 +124,14 @@ class RepeatedCallsGpuTest {
 	private static void repeats(String what, Planes a, Planes b, Function<Planes, Object> op) {
 		long before = Gpu.get().bytesInUse();
 		Object[] first = new Object[2];
-		long[] nanos = new long[ROUNDS];
 		for (int r = 0; r < ROUNDS; r++) {
 			Planes in = (r % 2 == 0 ? a : b).copy();
-			long t0 = System.nanoTime();
 			Object got = op.apply(in);
-			nanos[r] = System.nanoTime() - t0;
 			if (r < 2) first[r] = fingerprint(got);
 			else assertTrue(Arrays.deepEquals(new Object[] { first[r % 2] }, new Object[] { fingerprint(got) }),
 				what + ": call " + (r + 1) + " differs from call " + (r % 2 + 1) + " on the same image");
 			assertEquals(before, Gpu.get().bytesInUse(), what + ": call " + (r + 1) + " left device memory in use");
 		}
-		// calls 11-50 against the last 40: nothing may build up from call to call
-		double early = median(Arrays.copyOfRange(nanos, 10, 50)), late = median(Arrays.copyOfRange(nanos, ROUNDS - 40,
-			ROUNDS));
-		System.out.printf("%s: %.3f ms a call (calls 11-50), %.3f ms (last 40)%n", what, early / 1e6, late / 1e6);
-		assertTrue(late <= 3 * early + 1e6, what + ": calls slowed from " + early / 1e6 + " to " + late / 1e6 + " ms");
 	}
 
 	/** @return an object whose deep equality is equality of the result's pixels, text or numbers */
@@ -158,11 +150,5 @@ class RepeatedCallsGpuTest {
 			return out;
 		}
 		return o;
-	}
-
-	private static double median(long[] v) {
-		long[] s = v.clone();
-		Arrays.sort(s);
-		return s[s.length / 2];
 	}
 }
