@@ -35,6 +35,8 @@ if (nImages == opened)
 // Every image opened below has a title ending in .tif or .tiff; this one does not.
 templateTitle = "Template";
 rename(templateTitle);
+// the template's size: its area selection's, if it has one, which is what the command matches
+template = areaSize();
 Table.create("Detections");
 files = getFileList(inDir);
 images = 0;
@@ -58,6 +60,16 @@ for (i = 0; i < files.length; i++) {
 		// folder left undone
 		if (bitDepth() == 24) {
 			print("Skipped " + name + ": an RGB image (convert it to 8-bit or split its channels first)");
+			close();
+			skipped++;
+			continue;
+		}
+		// nor can the template be found in an image (or in the area selection saved with it, which
+		// bounds the search) smaller than itself: the command's error would stop the macro likewise
+		searched = areaSize();
+		if (searched[0] < template[0] || searched[1] < template[1]) {
+			print("Skipped " + name + ": its " + searched[0] + "x" + searched[1] + " pixels are smaller than the "
+				+ template[0] + "x" + template[1] + " template");
 			close();
 			skipped++;
 			continue;
@@ -100,4 +112,14 @@ function makeFolders(path) {
 	if (path == "null" || File.isDirectory(path)) return;
 	makeFolders(File.getParent(path));
 	File.makeDirectory(path);
+}
+
+// The width and height of the current image's area selection clipped to the image (as the
+// command clips it), or of the whole image when it has none (or a line or point selection).
+function areaSize() {
+	type = selectionType();
+	if (type < 0 || (type > 4 && type != 9))
+		return newArray(getWidth(), getHeight());
+	getSelectionBounds(x, y, w, h);
+	return newArray(minOf(x + w, getWidth()) - maxOf(x, 0), minOf(y + h, getHeight()) - maxOf(y, 0));
 }

@@ -96,8 +96,8 @@ public class AlignSlicesPlugin implements PlugIn {
 				imp.unlock();
 			}
 			show(imp, out);
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			IJ.showProgress(1.0);
 		}

@@ -30,8 +30,13 @@ public class BoxStatisticsPlugin implements PlugIn {
 	/** The command's name in the menu (without the dots) and in messages. */
 	public static final String COMMAND = "GPU Box Statistics";
 
-	private static double lastRadius = 2;
-	private static String lastStatistic = Statistic.MEAN.label();
+	/* the dialog's defaults, which a macro's omitted keys take */
+	private static final double DEFAULT_RADIUS = 2;
+	private static final String DEFAULT_STATISTIC = Statistic.MEAN.label();
+
+	/* remembered for the next interactive use only, as ImageJ's filters do */
+	private static double lastRadius = DEFAULT_RADIUS;
+	private static String lastStatistic = DEFAULT_STATISTIC;
 
 	@Override
 	public void run(String arg) {
@@ -46,9 +51,12 @@ public class BoxStatisticsPlugin implements PlugIn {
 			return;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "radius=7 statistic=Mean")) return;
+		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
+		// the same call would give another window or statistic from one image of a batch to the next
+		boolean macro = Macro.getOptions() != null;
 		GenericDialog gd = new GenericDialog(COMMAND);
-		gd.addNumericField("Radius:", lastRadius, 0, 5, "pixels");
-		gd.addChoice("Statistic:", labels, lastStatistic);
+		gd.addNumericField("Radius:", macro ? DEFAULT_RADIUS : lastRadius, 0, 5, "pixels");
+		gd.addChoice("Statistic:", labels, macro ? DEFAULT_STATISTIC : lastStatistic);
 		gd.addNumericField("Width:", 0, 0, 5, "pixels (0 = square)");
 		gd.addNumericField("Height:", 0, 0, 5, "pixels (0 = square)");
 		boolean isStack = imp.getStackSize() > 1;
@@ -64,13 +72,15 @@ public class BoxStatisticsPlugin implements PlugIn {
 		boolean stack = isStack && gd.getNextBoolean();
 		try {
 			Window window = window(radius, width, height, gd.invalidNumber(), Math.max(imp.getWidth(), imp.getHeight()));
-			lastRadius = radius;
 			Statistic chosen = Statistic.fromLabel(statistic);
-			lastStatistic = chosen.label(); // as listed: a macro may write "variance"
+			if (!macro) {
+				lastRadius = radius;
+				lastStatistic = chosen.label();
+			}
 			ImagePlus out = compute(imp, chosen, window, stack);
 			if (out != null) out.show();
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		}
 	}
 

@@ -42,8 +42,13 @@ public class GaussianBlur3DPlugin implements PlugIn {
 	/** What blurs each volume; tests put in one that fails part way through a hyperstack. */
 	static VolumeBlur volumeBlur = GaussianBlur::blur3D;
 
-	/* remembered between uses, as ImageJ does */
-	private static double lastX = 2, lastY = 2, lastZ = 2;
+	/** The dialog's sigmas, which a macro's omitted keys take. */
+	private static final double DEFAULT_SIGMA = 2;
+
+	/* remembered for the next interactive use only, as ImageJ's Gaussian Blur does (its
+	   Gaussian Blur 3D also keeps a macro's values, so that a key left out took whatever an
+	   earlier call of the batch had given) */
+	private static double lastX = DEFAULT_SIGMA, lastY = DEFAULT_SIGMA, lastZ = DEFAULT_SIGMA;
 
 	@Override
 	public void run(String arg) {
@@ -60,10 +65,11 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			return;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "x=2 y=2 z=2")) return;
+		boolean macro = Macro.getOptions() != null;
 		GenericDialog gd = new GenericDialog(COMMAND);
-		gd.addNumericField("X sigma:", lastX, 1);
-		gd.addNumericField("Y sigma:", lastY, 1);
-		gd.addNumericField("Z sigma:", lastZ, 1);
+		gd.addNumericField("X sigma:", macro ? DEFAULT_SIGMA : lastX, 1);
+		gd.addNumericField("Y sigma:", macro ? DEFAULT_SIGMA : lastY, 1);
+		gd.addNumericField("Z sigma:", macro ? DEFAULT_SIGMA : lastZ, 1);
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
 		double x = gd.getNextNumber(), y = gd.getNextNumber(), z = gd.getNextNumber();
@@ -76,14 +82,16 @@ public class GaussianBlur3DPlugin implements PlugIn {
 				IjErrors.report(COMMAND, "The sigmas must be numbers of at least 0, not " + s + ".");
 				return;
 			}
-		lastX = x;
-		lastY = y;
-		lastZ = z;
+		if (!macro) {
+			lastX = x;
+			lastY = y;
+			lastZ = z;
+		}
 		if (!IjErrors.lock(COMMAND, imp)) return; // another command is working on it
 		try {
 			blur(imp, x, y, z);
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			imp.unlock();
 		}

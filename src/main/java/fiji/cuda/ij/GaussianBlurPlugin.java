@@ -39,8 +39,11 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	// failure seen on any slice thread is reported once
 	private static final int FLAGS = DOES_ALL | SUPPORTS_MASKING | PARALLELIZE_STACKS | FINAL_PROCESSING;
 
-	/* remembered for the next interactive use, as ImageJ does */
-	private static double lastSigma = 2.0;
+	/** The dialog's sigma, which a macro that leaves it out takes. */
+	private static final double DEFAULT_SIGMA = 2.0;
+
+	/* remembered for the next interactive use only, as ImageJ does */
+	private static double lastSigma = DEFAULT_SIGMA;
 	private static boolean lastScaled;
 
 	private double sigma = lastSigma;
@@ -49,12 +52,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	private ImagePlus imp;
 	private int flags = FLAGS;
 	private ExecutionOptions options = ExecutionOptions.defaults();
-	private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+	private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
 	@Override
 	public int setup(String arg, ImagePlus imp) {
 		if ("final".equals(arg)) {
-			RuntimeException e = failure.get();
+			Throwable e = failure.get();
 			if (e != null) IjErrors.report(COMMAND, e);
 			return DONE;
 		}
@@ -80,6 +83,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			return DONE;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "sigma=2")) return DONE;
+		if (macroOptions != null) {
+			// a macro that leaves sigma out gets the default, not the last dialog's value (which
+			// ImageJ's Gaussian Blur would give): the same macro does the same in every session
+			sigma = DEFAULT_SIGMA;
+			scaled = false;
+		}
 		// non-blocking, as ImageJ's, when its "Non-blocking filter dialogs" option is on and the
 		// image has a window: the user may then scroll the stack or adjust the display meanwhile
 		GenericDialog gd = GUI.newNonBlockingDialog(command, imp);
@@ -148,7 +157,8 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			// the operation saw one plane; the user needs to know which slice of the stack it was
 			failure.compareAndSet(null, imp.getStackSize() > 1 && ip.getSliceNumber() > 0
 				? new fiji.cuda.runtime.GpuException(e.getMessage() + " (slice " + ip.getSliceNumber() + ")", e) : e);
-		} catch (RuntimeException e) {
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// out of memory too: ImageJ would log it and let a macro go on with the slice unblurred
 			failure.compareAndSet(null, e);
 		}
 	}

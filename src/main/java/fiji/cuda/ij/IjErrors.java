@@ -29,11 +29,14 @@ public final class IjErrors {
 	 * @param e       what went wrong: bad input ({@link IllegalArgumentException}) and GPU
 	 *                failures ({@link GpuException}) show their message only, as does a stop part
 	 *                way ({@link PartlyDoneException}, whose message names its cause and what is
-	 *                done); anything else also names its class, as it is a bug
+	 *                done); running out of Java memory ({@link OutOfMemoryError}) says how much
+	 *                there is; anything else also names its class, as it is a bug
 	 */
 	public static void report(String command, Throwable e) {
 		String msg = e.getMessage();
-		if (!(e instanceof IllegalArgumentException || e instanceof GpuException || e instanceof PartlyDoneException)
+		if (e instanceof OutOfMemoryError) {
+			msg = outOfMemory();
+		} else if (!(e instanceof IllegalArgumentException || e instanceof GpuException || e instanceof PartlyDoneException)
 			|| msg == null) {
 			msg = e.getClass().getSimpleName() + (msg != null ? ": " + msg : "");
 			e.printStackTrace(); // a bug: its trace goes to the console, not to the user
@@ -56,6 +59,19 @@ public final class IjErrors {
 		// only the macro that called the command: ImageJ's interpreter is one for all threads,
 		// and a menu command failing while some other macro runs must not stop that macro
 		if (calledByAMacro()) abortMacro(line);
+	}
+
+	/**
+	 * The commands report running out of memory themselves, as any other failure: ImageJ's own
+	 * handler logs it and then lets a {@code -batch} macro go on, which would save the unchanged
+	 * image as the result and carry on with the next.
+	 *
+	 * @return the message, naming the memory Java may use and where to give it more
+	 */
+	static String outOfMemory() {
+		Runtime rt = Runtime.getRuntime();
+		return "out of memory: the " + (rt.maxMemory() >> 20) + " MB Java may use are not enough for this image. "
+			+ "Give ImageJ more (Edit>Options>Memory & Threads, or java -Xmx) or process smaller images.";
 	}
 
 	/** @return true when a dialog could not be answered: called by a macro, batch mode or no display */

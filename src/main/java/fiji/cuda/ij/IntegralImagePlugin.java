@@ -8,6 +8,7 @@ import fiji.cuda.ops.ExecutionOptions;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
+import ij.Macro;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.FloatProcessor;
@@ -37,15 +38,22 @@ public class IntegralImagePlugin implements PlugIn {
 	/** The largest integer up to which every integer is exact in a float. */
 	static final double FLOAT_EXACT = 1 << 24;
 
+	/** Remembered for the next interactive use only; a macro's omitted {@code table} is Sum. */
 	private static String lastTable = TABLES[0];
+
+	/** Whether the Log has said that a table passed 2^24; tests set it back. */
+	static boolean floatWarned;
 
 	@Override
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
 		if (IjErrors.noOptionsToRunWith(COMMAND, "table=Both")) return;
+		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
+		// the same call would give another table from one image of a batch to the next
+		boolean macro = Macro.getOptions() != null;
 		GenericDialog gd = new GenericDialog(COMMAND);
-		gd.addChoice("Table:", TABLES, lastTable);
+		gd.addChoice("Table:", TABLES, macro ? TABLES[0] : lastTable);
 		boolean isStack = imp.getStackSize() > 1;
 		if (isStack) gd.addCheckbox("Stack (all slices)", true);
 		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y).\n"
@@ -62,12 +70,12 @@ public class IntegralImagePlugin implements PlugIn {
 			return;
 		}
 		boolean stack = isStack && gd.getNextBoolean();
-		lastTable = table;
+		if (!macro) lastTable = table;
 		try {
 			ImagePlus out = compute(imp, table, stack);
 			if (out != null) out.show();
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		}
 	}
 
@@ -109,10 +117,14 @@ public class IntegralImagePlugin implements PlugIn {
 			IJ.log(COMMAND + ": canceled");
 			return null;
 		}
-		if (planes.type().isInteger() && largest[0] > FLOAT_EXACT)
-			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest[0]) + ", above 2^24 = 16777216, where "
-				+ "32-bit images no longer hold every integer: the table is rounded there. The SciJava command "
-				+ "and the API give exact 64-bit tables.");
+		if (planes.type().isInteger() && largest[0] > FLOAT_EXACT && !floatWarned) {
+			// once: most 8-bit images from 256x256 up pass 2^24, and a batch got this line per image
+			floatWarned = true;
+			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest[0]) + " in " + imp.getTitle()
+				+ ", above 2^24 = 16777216, where 32-bit images no longer hold every integer: the table is rounded "
+				+ "there (in this and any later table; said once per session). The SciJava command and the API "
+				+ "give exact 64-bit tables.");
+		}
 		ImagePlus result = new ImagePlus(imp.getShortTitle() + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
 		result.setCalibration(imp.getCalibration().copy());
 		result.getCalibration().disableDensityCalibration();

@@ -40,8 +40,13 @@ public class LocalThresholdPlugin implements PlugIn {
 	/** The command's name in the menu (without the dots) and in messages. */
 	public static final String COMMAND = "GPU Local Threshold";
 
-	private static String lastMethod = Method.SAUVOLA.label();
-	private static double lastRadius = 15, lastP1, lastP2;
+	/* the dialog's defaults, which a macro's omitted keys take (white is a flag: absent is off) */
+	private static final String DEFAULT_METHOD = Method.SAUVOLA.label();
+	private static final double DEFAULT_RADIUS = 15;
+
+	/* remembered for the next interactive use only, as ImageJ's filters do */
+	private static String lastMethod = DEFAULT_METHOD;
+	private static double lastRadius = DEFAULT_RADIUS, lastP1, lastP2;
 	private static boolean lastWhite = true;
 
 	@Override
@@ -58,17 +63,20 @@ public class LocalThresholdPlugin implements PlugIn {
 		}
 		if (IjErrors.inUse(COMMAND, imp)) return;
 		if (IjErrors.noOptionsToRunWith(COMMAND, "method=Sauvola radius=15 parameter_1=0 parameter_2=0 white")) return;
+		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
+		// the same call would threshold differently from one image of a batch to the next
+		boolean macro = Macro.getOptions() != null;
 		GenericDialog gd = new GenericDialog(COMMAND);
-		gd.addChoice("Method:", labels, lastMethod);
-		gd.addNumericField("Radius:", lastRadius, 0, 5, "pixels");
+		gd.addChoice("Method:", labels, macro ? DEFAULT_METHOD : lastMethod);
+		gd.addNumericField("Radius:", macro ? DEFAULT_RADIUS : lastRadius, 0, 5, "pixels");
 		gd.addMessage("Square window of side 2r+1 centred on each pixel\n"
 			+ "(Auto Local Threshold uses a circle of radius r).");
 		gd.addMessage("Special parameters (0 = the method's default):\n"
 			+ "Mean: 1 = C (0).  Niblack: 1 = k (0.2; -0.2 for black objects), 2 = C (0).\n"
 			+ "Sauvola: 1 = k (0.5), 2 = R (128 for 8-bit, scaled for 16 and 32-bit).\n"
 			+ "Phansalkar: 1 = k (0.25), 2 = R (0.5).");
-		gd.addNumericField("Parameter_1:", lastP1, 2);
-		gd.addNumericField("Parameter_2:", lastP2, 2);
+		gd.addNumericField("Parameter_1:", macro ? 0 : lastP1, 2);
+		gd.addNumericField("Parameter_2:", macro ? 0 : lastP2, 2);
 		gd.addCheckbox("White objects on black background", lastWhite);
 		boolean isStack = imp.getStackSize() > 1;
 		if (isStack) gd.addCheckbox("Stack", false);
@@ -87,14 +95,16 @@ public class LocalThresholdPlugin implements PlugIn {
 			// any radius past the image's larger side gives the same windows, the whole image
 			int clipped = (int) Math.min(radius, Math.max(imp.getWidth(), imp.getHeight()));
 			Settings settings = Settings.of(Method.fromLabel(method), clipped, p1, p2, white);
-			lastMethod = Method.fromLabel(method).label(); // as listed: a macro may write "niblack"
-			lastRadius = radius;
-			lastP1 = p1;
-			lastP2 = p2;
-			lastWhite = white;
+			if (!macro) {
+				lastMethod = Method.fromLabel(method).label();
+				lastRadius = radius;
+				lastP1 = p1;
+				lastP2 = p2;
+				lastWhite = white;
+			}
 			threshold(imp, settings, stack);
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			imp.unlock();
 		}

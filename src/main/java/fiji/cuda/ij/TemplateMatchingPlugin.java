@@ -176,8 +176,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
 			Outcome out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
 			show(image, out);
-		} catch (RuntimeException e) {
-			IjErrors.report(COMMAND, e);
+		} catch (RuntimeException | OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			IJ.showProgress(1.0);
 		}

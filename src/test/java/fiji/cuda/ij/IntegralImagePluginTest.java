@@ -19,15 +19,21 @@ class IntegralImagePluginTest {
 		byte[] p = (byte[]) imp.getProcessor().getPixels();
 		java.util.Arrays.fill(p, 0, 65793, (byte) 255);
 		p[65793] = 2;
-		java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
-		java.io.PrintStream out = System.out;
-		System.setOut(new java.io.PrintStream(log, true));
-		try {
-			IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false);
-		} finally {
-			System.setOut(out);
-		}
-		assertTrue(log.toString().contains("GPU Integral Image: values reach 1.67772e+07, above 2^24"), log.toString());
+		IntegralImagePlugin.floatWarned = false;
+		String log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false));
+		assertTrue(log.contains("GPU Integral Image: values reach 1.67772e+07 in w, above 2^24"), log);
+	}
+
+	@Test
+	void theWarningIsSaidOncePerSessionNotForEveryImageOfABatch() {
+		// a batch of 1000 images of 256x256 pixels and more wrote it 1000 times
+		ImagePlus imp = IJ.createImage("big", "8-bit white", 300, 300, 1);
+		IntegralImagePlugin.floatWarned = false;
+		String log = LocalThresholdPluginTest.log(() -> {
+			for (int i = 0; i < 3; i++)
+				IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], false);
+		});
+		assertEquals(1, log.split("above 2\\^24", -1).length - 1, log);
 	}
 
 	@Test

@@ -168,22 +168,28 @@ class IntegralMacroTest {
 	}
 
 	@Test
-	void aMethodOrStatisticWrittenInLowerCaseIsTheDefaultOfTheNextRun() throws Exception {
+	void aMethodOrStatisticWrittenInLowerCaseIsTakenAndNotCarriedIntoTheNextRun() throws Exception {
 		// the dialogs remembered "niblack" as written, which is not in their list, so the next
-		// run without the key fell back to the list's first entry (Mean)
+		// run without the key fell back to the list's first entry (Mean). Now a macro's values are
+		// not remembered at all: a key left out takes the default (MacroDefaultsTest)
 		ImagePlus in = ImageJReference.noise("8-bit", 40, 30, 1, 12);
 		ImageJProcess.save(in, dir.resolve("remember.tif"));
 		String d = dir.toString() + "/";
 		Path macro = Files.writeString(dir.resolve("remember.ijm"), "d = getArgument();\n"
 			+ "open(d + 'remember.tif'); run('GPU Local Threshold...', 'method=niblack radius=3 parameter_1=0 parameter_2=0 white');\n"
+			+ "saveAs('Tiff', d + 'remember-niblack.tif');\n"
 			+ "open(d + 'remember.tif'); run('GPU Local Threshold...', 'radius=3 parameter_1=0 parameter_2=0 white');\n"
 			+ "saveAs('Tiff', d + 'remember-out.tif'); id = getImageID();\n"
-			+ "run('GPU Box Statistics...', 'radius=1 statistic=variance'); selectImage(id); run('GPU Box Statistics...', 'radius=1');\n"
+			+ "run('GPU Box Statistics...', 'radius=1 statistic=variance'); print('box: ' + getTitle());\n"
+			+ "selectImage(id); run('GPU Box Statistics...', 'radius=1');\n"
 			+ "print('box: ' + getTitle());\n");
 		ImageJProcess.Result r = imagej.run(macro, d);
 		assertTrue(r.output.contains("box: remember-out variance 3x3"), r::toString);
+		assertTrue(r.output.contains("box: remember-out mean 3x3"), r::toString);
 		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(in), LocalThreshold.Method.NIBLACK, 3, 0, 0, true, CPU),
-			ImageJProcess.open(dir.resolve("remember-out.tif")), "the second threshold");
+			ImageJProcess.open(dir.resolve("remember-niblack.tif")), "method=niblack");
+		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(in), LocalThreshold.Method.SAUVOLA, 3, 0, 0, true, CPU),
+			ImageJProcess.open(dir.resolve("remember-out.tif")), "the second threshold, without method=");
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ij.IJ;
 import ij.ImagePlus;
+import ij.process.ImageProcessor;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,6 +145,37 @@ class TemplateMatchingMacroTest {
 		assertTrue(r.output.contains("Skipped a.tif: an RGB image"), r::toString);
 		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
 		assertTrue(Files.readAllLines(csv).get(1).contains("b.tif,1,22,9,"), r::toString);
+	}
+
+	@Test
+	void folderMacroSkipsAnImageSmallerThanTheTemplateAndSearchesTheRest() throws Exception {
+		// one thumbnail, or one image saved with a selection smaller than the template, stopped
+		// the macro with "the template (20x15) is larger than the image": the images after it were
+		// not searched and no CSV was written
+		Path in = Files.createDirectories(dir.resolve("in-small"));
+		ImagePlus tpl = noise("8-bit", 20, 15, 1, 150);
+		// the template's selection is the template: 12x10, which a 14x12 image can hold
+		tpl.setRoi(3, 2, 12, 10);
+		ImageJProcess.save(tpl, dir.resolve("template-small.tif"));
+		ImagePlus a = noise("8-bit", 11, 40, 1, 151), b = noise("8-bit", 14, 12, 1, 152);
+		ImagePlus c = noise("8-bit", 70, 60, 1, 153), d = noise("8-bit", 70, 60, 1, 154);
+		ImageProcessor cut = tpl.getProcessor().crop();
+		plant(b, 1, cut, 1, 2);
+		plant(c, 1, cut, 40, 30);
+		d.setRoi(50, 52, 30, 30); // 20x8 inside the image
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		ImageJProcess.save(c, in.resolve("c.tif"));
+		ImageJProcess.save(d, in.resolve("d.tif"));
+		Path csv = dir.resolve("small.csv");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-small.tif"), csv, "score_threshold=0.8");
+		assertTrue(r.output.contains("Skipped a.tif: its 11x40 pixels are smaller than the 12x10 template"), r::toString);
+		assertTrue(r.output.contains("Skipped d.tif: its 20x8 pixels are smaller than the 12x10 template"), r::toString);
+		assertTrue(r.output.contains("Found 2 objects in 2 images"), r::toString);
+		assertTrue(r.output.contains("; skipped 2 (see above)"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertTrue(lines.get(1).contains("b.tif,1,1,2,"), lines::toString);
+		assertTrue(lines.get(2).contains("c.tif,1,40,30,"), lines::toString);
 	}
 
 	@Test

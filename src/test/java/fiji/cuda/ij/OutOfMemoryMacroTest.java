@@ -1,0 +1,59 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Running out of Java memory stops a {@code -batch} macro with the command's message, as any
+ * other failure does. ImageJ's own handler logged "&lt;Out of memory&gt;" and let the macro go
+ * on: a batch macro then saved the unchanged image (or, for a command that makes a new image,
+ * the source) as the result, and went on to the next. Real ImageJ 1 under Xvfb with 100 MB of
+ * heap (see {@link ImageJProcess}).
+ */
+class OutOfMemoryMacroTest {
+
+	@TempDir
+	static Path dir;
+	static ImageJProcess imagej;
+
+	@BeforeAll
+	static void install() throws Exception {
+		imagej = ImageJProcess.create(dir);
+	}
+
+	@Test
+	void boxStatisticsStopsTheMacro() throws Exception {
+		// the 64-bit tables of 2500x2500 pixels take 100 MB
+		stopsTheMacro("GPU Box Statistics", "newImage('a', '32-bit random', 2500, 2500, 1);\n"
+			+ "run('GPU Box Statistics...', 'radius=3 statistic=Variance');");
+	}
+
+	@Test
+	void localThresholdStopsTheMacro() throws Exception {
+		stopsTheMacro("GPU Local Threshold", "newImage('a', '32-bit random', 2500, 2500, 1);\n"
+			+ "run('GPU Local Threshold...', 'method=Sauvola radius=15');");
+	}
+
+	@Test
+	void gaussianBlurStopsTheMacro() throws Exception {
+		// the image and ImageJ's snapshot of it fit (64 MB); the CPU path's float copy does not
+		stopsTheMacro("GPU Gaussian Blur", "newImage('a', '16-bit random', 4000, 4000, 1);\n"
+			+ "run('GPU Gaussian Blur...', 'sigma=2');");
+	}
+
+	private static void stopsTheMacro(String command, String code) throws Exception {
+		Path macro = Files.writeString(dir.resolve(command.replace(' ', '_') + ".ijm"),
+			"setBatchMode(true);\n" + code + "\nprint('still running');\n");
+		ImageJProcess.Result r = imagej.run(macro, null, "-Xmx100m", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains(command + ": out of memory: the "), r::toString);
+		assertFalse(r.output.contains("still running"), r::toString);
+		assertFalse(r.output.contains("OutOfMemoryError"), r::toString);
+	}
+}
