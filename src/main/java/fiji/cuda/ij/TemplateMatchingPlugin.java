@@ -127,6 +127,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	private static final Settings LAST = new Settings();
 
+	/** Whether the Log has said that templates of different sizes give an image-sized score map; tests set it back. */
+	static boolean sizesNoted;
+
 	/** The macro key of the dialog's folder field, which GenericDialog derives from its label. */
 	static final String FOLDER_KEY = "template_folder";
 	private static final String FOLDER_LABEL = "Template_folder:";
@@ -484,8 +487,12 @@ public class TemplateMatchingPlugin implements PlugIn {
 		boolean differ = false;
 		for (int[] s : sizes)
 			differ |= s[0] != s0[0] || s[1] != s0[1];
-		if (differ && !sameSize)
-			IJ.log(COMMAND + ": the templates differ in size, so the score map has the image's size (same_size).");
+		if (differ && !sameSize && !sizesNoted) {
+			// once: a batch that matched the same templates in every image got this line per image
+			sizesNoted = true;
+			IJ.log(COMMAND + ": the templates differ in size, so the score map has the image's size, as with same_size "
+				+ "(in this and any later run; said once per session).");
+		}
 		boolean same = sameSize || differ;
 		int w = same ? s0[2] : s0[2] - s0[0] + 1, h = same ? s0[3] : s0[3] - s0[1] + 1;
 		ImageStack st = new ImageStack(w, h);

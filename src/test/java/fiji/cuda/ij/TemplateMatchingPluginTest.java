@@ -363,6 +363,25 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void theNoteOnTemplatesOfDifferentSizesIsSaidOncePerSessionNotForEveryImageOfABatch() {
+		// a batch of 1000 images matched with score_map against templates of two sizes wrote it 1000 times
+		ImagePlus tpl = IJ.createImage("two sizes", "8-bit black", 9, 9, 1);
+		tpl.setRoi(new OvalRoi(0, 0, 9, 7)); // cut to 9x7 and masked: with a 90 degree turn, 7x9
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.scoreMap = true;
+		s.angles = new double[] {0, 90};
+		TemplateMatchingPlugin.sizesNoted = false;
+		String log = LocalThresholdPluginTest.log(() -> {
+			for (long seed = 0; seed < 3; seed++) {
+				TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(noise("8-bit", 40, 30, 1, seed), tpl, s, CPU);
+				assertEquals(40, out.scoreMap.getWidth(), "the image's size");
+			}
+		});
+		assertEquals(1, log.split("the templates differ in size", -1).length - 1, log);
+		assertTrue(log.contains("said once per session"), log);
+	}
+
+	@Test
 	void aBadTemplateFolderIsRefusedWithAMessage(@TempDir Path dir) throws Exception {
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> TemplateMatchingPlugin.folderTemplates(dir.resolve("missing")));
