@@ -104,8 +104,8 @@ final class IntegralImageGpu {
 		long perRow = (long) w * (t.bytesPerPixel() + 16 + 16);
 		long rows = (long) (0.7 * s.freeMemory()) / Math.max(1, perRow);
 		if (rows < 1)
-			throw new GpuUnavailableException(IntegralImage.NAME + ": one row of " + w + " pixels needs more GPU memory"
-				+ " than is free");
+			throw GpuUnavailableException.outOfMemory(IntegralImage.NAME + ": one row of " + w + " pixels needs more GPU"
+				+ " memory than is free", null);
 		return (int) Math.min(h, rows);
 	}
 

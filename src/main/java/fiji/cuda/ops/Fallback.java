@@ -7,9 +7,11 @@ import fiji.cuda.runtime.GpuUnavailableException;
 /**
  * The one rule every operation follows when its GPU path fails: a forced GPU is an error; on
  * AUTO the operation goes on on the CPU path and the Log gets one line saying why. A GPU that
- * is unavailable (no driver, no device, too little memory) gives the same reason on every
- * call, so that line appears once per operation and reason in a session; other GPU errors
- * are logged each time.
+ * is unavailable (no driver, no device, too little memory) gives the same kind of reason on
+ * every call, so that line appears once per operation and {@linkplain GpuUnavailableException#kind()
+ * kind of reason} in a session: the first says how much memory was missing, and the next
+ * image of a batch that does not fit, whatever its size, adds nothing. Other GPU errors are
+ * logged each time.
  */
 public final class Fallback {
 
@@ -28,7 +30,8 @@ public final class Fallback {
 			throw new GpuException(op + ": " + e.getMessage(), e);
 		}
 		String why = e.getMessage();
-		if (!(e instanceof GpuUnavailableException) || GpuAccess.shouldLogFallback(op + ": " + why))
+		if (!(e instanceof GpuUnavailableException)
+			|| GpuAccess.shouldLogFallback(op + ": " + ((GpuUnavailableException) e).kind()))
 			OpLog.log(op + " ran on the CPU: " + why);
 		return why;
 	}

@@ -61,14 +61,19 @@ final class BufferPool {
 				cuMemAlloc(p, cls);
 			} catch (CudaException e2) {
 				if (!isOutOfMemory(e2)) throw e2;
-				throw new GpuUnavailableException(String.format("%s needs %.0f MB more GPU memory than is free", op,
-					cls / 1e6), e2);
+				throw outOfMemory(op, cls, e2);
 			}
 		}
 		synchronized (this) {
 			inUseBytes += cls;
 		}
 		return new DeviceBuffer(this, owner, p, cls, bytes);
+	}
+
+	/** @return the reason to fall back when {@code bytes} more could not be allocated for {@code op} */
+	static GpuUnavailableException outOfMemory(String op, long bytes, Throwable cause) {
+		return GpuUnavailableException.outOfMemory(String.format("%s needs %.0f MB more GPU memory than is free", op,
+			bytes / 1e6), cause);
 	}
 
 	static boolean isOutOfMemory(CudaException e) {

@@ -369,7 +369,7 @@ public final class Gpu {
 		} catch (CudaException e) {
 			String code = String.valueOf(e.getMessage());
 			if (BufferPool.isOutOfMemory(e))
-				throw new GpuUnavailableException(op + " ran out of GPU memory", e);
+				throw GpuUnavailableException.outOfMemory(op + " ran out of GPU memory", e);
 			reset = isSticky(code);
 			if (reset) lastFault = op + ": " + code;
 			throw new GpuException(op + ": " + code + (reset ? " (the GPU context was reset)" : ""), e);

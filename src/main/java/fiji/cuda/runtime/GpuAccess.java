@@ -72,8 +72,8 @@ public final class GpuAccess {
 	}
 
 	/**
-	 * @param reason a fallback reason
-	 * @return true the first time this reason is seen, so each reason is logged once per session
+	 * @param reason a fallback's operation and {@linkplain GpuUnavailableException#kind() kind of reason}
+	 * @return true the first time it is seen, so each is logged once per session
 	 */
 	public static boolean shouldLogFallback(String reason) {
 		return LOGGED.add(String.valueOf(reason));

@@ -9,9 +9,14 @@ public class GpuUnavailableException extends GpuException {
 
 	private static final long serialVersionUID = 1L;
 
+	/** The {@link #kind()} of every "too little free GPU memory" reason, whatever amounts it names. */
+	public static final String OUT_OF_MEMORY = "too little free GPU memory";
+
+	private final String kind;
+
 	/** @param reason a short sentence for the log, e.g. "no CUDA driver found" */
 	public GpuUnavailableException(String reason) {
-		super(reason);
+		this(reason, null, null);
 	}
 
 	/**
@@ -19,6 +24,39 @@ public class GpuUnavailableException extends GpuException {
 	 * @param cause  the underlying failure
 	 */
 	public GpuUnavailableException(String reason, Throwable cause) {
+		this(reason, null, cause);
+	}
+
+	/**
+	 * @param reason a short sentence for the log, which may name amounts, e.g. "Gaussian Blur
+	 *               needs 512 MB more GPU memory than is free"
+	 * @param kind   the reason without what changes from one call to the next, e.g.
+	 *               {@link #OUT_OF_MEMORY}; null for the reason itself
+	 * @param cause  the underlying failure, or null
+	 */
+	public GpuUnavailableException(String reason, String kind, Throwable cause) {
 		super(reason, cause);
+		this.kind = kind;
+	}
+
+	/**
+	 * @param reason a short sentence for the log that says how much memory was missing
+	 * @param cause  the underlying failure, or null
+	 * @return an exception of the kind {@link #OUT_OF_MEMORY}
+	 */
+	public static GpuUnavailableException outOfMemory(String reason, Throwable cause) {
+		return new GpuUnavailableException(reason, OUT_OF_MEMORY, cause);
+	}
+
+	/**
+	 * A batch of images of mixed sizes that do not fit in GPU memory gives a reason with other
+	 * numbers for each size; the fallback is logged once per operation and kind, so that such a
+	 * batch logs one line, not one per size.
+	 *
+	 * @return what kind of reason this is, without amounts that change from call to call; the
+	 *         reason itself unless a kind was given
+	 */
+	public String kind() {
+		return kind != null ? kind : getMessage();
 	}
 }

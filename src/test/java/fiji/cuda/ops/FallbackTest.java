@@ -10,8 +10,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import fiji.cuda.runtime.GpuException;
+import fiji.cuda.runtime.GpuUnavailableException;
 
-/** What an operation says when its GPU path fails after part of the caller's image was written. */
+/** What an operation says when its GPU path fails, after part of the caller's image was written or before. */
 class FallbackTest {
 
 	@Test
@@ -38,5 +39,31 @@ class FallbackTest {
 		} finally {
 			OpLog.setSink(null);
 		}
+	}
+
+	@Test
+	void runningOutOfGpuMemoryIsLoggedOncePerOperationWhateverTheAmounts() {
+		// the line was said once per reason, and the reason names the amount: a batch of images of
+		// mixed sizes logged one line per size class
+		List<String> lines = new ArrayList<>();
+		OpLog.setSink(lines::add);
+		ExecutionOptions auto = ExecutionOptions.defaults();
+		try {
+			for (int mb : new int[] { 537, 2148, 537, 9000 }) {
+				String why = "Memory Op needs " + mb + " MB more GPU memory than is free";
+				// the operation's report still gets the numbers of its own call
+				assertEquals(why, Fallback.reason("Memory Op", auto, GpuUnavailableException.outOfMemory(why, null)));
+			}
+			Fallback.reason("Memory Op", auto, GpuUnavailableException.outOfMemory("Memory Op ran out of GPU memory", null));
+			// another kind of reason is news, and so is the same shortage in another operation
+			Fallback.reason("Memory Op", auto, new GpuUnavailableException("no CUDA device found"));
+			Fallback.reason("Other Memory Op", auto, GpuUnavailableException.outOfMemory("Other Memory Op needs 9000 MB"
+				+ " more GPU memory than is free", null));
+		} finally {
+			OpLog.setSink(null);
+		}
+		assertEquals(List.of("Memory Op ran on the CPU: Memory Op needs 537 MB more GPU memory than is free",
+			"Memory Op ran on the CPU: no CUDA device found",
+			"Other Memory Op ran on the CPU: Other Memory Op needs 9000 MB more GPU memory than is free"), lines);
 	}
 }

@@ -89,6 +89,19 @@ class NoGpuFallbackTest {
 	}
 
 	@Test
+	void everyShortageOfGpuMemoryIsOneKindOfReasonWhateverItsSize() {
+		// the fallback line is logged once per operation and kind: a kind with the size in it gave
+		// a batch of images of mixed sizes one line per size class
+		GpuUnavailableException small = BufferPool.outOfMemory("Gaussian Blur", 64L << 20, null);
+		GpuUnavailableException large = BufferPool.outOfMemory("Gaussian Blur", 1L << 32, null);
+		assertEquals("Gaussian Blur needs 67 MB more GPU memory than is free", small.getMessage());
+		assertEquals("Gaussian Blur needs 4295 MB more GPU memory than is free", large.getMessage());
+		assertEquals(GpuUnavailableException.OUT_OF_MEMORY, small.kind());
+		assertEquals(small.kind(), large.kind());
+		assertEquals("no CUDA device found", new GpuUnavailableException("no CUDA device found").kind());
+	}
+
+	@Test
 	void settingRejectsNonsense() {
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> GpuSettings.setDeviceChoice("fastest"));
