@@ -22,6 +22,7 @@ import ij.plugin.PlugIn;
 import ij.plugin.frame.RoiManager;
 import ij.process.FloatProcessor;
 import ij.process.ImageProcessor;
+import ij.util.Tools;
 
 import java.awt.Color;
 import java.awt.GraphicsEnvironment;
@@ -157,7 +158,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 				else if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath(), "template");
 				else template = find(t, "template");
 				s.threshold = number(options, "score_threshold", s.threshold);
-				s.maxObjects = (int) number(options, "max_objects", s.maxObjects);
+				s.maxObjects = macroMaxObjects(options, s.maxObjects);
 				s.nms = number(options, "nms", s.nms);
 				s.angles = parseAngles(IjBridge.macroValue(options, "angles", "0"));
 				s.flip = flag(options, "flip");
@@ -227,9 +228,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 		a.template = gd.getNextChoiceIndex();
 		a.folder = gd.getNextString().trim();
 		s.threshold = gd.getNextNumber();
-		s.maxObjects = (int) gd.getNextNumber();
+		double maxObjects = gd.getNextNumber();
 		s.nms = gd.getNextNumber();
 		if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
+		s.maxObjects = maxObjects(maxObjects, format(new double[] {maxObjects}));
 		s.angles = parseAngles(gd.getNextString());
 		s.flip = gd.getNextBoolean();
 		s.stack = gd.getNextBoolean();
@@ -618,6 +620,28 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	private static double number(String options, String key, double dflt) {
 		return IjBridge.macroNumber(options, key, dflt);
+	}
+
+	/** The {@code max_objects} key through {@link #maxObjects}, quoting a macro variable by its value. */
+	static int macroMaxObjects(String options, int dflt) {
+		double d = number(options, "max_objects", dflt);
+		String v = Macro.getValue(options, "max_objects", "").trim();
+		return maxObjects(d, Double.isNaN(Tools.parseDouble(v, Double.NaN)) ? format(new double[] {d}) : v);
+	}
+
+	/**
+	 * Refused, not cut to a whole number, as GPU Align Slices refuses its numbers: max_objects=2.7
+	 * ran as 2 without a word, and ImageJ records the 2.7 typed into the dialog, so the recorded
+	 * macro must refuse it too.
+	 *
+	 * @param shown the value as the user gave it, for the message
+	 * @throws IllegalArgumentException when d is not a whole number
+	 */
+	static int maxObjects(double d, String shown) {
+		if (d != Math.rint(d)) throw new IllegalArgumentException("'" + shown + "' is not a whole number (max_objects).");
+		// a whole number past int's range saturates: it keeps every detection, as the largest int
+		// does; one below 1 is left to detect, whose message says it must be at least 1
+		return (int) d;
 	}
 
 	static boolean flag(String options, String key) {

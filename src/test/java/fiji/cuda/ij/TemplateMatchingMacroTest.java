@@ -225,6 +225,36 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void maxObjectsThatIsNotAWholeNumberStopsTheMacroWithAMessage() throws Exception {
+		// max_objects=2.7 was cut to 2 without a word, and the macro went on with two detections
+		ImagePlus tpl = noise("8-bit", 9, 7, 1, 130);
+		ImagePlus image = noise("8-bit", 60, 40, 1, 131);
+		plant(image, 1, tpl.getProcessor(), 21, 13);
+		plant(image, 1, tpl.getProcessor(), 40, 5);
+		plant(image, 1, tpl.getProcessor(), 3, 28);
+		ImageJProcess.save(tpl, dir.resolve("whole-tpl.tif"));
+		ImageJProcess.save(image, dir.resolve("whole-scene.tif"));
+		String open = "dir = getArgument();\nopen(dir + \"/whole-scene.tif\");\nopen(dir + \"/whole-tpl.tif\");\n";
+		String after = "selectImage(\"whole-scene.tif\");\nprint(\"went on: \" + nResults + \" rows, overlay \" + Overlay.size);\n";
+		ImageJProcess.Result r = imagej.run(Files.writeString(dir.resolve("fraction.ijm"), open
+			+ "run(\"GPU Template Matching...\", \"image=whole-scene.tif template=whole-tpl.tif score_threshold=0.9 "
+			+ "max_objects=2.7\");\n" + after), dir.toString(), "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("GPU Template Matching: '2.7' is not a whole number (max_objects)."), r::toString);
+		assertFalse(r.output.contains("went on"), r::toString);
+		// a macro variable's value is quoted, not its name
+		r = imagej.run(Files.writeString(dir.resolve("fraction-variable.ijm"), open + "n = 2.5;\n"
+			+ "run(\"GPU Template Matching...\", \"image=whole-scene.tif template=whole-tpl.tif score_threshold=0.9 "
+			+ "max_objects=&n\");\n" + after), dir.toString(), "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("GPU Template Matching: '2.5' is not a whole number (max_objects)."), r::toString);
+		assertFalse(r.output.contains("went on"), r::toString);
+		// a whole number runs, with at most that many detections
+		r = imagej.run(Files.writeString(dir.resolve("whole.ijm"), open
+			+ "run(\"GPU Template Matching...\", \"image=whole-scene.tif template=whole-tpl.tif score_threshold=0.9 "
+			+ "max_objects=2\");\n" + after), dir.toString(), "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("went on: 2 rows, overlay 2"), r::toString);
+	}
+
+	@Test
 	void aFolderOfTemplatesIsMatchedAndTheResultsNameTheFiles() throws Exception {
 		Path templates = Files.createDirectories(dir.resolve("templates"));
 		ImagePlus big = noise("8-bit", 15, 11, 1, 106), small = noise("16-bit", 7, 9, 1, 107);

@@ -77,6 +77,26 @@ class TemplateMatchingPluginTest {
 		assertTrue(((String) empty[1]).contains("template=cell.tif template_folder=[] "), (String) empty[1]);
 	}
 
+	@Test
+	void maxObjectsThatIsNotAWholeNumberIsRefusedNotCutDown() throws Exception {
+		// max_objects=2.7 ran as 2 without a word, from a macro and from the dialog (which records the
+		// 2.7 typed); GPU Align Slices refuses such numbers
+		IllegalArgumentException macro = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.macroMaxObjects("image=a template=b max_objects=2.7", 10));
+		assertEquals("'2.7' is not a whole number (max_objects).", macro.getMessage());
+		assertEquals(3, TemplateMatchingPlugin.macroMaxObjects("image=a max_objects=3", 10));
+		assertEquals(10, TemplateMatchingPlugin.macroMaxObjects("image=a", 10));
+		// a count past int's range still means no limit
+		assertEquals(Integer.MAX_VALUE, TemplateMatchingPlugin.macroMaxObjects("max_objects=1e12", 10));
+		Display.required();
+		String[] titles = {"scene.tif", "cell.tif"};
+		IllegalArgumentException dialog = assertThrows(IllegalArgumentException.class,
+			() -> throughTheDialog(titles, "image=scene.tif template=cell.tif max_objects=2.7"));
+		assertEquals(macro.getMessage(), dialog.getMessage());
+		Object[] whole = throughTheDialog(titles, "image=scene.tif template=cell.tif max_objects=3");
+		assertEquals(3, ((TemplateMatchingPlugin.Answer) whole[0]).settings.maxObjects);
+	}
+
 	/**
 	 * @return the dialog's answer (or what it threw) and the options ImageJ's recorder wrote,
 	 *         with the dialog answered from macro options
