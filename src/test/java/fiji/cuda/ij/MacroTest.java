@@ -60,6 +60,32 @@ class MacroTest {
 	}
 
 	@Test
+	void withTheCpuChosenInGpuInfoEveryCommandSaysSoOnceInABatch() throws Exception {
+		// reported as said by GPU Gaussian Blur alone; the rule of ops.Fallback is one line per
+		// operation and kind of reason a session, so each command says it at its first call only
+		String once = "newImage(\"a\", \"8-bit ramp\", 64, 48, 1);\n"
+			+ "run(\"GPU Gaussian Blur...\", \"sigma=2\");\n"
+			+ "run(\"GPU Gaussian Blur 3D...\", \"x=2 y=2 z=2\");\n"
+			+ "run(\"GPU Integral Image...\", \"table=Sum\"); close();\n"
+			+ "selectImage(\"a\"); run(\"GPU Box Statistics...\", \"radius=2 statistic=Mean\"); close();\n"
+			+ "selectImage(\"a\"); run(\"GPU Local Threshold...\", \"method=Sauvola radius=15\"); close();\n"
+			+ "newImage(\"b\", \"8-bit random\", 64, 48, 1); makeRectangle(10, 10, 9, 7); run(\"Duplicate...\", \"title=t\");\n"
+			+ "run(\"GPU Template Matching...\", \"image=b template=t score_threshold=0.5 max_objects=5 nms=0.3\");\n"
+			+ "close(\"t\"); close(\"b\");\n"
+			+ "newImage(\"s\", \"8-bit random\", 64, 48, 3);\n"
+			+ "run(\"GPU Align Slices...\", \"reference=1 x=20 y=15 width=16 height=16 margin=4\"); close(\"s\");\n";
+		Path macro = Files.writeString(dir.resolve("cpu-chosen.ijm"), "run(\"GPU Info...\", \"use=[CPU only]\");\n"
+			+ "for (i = 0; i < 3; i++) {\n" + once + "}\nprint(\"done\");\n");
+		ImageJProcess.Result r = imagej.run(macro, null);
+		assertTrue(r.output.contains("done"), r::toString);
+		for (String op : new String[] { "Gaussian Blur", "Gaussian Blur 3D", "Integral Image", "Box Statistics",
+			"Local Threshold", "Template Matching", "Align Slices" }) {
+			String line = op + " ran on the CPU: the CPU was chosen in GPU Info";
+			assertEquals(1, r.output.lines().filter(l -> l.startsWith(line)).count(), () -> line + " in " + r);
+		}
+	}
+
+	@Test
 	void gaussianBlurMacroMatchesImageJOnEverySliceAndLogsTheCpuFallback() throws Exception {
 		ImagePlus in = noise("16-bit", 67, 45, 3, 1);
 		Path input = ImageJProcess.save(in, dir.resolve("blur-in.tif"));
