@@ -95,7 +95,13 @@ public final class AlignSlices {
 		}
 
 		/**
-		 * @return these settings with the landmark set to the rectangle
+		 * Sets the landmark rectangle; checked against the image only when the stack is aligned.
+		 *
+		 * @param x      left edge in the reference slice, pixels
+		 * @param y      top edge, pixels
+		 * @param width  width, pixels
+		 * @param height height, pixels
+		 * @return these settings, changed, for chaining
 		 */
 		public Settings landmark(int x, int y, int width, int height) {
 			this.x = x;
