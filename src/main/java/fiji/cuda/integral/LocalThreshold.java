@@ -187,12 +187,12 @@ public final class LocalThreshold {
 				parameter2 != 0 ? parameter2 : method.defaultParameter2(), white, parameter2 == 0);
 		}
 
-		/** @return the method */
+		/** @return the thresholding rule */
 		public Method method() {
 			return method;
 		}
 
-		/** @return the window */
+		/** @return the square window of the radius given to {@link #of} */
 		public Window window() {
 			return window;
 		}
@@ -202,7 +202,10 @@ public final class LocalThreshold {
 			return p1;
 		}
 
-		/** @return parameter 2 as used */
+		/**
+		 * @return parameter 2 as used (the default when 0 was given); Sauvola's default R is
+		 *         scaled further for 16 and 32-bit images when they are thresholded
+		 */
 		public double parameter2() {
 			return p2;
 		}

@@ -33,10 +33,11 @@ public final class Template {
 	/**
 	 * @param pixels  the template; only its first plane is used
 	 * @param mask    template-sized mask (non-zero counts), or null
-	 * @throws IllegalArgumentException when the mask is not template-sized or selects no pixel
 	 * @param index   0-based index reported with its detections
 	 * @param angle   rotation it represents, degrees
 	 * @param flipped whether it is mirrored
+	 * @throws IllegalArgumentException when there is no template, or the mask is not
+	 *         template-sized or selects no pixel
 	 */
 	public Template(Planes pixels, byte[] mask, int index, double angle, boolean flipped) {
 		if (pixels == null) throw new IllegalArgumentException("Template Matching: there is no template.");

@@ -56,12 +56,12 @@ public final class ExecutionOptions {
 		return new ExecutionOptions(backend, threads, p == null ? Progress.NONE : p);
 	}
 
-	/** @return the requested backend */
+	/** @return the requested backend; {@link OpReport#ranOn()} says which one ran */
 	public Backend backend() {
 		return backend;
 	}
 
-	/** @return the CPU thread count */
+	/** @return the most threads the CPU path uses, the calling thread included; at least 1 */
 	public int threads() {
 		return threads;
 	}
