@@ -26,7 +26,10 @@ import fiji.cuda.runtime.GpuException;
  */
 public final class BoxStatistics {
 
-	/** The operation's name in messages, menus and logs. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Box Statistics...".
+	 */
 	public static final String NAME = "Box Statistics";
 
 	/** What is computed over each window. */

@@ -23,7 +23,10 @@ import java.util.function.IntConsumer;
  */
 public final class IntegralImage {
 
-	/** The operation's name in messages and logs. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Integral Image...".
+	 */
 	public static final String NAME = "Integral Image";
 
 	private IntegralImage() {}

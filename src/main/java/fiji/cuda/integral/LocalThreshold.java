@@ -45,7 +45,10 @@ import fiji.cuda.runtime.GpuException;
  */
 public final class LocalThreshold {
 
-	/** The operation's name in messages, menus and logs. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Local Threshold...".
+	 */
 	public static final String NAME = "Local Threshold";
 
 	/** Phansalkar's fixed exponent weight p and decay q. */

@@ -58,7 +58,10 @@ import java.util.List;
  */
 public final class AlignSlices {
 
-	/** The operation's name in messages. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Align Slices...".
+	 */
 	public static final String NAME = "Align Slices";
 
 	/** Scores at or above this are a perfect match at a whole-pixel position. */
