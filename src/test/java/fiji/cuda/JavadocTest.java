@@ -154,8 +154,8 @@ class JavadocTest {
 					int end = s.indexOf("*/", i + 2);
 					end = end < 0 ? s.length() : end + 2;
 					// a Javadoc comment documents the declaration it comes right before
-					if (s.startsWith("/**", i) && !s.startsWith("/**/", i) && readsHeads() && head.toString().trim().isEmpty())
-						doc = true;
+					boolean javadoc = s.startsWith("/**", i) && !s.startsWith("/**/", i);
+					if (javadoc && readsHeads() && head.toString().trim().isEmpty()) doc = true;
 					for (int k = i; k < end; k++)
 						if (s.charAt(k) == '\n') line++;
 					i = end - 1;
@@ -223,7 +223,7 @@ class JavadocTest {
 			}
 		}
 
-		/** Whether the innermost brace is a type body, outside a field's initializer: declarations are read. */
+		/** Whether the innermost brace is a type body, outside a field's initializer: heads are read. */
 		private boolean readsHeads() {
 			Context top = stack.peek();
 			return top.type && !top.initializer;
