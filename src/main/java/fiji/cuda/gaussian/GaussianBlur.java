@@ -27,9 +27,15 @@ import fiji.cuda.runtime.GpuException;
  */
 public final class GaussianBlur {
 
-	/** The operation's name in messages, menus and logs. */
+	/**
+	 * The 2D operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Gaussian Blur...".
+	 */
 	public static final String NAME = "Gaussian Blur";
-	/** The 3D operation's name in messages, menus and logs. */
+	/**
+	 * The 3D operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Gaussian Blur 3D...".
+	 */
 	public static final String NAME_3D = "Gaussian Blur 3D";
 
 	private GaussianBlur() {}

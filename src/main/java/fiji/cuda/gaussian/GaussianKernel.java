@@ -47,7 +47,13 @@ public final class GaussianKernel {
 		taps[2 * r] += tail; // radius() >= 1 always, so these are two distinct taps
 	}
 
-	/** @return ImageJ's accuracy for the type: 0.002 for 8-bit and RGB, 0.0002 otherwise */
+	/**
+	 * ImageJ's Gaussian Blur picks its kernel's accuracy by pixel type; the same choice keeps
+	 * the kernels, and so the results, identical to ImageJ's.
+	 *
+	 * @param t the image's pixel type
+	 * @return ImageJ's accuracy for the type: 0.002 for 8-bit and RGB, 0.0002 otherwise
+	 */
 	public static double defaultAccuracy(PixelType t) {
 		return t == PixelType.UINT8 || t == PixelType.RGB ? 0.002 : 0.0002;
 	}

@@ -110,8 +110,14 @@ public class BoxStatisticsPlugin implements PlugIn {
 
 	/**
 	 * The menu command's result, also the SciJava command's: titled like "cells variance 5x5",
-	 * with the slice labels, hyperstack layout and spatial calibration of the source.
+	 * with the slice labels, hyperstack layout and spatial calibration of the source. Shows
+	 * progress in ImageJ's progress bar and the backend in its status bar; Esc cancels between
+	 * slices. The source is not modified and the result is not shown.
 	 *
+	 * @param imp       the source, 8, 16 or 32-bit
+	 * @param statistic what to compute over each window
+	 * @param window    the window, anchored as {@link Window} says
+	 * @param stack     every slice when true, only the current one when false
 	 * @return the statistic of every (or the current) slice as a new 32-bit image, or null when canceled
 	 * @throws IllegalArgumentException for bad input
 	 */

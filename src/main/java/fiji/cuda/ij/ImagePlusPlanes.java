@@ -222,6 +222,8 @@ public final class ImagePlusPlanes {
 	 * dimensions (when it has as many planes) and its spatial calibration, without the
 	 * source's density calibration, which does not apply to the result's values.
 	 *
+	 * @param result the new image, changed
+	 * @param source the image it was computed from, not changed
 	 * @return {@code result}
 	 */
 	public static ImagePlus likeSource(ImagePlus result, ImagePlus source) {

@@ -72,7 +72,11 @@ public enum PixelType {
 			+ (plane == null ? "null" : plane.getClass().getSimpleName()));
 	}
 
-	/** @return a new zero-filled plane array of this type */
+	/**
+	 * @param pixels the plane's length in pixels (width × height), at least 0
+	 * @return a new zero-filled plane array of this type: byte[], short[], float[] or int[]
+	 * @throws NegativeArraySizeException when {@code pixels} is negative
+	 */
 	public Object newPlane(int pixels) {
 		switch (this) {
 			case UINT8: return new byte[pixels];

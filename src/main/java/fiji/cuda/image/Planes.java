@@ -81,12 +81,24 @@ public final class Planes {
 		return type;
 	}
 
-	/** @return the array of plane {@code z} (0-based), not a copy */
+	/**
+	 * @param z 0-based plane index, below {@link #depth()}
+	 * @return the array of plane {@code z}, not a copy: writing it writes the caller's image.
+	 *         Its class is the one {@link #type()} names
+	 * @throws ArrayIndexOutOfBoundsException when {@code z} is out of range
+	 */
 	public Object plane(int z) {
 		return planes[z];
 	}
 
-	/** @return the planes {@code from} (inclusive) to {@code to} (exclusive), sharing the arrays */
+	/**
+	 * @param from first plane, inclusive, 0-based
+	 * @param to   one past the last plane, from {@code from} to {@link #depth()}
+	 * @return the planes {@code from} (inclusive) to {@code to} (exclusive), sharing the arrays;
+	 *         no planes when {@code to == from}
+	 * @throws ArrayIndexOutOfBoundsException when {@code from} is outside [0, depth()]
+	 * @throws IllegalArgumentException       when {@code to < from}
+	 */
 	public Planes range(int from, int to) {
 		return new Planes(width, height, type, Arrays.copyOfRange(planes, from, to));
 	}

@@ -39,18 +39,34 @@ public final class Region {
 		this.mask = mask;
 	}
 
-	/** @return the whole plane of the given size, unmasked */
+	/**
+	 * @param width  plane width, at least 1
+	 * @param height plane height, at least 1
+	 * @return the whole plane of the given size, unmasked
+	 * @throws IllegalArgumentException when a side is below 1
+	 */
 	public static Region all(int width, int height) {
 		return new Region(0, 0, width, height, null);
 	}
 
-	/** @return true when this region is the whole width x height plane without a mask */
+	/**
+	 * Lets an operation take its whole-plane path, e.g. the blur's batched copies of whole planes.
+	 *
+	 * @param planeWidth  the plane's width
+	 * @param planeHeight the plane's height
+	 * @return true when this region is the whole plane without a mask
+	 */
 	public boolean isAll(int planeWidth, int planeHeight) {
 		return x == 0 && y == 0 && width == planeWidth && height == planeHeight && mask == null;
 	}
 
 	/**
-	 * @return this region clipped to a plane
+	 * Clips a selection that reaches past the image, as ImageJ's selections may, to the plane;
+	 * the mask is cut to match.
+	 *
+	 * @param planeWidth  the plane's width
+	 * @param planeHeight the plane's height
+	 * @return this region clipped to the plane: this same object when it already lies inside
 	 * @throws IllegalArgumentException when it lies wholly outside the plane
 	 */
 	public Region clipTo(int planeWidth, int planeHeight) {

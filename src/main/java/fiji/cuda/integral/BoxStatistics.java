@@ -26,7 +26,10 @@ import fiji.cuda.runtime.GpuException;
  */
 public final class BoxStatistics {
 
-	/** The operation's name in messages, menus and logs. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Box Statistics...".
+	 */
 	public static final String NAME = "Box Statistics";
 
 	/** What is computed over each window. */
@@ -65,19 +68,32 @@ public final class BoxStatistics {
 	private BoxStatistics() {}
 
 	/**
-	 * @param image  8, 16 or 32-bit planes
-	 * @param radius the square window's radius, at least 1 (side 2·radius+1)
-	 * @return a new 32-bit image of the statistic, one plane per input plane
+	 * The statistic over the square window of a radius, into a new image.
+	 *
+	 * @param image     8, 16 or 32-bit planes; not modified
+	 * @param statistic what to compute over each window
+	 * @param radius    the square window's radius, at least 1 (side 2·radius+1)
+	 * @param opts      backend, CPU threads and progress; null for the defaults
+	 * @return a new 32-bit image of the statistic, one plane per input plane; planes not reached
+	 *         when the progress reports cancellation are all 0
 	 * @throws IllegalArgumentException for bad input, naming the problem
+	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	public static Planes compute(Planes image, Statistic statistic, int radius, ExecutionOptions opts) {
 		return compute(image, statistic, window(radius), opts);
 	}
 
 	/**
-	 * @param window any rectangle, anchored as {@link Window} says
-	 * @return a new 32-bit image of the statistic
+	 * The statistic over any rectangular window, into a new image.
+	 *
+	 * @param image     8, 16 or 32-bit planes; not modified
+	 * @param statistic what to compute over each window
+	 * @param window    any rectangle, anchored as {@link Window} says
+	 * @param opts      backend, CPU threads and progress; null for the defaults
+	 * @return a new 32-bit image of the statistic, one plane per input plane; planes not reached
+	 *         when the progress reports cancellation are all 0
 	 * @throws IllegalArgumentException for bad input
+	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	public static Planes compute(Planes image, Statistic statistic, Window window, ExecutionOptions opts) {
 		IntegralImage.checkImage(NAME, image);
@@ -93,10 +109,14 @@ public final class BoxStatistics {
 	/**
 	 * Writes the statistic of every plane into {@code out}.
 	 *
-	 * @param out 32-bit planes of the input's size and depth
+	 * @param image     8, 16 or 32-bit planes; not modified
+	 * @param out       32-bit planes of the input's size and depth
+	 * @param statistic what to compute over each window
+	 * @param window    any rectangle, anchored as {@link Window} says
+	 * @param options   backend, CPU threads and progress; null for the defaults
 	 * @return which backend ran; planes not reached when canceled stay as they were
 	 * @throws IllegalArgumentException for bad input
-	 * @throws GpuException only when the GPU was forced and failed
+	 * @throws GpuException             only when the GPU was forced and failed
 	 */
 	public static OpReport computeInto(Planes image, Planes out, Statistic statistic, Window window,
 		ExecutionOptions options)

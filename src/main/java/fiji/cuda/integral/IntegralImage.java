@@ -23,7 +23,10 @@ import java.util.function.IntConsumer;
  */
 public final class IntegralImage {
 
-	/** The operation's name in messages and logs. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Integral Image...".
+	 */
 	public static final String NAME = "Integral Image";
 
 	private IntegralImage() {}
@@ -53,6 +56,15 @@ public final class IntegralImage {
 	 * {@code scratch} from one call to the next. Without it every build waits for the session's
 	 * stream before its scratch goes back to the pool; with it the call returns at once, so a
 	 * caller that builds tables again and again (a pipeline) keeps its stream full.
+	 *
+	 * @param s       the caller's session, on the calling thread
+	 * @param type    8, 16 or 32-bit
+	 * @param w       width in pixels
+	 * @param h       height in pixels
+	 * @param in      the plane on the device
+	 * @param sum     w·h int64 (8/16-bit) or double (32-bit) table of Σ I
+	 * @param sq      the same for Σ I²
+	 * @param scratch the build's scratch memory, of the same session; grown when too small
 	 */
 	public static void buildOnDevice(fiji.cuda.runtime.GpuSession s, PixelType type, int w, int h,
 		jcuda.driver.CUdeviceptr in, jcuda.driver.CUdeviceptr sum, jcuda.driver.CUdeviceptr sq, DeviceScratch scratch)
@@ -70,6 +82,10 @@ public final class IntegralImage {
 	 * Whether box sums of windows of up to {@code windowPixels} pixels of a {@code type} plane
 	 * come out exact from {@linkplain #buildWrap32OnDevice 32-bit wrap-around tables}: 8-bit
 	 * planes and windows of at most {@link #WRAP32_MAX_PIXELS} pixels.
+	 *
+	 * @param type         the plane's pixel type
+	 * @param windowPixels the largest window that will be queried, in pixels
+	 * @return true when every such box sum comes out exact
 	 */
 	public static boolean wrap32Exact(PixelType type, long windowPixels) {
 		return type == PixelType.UINT8 && windowPixels <= WRAP32_MAX_PIXELS;
@@ -85,8 +101,13 @@ public final class IntegralImage {
 	 * {@link #buildOnDevice(fiji.cuda.runtime.GpuSession, PixelType, int, int, jcuda.driver.CUdeviceptr,
 	 * jcuda.driver.CUdeviceptr, jcuda.driver.CUdeviceptr, DeviceScratch)}.
 	 *
-	 * @param sum w·h uint32 table of Σ I modulo 2³²
-	 * @param sq  the same for Σ I²
+	 * @param s       the caller's session, on the calling thread
+	 * @param w       width in pixels
+	 * @param h       height in pixels
+	 * @param in      the 8-bit plane on the device
+	 * @param sum     w·h uint32 table of Σ I modulo 2³²
+	 * @param sq      the same for Σ I²
+	 * @param scratch the build's scratch memory, of the same session; grown when too small
 	 */
 	public static void buildWrap32OnDevice(fiji.cuda.runtime.GpuSession s, int w, int h, jcuda.driver.CUdeviceptr in,
 		jcuda.driver.CUdeviceptr sum, jcuda.driver.CUdeviceptr sq, DeviceScratch scratch)
@@ -158,10 +179,15 @@ public final class IntegralImage {
 	}
 
 	/**
-	 * Builds the tables of every plane, checking for cancellation between planes.
+	 * Builds the tables of every plane, checking for cancellation between planes. All of them
+	 * are held at once (16 bytes a pixel); {@link #buildEach} needs one plane's at a time.
 	 *
+	 * @param image the planes (not modified)
+	 * @param build the GPU build, or null / AUTO for the fastest
+	 * @param opts  backend, CPU threads and progress; null for the defaults
 	 * @return one table pair per plane, in order; fewer when the progress reports cancellation
 	 * @throws IllegalArgumentException for no image or RGB
+	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	public static List<SummedAreaTable> buildAll(Planes image, SatBuild build, ExecutionOptions opts) {
 		List<SummedAreaTable> out = new ArrayList<>(image == null ? 0 : image.depth());
@@ -173,9 +199,13 @@ public final class IntegralImage {
 	 * As {@link #buildAll}, handing each plane's tables over as soon as they are built, so that
 	 * a caller who converts them needs the 16 bytes a pixel of only one plane at a time.
 	 *
-	 * @param each receives the tables and the plane's index, in order
+	 * @param image the planes (not modified)
+	 * @param build the GPU build, or null / AUTO for the fastest
+	 * @param opts  backend, CPU threads and progress; null for the defaults
+	 * @param each  receives the tables and the plane's index, in order, on the calling thread
 	 * @return the planes built: all of them, or fewer when the progress reports cancellation
 	 * @throws IllegalArgumentException for no image or RGB
+	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	public static int buildEach(Planes image, SatBuild build, ExecutionOptions opts,
 		java.util.function.ObjIntConsumer<SummedAreaTable> each)

@@ -26,14 +26,16 @@ public final class IntegralImageImgLib2 {
 	/**
 	 * Builds both tables of a 2D image.
 	 *
+	 * @param <T>   the pixel type, one of the three below
 	 * @param image 8-bit ({@code UnsignedByteType}), 16-bit ({@code UnsignedShortType}) or 32-bit
 	 *              ({@code FloatType}) pixels, in two dimensions (for one plane of a stack, pass
 	 *              {@code Views.hyperSlice(img, 2, z)}); not modified
 	 * @param build the GPU build, or null / AUTO for the fastest
-	 * @param opts  backend and CPU threads
+	 * @param opts  backend and CPU threads; null for the defaults
 	 * @return the tables: exact {@code LongType} for 8 and 16-bit pixels, {@code DoubleType} for 32-bit
 	 * @throws IllegalArgumentException for no image, an empty one, another pixel type, another
 	 *         number of dimensions, or a plane of more than 2^31 - 1 pixels
+	 * @throws fiji.cuda.runtime.GpuException only when the GPU was forced and failed
 	 */
 	public static <T extends RealType<T>> SummedAreaTable build(RandomAccessibleInterval<T> image, SatBuild build,
 		ExecutionOptions opts)

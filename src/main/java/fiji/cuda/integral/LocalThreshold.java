@@ -45,7 +45,10 @@ import fiji.cuda.runtime.GpuException;
  */
 public final class LocalThreshold {
 
-	/** The operation's name in messages, menus and logs. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Local Threshold...".
+	 */
 	public static final String NAME = "Local Threshold";
 
 	/** Phansalkar's fixed exponent weight p and decay q. */
@@ -85,7 +88,11 @@ public final class LocalThreshold {
 				+ "'; choose Mean, Niblack, Sauvola or Phansalkar.");
 		}
 
-		/** @return parameter 1's default (what 0 stands for) */
+		/**
+		 * @param white whether the objects are white (foreground 255): Niblack's default k is
+		 *              0.2 for white objects and −0.2 for black ones; the other methods ignore it
+		 * @return parameter 1's default (what 0 stands for)
+		 */
 		public double defaultParameter1(boolean white) {
 			switch (this) {
 				case MEAN: return 0;
@@ -171,6 +178,7 @@ public final class LocalThreshold {
 		 * @param parameter1 see {@link LocalThreshold}; 0 for the default
 		 * @param parameter2 see {@link LocalThreshold}; 0 for the default
 		 * @param white      foreground 255 (and Niblack's default k = 0.2) when true; 0 (k = −0.2) when false
+		 * @return the settings, with the defaults put in for parameters given as 0
 		 * @throws IllegalArgumentException for a missing method, radius &lt; 1 or a parameter that is not a finite number
 		 */
 		public static Settings of(Method method, int radius, double parameter1, double parameter2, boolean white) {
@@ -182,12 +190,12 @@ public final class LocalThreshold {
 				parameter2 != 0 ? parameter2 : method.defaultParameter2(), white, parameter2 == 0);
 		}
 
-		/** @return the method */
+		/** @return the thresholding rule */
 		public Method method() {
 			return method;
 		}
 
-		/** @return the window */
+		/** @return the square window of the radius given to {@link #of} */
 		public Window window() {
 			return window;
 		}
@@ -197,7 +205,10 @@ public final class LocalThreshold {
 			return p1;
 		}
 
-		/** @return parameter 2 as used */
+		/**
+		 * @return parameter 2 as used (the default when 0 was given); Sauvola's default R is
+		 *         scaled further for 16 and 32-bit images when they are thresholded
+		 */
 		public double parameter2() {
 			return p2;
 		}
@@ -217,8 +228,20 @@ public final class LocalThreshold {
 	private LocalThreshold() {}
 
 	/**
-	 * @return a new 8-bit binary image; the input is not modified
+	 * Thresholds every plane into a new image; {@link Settings#of} says what the method and
+	 * parameters mean.
+	 *
+	 * @param image      8, 16 or 32-bit planes
+	 * @param method     the rule
+	 * @param radius     the square window's radius, at least 1 (side 2·radius+1)
+	 * @param parameter1 see {@link LocalThreshold}; 0 for the default
+	 * @param parameter2 see {@link LocalThreshold}; 0 for the default
+	 * @param white      foreground 255 when true, 0 when false
+	 * @param opts       backend, CPU threads and progress; null for the defaults
+	 * @return a new 8-bit binary image; the input is not modified. Planes not reached when the
+	 *         progress reports cancellation are all 0
 	 * @throws IllegalArgumentException for bad input, naming the problem
+	 * @throws GpuException only when the GPU was forced and failed
 	 * @see Settings#of
 	 */
 	public static Planes threshold(Planes image, Method method, int radius, double parameter1, double parameter2,
@@ -228,8 +251,16 @@ public final class LocalThreshold {
 	}
 
 	/**
-	 * @return a new 8-bit binary image; the input is not modified
+	 * Thresholds every plane into a new image.
+	 *
+	 * @param image    8, 16 or 32-bit planes
+	 * @param settings from {@link Settings#of}; resolved for this image's type and range as
+	 *                 the class comment says
+	 * @param opts     backend, CPU threads and progress; null for the defaults
+	 * @return a new 8-bit binary image; the input is not modified. Planes not reached when the
+	 *         progress reports cancellation are all 0
 	 * @throws IllegalArgumentException for bad input
+	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	public static Planes threshold(Planes image, Settings settings, ExecutionOptions opts) {
 		IntegralImage.checkImage(NAME, image);
@@ -245,13 +276,16 @@ public final class LocalThreshold {
 	/**
 	 * Thresholds every plane into {@code out}.
 	 *
-	 * @param out 8-bit planes of the input's size and depth; for an 8-bit image they may be the
-	 *            input's own planes, which are then thresholded in place
+	 * @param image    8, 16 or 32-bit planes
+	 * @param out      8-bit planes of the input's size and depth; for an 8-bit image they may be
+	 *                 the input's own planes, which are then thresholded in place
+	 * @param settings from {@link Settings#of}
+	 * @param options  backend, CPU threads and progress; null for the defaults
 	 * @return which backend ran; planes not reached when canceled stay as they were
 	 * @throws IllegalArgumentException for bad input, with nothing written
 	 * @throws PartlyDoneException      in place, when a failure stops it after some planes: each
 	 *                                  plane is thresholded or unchanged, and the message says which
-	 * @throws GpuException only when the GPU was forced and failed
+	 * @throws GpuException             only when the GPU was forced and failed
 	 */
 	public static OpReport thresholdInto(Planes image, Planes out, Settings settings, ExecutionOptions options) {
 		long t0 = System.nanoTime();

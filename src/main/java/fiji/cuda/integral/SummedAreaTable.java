@@ -109,19 +109,37 @@ public final class SummedAreaTable {
 		return ArrayImgs.doubles(sumSqD, width, height);
 	}
 
-	/** @return the table entry Σ I over [0, x] × [0, y] (no clipping; for tests and the GPU comparison) */
+	/**
+	 * Reads one table entry as it is stored, without clipping (for tests and the comparison
+	 * with the GPU tables); {@link #boxSum} is the query that takes any rectangle.
+	 *
+	 * @param x column, 0 to {@link #width()} − 1
+	 * @param y row, 0 to {@link #height()} − 1
+	 * @return the table entry Σ I over [0, x] × [0, y]; a coordinate outside the plane gives
+	 *         another entry or an {@link ArrayIndexOutOfBoundsException}
+	 */
 	public double sumAt(int x, int y) {
 		int i = y * width + x;
 		return sumL != null ? sumL[i] : sumD[i];
 	}
 
-	/** @return the table entry Σ I² over [0, x] × [0, y] */
+	/**
+	 * Reads one Σ I² entry as it is stored, without clipping; see {@link #sumAt}.
+	 *
+	 * @param x column, 0 to {@link #width()} − 1
+	 * @param y row, 0 to {@link #height()} − 1
+	 * @return the table entry Σ I² over [0, x] × [0, y]
+	 */
 	public double sumSqAt(int x, int y) {
 		int i = y * width + x;
 		return sumL != null ? sumSqL[i] : sumSqD[i];
 	}
 
 	/**
+	 * @param x0 left column, inclusive; may lie outside the plane
+	 * @param y0 top row, inclusive; may lie outside the plane
+	 * @param x1 right column, inclusive; may lie outside the plane
+	 * @param y1 bottom row, inclusive; may lie outside the plane
 	 * @return the number of pixels of the plane inside the rectangle with inclusive corners
 	 *         (x0, y0) and (x1, y1); 0 when it misses the plane or x1 &lt; x0 or y1 &lt; y0
 	 */
@@ -131,6 +149,10 @@ public final class SummedAreaTable {
 	}
 
 	/**
+	 * @param x0 left column, inclusive; may lie outside the plane
+	 * @param y0 top row, inclusive; may lie outside the plane
+	 * @param x1 right column, inclusive; may lie outside the plane
+	 * @param y1 bottom row, inclusive; may lie outside the plane
 	 * @return Σ I over the rectangle with inclusive corners (x0, y0) and (x1, y1), clipped to
 	 *         the plane (0 when nothing is left); exact for 8 and 16-bit planes as long as the
 	 *         sum is below 2^53, see {@link #boxSumExact}
@@ -141,7 +163,13 @@ public final class SummedAreaTable {
 		return sumL != null ? box(sumL, width, c[0], c[1], c[2], c[3]) : box(sumD, width, c[0], c[1], c[2], c[3]);
 	}
 
-	/** @return Σ I² over the clipped rectangle; see {@link #boxSum} */
+	/**
+	 * @param x0 left column, inclusive; may lie outside the plane
+	 * @param y0 top row, inclusive; may lie outside the plane
+	 * @param x1 right column, inclusive; may lie outside the plane
+	 * @param y1 bottom row, inclusive; may lie outside the plane
+	 * @return Σ I² over the clipped rectangle (0 when nothing is left); see {@link #boxSum}
+	 */
 	public double boxSumSq(int x0, int y0, int x1, int y1) {
 		int[] c = clip(x0, y0, x1, y1);
 		if (c == null) return 0;
@@ -149,7 +177,11 @@ public final class SummedAreaTable {
 	}
 
 	/**
-	 * @return Σ I over the clipped rectangle, exactly
+	 * @param x0 left column, inclusive; may lie outside the plane
+	 * @param y0 top row, inclusive; may lie outside the plane
+	 * @param x1 right column, inclusive; may lie outside the plane
+	 * @param y1 bottom row, inclusive; may lie outside the plane
+	 * @return Σ I over the clipped rectangle, exactly (0 when nothing is left)
 	 * @throws IllegalStateException for the double tables of a 32-bit plane
 	 */
 	public long boxSumExact(int x0, int y0, int x1, int y1) {
@@ -158,7 +190,14 @@ public final class SummedAreaTable {
 		return c == null ? 0 : box(sumL, width, c[0], c[1], c[2], c[3]);
 	}
 
-	/** @return Σ I² over the clipped rectangle, exactly; see {@link #boxSumExact} */
+	/**
+	 * @param x0 left column, inclusive; may lie outside the plane
+	 * @param y0 top row, inclusive; may lie outside the plane
+	 * @param x1 right column, inclusive; may lie outside the plane
+	 * @param y1 bottom row, inclusive; may lie outside the plane
+	 * @return Σ I² over the clipped rectangle, exactly (0 when nothing is left)
+	 * @throws IllegalStateException for the double tables of a 32-bit plane
+	 */
 	public long boxSumSqExact(int x0, int y0, int x1, int y1) {
 		requireExact();
 		int[] c = clip(x0, y0, x1, y1);
@@ -166,6 +205,10 @@ public final class SummedAreaTable {
 	}
 
 	/**
+	 * @param x0 left column, inclusive; may lie outside the plane
+	 * @param y0 top row, inclusive; may lie outside the plane
+	 * @param x1 right column, inclusive; may lie outside the plane
+	 * @param y1 bottom row, inclusive; may lie outside the plane
 	 * @return the mean over the pixels of the plane inside the rectangle with inclusive corners
 	 * @throws IllegalArgumentException when no pixel of the plane is inside
 	 */
@@ -177,6 +220,10 @@ public final class SummedAreaTable {
 	}
 
 	/**
+	 * @param x0 left column, inclusive; may lie outside the plane
+	 * @param y0 top row, inclusive; may lie outside the plane
+	 * @param x1 right column, inclusive; may lie outside the plane
+	 * @param y1 bottom row, inclusive; may lie outside the plane
 	 * @return the population variance (Σ (I − mean)² / N) over the pixels of the plane inside
 	 *         the rectangle; for 8 and 16-bit planes it is computed from the exact sums without
 	 *         cancellation, so it is the correctly rounded variance up to two roundings

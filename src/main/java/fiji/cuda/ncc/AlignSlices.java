@@ -58,7 +58,10 @@ import java.util.List;
  */
 public final class AlignSlices {
 
-	/** The operation's name in messages. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Align Slices...".
+	 */
 	public static final String NAME = "Align Slices";
 
 	/** Scores at or above this are a perfect match at a whole-pixel position. */
@@ -95,7 +98,13 @@ public final class AlignSlices {
 		}
 
 		/**
-		 * @return these settings with the landmark set to the rectangle
+		 * Sets the landmark rectangle; checked against the image only when the stack is aligned.
+		 *
+		 * @param x      left edge in the reference slice, pixels
+		 * @param y      top edge, pixels
+		 * @param width  width, pixels
+		 * @param height height, pixels
+		 * @return these settings, changed, for chaining
 		 */
 		public Settings landmark(int x, int y, int width, int height) {
 			this.x = x;

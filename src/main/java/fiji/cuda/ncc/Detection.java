@@ -68,13 +68,23 @@ public final class Detection {
 		return y + height / 2;
 	}
 
-	/** @return the same detection moved by (dx, dy), e.g. from a search rectangle to the image */
+	/**
+	 * @param dx pixels to add to x (and to the refined centre's x)
+	 * @param dy pixels to add to y (and to the refined centre's y)
+	 * @return the same detection moved by (dx, dy), e.g. from a search rectangle to the image;
+	 *         this one is unchanged
+	 */
 	public Detection shifted(int dx, int dy) {
 		return new Detection(x + dx, y + dy, width, height, score, template, angle, flipped, plane, refinedX + dx,
 			refinedY + dy);
 	}
 
-	/** @return intersection over union of the two boxes, 0 to 1 */
+	/**
+	 * How much two boxes overlap, for suppressing duplicate detections; planes are not compared.
+	 *
+	 * @param o the other detection
+	 * @return intersection over union of the two boxes, 0 (apart, or both empty) to 1 (the same box)
+	 */
 	public double iou(Detection o) {
 		long ix = Math.max(0, Math.min(x + width, o.x + o.width) - Math.max(x, o.x));
 		long iy = Math.max(0, Math.min(y + height, o.y + o.height) - Math.max(y, o.y));

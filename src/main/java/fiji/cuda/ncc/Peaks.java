@@ -136,6 +136,11 @@ public final class Peaks {
 	 * the fit has no maximum within one pixel, that axis falls back to a parabola through
 	 * the three scores along it, or to 0.
 	 *
+	 * @param map a score map, row-major
+	 * @param w   the map's width
+	 * @param h   the map's height
+	 * @param x   the peak's column, 0 to w − 1
+	 * @param y   the peak's row, 0 to h − 1
 	 * @return {dx, dy}, each within [-1, 1]; added to the integer peak position
 	 */
 	public static double[] refine(float[] map, int w, int h, int x, int y) {

@@ -33,13 +33,14 @@ public final class Template {
 	/**
 	 * @param pixels  the template; only its first plane is used
 	 * @param mask    template-sized mask (non-zero counts), or null
-	 * @throws IllegalArgumentException when the mask is not template-sized or selects no pixel
 	 * @param index   0-based index reported with its detections
 	 * @param angle   rotation it represents, degrees
 	 * @param flipped whether it is mirrored
+	 * @throws IllegalArgumentException when there is no template, or the mask is not
+	 *         template-sized or selects no pixel
 	 */
 	public Template(Planes pixels, byte[] mask, int index, double angle, boolean flipped) {
-		if (pixels == null) throw new IllegalArgumentException("Template Matching: there is no template.");
+		if (pixels == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no template.");
 		// here, not only when matching: mirrored() and rotated() index the mask by the template
 		TemplateMatching.checkMask(mask, pixels.width(), pixels.height());
 		this.pixels = pixels.depth() == 1 ? pixels : pixels.range(0, 1);
@@ -92,7 +93,8 @@ public final class Template {
 		if (angles == null || angles.length == 0) angles = new double[] {0};
 		for (double a : angles)
 			if (!Double.isFinite(a))
-				throw new IllegalArgumentException("Template Matching: the angle " + a + " is not a finite number.");
+				throw new IllegalArgumentException(TemplateMatching.NAME + ": the angle " + a
+					+ " is not a finite number.");
 		List<Double> distinct = new ArrayList<>();
 		for (double a : angles)
 			if (distinct.stream().noneMatch(b -> sameRotation(a, b))) distinct.add(a);
@@ -143,7 +145,8 @@ public final class Template {
 		int w = width(), h = height();
 		PixelType type = pixels.type();
 		if (type == PixelType.RGB)
-			throw new IllegalArgumentException("Template Matching: RGB templates are not supported; convert to 8-bit first.");
+			throw new IllegalArgumentException(TemplateMatching.NAME
+				+ ": RGB templates are not supported; convert to 8-bit first.");
 		double rad = Math.toRadians(degrees);
 		double cos = snap(Math.cos(rad)), sin = snap(Math.sin(rad));
 		int ow = Math.max(1, (int) Math.ceil(Math.abs(w * cos) + Math.abs(h * sin) - 1e-6));
@@ -177,7 +180,7 @@ public final class Template {
 				valid++;
 			}
 		if (valid == 0)
-			throw new IllegalArgumentException("Template Matching: rotating the template by " + degrees
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": rotating the template by " + degrees
 				+ " degrees leaves no pixel.");
 		return new Template(Planes.wrap(ow, oh, out), valid == ow * oh ? null : m, index, degrees, flipped);
 	}

@@ -40,7 +40,10 @@ import java.util.List;
  */
 public final class TemplateMatching {
 
-	/** The operation's name in messages and logs. */
+	/**
+	 * The operation's name in its error messages and Log lines, and in its menu entry,
+	 * "GPU Template Matching...".
+	 */
 	public static final String NAME = "Template Matching";
 
 	private TemplateMatching() {}

@@ -63,7 +63,7 @@ final class TemplateMatchingGpu {
 
 	/**
 	 * For tests and the benchmark: AUTO leaves 8-bit pairs on the dp4a kernels instead of the
-	 * tensor cores, which it takes wherever they can run (sm_80 and newer, w*h <= 33025). On the
+	 * tensor cores, which it takes wherever they can run (sm_80 and newer, w*h &lt;= 33025). On the
 	 * H200 the tensor cores were 1.6 to 3.0 times faster at every template size measured.
 	 */
 	static volatile boolean immaOffForTest;
@@ -525,7 +525,7 @@ final class TemplateMatchingGpu {
 		/** The table builds' scratch, kept so that building again does not wait for the stream. */
 		private final IntegralImage.DeviceScratch scratch;
 		/**
-		 * A column of stacked search areas: only map rows y with y % rowPeriod < rowKeep are read,
+		 * A column of stacked search areas: only map rows y with y % rowPeriod &lt; rowKeep are read,
 		 * so the numerators skip tiles with none (0: every row is read).
 		 */
 		int rowPeriod, rowKeep;

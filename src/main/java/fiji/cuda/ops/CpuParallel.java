@@ -43,8 +43,11 @@ public final class CpuParallel {
 	 * Results must not depend on the split (each chunk writes only its own items). A failure in
 	 * any chunk is rethrown here once every thread has stopped.
 	 *
-	 * @param threads     at most this many threads
+	 * @param from        first item
+	 * @param to          one past the last item; nothing runs when {@code to <= from}
+	 * @param threads     at most this many threads, the caller's included (below 1 counts as 1)
 	 * @param workPerItem rough work per item, so small jobs use fewer threads
+	 * @param task        the work, called from several threads at once on disjoint ranges
 	 */
 	public static void forRange(int from, int to, int threads, long workPerItem, Range task) {
 		long items = (long) to - from;

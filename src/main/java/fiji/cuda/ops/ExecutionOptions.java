@@ -21,32 +21,47 @@ public final class ExecutionOptions {
 		return new ExecutionOptions(Backend.AUTO, Runtime.getRuntime().availableProcessors(), Progress.NONE);
 	}
 
-	/** @return {@code opts}, or {@link #defaults()} for null: every operation takes null as "the defaults" */
+	/**
+	 * @param opts a caller's options, or null
+	 * @return {@code opts}, or {@link #defaults()} for null: every operation takes null as "the defaults"
+	 */
 	public static ExecutionOptions orDefaults(ExecutionOptions opts) {
 		return opts != null ? opts : defaults();
 	}
 
-	/** @return a copy running on the given backend */
+	/**
+	 * @param b where to run: {@link Backend#AUTO}, or {@link Backend#GPU} / {@link Backend#CPU}
+	 *          to force one (a forced GPU that fails is an error, see {@link Fallback})
+	 * @return a copy running on the given backend
+	 */
 	public ExecutionOptions withBackend(Backend b) {
 		return new ExecutionOptions(b, threads, progress);
 	}
 
-	/** @return a copy using at most n CPU threads (at least 1) */
+	/**
+	 * @param n the most CPU threads the CPU path may use, the calling thread included; values
+	 *          below 1 mean 1. The GPU path's host copies use threads of their own
+	 * @return a copy using at most n CPU threads
+	 */
 	public ExecutionOptions withThreads(int n) {
 		return new ExecutionOptions(backend, Math.max(1, n), progress);
 	}
 
-	/** @return a copy reporting to p (null means nowhere) */
+	/**
+	 * @param p where progress goes and where cancellation is asked; null means nowhere (never
+	 *          canceled)
+	 * @return a copy reporting to p
+	 */
 	public ExecutionOptions withProgress(Progress p) {
 		return new ExecutionOptions(backend, threads, p == null ? Progress.NONE : p);
 	}
 
-	/** @return the requested backend */
+	/** @return the requested backend; {@link OpReport#ranOn()} says which one ran */
 	public Backend backend() {
 		return backend;
 	}
 
-	/** @return the CPU thread count */
+	/** @return the most threads the CPU path uses, the calling thread included; at least 1 */
 	public int threads() {
 		return threads;
 	}

@@ -19,7 +19,7 @@ public final class Fallback {
 
 	/**
 	 * @param op   the operation's name, e.g. "Gaussian Blur"
-	 * @param opts the caller's options (their backend decides)
+	 * @param opts the caller's options (their backend decides), not null
 	 * @param e    why the GPU path failed
 	 * @return the reason, for the operation's report
 	 * @throws GpuException when the GPU was forced; other failures are wrapped, naming {@code op}
@@ -41,8 +41,11 @@ public final class Fallback {
 	 * AUTO the CPU finishes the rest, so nothing more needs saying. A forced GPU stops there, and
 	 * its error must say what is already done: the caller's image is left part changed.
 	 *
+	 * @param op   the operation's name, e.g. "Gaussian Blur"
+	 * @param opts the caller's options (their backend decides), not null
+	 * @param e    why the GPU path failed
 	 * @param done what holds the result and what is unchanged, e.g. "planes 1-16 of 40 hold the
-	 *             result and the later ones are unchanged"
+	 *             result and the later ones are unchanged"; {@link #prefixDone} words it
 	 * @return the reason, for the operation's report
 	 * @throws GpuException when the GPU was forced, naming {@code op}, the failure and {@code done}
 	 */

@@ -13,7 +13,10 @@ public final class OpLog {
 
 	private OpLog() {}
 
-	/** @param s where log lines go from now on; null restores standard error */
+	/**
+	 * @param s where log lines go from now on, called on the operations' threads (any of them);
+	 *          null restores standard error
+	 */
 	public static void setSink(Consumer<String> s) {
 		sink = s != null ? s : line -> System.err.println("[Fiji CUDA] " + line);
 	}

@@ -24,12 +24,15 @@ public final class OpReport {
 		this.nanos = nanos;
 	}
 
-	/** @return GPU or CPU */
+	/** @return the backend that did the work, GPU or CPU, never AUTO */
 	public Backend ranOn() {
 		return ranOn;
 	}
 
-	/** @return why the GPU was not used, or null */
+	/**
+	 * @return why the GPU was not used although AUTO was asked (the reason the Log line gave),
+	 *         or null when the GPU ran or the CPU was asked for
+	 */
 	public String fallbackReason() {
 		return fallbackReason;
 	}

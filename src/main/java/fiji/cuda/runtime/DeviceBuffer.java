@@ -32,13 +32,20 @@ public final class DeviceBuffer implements AutoCloseable {
 		this.size = size;
 	}
 
-	/** @return the device address; valid until {@link #close()} */
+	/**
+	 * @return the device address; valid until {@link #close()}
+	 * @throws IllegalStateException after {@link #close()}
+	 */
 	public CUdeviceptr ptr() {
 		if (closed) throw new IllegalStateException("device buffer used after close");
 		return ptr;
 	}
 
-	/** @return the address {@code bytes} past the start */
+	/**
+	 * @param bytes offset from the start, in bytes; not checked against {@link #size()}
+	 * @return the address {@code bytes} past the start; valid until {@link #close()}
+	 * @throws IllegalStateException after {@link #close()}
+	 */
 	public CUdeviceptr at(long bytes) {
 		return (CUdeviceptr) ptr().withByteOffset(bytes);
 	}

@@ -101,7 +101,13 @@ public final class GpuSession {
 		return e;
 	}
 
-	/** @return device milliseconds between two reached timing events */
+	/**
+	 * Waits for {@code to} to be reached, then measures on the device's clock.
+	 *
+	 * @param from a {@link #timingEvent()} recorded first
+	 * @param to   a {@link #timingEvent()} recorded after it
+	 * @return device milliseconds between the two events (about 0.5 µs resolution)
+	 */
 	public float elapsedMillis(CUevent from, CUevent to) {
 		cuEventSynchronize(to);
 		float[] ms = new float[1];
@@ -109,17 +115,32 @@ public final class GpuSession {
 		return ms[0];
 	}
 
-	/** Marks the point the work queued so far on {@code s} must reach. */
+	/**
+	 * Marks the point the work queued so far on {@code s} must reach; recording again moves it.
+	 *
+	 * @param e an event of this session ({@link #event()} or {@link #timingEvent()})
+	 * @param s this session's stream or one of its {@link #sideStream()}s
+	 */
 	public void record(CUevent e, CUstream s) {
 		cuEventRecord(e, s);
 	}
 
-	/** Makes the work queued on {@code s} from now on wait for the last {@link #record} of {@code e}. */
+	/**
+	 * Makes the work queued on {@code s} from now on wait for the last {@link #record} of
+	 * {@code e}, on the device: the calling thread does not wait.
+	 *
+	 * @param s the stream that must wait
+	 * @param e the event it waits for
+	 */
 	public void await(CUstream s, CUevent e) {
 		cuStreamWaitEvent(s, e, 0);
 	}
 
-	/** Blocks the calling thread until the last {@link #record} of {@code e} has been reached. */
+	/**
+	 * Blocks the calling thread until the last {@link #record} of {@code e} has been reached.
+	 *
+	 * @param e an event of this session
+	 */
 	public void sync(CUevent e) {
 		cuEventSynchronize(e);
 	}
@@ -154,13 +175,33 @@ public final class GpuSession {
 		return new HostBuffer(new PinnedBuffer(Math.max(1, bytes), writeCombined), 0, bytes, true);
 	}
 
-	/** Queues a copy of the first {@code bytes} of {@code src} to the device on stream {@code s}. */
+	/**
+	 * Queues a copy of the first {@code bytes} of {@code src} to the device on stream
+	 * {@code s}, and returns at once: {@code src} must not be written until an event recorded
+	 * after the copy has been reached.
+	 *
+	 * @param src   pinned host memory
+	 * @param dst   device destination, at least {@code bytes} long
+	 * @param bytes how many bytes, at most {@code src.size()}
+	 * @param s     this session's stream or one of its side streams
+	 * @throws IllegalArgumentException when {@code bytes} exceeds {@code src}
+	 */
 	public void copyAsync(HostBuffer src, CUdeviceptr dst, long bytes, CUstream s) {
 		if (bytes > src.size()) throw new IllegalArgumentException(bytes + " bytes from a pinned buffer of " + src.size());
 		cuMemcpyHtoDAsync(dst, src.pointer(), bytes, s);
 	}
 
-	/** Queues a copy of {@code bytes} from the device into the start of {@code dst} on stream {@code s}. */
+	/**
+	 * Queues a copy of {@code bytes} from the device into the start of {@code dst} on stream
+	 * {@code s}, and returns at once: {@code dst} holds the data only once an event recorded
+	 * after the copy has been reached.
+	 *
+	 * @param src   device source, at least {@code bytes} long
+	 * @param dst   pinned host memory
+	 * @param bytes how many bytes, at most {@code dst.size()}
+	 * @param s     this session's stream or one of its side streams
+	 * @throws IllegalArgumentException when {@code bytes} exceeds {@code dst}
+	 */
 	public void copyAsync(CUdeviceptr src, HostBuffer dst, long bytes, CUstream s) {
 		if (bytes > dst.size()) throw new IllegalArgumentException(bytes + " bytes into a pinned buffer of " + dst.size());
 		cuMemcpyDtoHAsync(dst.pointer(), src, bytes, s);
@@ -412,12 +453,25 @@ public final class GpuSession {
 		return free[0];
 	}
 
-	/** Sets {@code bytes} of device memory to zero on this session's stream (flags, tickets). */
+	/**
+	 * Sets {@code bytes} of device memory to zero on this session's stream (flags, tickets),
+	 * ordered with the launches around it; returns at once.
+	 *
+	 * @param dst   the device memory
+	 * @param bytes how many bytes
+	 */
 	public void zero(CUdeviceptr dst, long bytes) {
 		cuMemsetD8Async(dst, (byte) 0, bytes, stream);
 	}
 
-	/** Device-to-device copy on this session's stream. */
+	/**
+	 * Queues a device-to-device copy on this session's stream, ordered with the launches
+	 * around it; returns at once.
+	 *
+	 * @param src   device source
+	 * @param dst   device destination, not overlapping {@code src}
+	 * @param bytes how many bytes
+	 */
 	public void copy(CUdeviceptr src, CUdeviceptr dst, long bytes) {
 		cuMemcpyDtoDAsync(dst, src, bytes, stream);
 	}

@@ -56,24 +56,49 @@ public final class HostBuffer implements AutoCloseable {
 	 * Copies {@code count} elements of each array, one array after the other, into the start of
 	 * this buffer, on the host copy threads.
 	 *
-	 * @param arrays planes of one element type
-	 * @param count  elements per array
+	 * @param arrays planes of one element type: byte[], short[], int[], long[], float[] or double[]
+	 * @param count  elements per array, from each array's start
+	 * @throws IllegalArgumentException when they do not fit this buffer
+	 * @throws GpuException             when a slice of the copy failed
 	 */
 	public void fill(Object[] arrays, long count) {
 		HostCopy.copy(segments(arrays, count), bytes(), false);
 	}
 
-	/** The reverse of {@link #fill}: the start of this buffer back into the arrays. */
+	/**
+	 * The reverse of {@link #fill}: the start of this buffer back into the arrays, on the host
+	 * copy threads.
+	 *
+	 * @param arrays planes of one element type, written from their start
+	 * @param count  elements per array
+	 * @throws IllegalArgumentException when they do not fit this buffer
+	 * @throws GpuException             when a slice of the copy failed
+	 */
 	public void drain(Object[] arrays, long count) {
 		HostCopy.copy(segments(arrays, count), bytes(), true);
 	}
 
-	/** As {@link #fill}, but returns at once; the copy threads fill the buffer meanwhile. */
+	/**
+	 * As {@link #fill}, but returns at once; the copy threads fill the buffer meanwhile.
+	 *
+	 * @param arrays planes of one element type, not to be written until the copy is done
+	 * @param count  elements per array
+	 * @return the copy under way, to {@link Copy#await()} before the buffer is read
+	 * @throws IllegalArgumentException when they do not fit this buffer
+	 */
 	public Copy fillAsync(Object[] arrays, long count) {
 		return HostCopy.start(segments(arrays, count), bytes(), false);
 	}
 
-	/** As {@link #drain}, but returns at once; the copy threads write the arrays meanwhile. */
+	/**
+	 * As {@link #drain}, but returns at once; the copy threads write the arrays meanwhile.
+	 *
+	 * @param arrays planes of one element type, not to be read until the copy is done
+	 * @param count  elements per array
+	 * @return the copy under way, to {@link Copy#await()} before the arrays are read or the
+	 *         buffer is written again
+	 * @throws IllegalArgumentException when they do not fit this buffer
+	 */
 	public Copy drainAsync(Object[] arrays, long count) {
 		return HostCopy.start(segments(arrays, count), bytes(), true);
 	}
