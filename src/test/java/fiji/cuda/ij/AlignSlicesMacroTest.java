@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * macros/align_stack.ijm and error handling, in real ImageJ 1.54p run in {@code -batch} mode
+ * macros/align_slices.ijm and error handling, in real ImageJ 1.54p run in {@code -batch} mode
  * under Xvfb (see {@link ImageJProcess}).
  */
 class AlignSlicesMacroTest {
@@ -42,7 +42,7 @@ class AlignSlicesMacroTest {
 		Planes planes = DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 11);
 		Path input = dir.resolve("drift.tif"), output = dir.resolve("aligned.tif"), csv = dir.resolve("shifts.csv");
 		ImageJProcess.save(AlignSlicesPluginTest.image("drift", planes.copy()), input);
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=["
 			+ output + "] shifts=[" + csv + "] x=30 y=25 width=40 height=40 margin=8 interpolation=Bicubic",
 			"-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Aligned 5 slices of " + input), r::toString);
@@ -81,7 +81,7 @@ class AlignSlicesMacroTest {
 		Path input = dir.resolve("drift-2.tif"), output = dir.resolve("aligned-2.TIF");
 		ImageJProcess.save(AlignSlicesPluginTest.image("drift-2", planes), input);
 		Path csv = dir.resolve("new folder").resolve("deeper").resolve("shifts.csv");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=["
 			+ output + "] shifts=[" + csv + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Slice 2: dX=-2.000 dY=1.000"), r::toString);
 		assertEquals(3, Files.readAllLines(csv).size(), r::toString);
@@ -89,7 +89,7 @@ class AlignSlicesMacroTest {
 		assertTrue(Files.isRegularFile(output), r::toString);
 		Path blocked = Files.writeString(dir.resolve("a file, not a folder"), "x").resolve("shifts.csv");
 		Path never = dir.resolve("never-aligned.tif");
-		r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=[" + never + "] shifts=["
+		r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=[" + never + "] shifts=["
 			+ blocked + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Could not create the folder " + blocked.getParent() + " for " + blocked), r::toString);
 		assertFalse(Files.exists(never), "the macro aligned and saved before stopping");
@@ -103,14 +103,14 @@ class AlignSlicesMacroTest {
 		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("drift-3", planes), dir.resolve("drift-3.tif"));
 		Path output = dir.resolve("new output").resolve("deeper").resolve("aligned-3.tif");
 		Path csv = dir.resolve("shifts-3.csv");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=["
 			+ output + "] shifts=[" + csv + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Slice 2: dX=-2.000 dY=1.000"), r::toString);
 		assertTrue(Files.isRegularFile(output), r::toString);
 		assertEquals(3, Files.readAllLines(csv).size(), r::toString);
 		Path blocked = Files.writeString(dir.resolve("a file, not an output folder"), "x").resolve("aligned.tif");
 		Path never = dir.resolve("never-3.csv");
-		r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=[" + blocked + "] shifts=["
+		r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=[" + blocked + "] shifts=["
 			+ never + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Could not create the folder " + blocked.getParent() + " for " + blocked), r::toString);
 		assertFalse(r.output.contains("Slice 2:"), "the macro aligned before stopping: " + r);
@@ -136,7 +136,7 @@ class AlignSlicesMacroTest {
 	void badInputStopsTheMacroWithAMessageAndSavesNothing() throws Exception {
 		Path input = dir.resolve("single.tif"), output = dir.resolve("never.tif");
 		assertTrue(new FileSaver(IJ.createImage("single", "8-bit noise", 40, 30, 1)).saveAsTiff(input.toString()));
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + input + "] output=["
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=["
 			+ output + "] x=5 y=5 width=10 height=10");
 		assertTrue(r.output.contains("GPU Align Slices: the image has a single slice; aligning needs a stack."),
 			r::toString);
@@ -144,7 +144,7 @@ class AlignSlicesMacroTest {
 		assertFalse(Files.exists(output), "the macro went on and saved");
 		Path stack = dir.resolve("stack.tif");
 		assertTrue(new FileSaver(IJ.createImage("stack", "8-bit noise", 40, 30, 3)).saveAsTiffStack(stack.toString()));
-		r = imagej.run(ImageJProcess.macro("align_stack.ijm"), "input=[" + stack + "] output=[" + output
+		r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + stack + "] output=[" + output
 			+ "] x=35 y=5 width=10 height=10 margin=-1");
 		assertTrue(r.output.contains("GPU Align Slices: the landmark (x=35 y=5 width=10 height=10) does not lie inside "
 			+ "the image (40x30)."), r::toString);

@@ -129,6 +129,39 @@ class IntegralMacroTest {
 	}
 
 	@Test
+	void integralImageMacroSavesBothTablesOfEverySlice() throws Exception {
+		ImagePlus in = ImageJReference.noise("8-bit", 23, 17, 2, 12);
+		Path input = ImageJProcess.save(in, dir.resolve("sat-in.tif")), output = dir.resolve("sat-out.tif");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("integral_image.ijm"),
+			"open=[" + input + "] save=[" + output + "]");
+		assertTrue(r.output.contains("GPU Integral Image done: sat-out.tif (4 slices, 32-bit)"), r::toString);
+		ImagePlus saved = ImageJProcess.open(output);
+		assertTrue(ImageJReference.samePixels(IntegralImagePlugin.compute(in, IntegralImagePlugin.TABLES[2], true), saved),
+			"the saved tables are not the command's");
+		// a known answer: the last entry of slice 1's tables is the sum of all its pixels, and of their squares
+		byte[] p = (byte[]) in.getStack().getPixels(1);
+		long sum = 0, sq = 0;
+		for (byte b : p) {
+			sum += b & 0xff;
+			sq += (b & 0xff) * (b & 0xff);
+		}
+		float[] sums = (float[]) saved.getStack().getPixels(1), squares = (float[]) saved.getStack().getPixels(2);
+		assertEquals((float) sum, sums[p.length - 1]);
+		assertEquals((float) sq, squares[p.length - 1]);
+	}
+
+	@Test
+	void integralImageMacroMakesTheTableAskedFor() throws Exception {
+		ImagePlus in = ImageJReference.noise("16-bit", 9, 11, 1, 13);
+		Path input = ImageJProcess.save(in, dir.resolve("sq-in.tif")), output = dir.resolve("sq-out.tif");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("integral_image.ijm"),
+			"open=[" + input + "] table=[Sum of squares] save=[" + output + "]");
+		assertTrue(r.output.contains("GPU Integral Image done: sq-out.tif (1 slices, 32-bit)"), r::toString);
+		assertTrue(ImageJReference.samePixels(IntegralImagePlugin.compute(in, IntegralImagePlugin.TABLES[1], true),
+			ImageJProcess.open(output)), "the saved table is not the sum of squares");
+	}
+
+	@Test
 	void boxStatisticsMacroStopsWhenTheFileDoesNotOpen() throws Exception {
 		// it made its noisy test stack instead, and saved that stack's statistics as the result
 		Path missing = dir.resolve("missing.tif"), output = dir.resolve("box-never.tif");

@@ -143,7 +143,7 @@ class MacroTest {
 		ImageJProcess.save(b, in.resolve("b.tiff"));
 		ImageJProcess.save(c, in.resolve("c.tif"));
 		Files.writeString(in.resolve("notes.txt"), "not an image");
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=1.5");
 		assertTrue(r.output.contains("Blurred 3 images (sigma=1.5) from " + in), r::toString);
 		assertFalse(Files.exists(out.resolve("notes.txt")));
@@ -163,7 +163,7 @@ class MacroTest {
 		ImagePlus b = noise("8-bit", 30, 20, 2, 13);
 		Files.writeString(in.resolve("a.tif"), "not a TIFF");
 		ImageJProcess.save(b, in.resolve("b.tif"));
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Skipped a.tif: could not open it"), r::toString);
 		assertTrue(r.output.contains("Blurred 1 images (sigma=2) from " + in), r::toString);
@@ -180,14 +180,14 @@ class MacroTest {
 		Path in = Files.createDirectories(dir.resolve("nested-in")), out = dir.resolve("results [2]").resolve("blurred");
 		ImagePlus a = noise("16-bit", 30, 20, 1, 14);
 		ImageJProcess.save(a, in.resolve("a.tif"));
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
 		ImageJReference.blur2DStack(a, 2);
 		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif");
 		// a folder that cannot be made is an error before the work, not one per image
 		Path blocked = Files.writeString(dir.resolve("a file"), "not a folder").resolve("out");
-		r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"), "input=[" + in + "] output=[" + blocked + "]");
+		r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"), "input=[" + in + "] output=[" + blocked + "]");
 		assertTrue(r.output.contains("Could not create the output folder " + blocked), r::toString);
 		assertFalse(r.output.contains("Blurred"), r::toString);
 	}
@@ -198,7 +198,7 @@ class MacroTest {
 		Path in = Files.createDirectories(dir.resolve("same-folder"));
 		Path file = ImageJProcess.save(noise("8-bit", 30, 20, 1, 16), in.resolve("a.tif"));
 		byte[] before = Files.readAllBytes(file);
-		for (String macro : new String[] { "batch_blur_folder.ijm", "local_threshold_folder.ijm" }) {
+		for (String macro : new String[] { "gaussian_blur_folder.ijm", "local_threshold_folder.ijm" }) {
 			ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "input=[" + in + "/] output=[" + in + "]",
 				"-Dfiji.cuda.device=cpu");
 			assertTrue(r.output.contains("The output folder is the input folder"), r::toString);
@@ -215,7 +215,7 @@ class MacroTest {
 		byte[] before = Files.readAllBytes(file);
 		Path link = Files.createSymbolicLink(dir.resolve("link-to-input"), in);
 		Path dotted = in.resolve("..").resolve(in.getFileName());
-		for (String macro : new String[] { "batch_blur_folder.ijm", "local_threshold_folder.ijm" })
+		for (String macro : new String[] { "gaussian_blur_folder.ijm", "local_threshold_folder.ijm" })
 			for (Path out : new Path[] { link, dotted }) {
 				ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "input=[" + in + "] output=[" + out + "]",
 					"-Dfiji.cuda.device=cpu");
@@ -237,7 +237,7 @@ class MacroTest {
 		ImagePlus a = noise("8-bit", 30, 20, 1, 21), b = noise("8-bit", 30, 20, 1, 22);
 		ImageJProcess.save(a, in.resolve("c.tif"));
 		ImageJProcess.save(b, in.resolve("c.TIFF"));
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Blurred 2 images (sigma=2)"), r::toString);
 		ImageJReference.blur2DStack(a, 2);
@@ -271,7 +271,7 @@ class MacroTest {
 	void folderMacrosStopOnAnInputFolderThatDoesNotExist() throws Exception {
 		// a mistyped folder gave "Blurred 0 images" (and made the output folder), as if it held no image
 		Path in = dir.resolve("typo-in"), out = dir.resolve("typo-out");
-		String[][] runs = { { "batch_blur_folder.ijm", "output=[" + out + "]" },
+		String[][] runs = { { "gaussian_blur_folder.ijm", "output=[" + out + "]" },
 			{ "local_threshold_folder.ijm", "output=[" + out + "]" },
 			{ "template_matching_folder.ijm", "template=[" + dir.resolve("t.tif") + "] output=[" + out + ".csv]" } };
 		for (String[] run : runs) {
@@ -290,7 +290,7 @@ class MacroTest {
 		a.setRoi(new OvalRoi(5, 5, 15, 10));
 		ImageJProcess.save(a, in.resolve("a.tif"));
 		a.deleteRoi();
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
 		ImageJReference.blur2DStack(a, 2);
@@ -304,7 +304,7 @@ class MacroTest {
 		ImagePlus a = noise("32-bit", 40, 30, 1, 12);
 		a.getProcessor().multiply(1e4); // large values, so that 1.23456 and 1.2346 differ in floats
 		ImageJProcess.save(a, in.resolve("a.tif"));
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"),
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=1.23456", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Blurred 1 images (sigma=1.23456)"), r::toString);
 		ImagePlus rounded = a.duplicate();
@@ -313,7 +313,7 @@ class MacroTest {
 		assertFalse(ImageJReference.samePixels(a, rounded), "the test cannot tell the two sigmas apart");
 		// the CPU path repeats ImageJ's arithmetic, so it matches ImageJ at the exact sigma bit for bit
 		assertTrue(ImageJReference.samePixels(a, ImageJProcess.open(out.resolve("a.tif"))), "not blurred with sigma=1.23456");
-		r = imagej.run(ImageJProcess.macro("batch_blur_folder.ijm"), "input=[" + in + "] output=[" + out + "] sigma=abc");
+		r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"), "input=[" + in + "] output=[" + out + "] sigma=abc");
 		assertTrue(r.output.contains("sigma must be a number, not 'abc'"), r::toString);
 	}
 

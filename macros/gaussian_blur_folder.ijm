@@ -1,6 +1,6 @@
 // Headless batch job: blurs every .tif/.tiff file of a folder with GPU Gaussian Blur
 // (all slices) and saves the results under the same names in another folder.
-//   xvfb-run -a ImageJ -batch batch_blur_folder.ijm "input=[/data/in] output=[/data/out] sigma=2"
+//   xvfb-run -a ImageJ -batch gaussian_blur_folder.ijm "input=[/data/in] output=[/data/out] sigma=2"
 arg = getArgument();
 inDir = call("ij.Macro.getValue", arg, "input", "");
 outDir = call("ij.Macro.getValue", arg, "output", "");

@@ -1,6 +1,6 @@
 // Headless batch job: aligns the slices of a stack with GPU Align Slices, saves the aligned
 // stack and the shifts (Slice, dX, dY, Score) as a CSV table, and prints the shifts.
-//   xvfb-run -a ImageJ -batch align_stack.ijm "input=[/data/drift.tif] output=[/data/aligned.tif] shifts=[/data/shifts.csv] x=100 y=80 width=64 height=64 margin=20 reference=1 interpolation=Bilinear"
+//   xvfb-run -a ImageJ -batch align_slices.ijm "input=[/data/drift.tif] output=[/data/aligned.tif] shifts=[/data/shifts.csv] x=100 y=80 width=64 height=64 margin=20 reference=1 interpolation=Bilinear"
 // Without x/y/width/height, a rectangle saved with the stack (TIFF keeps the selection) is the landmark.
 // Add "whole" for whole-pixel shifts, "previous" to compare each slice with its aligned neighbour.
 arg = getArgument();

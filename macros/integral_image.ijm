@@ -1,0 +1,44 @@
+// GPU Integral Image of the current image, every slice: its summed-area tables (the sum of
+// the pixels and the sum of their squares over the rectangle from the corner to each pixel),
+// as a new 32-bit stack of two slices per slice, sum first. 32-bit holds every whole number only
+// up to 2^24: the Log says so where a table passes it (the SciJava command gives exact 64-bit
+// tables). With no image open it opens the file given as "open=[path]", or makes a small test
+// stack. Optional "table=[Sum]" (or "Sum of squares", or "Both", the default) and
+// "save=[path]" (saved as TIFF).
+//   ImageJ -batch integral_image.ijm "open=[/data/in.tif] table=Sum save=[/data/sum.tif]"
+arg = getArgument();
+input = call("ij.Macro.getValue", arg, "open", "");
+output = call("ij.Macro.getValue", arg, "save", "");
+table = call("ij.Macro.getValue", arg, "table", "Both");
+if (input != "") {
+	opened = nImages;
+	open(input);
+	// otherwise the test image below would be processed, and saved, in place of the file
+	if (nImages == opened)
+		exit("Could not open " + input);
+}
+if (nImages == 0) {
+	newImage("Test", "8-bit ramp", 64, 48, 2);
+	run("Add Specified Noise...", "stack standard=20");
+}
+run("GPU Integral Image...", "table=[" + table + "] stack");
+if (output != "")
+	saveTiff(output);
+print("GPU Integral Image done: " + getTitle() + " (" + nSlices + " slices, " + bitDepth() + "-bit)");
+
+// Saves the current image as a TIFF under exactly this path, or stops the macro saying why.
+// saveAs alone would rename A.TIF to A.tif, and it reports a failed save without stopping the
+// macro, which then printed "done". The image goes to a fresh name beside the path first: that
+// file appearing proves the save.
+function saveTiff(path) {
+	fresh = File.getDirectory(path) + ".fiji-cuda-saving-" + d2s(getTime(), 0) + ".tif";
+	saveAs("Tiff", fresh);
+	if (!File.exists(fresh))
+		exit("Could not save " + path);
+	// Windows renames nothing over an existing file
+	if (!File.rename(fresh, path) && File.exists(path))
+		deleted = File.delete(path); // assigned: alone, File.delete prints its result ("1") to the Log
+	if (File.exists(fresh) && !File.rename(fresh, path))
+		exit("Saved as " + fresh + ", which could not be renamed to " + path);
+	rename(File.getName(path));
+}
