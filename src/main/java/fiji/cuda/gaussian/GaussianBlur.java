@@ -9,6 +9,7 @@ import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Progress;
+import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
@@ -240,10 +241,10 @@ public final class GaussianBlur {
 
 	private static void check(String op, String what, double s) {
 		if (Double.isNaN(s) || Double.isInfinite(s))
-			throw new IllegalArgumentException(op + ": " + what + " must be a finite number, not " + s + ".");
+			throw new IllegalArgumentException(op + ": " + what + " must be a finite number, not " + Texts.number(s) + ".");
 		if (s < 0)
-			throw new IllegalArgumentException(op + ": " + what + " must be 0 (that axis is not blurred) or more, not " + s
-				+ ".");
+			throw new IllegalArgumentException(op + ": " + what + " must be 0 (that axis is not blurred) or more, not "
+				+ Texts.number(s) + ".");
 	}
 
 	/** Copies the rectangle of planes [from, to), so that pixels outside the mask can be put back. */

@@ -120,7 +120,7 @@ public class IntegralImagePlugin implements PlugIn {
 		if (planes.type().isInteger() && largest[0] > FLOAT_EXACT && !floatWarned) {
 			// once: most 8-bit images from 256x256 up pass 2^24, and a batch got this line per image
 			floatWarned = true;
-			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest[0]) + " in " + imp.getTitle()
+			IJ.log(COMMAND + ": values reach " + fiji.cuda.ops.Texts.number(largest[0]) + " in " + imp.getTitle()
 				+ ", above 2^24 = 16777216, where 32-bit images no longer hold every integer: the table is rounded "
 				+ "there (in this and any later table; said once per session). The SciJava command and the API "
 				+ "give exact 64-bit tables.");

@@ -10,6 +10,7 @@ import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Progress;
+import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.GpuException;
 
@@ -408,7 +409,7 @@ public final class AlignSlices {
 		if (plane < 0 || plane >= planes.depth())
 			throw new IllegalArgumentException(NAME + ": the image has no slice " + (plane + 1) + ".");
 		if (!Double.isFinite(dx) || !Double.isFinite(dy))
-			throw new IllegalArgumentException(NAME + ": the shift (" + dx + ", " + dy + ") is not finite.");
+			throw new IllegalArgumentException(NAME + ": the shift (" + Texts.number(dx) + ", " + Texts.number(dy) + ") is not finite.");
 		int w = planes.width(), h = planes.height();
 		PixelType type = planes.type();
 		Object dst = planes.plane(plane);

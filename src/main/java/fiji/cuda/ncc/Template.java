@@ -2,6 +2,7 @@ package fiji.cuda.ncc;
 
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Texts;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -92,7 +93,7 @@ public final class Template {
 		if (angles == null || angles.length == 0) angles = new double[] {0};
 		for (double a : angles)
 			if (!Double.isFinite(a))
-				throw new IllegalArgumentException("Template Matching: the angle " + a + " is not a finite number.");
+				throw new IllegalArgumentException("Template Matching: the angle " + Texts.number(a) + " is not a finite number.");
 		List<Double> distinct = new ArrayList<>();
 		for (double a : angles)
 			if (distinct.stream().noneMatch(b -> sameRotation(a, b))) distinct.add(a);
@@ -177,7 +178,7 @@ public final class Template {
 				valid++;
 			}
 		if (valid == 0)
-			throw new IllegalArgumentException("Template Matching: rotating the template by " + degrees
+			throw new IllegalArgumentException("Template Matching: rotating the template by " + Texts.number(degrees)
 				+ " degrees leaves no pixel.");
 		return new Template(Planes.wrap(ow, oh, out), valid == ow * oh ? null : m, index, degrees, flipped);
 	}

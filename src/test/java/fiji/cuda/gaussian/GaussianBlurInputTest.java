@@ -37,10 +37,10 @@ class GaussianBlurInputTest {
 	void badSigmasAreRejectedWithTheImageUnchanged() {
 		Object[][] cases = { // sigmaX, sigmaY, sigmaZ, words the message must contain
 			{ 0.0, 0.0, 0.0, "at least one sigma must be greater than 0" },
-			{ -1.0, 2.0, 0.0, "X sigma must be 0 (that axis is not blurred) or more, not -1.0" },
+			{ -1.0, 2.0, 0.0, "X sigma must be 0 (that axis is not blurred) or more, not -1" },
 			{ 2.0, -0.5, 0.0, "Y sigma must be 0 (that axis is not blurred) or more" },
 			{ Double.NaN, 1.0, 0.0, "X sigma must be a finite number, not NaN" },
-			{ 1.0, Double.POSITIVE_INFINITY, 0.0, "Y sigma must be a finite number, not Infinity" },
+			{ 1.0, Double.POSITIVE_INFINITY, 0.0, "Y sigma must be a finite number, not infinity" },
 			{ Double.NEGATIVE_INFINITY, 1.0, 0.0, "X sigma must be a finite number" },
 			{ 1.0, 1.0, -2.0, "Z sigma must be 0 (that axis is not blurred) or more" },
 			{ 1.0, 1.0, Double.NaN, "Z sigma must be a finite number" } };
