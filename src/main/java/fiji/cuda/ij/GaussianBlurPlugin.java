@@ -39,6 +39,9 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	// failure seen on any slice thread is reported once
 	private static final int FLAGS = DOES_ALL | SUPPORTS_MASKING | PARALLELIZE_STACKS | FINAL_PROCESSING;
 
+	/** The sigma field, for messages. */
+	static final Field SIGMA = new Field("Sigma (Radius)", "sigma");
+
 	/** The dialog's sigma, which a macro that leaves it out takes. */
 	private static final double DEFAULT_SIGMA = 2.0;
 
@@ -77,7 +80,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		String macroOptions = Macro.getOptions();
 		boolean oldMacro = macroOptions != null && macroOptions.contains("radius=");
 		if (oldMacro) Macro.setOptions(macroOptions.replaceAll("radius=", "sigma="));
-		String notNumber = IjBridge.notANumber(Macro.getOptions(), "sigma");
+		String notNumber = IjBridge.notANumber(Macro.getOptions(), SIGMA);
 		if (notNumber != null) {
 			IjErrors.report(COMMAND, notNumber);
 			return DONE;
@@ -104,9 +107,11 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		gd.showDialog();
 		if (gd.wasCanceled()) return DONE;
 		failure.set(null); // a preview's failure is reported by the real run, if it recurs
-		if (gd.invalidNumber() || Double.isNaN(sigma) || Double.isInfinite(sigma) || sigma < 0) {
-			IjErrors.report(COMMAND, "Sigma must be a number of at least 0"
-				+ (gd.invalidNumber() ? "." : ", not " + sigma + "."));
+		// the dialog listener has read the field (and cleared its invalid-number flag): a text that
+		// is no number is NaN here (a macro's is refused above)
+		if (Double.isNaN(sigma) || Double.isInfinite(sigma) || sigma < 0) {
+			IjErrors.report(COMMAND, Double.isNaN(sigma) ? SIGMA.notANumber(Field.typed(gd, 0))
+				: SIGMA.mustBe(sigma < 0 ? "at least 0" : "a finite number", sigma));
 			return DONE;
 		}
 		if (macroOptions == null) {

@@ -35,6 +35,9 @@ public class IntegralImagePlugin implements PlugIn {
 	/** The table choices, as in the dialog and the {@code table} macro key. */
 	static final String[] TABLES = { "Sum", "Sum of squares", "Both" };
 
+	/** The table field, for messages. */
+	static final Field TABLE = new Field("Table", "table");
+
 	/** The largest integer up to which every integer is exact in a float. */
 	static final double FLOAT_EXACT = 1 << 24;
 
@@ -66,7 +69,7 @@ public class IntegralImagePlugin implements PlugIn {
 		String chosen = gd.getNextChoice();
 		String table = tableNamed(chosen);
 		if (table == null) {
-			IjErrors.report(COMMAND, "table=" + chosen + " is not one of Sum, [Sum of squares] or Both.");
+			IjErrors.report(COMMAND, TABLE.mustBe("Sum, [Sum of squares] or Both", chosen));
 			return;
 		}
 		boolean stack = isStack && gd.getNextBoolean();

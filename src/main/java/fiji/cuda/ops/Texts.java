@@ -9,6 +9,13 @@ import java.math.BigDecimal;
  */
 public final class Texts {
 
+	/** What to do with an RGB image where a command needs grey values, in every command's words. */
+	public static final String CONVERT_RGB = "Convert to 8-bit (Image>Type>8-bit) or split the channels "
+		+ "(Image>Color>Split Channels) first.";
+
+	/** Why an RGB image is refused, and what to do, in every command's words. */
+	public static final String RGB = "RGB images are not supported. " + CONVERT_RGB;
+
 	private Texts() {}
 
 	/**
