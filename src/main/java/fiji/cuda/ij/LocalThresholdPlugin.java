@@ -146,8 +146,7 @@ public class LocalThresholdPlugin implements PlugIn {
 		int n = imp.getStackSize();
 		boolean eightBit = imp.getBitDepth() == 8;
 		if (imp.getBitDepth() == 24)
-			throw new IllegalArgumentException("RGB images are not supported. Convert to 8-bit (Image>Type>8-bit) "
-				+ "or split the channels (Image>Color>Split Channels) first.");
+			throw new IllegalArgumentException(fiji.cuda.ops.Texts.RGB);
 		if (n > 1 && !stack && !eightBit)
 			throw new IllegalArgumentException("A " + imp.getBitDepth() + "-bit stack becomes 8-bit as a whole: "
 				+ "check 'Stack' (the macro flag stack) to threshold every slice.");

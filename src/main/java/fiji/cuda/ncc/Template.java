@@ -144,7 +144,8 @@ public final class Template {
 		int w = width(), h = height();
 		PixelType type = pixels.type();
 		if (type == PixelType.RGB)
-			throw new IllegalArgumentException("Template Matching: RGB templates are not supported; convert to 8-bit first.");
+			throw new IllegalArgumentException("Template Matching: the template is RGB, which is not supported. "
+				+ Texts.CONVERT_RGB);
 		double rad = Math.toRadians(degrees);
 		double cos = snap(Math.cos(rad)), sin = snap(Math.sin(rad));
 		int ow = Math.max(1, (int) Math.ceil(Math.abs(w * cos) + Math.abs(h * sin) - 1e-6));

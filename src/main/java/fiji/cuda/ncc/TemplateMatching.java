@@ -327,9 +327,9 @@ public final class TemplateMatching {
 		if (image == null) throw new IllegalArgumentException(NAME + ": there is no image.");
 		if (template == null) throw new IllegalArgumentException(NAME + ": there is no template.");
 		if (image.type() == PixelType.RGB)
-			throw new IllegalArgumentException(NAME + ": RGB images are not supported; convert to 8-bit or split the channels first.");
+			throw new IllegalArgumentException(NAME + ": " + Texts.RGB);
 		if (template.type() == PixelType.RGB)
-			throw new IllegalArgumentException(NAME + ": RGB templates are not supported; convert to 8-bit or split the channels first.");
+			throw new IllegalArgumentException(NAME + ": the template is RGB, which is not supported. " + Texts.CONVERT_RGB);
 		if (plane < 0 || plane >= image.depth())
 			throw new IllegalArgumentException(NAME + ": the image has no slice " + (plane + 1) + ".");
 		if (templatePlane < 0 || templatePlane >= template.depth())

@@ -239,7 +239,7 @@ class DetectionTest {
 		assertMessage("mask is empty", () -> TemplateMatching.match(image, 0, tpl, 0, new byte[20], false, CPU));
 		assertMessage("RGB images", () -> TemplateMatching.match(TestImages.random(PixelType.RGB, 30, 20, 1, 1), 0, tpl,
 			0, null, false, CPU));
-		assertMessage("RGB templates", () -> TemplateMatching.match(image, 0, TestImages.random(PixelType.RGB, 3, 3, 1,
+		assertMessage("the template is RGB", () -> TemplateMatching.match(image, 0, TestImages.random(PixelType.RGB, 3, 3, 1,
 			1), 0, null, false, CPU));
 		float[] nan = new float[20];
 		nan[7] = Float.NaN;
