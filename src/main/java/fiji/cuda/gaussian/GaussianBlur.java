@@ -302,8 +302,8 @@ public final class GaussianBlur {
 			String done = planes == 1 ? "the plane is left part blurred"
 				: "of the " + planes + " planes given, " + (partlyWritten == 0 ? "plane 1" : "planes 1-" + (partlyWritten + 1))
 					+ " may hold the result (the last of them in part) and the later ones are unchanged";
-			return new GpuException(op + ": the GPU failed while writing the result back (" + getMessage() + "); " + done
-				+ ".", getCause());
+			return new GpuException(op + ": the GPU failed while writing the result back (" + Fallback.withoutOp(op,
+				getMessage()) + "); " + done + ".", getCause());
 		}
 	}
 }

@@ -153,7 +153,7 @@ class GaussianBlurInputTest {
 	@Test
 	void aWriteBackFailureSaysWhichOfThePlanesGivenAreDone() {
 		fiji.cuda.runtime.GpuException cause = new fiji.cuda.runtime.GpuException("Gaussian Blur 3D: CUDA_ERROR_UNKNOWN");
-		assertEquals("Gaussian Blur 3D: the GPU failed while writing the result back (Gaussian Blur 3D: CUDA_ERROR_UNKNOWN); "
+		assertEquals("Gaussian Blur 3D: the GPU failed while writing the result back (CUDA_ERROR_UNKNOWN); "
 			+ "of the 300 planes given, planes 1-209 may hold the result (the last of them in part) and the later ones are "
 			+ "unchanged.", new GaussianBlur.PartialGpuFailure(0, 208, cause).unrecoverable(GaussianBlur.NAME_3D, 300)
 				.getMessage());

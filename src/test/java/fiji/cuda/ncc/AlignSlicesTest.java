@@ -251,7 +251,7 @@ class AlignSlicesTest {
 		s.subpixel = false;
 		PartlyDoneException e = assertThrows(PartlyDoneException.class,
 			() -> AlignSlices.align(p, s, CPU.withProgress(failOnSecond)));
-		assertEquals("Align Slices: stopped part way (IllegalStateException: listener broke); slices 2-3 are aligned "
+		assertEquals("Align Slices: stopped part way (an unexpected error: IllegalStateException: listener broke); slices 2-3 are aligned "
 			+ "(besides the reference); the other slices are unchanged.", e.getMessage());
 		for (int z = 3; z < 5; z++)
 			assertArrayEquals((float[]) before.plane(z), (float[]) p.plane(z), "slice " + (z + 1) + " was changed");

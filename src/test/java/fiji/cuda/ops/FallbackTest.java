@@ -20,7 +20,7 @@ class FallbackTest {
 		ExecutionOptions gpu = ExecutionOptions.defaults().withBackend(Backend.GPU);
 		GpuException e = assertThrows(GpuException.class,
 			() -> Fallback.reasonAfterPart("Op", gpu, cause, Fallback.prefixDone(16, 40, "planes")));
-		assertEquals("Op: the GPU failed part way (Op: CUDA_ERROR_UNKNOWN); planes 1-16 of 40 hold the result and the"
+		assertEquals("Op: the GPU failed part way (CUDA_ERROR_UNKNOWN); planes 1-16 of 40 hold the result and the"
 			+ " later ones are unchanged.", e.getMessage());
 		assertSame(cause, e.getCause());
 		assertEquals("plane 1 of 3 holds the result and the later ones are unchanged", Fallback.prefixDone(1, 3, "planes"));
@@ -34,7 +34,8 @@ class FallbackTest {
 			String why = Fallback.reasonAfterPart("Op", ExecutionOptions.defaults(), new GpuException("Op: CUDA_ERROR_UNKNOWN"),
 				Fallback.prefixDone(2, 5, "planes"));
 			assertEquals("Op: CUDA_ERROR_UNKNOWN", why);
-			assertEquals(List.of("Op ran on the CPU: Op: CUDA_ERROR_UNKNOWN"), lines);
+			// it said "Op ran on the CPU: Op: CUDA_ERROR_UNKNOWN"
+			assertEquals(List.of("Op ran on the CPU: CUDA_ERROR_UNKNOWN"), lines);
 		} finally {
 			OpLog.setSink(null);
 		}
