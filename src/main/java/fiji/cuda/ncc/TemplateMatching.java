@@ -337,7 +337,8 @@ public final class TemplateMatching {
 		int w = template.width(), h = template.height();
 		if (w > image.width() || h > image.height())
 			throw new IllegalArgumentException(NAME + ": the template (" + w + "x" + h
-				+ ") is larger than the image (" + image.width() + "x" + image.height() + ").");
+				+ ") is larger than the image (" + image.width() + "x" + image.height() + "); use a smaller template, or a "
+				+ "smaller selection on it.");
 		checkMask(mask, w, h);
 		if (template.type() == PixelType.FLOAT32) {
 			float[] t = (float[]) template.plane(templatePlane);

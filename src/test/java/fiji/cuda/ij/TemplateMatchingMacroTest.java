@@ -187,8 +187,8 @@ class TemplateMatchingMacroTest {
 			+ "run(\"GPU Template Matching...\", \"image=small.tif template=wide.tif score_threshold=0.5\");\n"
 			+ "print(\"still running\");\n");
 		ImageJProcess.Result r = imagej.run(macro, dir.toString());
-		assertTrue(r.output.contains("GPU Template Matching: the template (30x10) is larger than the image (20x20)."),
-			r::toString);
+		assertTrue(r.output.contains("GPU Template Matching: the template (30x10) is larger than the image (20x20); use a "
+			+ "smaller template, or a smaller selection on it."), r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
 		r = imagej.run(Files.writeString(dir.resolve("missing.ijm"), "open(getArgument());\n"
 			+ "run(\"GPU Template Matching...\", \"image=small.tif template=nothere.tif\");\nprint(\"still running\");\n"),
