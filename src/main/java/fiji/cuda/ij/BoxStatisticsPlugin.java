@@ -94,8 +94,9 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * past the image are clipped to it, as every window reaching past all of it is the same.
 	 *
 	 * @param largestSide the image's larger side, in pixels
+	 * @throws IllegalArgumentException naming the field, its key and the value
 	 */
-	static Window window(double radius, double width, double height, int largestSide) {
+	public static Window window(double radius, double width, double height, int largestSide) {
 		// a side of 2n+1 covers the whole image from every pixel, as any larger one does
 		long limit = Math.min(2L * largestSide + 1, Integer.MAX_VALUE);
 		if (width != 0 || height != 0) {
@@ -117,7 +118,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * @return the statistic
 	 * @throws IllegalArgumentException naming the field, the value and the choices
 	 */
-	static Statistic statistic(String label) {
+	public static Statistic statistic(String label) {
 		try {
 			return Statistic.fromLabel(label);
 		} catch (IllegalArgumentException e) {

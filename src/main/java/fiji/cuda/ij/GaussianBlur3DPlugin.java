@@ -80,11 +80,9 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		if (gd.wasCanceled()) return;
 		double[] sigmas = new double[3];
 		try {
-			for (int i = 0; i < 3; i++) {
+			for (int i = 0; i < 3; i++)
 				sigmas[i] = SIGMAS[i].read(gd, i);
-				if (Double.isNaN(sigmas[i]) || Double.isInfinite(sigmas[i]) || sigmas[i] < 0)
-					throw SIGMAS[i].refused(sigmas[i] < 0 ? "at least 0" : "a finite number", sigmas[i]);
-			}
+			checkSigmas(sigmas[0], sigmas[1], sigmas[2]);
 		} catch (IllegalArgumentException e) {
 			IjErrors.report(COMMAND, e);
 			return;
@@ -103,6 +101,17 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		} finally {
 			imp.unlock();
 		}
+	}
+
+	/**
+	 * @throws IllegalArgumentException naming the first sigma that is not a finite number of at
+	 *                                  least 0, by its field and key
+	 */
+	public static void checkSigmas(double x, double y, double z) {
+		double[] sigmas = { x, y, z };
+		for (int i = 0; i < 3; i++)
+			if (Double.isNaN(sigmas[i]) || Double.isInfinite(sigmas[i]) || sigmas[i] < 0)
+				throw SIGMAS[i].refused(sigmas[i] < 0 ? "at least 0" : "a finite number", sigmas[i]);
 	}
 
 	/**

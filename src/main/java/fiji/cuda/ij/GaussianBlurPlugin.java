@@ -42,6 +42,17 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	/** The sigma field, for messages. */
 	static final Field SIGMA = new Field("Sigma (Radius)", "sigma");
 
+	/**
+	 * For the SciJava command, which has no "0 leaves the image unchanged" (the blur refuses it):
+	 * its sigma was refused as "X sigma must be 0 (that axis is not blurred) or more", or "at
+	 * least one sigma must be greater than 0", of a command with one sigma.
+	 *
+	 * @throws IllegalArgumentException unless sigma is a finite number greater than 0
+	 */
+	public static void checkPositiveSigma(double sigma) {
+		if (!(sigma > 0) || Double.isInfinite(sigma)) throw SIGMA.refused("a finite number greater than 0", sigma);
+	}
+
 	/** The dialog's sigma, which a macro that leaves it out takes. */
 	private static final double DEFAULT_SIGMA = 2.0;
 

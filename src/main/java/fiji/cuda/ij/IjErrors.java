@@ -37,6 +37,19 @@ public final class IjErrors {
 	}
 
 	/**
+	 * The cancel reason of a SciJava command, in the menu command's words: the operations name
+	 * themselves ("Gaussian Blur: ..."), checks of the command's own did not ("The radius must be
+	 * at least 1, not 0."), and neither is the command's name.
+	 *
+	 * @param command the command's label, e.g. "GPU Box Statistics"
+	 * @param e       what went wrong, as for {@link #report(String, Throwable)}
+	 * @return "command: message"
+	 */
+	public static String line(String command, Throwable e) {
+		return command + ": " + stripPrefix(command, message(e));
+	}
+
+	/**
 	 * @param e a failure, as for {@link #report(String, Throwable)}
 	 * @return what the user reads of it (without the command's name); an unexpected one also
 	 *         goes, with its stack trace, to the console

@@ -92,10 +92,7 @@ public class LocalThresholdPlugin implements PlugIn {
 		if (!IjErrors.lock(COMMAND, imp)) return;
 		try {
 			double radius = RADIUS.read(gd, 0), p1 = PARAMETER_1.read(gd, 1), p2 = PARAMETER_2.read(gd, 2);
-			// the same words as Box Statistics for the same radius (the operation's own check
-			// named neither the field nor the key)
-			if (!(radius >= 1) || radius != Math.floor(radius))
-				throw RADIUS.refused(BoxStatisticsPlugin.WHOLE_AT_LEAST_1, radius);
+			checkRadius(radius);
 			if (!Double.isFinite(p1)) throw PARAMETER_1.refused("a finite number", p1);
 			if (!Double.isFinite(p2)) throw PARAMETER_2.refused("a finite number", p2);
 			// any radius past the image's larger side gives the same windows, the whole image
@@ -118,11 +115,21 @@ public class LocalThresholdPlugin implements PlugIn {
 	}
 
 	/**
+	 * In the same words as Box Statistics for the same radius (the operation's own check named
+	 * neither the field nor the key, and saw a radius cut to an int).
+	 *
+	 * @throws IllegalArgumentException for a radius that is not a whole number of at least 1
+	 */
+	public static void checkRadius(double radius) {
+		if (!(radius >= 1) || radius != Math.floor(radius)) throw RADIUS.refused(BoxStatisticsPlugin.WHOLE_AT_LEAST_1, radius);
+	}
+
+	/**
 	 * @param label a method's label, any case (a macro gives it as written)
 	 * @return the method
 	 * @throws IllegalArgumentException naming the field, the value and the choices
 	 */
-	static Method method(String label) {
+	public static Method method(String label) {
 		try {
 			return Method.fromLabel(label);
 		} catch (IllegalArgumentException e) {
