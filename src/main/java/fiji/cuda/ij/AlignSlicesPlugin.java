@@ -264,7 +264,9 @@ public class AlignSlicesPlugin implements PlugIn {
 	 * @throws IllegalArgumentException when d is not a whole number within int's range
 	 */
 	private static int whole(double d, String shown, Field field) {
-		if (d != Math.rint(d) || Math.abs(d) > Integer.MAX_VALUE) throw field.refused("a whole number", shown);
+		if (d != Math.rint(d)) throw field.refused("a whole number", shown);
+		// margin=1e10 is a whole number: the message said it was not
+		if (Math.abs(d) > Integer.MAX_VALUE) throw field.refused("a whole number from -2147483647 to 2147483647", shown);
 		return (int) d;
 	}
 

@@ -147,6 +147,9 @@ class BadInputMessagesTest {
 			"Reference slice must be a slice of the stack, 1 to 3, not reference=0.");
 		refused(c, p, noise("8-bit", 3), "margin=-1" + landmark, "Margin must be at least 0 (pixels), not margin=-1.");
 		refused(c, p, noise("8-bit", 3), "margin=2.5" + landmark, "Margin must be a whole number, not margin=2.5.");
+		// it said "Margin must be a whole number, not margin=1e10."
+		refused(c, p, noise("8-bit", 3), "margin=1e10" + landmark,
+			"Margin must be a whole number from -2147483647 to 2147483647, not margin=1e10.");
 		refused(c, p, noise("8-bit", 3), "x=abc y=5 width=10 height=8", "X must be a whole number, not x=abc.");
 		refused(c, p, noise("8-bit", 3), "interpolation=Nearest" + landmark,
 			"Interpolation must be Bilinear or Bicubic, not interpolation=Nearest.");
