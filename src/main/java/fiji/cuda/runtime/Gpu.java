@@ -355,7 +355,7 @@ public final class Gpu {
 		GpuSession s = null;
 		try {
 			if (poisoned) throw new GpuException(op + (retired ? ": another GPU was chosen meanwhile; try again"
-				: ": the GPU context was reset; try again"));
+				: ": the GPU was reset meanwhile; try again"));
 			cuCtxSetCurrent(context);
 			CUstream st = borrowStream();
 			PinnedBuffer[] staging;
