@@ -437,7 +437,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 			throw new IllegalArgumentException("'" + folder + "' is a file, not a folder: open it and give its title, "
 				+ "or give a folder of templates (" + key + ").");
 		if (folder == null || !Files.isDirectory(folder))
-			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist.");
+			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist (" + key + ").");
 		List<Path> files;
 		try (Stream<Path> list = Files.list(folder)) {
 			files = list.filter(f -> isTiff(f.getFileName().toString()) && Files.isRegularFile(f)).sorted()
@@ -452,7 +452,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 			String name = f.getFileName().toString();
 			ImagePlus imp = new Opener().openImage(f.toString());
 			if (imp == null)
-				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened.");
+				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened (" + key
+					+ ").");
 			if (imp.getBitDepth() == 24)
 				throw new IllegalArgumentException("The template '" + name + "' in '" + folder
 					+ "' is RGB, which is not supported. " + Texts.CONVERT_RGB);

@@ -308,7 +308,7 @@ class TemplateMatchingMacroTest {
 		Path none = Files.createDirectories(dir.resolve("dialog-no-images"));
 		String[][] bad = {
 			{dir.resolve("dialog-missing").toString(), "The template folder '" + dir.resolve("dialog-missing")
-				+ "' does not exist."},
+				+ "' does not exist (template_folder)."},
 			{none.toString(), "The folder '" + none + "' holds no .tif or .tiff image (template_folder)."},
 			{dir.resolve("dialog-cell.tif").toString(), "'" + dir.resolve("dialog-cell.tif")
 				+ "' is a file, not a folder: open it and give its title, or give a folder of templates (template_folder)."}};
