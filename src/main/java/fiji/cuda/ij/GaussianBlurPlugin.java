@@ -91,7 +91,9 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		String macroOptions = Macro.getOptions();
 		boolean oldMacro = macroOptions != null && macroOptions.contains("radius=");
 		if (oldMacro) Macro.setOptions(macroOptions.replaceAll("radius=", "sigma="));
-		String notNumber = IjBridge.notANumber(Macro.getOptions(), SIGMA);
+		// a message names the key the macro wrote
+		Field field = oldMacro ? new Field(SIGMA.label, "radius") : SIGMA;
+		String notNumber = IjBridge.notANumber(macroOptions, field);
 		if (notNumber != null) {
 			IjErrors.report(COMMAND, notNumber);
 			return DONE;
@@ -121,8 +123,8 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		// the dialog listener has read the field (and cleared its invalid-number flag): a text that
 		// is no number is NaN here (a macro's is refused above)
 		if (Double.isNaN(sigma) || Double.isInfinite(sigma) || sigma < 0) {
-			IjErrors.report(COMMAND, Double.isNaN(sigma) ? SIGMA.notANumber(Field.typed(gd, 0))
-				: SIGMA.mustBe(sigma < 0 ? "at least 0" : "a finite number", sigma));
+			IjErrors.report(COMMAND, Double.isNaN(sigma) ? field.notANumber(Field.typed(gd, 0))
+				: field.mustBe(sigma < 0 ? "at least 0" : "a finite number", sigma));
 			return DONE;
 		}
 		if (macroOptions == null) {

@@ -58,6 +58,9 @@ class BadInputMessagesTest {
 			"Sigma (Radius) must be at least 0, not sigma=-0.0000123456789.");
 		refused(c, blur2D(), noise("16-bit", 1), "sigma=abc", "Sigma (Radius) must be a number, not sigma=abc.");
 		refused(c, blur2D(), noise("32-bit", 1), "sigma=Infinity", "Sigma (Radius) must be a finite number, not sigma=infinity.");
+		// the key as the macro wrote it: ImageJ's old "radius" (2.5 sigma), which is read as sigma
+		refused(c, blur2D(), noise("8-bit", 1), "radius=-5", "Sigma (Radius) must be at least 0, not radius=-5.");
+		refused(c, blur2D(), noise("8-bit", 1), "radius=five", "Sigma (Radius) must be a number, not radius=five.");
 	}
 
 	@Test
