@@ -9,7 +9,7 @@ sigma = call("ij.Macro.getValue", arg, "sigma", "2");
 if (inDir == "" || outDir == "")
 	exit("Usage: input=[folder] output=[folder] sigma=2");
 if (isNaN(parseFloat(sigma)))
-	exit("sigma must be a number, not '" + sigma + "'");
+	exit("sigma must be a number, not sigma=" + sigma);
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
 // getFileList gives a missing folder no files, which read as a folder without images
 if (!File.isDirectory(inDir))

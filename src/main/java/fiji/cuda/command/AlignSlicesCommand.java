@@ -1,6 +1,7 @@
 package fiji.cuda.command;
 
 import fiji.cuda.ij.AlignSlicesPlugin;
+import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ncc.AlignSlices;
 import fiji.cuda.ops.ExecutionOptions;
@@ -86,8 +87,9 @@ public class AlignSlicesCommand extends ContextCommand {
 			s.previous = previous;
 			ImagePlusPlanes.whileLocked(image,
 				() -> shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table);
-		} catch (IllegalArgumentException | GpuException | PartlyDoneException e) {
-			cancel(e.getMessage());
+		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
+			// out of memory too: a stack trace in the console was all a script's user got
+			cancel(IjErrors.line(fiji.cuda.ij.AlignSlicesPlugin.COMMAND, e));
 		}
 	}
 }

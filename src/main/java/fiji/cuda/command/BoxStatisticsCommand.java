@@ -1,7 +1,7 @@
 package fiji.cuda.command;
 
 import fiji.cuda.ij.BoxStatisticsPlugin;
-import fiji.cuda.integral.BoxStatistics;
+import fiji.cuda.ij.IjErrors;
 import fiji.cuda.integral.Window;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
@@ -43,15 +43,14 @@ public class BoxStatisticsCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
-			// as the menu command: past the image's larger side every window covers all of it, and
-			// is not refused as too large; a negative width or height goes to Window.rectangle, which names it
-			int side = Math.max(image.getWidth(), image.getHeight());
-			Window w = width != 0 || height != 0 ? Window.rectangle(Math.min(width, 2 * side + 1),
-				Math.min(height, 2 * side + 1)) : Window.square(Math.min(radius, side));
+			// the menu command's window, and its words for a bad one: past the image's larger side every
+			// window covers all of it, and is not refused as too large
+			Window w = BoxStatisticsPlugin.window(radius, width, height, Math.max(image.getWidth(), image.getHeight()));
 			// the menu command's image: its title, slice labels, layout and calibration
-			result = BoxStatisticsPlugin.compute(image, BoxStatistics.Statistic.fromLabel(statistic), w, true);
-		} catch (IllegalArgumentException | GpuException e) {
-			cancel(e.getMessage());
+			result = BoxStatisticsPlugin.compute(image, BoxStatisticsPlugin.statistic(statistic), w, true);
+		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
+			// out of memory too: a stack trace in the console was all a script's user got
+			cancel(IjErrors.line(fiji.cuda.ij.BoxStatisticsPlugin.COMMAND, e));
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package fiji.cuda.command;
 
 import fiji.cuda.gaussian.GaussianBlur;
-import fiji.cuda.image.Planes;
+import fiji.cuda.ij.GaussianBlur3DPlugin;
+import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.image.Planes;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.PartlyDoneException;
@@ -46,14 +48,16 @@ public class GaussianBlur3DCommand extends ContextCommand {
 	@Override
 	public void run() {
 		if (image.isComposite() && image.getNChannels() == image.getStackSize()) {
-			cancel("Composite color images are not supported: their channels would be blurred into each other.");
+			cancel(GaussianBlur3DPlugin.COMMAND + ": " + GaussianBlur3DPlugin.COMPOSITE); // the menu command's words
 			return;
 		}
 		if (x == 0 && y == 0 && z == 0) return; // as ImageJ and the menu command: nothing to blur, nothing changes
 		try {
+			GaussianBlur3DPlugin.checkSigmas(x, y, z);
 			InPlace.change(image, image.getStackSize() == 1, () -> blurVolumes(image, x, y, z));
-		} catch (IllegalArgumentException | GpuException | PartlyDoneException e) {
-			cancel(e.getMessage());
+		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
+			// out of memory too: a stack trace in the console was all a script's user got
+			cancel(IjErrors.line(fiji.cuda.ij.GaussianBlur3DPlugin.COMMAND, e));
 		}
 	}
 

@@ -1,6 +1,8 @@
 package fiji.cuda.command;
 
 import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.ij.GaussianBlurPlugin;
+import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.PartlyDoneException;
@@ -41,6 +43,7 @@ public class GaussianBlurCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			GaussianBlurPlugin.checkPositiveSigma(sigma);
 			// as the menu command: an image in pixels has no units to scale to, whatever its pixel size
 			boolean units = scaled && !image.getCalibration().getUnits().equals("pixels");
 			double sx = units ? sigma / image.getCalibration().pixelWidth : sigma;
@@ -48,8 +51,9 @@ public class GaussianBlurCommand extends ContextCommand {
 			InPlace.change(image, !stack || image.getStackSize() == 1, () -> GaussianBlur.blur2D(stack
 				? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()), sx, sy,
 				ImagePlusPlanes.region(image.getRoi()), ExecutionOptions.defaults()));
-		} catch (IllegalArgumentException | GpuException | PartlyDoneException e) {
-			cancel(e.getMessage());
+		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
+			// out of memory too: a stack trace in the console was all a script's user got
+			cancel(IjErrors.line(fiji.cuda.ij.GaussianBlurPlugin.COMMAND, e));
 		}
 	}
 }

@@ -1,5 +1,6 @@
 package fiji.cuda.command;
 
+import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.SatBuild;
@@ -45,15 +46,17 @@ public class IntegralImageCommand extends ContextCommand {
 			int index = slice > 0 ? slice : image.getCurrentSlice();
 			// a negative slice is refused, not taken for the current one as 0 is
 			if (slice < 0 || index > image.getStackSize())
-				throw new IllegalArgumentException(IntegralImage.NAME + ": there is no slice " + (slice < 0 ? slice : index) + ".");
+				throw new IllegalArgumentException("Slice must be 0 (the current slice) or a slice of the image, 1 to "
+					+ image.getStackSize() + ", not slice=" + slice + ".");
 			// a script may pass None or null for the optional build: the fastest, as for AUTO
 			SatBuild b = build == null ? SatBuild.AUTO : named(build);
 			SummedAreaTable t = IntegralImage.build(ImagePlusPlanes.wrap(image.getStack().getProcessor(index)), 0, b,
 				ExecutionOptions.defaults());
 			sum = t.sumImg();
 			sumOfSquares = t.sumSqImg();
-		} catch (IllegalArgumentException | GpuException e) {
-			cancel(e.getMessage());
+		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
+			// out of memory too: a stack trace in the console was all a script's user got
+			cancel(IjErrors.line(fiji.cuda.ij.IntegralImagePlugin.COMMAND, e));
 		}
 	}
 
@@ -62,8 +65,7 @@ public class IntegralImageCommand extends ContextCommand {
 			// Locale.ROOT: in a Turkish locale "naive" would become "NAİVE", which is no build
 			return SatBuild.valueOf(name.trim().toUpperCase(Locale.ROOT));
 		} catch (IllegalArgumentException e) {
-			throw new IllegalArgumentException(IntegralImage.NAME + ": unknown build '" + name
-				+ "'; choose AUTO, NAIVE, CUB, DLB, FUSED or RTS.");
+			throw new IllegalArgumentException("Build must be AUTO, NAIVE, CUB, DLB, FUSED or RTS, not build=" + name + ".");
 		}
 	}
 }

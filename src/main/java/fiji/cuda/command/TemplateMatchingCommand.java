@@ -1,5 +1,6 @@
 package fiji.cuda.command;
 
+import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.TemplateMatchingPlugin;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuException;
@@ -75,8 +76,9 @@ public class TemplateMatchingCommand extends ContextCommand {
 				ExecutionOptions.defaults());
 			results = out.table;
 			scoreMapImage = out.scoreMap;
-		} catch (IllegalArgumentException | GpuException e) {
-			cancel(e.getMessage());
+		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
+			// out of memory too: a stack trace in the console was all a script's user got
+			cancel(IjErrors.line(fiji.cuda.ij.TemplateMatchingPlugin.COMMAND, e));
 		}
 	}
 }

@@ -9,6 +9,7 @@ import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Progress;
+import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
@@ -246,10 +247,10 @@ public final class GaussianBlur {
 
 	private static void check(String op, String what, double s) {
 		if (Double.isNaN(s) || Double.isInfinite(s))
-			throw new IllegalArgumentException(op + ": " + what + " must be a finite number, not " + s + ".");
+			throw new IllegalArgumentException(op + ": " + what + " must be a finite number, not " + Texts.number(s) + ".");
 		if (s < 0)
-			throw new IllegalArgumentException(op + ": " + what + " must be 0 (that axis is not blurred) or more, not " + s
-				+ ".");
+			throw new IllegalArgumentException(op + ": " + what + " must be 0 (that axis is not blurred) or more, not "
+				+ Texts.number(s) + ".");
 	}
 
 	/** Copies the rectangle of planes [from, to), so that pixels outside the mask can be put back. */
@@ -307,8 +308,8 @@ public final class GaussianBlur {
 			String done = planes == 1 ? "the plane is left part blurred"
 				: "of the " + planes + " planes given, " + (partlyWritten == 0 ? "plane 1" : "planes 1-" + (partlyWritten + 1))
 					+ " may hold the result (the last of them in part) and the later ones are unchanged";
-			return new GpuException(op + ": the GPU failed while writing the result back (" + getMessage() + "); " + done
-				+ ".", getCause());
+			return new GpuException(op + ": the GPU failed while writing the result back (" + Fallback.withoutOp(op,
+				getMessage()) + "); " + done + ".", getCause());
 		}
 	}
 }

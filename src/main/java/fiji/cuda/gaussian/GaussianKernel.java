@@ -1,6 +1,7 @@
 package fiji.cuda.gaussian;
 
 import fiji.cuda.image.PixelType;
+import fiji.cuda.ops.Texts;
 
 /**
  * ImageJ's 1D Gaussian kernel (ij.plugin.filter.GaussianBlur#makeGaussianKernel), bit for
@@ -72,9 +73,9 @@ public final class GaussianKernel {
 	 */
 	public static GaussianKernel imagej(double sigma, double accuracy, int lineLength) {
 		if (!(sigma > 0) || Double.isInfinite(sigma))
-			throw new IllegalArgumentException("Gaussian sigma must be a positive finite number, not " + sigma + ".");
+			throw new IllegalArgumentException("Gaussian sigma must be a positive finite number, not " + Texts.number(sigma) + ".");
 		if (!(accuracy > 0 && accuracy < 1))
-			throw new IllegalArgumentException("Gaussian kernel accuracy must be between 0 and 1, not " + accuracy + ".");
+			throw new IllegalArgumentException("Gaussian kernel accuracy must be between 0 and 1, not " + Texts.number(accuracy) + ".");
 		if (lineLength < 1)
 			throw new IllegalArgumentException("Line length must be at least 1, not " + lineLength + ".");
 

@@ -7,6 +7,7 @@ import fiji.cuda.ncc.AlignSlices.Settings;
 import fiji.cuda.ncc.AlignSlices.Shift;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.PartlyDoneException;
+import fiji.cuda.ops.Texts;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.Macro;
@@ -50,6 +51,12 @@ public class AlignSlicesPlugin implements PlugIn {
 	public static final String COMMAND = "GPU Align Slices";
 
 	private static final String[] INTERPOLATIONS = {"Bilinear", "Bicubic"};
+
+	/* the fields, for messages; the dialog's numeric fields in order */
+	private static final Field[] NUMBERS = { new Field("Reference slice", "reference"), new Field("X", "x"),
+		new Field("Y", "y"), new Field("Width", "width"), new Field("Height", "height"), new Field("Margin", "margin") };
+	private static final Field REFERENCE = NUMBERS[0], X = NUMBERS[1], Y = NUMBERS[2], WIDTH = NUMBERS[3],
+		HEIGHT = NUMBERS[4], MARGIN = NUMBERS[5], INTERPOLATION = new Field("Interpolation", "interpolation");
 
 	/* remembered for the next interactive use */
 	private static int lastMargin = 20;
@@ -116,9 +123,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	 */
 	public static Outcome run(ImagePlus imp, Settings s, ExecutionOptions opts) {
 		if (imp == null) throw new IllegalArgumentException("There is no image.");
-		if (imp.getBitDepth() == 24)
-			throw new IllegalArgumentException("RGB stacks are not supported; convert to 8-bit, or split the channels "
-				+ "and align one of them.");
+		if (imp.getBitDepth() == 24) throw new IllegalArgumentException(AlignSlices.RGB);
 		if (imp.getNChannels() > 1)
 			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "
 				+ "first (Image>Color>Split Channels) and align one channel.");
@@ -147,10 +152,10 @@ public class AlignSlicesPlugin implements PlugIn {
 	 */
 	public static Settings fromMacro(ImagePlus imp, String options) {
 		Settings s = new Settings();
-		s.reference = integer(options, "reference", 1) - 1;
+		s.reference = integer(options, REFERENCE, 1) - 1;
 		if (Macro.getValue(options, "width", null) != null || Macro.getValue(options, "height", null) != null) {
-			s.landmark(integer(options, "x", 0), integer(options, "y", 0), integer(options, "width", 0),
-				integer(options, "height", 0));
+			s.landmark(integer(options, X, 0), integer(options, Y, 0), integer(options, WIDTH, 0),
+				integer(options, HEIGHT, 0));
 		} else {
 			Rectangle r = selection(imp);
 			if (r == null)
@@ -158,8 +163,8 @@ public class AlignSlicesPlugin implements PlugIn {
 					+ "on the image.");
 			s.landmark(r.x, r.y, r.width, r.height);
 		}
-		s.margin = integer(options, "margin", s.margin);
-		s.interpolation = interpolation(IjBridge.macroValue(options, "interpolation", INTERPOLATIONS[0]));
+		s.margin = integer(options, MARGIN, s.margin);
+		s.interpolation = interpolation(IjBridge.macroValue(options, INTERPOLATION.key, INTERPOLATIONS[0]));
 		s.subpixel = flag(options, "subpixel");
 		s.previous = flag(options, "previous");
 		return s;
@@ -186,17 +191,13 @@ public class AlignSlicesPlugin implements PlugIn {
 		gd.showDialog();
 		if (gd.wasCanceled()) return null;
 		Settings s = new Settings();
-		String[] keys = {"reference", "x", "y", "width", "height", "margin"};
-		double[] v = new double[keys.length];
-		for (int i = 0; i < v.length; i++)
-			v[i] = gd.getNextNumber();
-		if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
 		// refused, not cut to a whole number: the recorder keeps what was typed, and the recorded
 		// macro, read by fromMacro, must do what this run did
-		int[] n = new int[v.length];
-		for (int i = 0; i < v.length; i++)
-			n[i] = whole(v[i], v[i] == Math.rint(v[i]) && Math.abs(v[i]) < 1e15 ? String.valueOf((long) v[i])
-				: String.valueOf(v[i]), keys[i]);
+		int[] n = new int[NUMBERS.length];
+		for (int i = 0; i < n.length; i++) {
+			double v = NUMBERS[i].read(gd, i);
+			n[i] = whole(v, Texts.number(v), NUMBERS[i]);
+		}
 		s.reference = n[0] - 1;
 		s.landmark(n[1], n[2], n[3], n[4]);
 		s.margin = n[5];
@@ -243,29 +244,29 @@ public class AlignSlicesPlugin implements PlugIn {
 		if (name == null) name = "";
 		for (int i = 0; i < INTERPOLATIONS.length; i++)
 			if (INTERPOLATIONS[i].equalsIgnoreCase(name.trim())) return Interpolation.values()[i];
-		throw new IllegalArgumentException("'" + name + "' is not an interpolation (interpolation=Bilinear or "
-			+ "interpolation=Bicubic).");
+		throw INTERPOLATION.refused("Bilinear or Bicubic", name);
 	}
 
-	private static int integer(String options, String key, int dflt) {
-		String v = Macro.getValue(options, key, null);
+	private static int integer(String options, Field field, int dflt) {
+		String v = Macro.getValue(options, field.key, null);
 		if (v == null) return dflt;
 		double d;
 		try {
-			d = IjBridge.macroNumber(options, key, dflt); // also a macro variable, as in GenericDialog
+			d = IjBridge.macroNumber(options, field, dflt); // also a macro variable, as in GenericDialog
 		} catch (IllegalArgumentException e) {
 			d = Double.NaN;
 		}
-		return whole(d, v, key);
+		return whole(d, v, field);
 	}
 
 	/**
 	 * @param shown the value as the user wrote it, for the message
 	 * @throws IllegalArgumentException when d is not a whole number within int's range
 	 */
-	private static int whole(double d, String shown, String key) {
-		if (d != Math.rint(d) || Math.abs(d) > Integer.MAX_VALUE)
-			throw new IllegalArgumentException("'" + shown + "' is not a whole number (" + key + ").");
+	private static int whole(double d, String shown, Field field) {
+		if (d != Math.rint(d)) throw field.refused("a whole number", shown);
+		// margin=1e10 is a whole number: the message said it was not
+		if (Math.abs(d) > Integer.MAX_VALUE) throw field.refused("a whole number from -2147483647 to 2147483647", shown);
 		return (int) d;
 	}
 

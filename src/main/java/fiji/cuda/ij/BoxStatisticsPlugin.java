@@ -6,6 +6,7 @@ import fiji.cuda.integral.BoxStatistics.Statistic;
 import fiji.cuda.integral.Window;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.Texts;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
@@ -30,6 +31,10 @@ public class BoxStatisticsPlugin implements PlugIn {
 	/** The command's name in the menu (without the dots) and in messages. */
 	public static final String COMMAND = "GPU Box Statistics";
 
+	/* the fields, for messages */
+	static final Field RADIUS = new Field("Radius", "radius"), WIDTH = new Field("Width", "width"),
+		HEIGHT = new Field("Height", "height"), STATISTIC = new Field("Statistic", "statistic");
+
 	/* the dialog's defaults, which a macro's omitted keys take */
 	private static final double DEFAULT_RADIUS = 2;
 	private static final String DEFAULT_STATISTIC = Statistic.MEAN.label();
@@ -45,7 +50,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 		String[] labels = new String[Statistic.values().length];
 		for (Statistic s : Statistic.values())
 			labels[s.ordinal()] = s.label();
-		String notNumber = IjBridge.notANumber(Macro.getOptions(), "radius", "width", "height");
+		String notNumber = IjBridge.notANumber(Macro.getOptions(), RADIUS, WIDTH, HEIGHT);
 		if (notNumber != null) {
 			IjErrors.report(COMMAND, notNumber);
 			return;
@@ -66,13 +71,13 @@ public class BoxStatisticsPlugin implements PlugIn {
 			+ "At the borders only the pixels inside the image count.");
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
-		double radius = gd.getNextNumber();
-		String statistic = gd.getNextChoice();
-		double width = gd.getNextNumber(), height = gd.getNextNumber();
-		boolean stack = isStack && gd.getNextBoolean();
 		try {
-			Window window = window(radius, width, height, gd.invalidNumber(), Math.max(imp.getWidth(), imp.getHeight()));
-			Statistic chosen = Statistic.fromLabel(statistic);
+			double radius = RADIUS.read(gd, 0);
+			String statistic = gd.getNextChoice();
+			double width = WIDTH.read(gd, 1), height = HEIGHT.read(gd, 2);
+			boolean stack = isStack && gd.getNextBoolean();
+			Window window = window(radius, width, height, Math.max(imp.getWidth(), imp.getHeight()));
+			Statistic chosen = statistic(statistic);
 			if (!macro) {
 				lastRadius = radius;
 				lastStatistic = chosen.label();
@@ -89,23 +94,36 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * past the image are clipped to it, as every window reaching past all of it is the same.
 	 *
 	 * @param largestSide the image's larger side, in pixels
+	 * @throws IllegalArgumentException naming the field, its key and the value
 	 */
-	static Window window(double radius, double width, double height, boolean invalid, int largestSide) {
-		if (invalid) throw new IllegalArgumentException("The radius, width and height must be numbers.");
-		if (width < 0 || height < 0)
-			throw new IllegalArgumentException("Width and height must be at least 1 (or both 0 for the square of the "
-				+ "radius), not " + width + " x " + height + ".");
+	public static Window window(double radius, double width, double height, int largestSide) {
 		// a side of 2n+1 covers the whole image from every pixel, as any larger one does
 		long limit = Math.min(2L * largestSide + 1, Integer.MAX_VALUE);
-		if (width > 0 || height > 0) {
+		if (width != 0 || height != 0) {
 			if (width != Math.floor(width) || height != Math.floor(height) || width < 1 || height < 1)
 				throw new IllegalArgumentException("Width and height must both be whole numbers of at least 1 (or both 0 "
-					+ "for the square of the radius), not " + width + " x " + height + ".");
+					+ "for the square of the radius), not " + Texts.option(WIDTH.key, width) + " "
+					+ Texts.option(HEIGHT.key, height) + ".");
 			return Window.rectangle((int) Math.min(width, limit), (int) Math.min(height, limit));
 		}
-		if (!(radius >= 1) || radius != Math.floor(radius))
-			throw new IllegalArgumentException("The radius must be a whole number of at least 1, not " + radius + ".");
+		if (!(radius >= 1) || radius != Math.floor(radius)) throw RADIUS.refused(WHOLE_AT_LEAST_1, radius);
 		return Window.square((int) Math.min(radius, largestSide));
+	}
+
+	/** What a radius must be, in the messages of every command that has one. */
+	static final String WHOLE_AT_LEAST_1 = "a whole number of at least 1";
+
+	/**
+	 * @param label a statistic's label or name, any case (a macro gives it as written)
+	 * @return the statistic
+	 * @throws IllegalArgumentException naming the field, the value and the choices
+	 */
+	public static Statistic statistic(String label) {
+		try {
+			return Statistic.fromLabel(label);
+		} catch (IllegalArgumentException e) {
+			throw STATISTIC.refused("Mean, Variance or [Standard deviation]", label);
+		}
 	}
 
 	/**

@@ -42,6 +42,13 @@ public class GaussianBlur3DPlugin implements PlugIn {
 	/** What blurs each volume; tests put in one that fails part way through a hyperstack. */
 	static VolumeBlur volumeBlur = GaussianBlur::blur3D;
 
+	/** The sigma fields, for messages. */
+	static final Field[] SIGMAS = { new Field("X sigma", "x"), new Field("Y sigma", "y"), new Field("Z sigma", "z") };
+
+	/** Why a composite image whose channels are its whole stack is refused, as ImageJ refuses it. */
+	public static final String COMPOSITE = "Composite color images are not supported (their channels would be "
+		+ "blurred into each other). Use Image>Color>Split Channels first.";
+
 	/** The dialog's sigmas, which a macro's omitted keys take. */
 	private static final double DEFAULT_SIGMA = 2;
 
@@ -55,11 +62,10 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null || IjErrors.inUse(COMMAND, imp)) return; // said before the dialog, not after it
 		if (imp.isComposite() && imp.getNChannels() == imp.getStackSize()) {
-			IjErrors.report(COMMAND, "Composite color images are not supported (their channels would be "
-				+ "blurred into each other). Use Image>Color>Split Channels first.");
+			IjErrors.report(COMMAND, COMPOSITE);
 			return;
 		}
-		String notNumber = IjBridge.notANumber(Macro.getOptions(), "x", "y", "z");
+		String notNumber = IjBridge.notANumber(Macro.getOptions(), SIGMAS);
 		if (notNumber != null) {
 			IjErrors.report(COMMAND, notNumber);
 			return;
@@ -72,16 +78,16 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		gd.addNumericField("Z sigma:", macro ? DEFAULT_SIGMA : lastZ, 1);
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
-		double x = gd.getNextNumber(), y = gd.getNextNumber(), z = gd.getNextNumber();
-		if (gd.invalidNumber()) {
-			IjErrors.report(COMMAND, "The sigmas must be numbers of at least 0.");
+		double[] sigmas = new double[3];
+		try {
+			for (int i = 0; i < 3; i++)
+				sigmas[i] = SIGMAS[i].read(gd, i);
+			checkSigmas(sigmas[0], sigmas[1], sigmas[2]);
+		} catch (IllegalArgumentException e) {
+			IjErrors.report(COMMAND, e);
 			return;
 		}
-		for (double s : new double[] { x, y, z })
-			if (Double.isNaN(s) || Double.isInfinite(s) || s < 0) {
-				IjErrors.report(COMMAND, "The sigmas must be numbers of at least 0, not " + s + ".");
-				return;
-			}
+		double x = sigmas[0], y = sigmas[1], z = sigmas[2];
 		if (!macro) {
 			lastX = x;
 			lastY = y;
@@ -95,6 +101,17 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		} finally {
 			imp.unlock();
 		}
+	}
+
+	/**
+	 * @throws IllegalArgumentException naming the first sigma that is not a finite number of at
+	 *                                  least 0, by its field and key
+	 */
+	public static void checkSigmas(double x, double y, double z) {
+		double[] sigmas = { x, y, z };
+		for (int i = 0; i < 3; i++)
+			if (Double.isNaN(sigmas[i]) || Double.isInfinite(sigmas[i]) || sigmas[i] < 0)
+				throw SIGMAS[i].refused(sigmas[i] < 0 ? "at least 0" : "a finite number", sigmas[i]);
 	}
 
 	/**
@@ -142,8 +159,8 @@ public class GaussianBlur3DPlugin implements PlugIn {
 				// the operation counts the planes of one volume; say which volume of the hyperstack
 				if (m == 1) throw e;
 				if (i > 0) changed(imp, single);
-				throw new fiji.cuda.runtime.GpuException(e.getMessage() + " (volume " + (i + 1) + " of " + m + "; the "
-					+ i + " before it are blurred)", e);
+				throw new fiji.cuda.runtime.GpuException(e.getMessage() + " (volume " + (i + 1) + " of " + m
+					+ (i == 0 ? "" : i == 1 ? "; volume 1 is blurred" : "; volumes 1-" + i + " are blurred") + ")", e);
 			} catch (RuntimeException | Error e) {
 				// out of memory on volume 3 of 8, say: the user must hear that two are blurred
 				if (i == 0) throw e;

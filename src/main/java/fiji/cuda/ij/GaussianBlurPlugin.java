@@ -39,6 +39,20 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	// failure seen on any slice thread is reported once
 	private static final int FLAGS = DOES_ALL | SUPPORTS_MASKING | PARALLELIZE_STACKS | FINAL_PROCESSING;
 
+	/** The sigma field, for messages. */
+	static final Field SIGMA = new Field("Sigma (Radius)", "sigma");
+
+	/**
+	 * For the SciJava command, which has no "0 leaves the image unchanged" (the blur refuses it):
+	 * its sigma was refused as "X sigma must be 0 (that axis is not blurred) or more", or "at
+	 * least one sigma must be greater than 0", of a command with one sigma.
+	 *
+	 * @throws IllegalArgumentException unless sigma is a finite number greater than 0
+	 */
+	public static void checkPositiveSigma(double sigma) {
+		if (!(sigma > 0) || Double.isInfinite(sigma)) throw SIGMA.refused("a finite number greater than 0", sigma);
+	}
+
 	/** The dialog's sigma, which a macro that leaves it out takes. */
 	private static final double DEFAULT_SIGMA = 2.0;
 
@@ -77,7 +91,9 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		String macroOptions = Macro.getOptions();
 		boolean oldMacro = macroOptions != null && macroOptions.contains("radius=");
 		if (oldMacro) Macro.setOptions(macroOptions.replaceAll("radius=", "sigma="));
-		String notNumber = IjBridge.notANumber(Macro.getOptions(), "sigma");
+		// a message names the key the macro wrote
+		Field field = oldMacro ? new Field(SIGMA.label, "radius") : SIGMA;
+		String notNumber = IjBridge.notANumber(macroOptions, field);
 		if (notNumber != null) {
 			IjErrors.report(COMMAND, notNumber);
 			return DONE;
@@ -104,9 +120,11 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		gd.showDialog();
 		if (gd.wasCanceled()) return DONE;
 		failure.set(null); // a preview's failure is reported by the real run, if it recurs
-		if (gd.invalidNumber() || Double.isNaN(sigma) || Double.isInfinite(sigma) || sigma < 0) {
-			IjErrors.report(COMMAND, "Sigma must be a number of at least 0"
-				+ (gd.invalidNumber() ? "." : ", not " + sigma + "."));
+		// the dialog listener has read the field (and cleared its invalid-number flag): a text that
+		// is no number is NaN here (a macro's is refused above)
+		if (Double.isNaN(sigma) || Double.isInfinite(sigma) || sigma < 0) {
+			IjErrors.report(COMMAND, Double.isNaN(sigma) ? field.notANumber(Field.typed(gd, 0))
+				: field.mustBe(sigma < 0 ? "at least 0" : "a finite number", sigma));
 			return DONE;
 		}
 		if (macroOptions == null) {

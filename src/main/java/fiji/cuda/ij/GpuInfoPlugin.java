@@ -1,5 +1,6 @@
 package fiji.cuda.ij;
 
+import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.GpuSettings;
 import ij.IJ;
@@ -29,6 +30,10 @@ public class GpuInfoPlugin implements PlugIn {
 	static final String AUTOMATIC = "Automatic";
 	static final String CPU_ONLY = "CPU only";
 	static final String GPU_PREFIX = "GPU ";
+	/** The "Use:" field, for messages. */
+	static final Field USE = new Field("Use", "use");
+	private static final String CHOICES = "Automatic, [CPU only] or a GPU such as [GPU 0]";
+
 	/** The highest GPU index the dialog offers beyond the devices found. */
 	static final int MAX_OFFERED = 15;
 
@@ -92,6 +97,8 @@ public class GpuInfoPlugin implements PlugIn {
 	static boolean apply(String picked) {
 		try {
 			String setting = setting(picked);
+			// "GPU -1", "GPU x": refused as here, not in the words of the setting underneath
+			if (!setting.matches("auto|cpu|\\d+")) throw USE.refused(CHOICES, picked);
 			int devices = GpuAccess.deviceCount();
 			if (setting.matches("\\d+") && (setting.length() > 3 || Integer.parseInt(setting) >= Math.max(1, devices)))
 				throw new IllegalArgumentException(noSuchGpu(picked, devices));
@@ -107,8 +114,8 @@ public class GpuInfoPlugin implements PlugIn {
 	static String noSuchGpu(String picked, int devices) {
 		// without devices there is no range of GPUs to name
 		String range = devices == 0 ? "" : " (GPU 0" + (devices > 1 ? " to GPU " + (devices - 1) : "") + ")";
-		return "there is no " + picked + "; this machine has " + devices + " CUDA device" + (devices == 1 ? "" : "s")
-			+ range + ".";
+		return "There is no " + picked + " (" + Texts.option(USE.key, picked) + "); this machine has "
+			+ (devices == 0 ? "no CUDA device" : devices + " CUDA device" + (devices == 1 ? "" : "s")) + range + ".";
 	}
 
 	/**
@@ -146,6 +153,6 @@ public class GpuInfoPlugin implements PlugIn {
 		if (CPU_ONLY.equals(label)) return "cpu";
 		if (label != null && label.startsWith(GPU_PREFIX)) return label.substring(GPU_PREFIX.length()).trim();
 		if (AUTOMATIC.equals(label)) return "auto";
-		throw new IllegalArgumentException("Unknown choice '" + label + "': use Automatic, CPU only or GPU n.");
+		throw USE.refused(CHOICES, String.valueOf(label));
 	}
 }

@@ -83,20 +83,20 @@ public final class IjBridge {
 	 * a numeric macro variable, with or without {@code &}.
 	 *
 	 * @param options the macro options
-	 * @param key     the key
+	 * @param field   the field, whose key is read and whose label and key the message names
 	 * @param dflt    returned when the key is absent
 	 * @return the number
 	 * @throws IllegalArgumentException quoting the value, when it is neither
 	 */
-	static double macroNumber(String options, String key, double dflt) {
-		String v = Macro.getValue(options, key, null);
+	static double macroNumber(String options, Field field, double dflt) {
+		String v = Macro.getValue(options, field.key, null);
 		if (v == null) return dflt;
 		double d = Tools.parseDouble(v.trim(), Double.NaN);
 		if (!Double.isNaN(d) || v.trim().equalsIgnoreCase("NaN")) return d;
 		String name = v.startsWith("&") ? v.substring(1) : v;
 		Interpreter in = Interpreter.getInstance();
 		d = in != null && !name.isEmpty() ? in.getVariable2(name) : Double.NaN;
-		if (Double.isNaN(d)) throw new IllegalArgumentException("'" + v + "' is not a number (" + key + ").");
+		if (Double.isNaN(d)) throw new IllegalArgumentException(field.notANumber(v));
 		return d;
 	}
 
@@ -107,13 +107,13 @@ public final class IjBridge {
 	 * their numeric keys with this first and report the value instead.
 	 *
 	 * @param options the macro options, or null when no macro runs
-	 * @param keys    the numeric fields' keys
-	 * @return null, or a message naming the first bad key and its value
+	 * @param fields  the numeric fields
+	 * @return null, or a message naming the first bad field (its label and key) and its value
 	 */
-	static String notANumber(String options, String... keys) {
+	static String notANumber(String options, Field... fields) {
 		if (options == null) return null;
-		for (String k : keys) {
-			String v = Macro.getValue(options, k, null);
+		for (Field f : fields) {
+			String v = Macro.getValue(options, f.key, null);
 			if (v == null || !Double.isNaN(Tools.parseDouble(v, Double.NaN))) continue;
 			// as GenericDialog.getNextNumber, untrimmed: "0x..." is hexadecimal, and "&name" (the
 			// documented way to pass a variable, e.g. "sigma=&s") names a variable
@@ -122,7 +122,7 @@ public final class IjBridge {
 			Interpreter in = Interpreter.getInstance();
 			if (in != null && !name.isEmpty() && !name.equalsIgnoreCase("NaN") && !Double.isNaN(in.getVariable2(name)))
 				continue;
-			return k + " must be a number, not '" + v + "'.";
+			return f.notANumber(v);
 		}
 		return null;
 	}

@@ -33,15 +33,37 @@ public final class IjErrors {
 	 *                there is; anything else also names its class, as it is a bug
 	 */
 	public static void report(String command, Throwable e) {
+		report(command, message(e));
+	}
+
+	/**
+	 * The cancel reason of a SciJava command, in the menu command's words: the operations name
+	 * themselves ("Gaussian Blur: ..."), checks of the command's own did not ("The radius must be
+	 * at least 1, not 0."), and neither is the command's name.
+	 *
+	 * @param command the command's label, e.g. "GPU Box Statistics"
+	 * @param e       what went wrong, as for {@link #report(String, Throwable)}
+	 * @return "command: message"
+	 */
+	public static String line(String command, Throwable e) {
+		return command + ": " + stripPrefix(command, message(e));
+	}
+
+	/**
+	 * @param e a failure, as for {@link #report(String, Throwable)}
+	 * @return what the user reads of it (without the command's name); an unexpected one also
+	 *         goes, with its stack trace, to the console
+	 */
+	static String message(Throwable e) {
 		String msg = e.getMessage();
-		if (e instanceof OutOfMemoryError) {
-			msg = outOfMemory();
-		} else if (!(e instanceof IllegalArgumentException || e instanceof GpuException || e instanceof PartlyDoneException)
-			|| msg == null) {
-			msg = e.getClass().getSimpleName() + (msg != null ? ": " + msg : "");
-			e.printStackTrace(); // a bug: its trace goes to the console, not to the user
-		}
-		report(command, msg);
+		if (e instanceof OutOfMemoryError) return outOfMemory();
+		if (e instanceof PartlyDoneException && e.getCause() instanceof OutOfMemoryError && msg != null)
+			return msg + " T" + moreMemory().substring(1); // what to do, after what the image now is
+		if ((e instanceof IllegalArgumentException || e instanceof GpuException || e instanceof PartlyDoneException)
+			&& msg != null) return msg;
+		e.printStackTrace(); // a bug: its trace goes to the console, not to the user
+		return "an unexpected error stopped the command (" + e.getClass().getSimpleName() + (msg != null ? ": " + msg : "")
+			+ "); please report it, with the image and the options used. The details are in the console.";
 	}
 
 	/**
@@ -69,8 +91,13 @@ public final class IjErrors {
 	 * @return the message, naming the memory Java may use and where to give it more
 	 */
 	static String outOfMemory() {
+		return "out of memory: " + moreMemory();
+	}
+
+	/** @return the memory Java may use, and where to give it more */
+	private static String moreMemory() {
 		Runtime rt = Runtime.getRuntime();
-		return "out of memory: the " + (rt.maxMemory() >> 20) + " MB Java may use are not enough for this image. "
+		return "the " + (rt.maxMemory() >> 20) + " MB Java may use are not enough for this image. "
 			+ "Give ImageJ more (Edit>Options>Memory & Threads, or java -Xmx) or process smaller images.";
 	}
 

@@ -35,6 +35,9 @@ public class IntegralImagePlugin implements PlugIn {
 	/** The table choices, as in the dialog and the {@code table} macro key. */
 	static final String[] TABLES = { "Sum", "Sum of squares", "Both" };
 
+	/** The table field, for messages. */
+	static final Field TABLE = new Field("Table", "table");
+
 	/** The largest integer up to which every integer is exact in a float. */
 	static final double FLOAT_EXACT = 1 << 24;
 
@@ -66,7 +69,7 @@ public class IntegralImagePlugin implements PlugIn {
 		String chosen = gd.getNextChoice();
 		String table = tableNamed(chosen);
 		if (table == null) {
-			IjErrors.report(COMMAND, "table=" + chosen + " is not one of Sum, [Sum of squares] or Both.");
+			IjErrors.report(COMMAND, TABLE.mustBe("Sum, [Sum of squares] or Both", chosen));
 			return;
 		}
 		boolean stack = isStack && gd.getNextBoolean();
@@ -120,7 +123,7 @@ public class IntegralImagePlugin implements PlugIn {
 		if (planes.type().isInteger() && largest[0] > FLOAT_EXACT && !floatWarned) {
 			// once: most 8-bit images from 256x256 up pass 2^24, and a batch got this line per image
 			floatWarned = true;
-			IJ.log(COMMAND + ": values reach " + String.format("%.6g", largest[0]) + " in " + imp.getTitle()
+			IJ.log(COMMAND + ": values reach " + fiji.cuda.ops.Texts.number(largest[0]) + " in " + imp.getTitle()
 				+ ", above 2^24 = 16777216, where 32-bit images no longer hold every integer: the table is rounded "
 				+ "there (in this and any later table; said once per session). The SciJava command and the API "
 				+ "give exact 64-bit tables.");

@@ -40,6 +40,10 @@ public class LocalThresholdPlugin implements PlugIn {
 	/** The command's name in the menu (without the dots) and in messages. */
 	public static final String COMMAND = "GPU Local Threshold";
 
+	/* the fields, for messages */
+	static final Field METHOD = new Field("Method", "method"), RADIUS = new Field("Radius", "radius"),
+		PARAMETER_1 = new Field("Parameter 1", "parameter_1"), PARAMETER_2 = new Field("Parameter 2", "parameter_2");
+
 	/* the dialog's defaults, which a macro's omitted keys take (white is a flag: absent is off) */
 	private static final String DEFAULT_METHOD = Method.SAUVOLA.label();
 	private static final double DEFAULT_RADIUS = 15;
@@ -56,7 +60,7 @@ public class LocalThresholdPlugin implements PlugIn {
 		String[] labels = new String[Method.values().length];
 		for (Method m : Method.values())
 			labels[m.ordinal()] = m.label();
-		String notNumber = IjBridge.notANumber(Macro.getOptions(), "radius", "parameter_1", "parameter_2");
+		String notNumber = IjBridge.notANumber(Macro.getOptions(), RADIUS, PARAMETER_1, PARAMETER_2);
 		if (notNumber != null) {
 			IjErrors.report(COMMAND, notNumber);
 			return;
@@ -83,20 +87,20 @@ public class LocalThresholdPlugin implements PlugIn {
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
 		String method = gd.getNextChoice();
-		double radius = gd.getNextNumber(), p1 = gd.getNextNumber(), p2 = gd.getNextNumber();
 		boolean white = gd.getNextBoolean();
 		boolean stack = isStack && gd.getNextBoolean();
 		if (!IjErrors.lock(COMMAND, imp)) return;
 		try {
-			if (gd.invalidNumber())
-				throw new IllegalArgumentException("The radius and parameters must be numbers.");
-			if (radius != Math.floor(radius))
-				throw new IllegalArgumentException("The radius must be a whole number of at least 1, not " + radius + ".");
+			double radius = RADIUS.read(gd, 0), p1 = PARAMETER_1.read(gd, 1), p2 = PARAMETER_2.read(gd, 2);
+			checkRadius(radius);
+			if (!Double.isFinite(p1)) throw PARAMETER_1.refused("a finite number", p1);
+			if (!Double.isFinite(p2)) throw PARAMETER_2.refused("a finite number", p2);
 			// any radius past the image's larger side gives the same windows, the whole image
 			int clipped = (int) Math.min(radius, Math.max(imp.getWidth(), imp.getHeight()));
-			Settings settings = Settings.of(Method.fromLabel(method), clipped, p1, p2, white);
+			Method m = method(method);
+			Settings settings = Settings.of(m, clipped, p1, p2, white);
 			if (!macro) {
-				lastMethod = Method.fromLabel(method).label();
+				lastMethod = m.label();
 				lastRadius = radius;
 				lastP1 = p1;
 				lastP2 = p2;
@@ -107,6 +111,29 @@ public class LocalThresholdPlugin implements PlugIn {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			imp.unlock();
+		}
+	}
+
+	/**
+	 * In the same words as Box Statistics for the same radius (the operation's own check named
+	 * neither the field nor the key, and saw a radius cut to an int).
+	 *
+	 * @throws IllegalArgumentException for a radius that is not a whole number of at least 1
+	 */
+	public static void checkRadius(double radius) {
+		if (!(radius >= 1) || radius != Math.floor(radius)) throw RADIUS.refused(BoxStatisticsPlugin.WHOLE_AT_LEAST_1, radius);
+	}
+
+	/**
+	 * @param label a method's label, any case (a macro gives it as written)
+	 * @return the method
+	 * @throws IllegalArgumentException naming the field, the value and the choices
+	 */
+	public static Method method(String label) {
+		try {
+			return Method.fromLabel(label);
+		} catch (IllegalArgumentException e) {
+			throw METHOD.refused("Mean, Niblack, Sauvola or Phansalkar", label);
 		}
 	}
 
@@ -126,11 +153,10 @@ public class LocalThresholdPlugin implements PlugIn {
 		int n = imp.getStackSize();
 		boolean eightBit = imp.getBitDepth() == 8;
 		if (imp.getBitDepth() == 24)
-			throw new IllegalArgumentException("RGB images are not supported. Convert to 8-bit (Image>Type>8-bit) "
-				+ "or split the channels (Image>Color>Split Channels) first.");
+			throw new IllegalArgumentException(fiji.cuda.ops.Texts.RGB);
 		if (n > 1 && !stack && !eightBit)
 			throw new IllegalArgumentException("A " + imp.getBitDepth() + "-bit stack becomes 8-bit as a whole: "
-				+ "check 'Stack' to threshold every slice.");
+				+ "check 'Stack' (the macro flag stack) to threshold every slice.");
 		// the fraction done is planes done over planes given: what a canceled run must report
 		double[] reached = { 0 };
 		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new Progress() {

@@ -7,6 +7,7 @@ import fiji.cuda.ncc.Template;
 import fiji.cuda.ncc.TemplateMatching;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Progress;
+import fiji.cuda.ops.Texts;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
@@ -131,6 +132,11 @@ public class TemplateMatchingPlugin implements PlugIn {
 	/** Whether the Log has said that templates of different sizes give an image-sized score map; tests set it back. */
 	static boolean sizesNoted;
 
+	/* the fields, for messages */
+	static final Field THRESHOLD = new Field("Score threshold", "score_threshold"),
+		MAX_OBJECTS = new Field("Max objects", "max_objects"), NMS = new Field("NMS (maximal overlap)", "nms"),
+		ANGLES = new Field("Angles (degrees)", "angles");
+
 	/** The macro key of the dialog's folder field, which GenericDialog derives from its label. */
 	static final String FOLDER_KEY = "template_folder";
 	private static final String FOLDER_LABEL = "Template_folder:";
@@ -157,10 +163,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 				if (!f.isEmpty()) folder = folderTemplates(new File(f).toPath(), FOLDER_KEY);
 				else if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath(), "template");
 				else template = find(t, "template");
-				s.threshold = number(options, "score_threshold", s.threshold);
+				s.threshold = IjBridge.macroNumber(options, THRESHOLD, s.threshold);
 				s.maxObjects = macroMaxObjects(options, s.maxObjects);
-				s.nms = number(options, "nms", s.nms);
-				s.angles = parseAngles(IjBridge.macroValue(options, "angles", "0"));
+				s.nms = IjBridge.macroNumber(options, NMS, s.nms);
+				s.angles = parseAngles(IjBridge.macroValue(options, ANGLES.key, "0"));
 				s.flip = flag(options, "flip");
 				s.stack = flag(options, "stack");
 				s.scoreMap = flag(options, "score_map");
@@ -227,11 +233,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 		a.image = gd.getNextChoiceIndex();
 		a.template = gd.getNextChoiceIndex();
 		a.folder = gd.getNextString().trim();
-		s.threshold = gd.getNextNumber();
-		double maxObjects = gd.getNextNumber();
-		s.nms = gd.getNextNumber();
-		if (gd.invalidNumber()) throw new IllegalArgumentException("Please enter numbers.");
-		s.maxObjects = maxObjects(maxObjects, format(new double[] {maxObjects}));
+		s.threshold = THRESHOLD.read(gd, 0);
+		s.maxObjects = maxObjects(MAX_OBJECTS.read(gd, 1));
+		s.nms = NMS.read(gd, 2);
 		s.angles = parseAngles(gd.getNextString());
 		s.flip = gd.getNextBoolean();
 		s.stack = gd.getNextBoolean();
@@ -255,8 +259,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 	public static Outcome run(ImagePlus image, ImagePlus template, Settings s, ExecutionOptions opts) {
 		if (image == null) throw new IllegalArgumentException("There is no image.");
 		if (template == null) throw new IllegalArgumentException("There is no template.");
-		if (image.getBitDepth() == 24 || template.getBitDepth() == 24)
-			throw new IllegalArgumentException("RGB images are not supported; convert to 8-bit or split the channels first.");
+		if (image.getBitDepth() == 24) throw new IllegalArgumentException(Texts.RGB);
+		if (template.getBitDepth() == 24)
+			throw new IllegalArgumentException("The template \"" + template.getTitle() + "\" is RGB, which is not supported. "
+				+ Texts.CONVERT_RGB);
 		// a selection on an image that is also the template marks the template, not the search
 		return run(image, templates(template), null, image == template, template.getStackSize() > 1, s, opts);
 	}
@@ -276,8 +282,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 	public static Outcome run(ImagePlus image, NamedTemplates templates, Settings s, ExecutionOptions opts) {
 		if (image == null) throw new IllegalArgumentException("There is no image.");
 		if (templates == null || templates.templates.isEmpty()) throw new IllegalArgumentException("There is no template.");
-		if (image.getBitDepth() == 24)
-			throw new IllegalArgumentException("RGB images are not supported; convert to 8-bit or split the channels first.");
+		if (image.getBitDepth() == 24) throw new IllegalArgumentException(Texts.RGB);
 		return run(image, templates.templates, templates.names, false, true, s, opts);
 	}
 
@@ -289,6 +294,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 	private static Outcome run(ImagePlus image, List<Template> originals, List<String> names, boolean selfSearch,
 		boolean several, Settings s, ExecutionOptions opts)
 	{
+		checkSettings(s);
 		List<Template> bank = Template.bank(originals, s.flip, s.angles);
 		Rectangle search = selfSearch ? null : searchRectangle(image);
 		if (search != null) checkFits(bank, search);
@@ -357,6 +363,35 @@ public class TemplateMatchingPlugin implements PlugIn {
 		return out;
 	}
 
+	/**
+	 * The operation refuses these too, naming them as an API does; here they are named as the
+	 * dialog and the macro name them (the SciJava command's inputs carry the same labels).
+	 */
+	private static void checkSettings(Settings s) {
+		if (!(s.threshold >= -1 && s.threshold <= 1)) throw THRESHOLD.refused("between -1 and 1", s.threshold);
+		if (s.maxObjects < 1) throw MAX_OBJECTS.refused("at least 1", s.maxObjects);
+		if (!(s.nms >= 0 && s.nms <= 1)) throw NMS.refused("between 0 and 1", s.nms);
+	}
+
+	/**
+	 * @param v the number given for Max objects
+	 * @return it as an int (a fraction cut off, as the dialog's field has no decimals)
+	 * @throws IllegalArgumentException below 1, showing the value given (as an int, -1e12 read
+	 *                                  as -2147483648)
+	 */
+	/** The {@code max_objects} key of macro options (a number or a macro variable), checked as the dialog's. */
+	static int macroMaxObjects(String options, int dflt) {
+		return maxObjects(IjBridge.macroNumber(options, MAX_OBJECTS, dflt));
+	}
+
+	private static int maxObjects(double v) {
+		// refused, not cut to a whole number, as GPU Align Slices refuses its numbers: 2.7 ran as 2
+		// without a word, and ImageJ records the 2.7 typed into the dialog, so the recorded macro must
+		// refuse it too; a whole number past int's range keeps every detection, as the largest int does
+		if (!(v >= 1) || v != Math.rint(v)) throw MAX_OBJECTS.refused("a whole number of at least 1", v);
+		return (int) Math.min(v, Integer.MAX_VALUE);
+	}
+
 	private static void addRow(ResultsTable rt, ImagePlus image, Detection d, List<String> names) {
 		rt.incrementCounter();
 		rt.addValue("Image", image.getTitle());
@@ -414,7 +449,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 			throw new IllegalArgumentException("'" + folder + "' is a file, not a folder: open it and give its title, "
 				+ "or give a folder of templates (" + key + ").");
 		if (folder == null || !Files.isDirectory(folder))
-			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist.");
+			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist (" + key + ").");
 		List<Path> files;
 		try (Stream<Path> list = Files.list(folder)) {
 			files = list.filter(f -> isTiff(f.getFileName().toString()) && Files.isRegularFile(f)).sorted()
@@ -429,10 +464,11 @@ public class TemplateMatchingPlugin implements PlugIn {
 			String name = f.getFileName().toString();
 			ImagePlus imp = new Opener().openImage(f.toString());
 			if (imp == null)
-				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened.");
+				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened (" + key
+					+ ").");
 			if (imp.getBitDepth() == 24)
-				throw new IllegalArgumentException("The template '" + name
-					+ "' is RGB, which is not supported; convert it to 8-bit or split the channels first.");
+				throw new IllegalArgumentException("The template '" + name + "' in '" + folder
+					+ "' is RGB, which is not supported. " + Texts.CONVERT_RGB);
 			ImageStack stack = imp.getStack();
 			for (int z = 1; z <= stack.getSize(); z++) {
 				ImageProcessor ip = stack.getProcessor(z);
@@ -618,32 +654,6 @@ public class TemplateMatchingPlugin implements PlugIn {
 		return imp;
 	}
 
-	private static double number(String options, String key, double dflt) {
-		return IjBridge.macroNumber(options, key, dflt);
-	}
-
-	/** The {@code max_objects} key through {@link #maxObjects}, quoting a macro variable by its value. */
-	static int macroMaxObjects(String options, int dflt) {
-		double d = number(options, "max_objects", dflt);
-		String v = Macro.getValue(options, "max_objects", "").trim();
-		return maxObjects(d, Double.isNaN(Tools.parseDouble(v, Double.NaN)) ? format(new double[] {d}) : v);
-	}
-
-	/**
-	 * Refused, not cut to a whole number, as GPU Align Slices refuses its numbers: max_objects=2.7
-	 * ran as 2 without a word, and ImageJ records the 2.7 typed into the dialog, so the recorded
-	 * macro must refuse it too.
-	 *
-	 * @param shown the value as the user gave it, for the message
-	 * @throws IllegalArgumentException when d is not a whole number
-	 */
-	static int maxObjects(double d, String shown) {
-		if (d != Math.rint(d)) throw new IllegalArgumentException("'" + shown + "' is not a whole number (max_objects).");
-		// a whole number past int's range saturates: it keeps every detection, as the largest int
-		// does; one below 1 is left to detect, whose message says it must be at least 1
-		return (int) d;
-	}
-
 	static boolean flag(String options, String key) {
 		// not inside a bracketed value: image=[cells stack 1] does not set "stack"
 		String outside = options.replaceAll("\\[[^\\]]*\\]", "[]");
@@ -660,11 +670,18 @@ public class TemplateMatchingPlugin implements PlugIn {
 		List<Double> out = new ArrayList<>();
 		for (String p : parts) {
 			if (p.isEmpty()) continue;
+			double a;
 			try {
-				out.add(Double.parseDouble(p));
+				a = Double.parseDouble(p);
 			} catch (NumberFormatException e) {
-				throw new IllegalArgumentException("'" + p + "' is not an angle in degrees (angles).");
+				a = Double.NaN;
 			}
+			// a word, NaN or infinity (which the bank would refuse as "not a finite number")
+			if (!Double.isFinite(a))
+				throw new IllegalArgumentException(ANGLES.label + " must be numbers separated by spaces, not "
+					+ Texts.option(ANGLES.key, list.trim()) + " ('" + p + "' is not " + (Double.isNaN(a) ? "a number" : "finite")
+					+ ").");
+			out.add(a);
 		}
 		if (out.isEmpty()) out.add(0.0);
 		return out.stream().mapToDouble(Double::doubleValue).toArray();

@@ -68,8 +68,19 @@ public enum PixelType {
 		if (plane instanceof short[]) return UINT16;
 		if (plane instanceof float[]) return FLOAT32;
 		if (plane instanceof int[]) return RGB;
-		throw new IllegalArgumentException("Unsupported pixel array: "
-			+ (plane == null ? "null" : plane.getClass().getSimpleName()));
+		if (plane == null) throw new IllegalArgumentException("A slice of the image has no pixels (it could not be read).");
+		throw new IllegalArgumentException("Only 8-bit, 16-bit, 32-bit and RGB images are supported, not pixels of "
+			+ plane.getClass().getSimpleName() + ".");
+	}
+
+	/** @return the type as ImageJ's Image>Type menu names it: "8-bit", "16-bit", "32-bit" or "RGB" */
+	public String label() {
+		switch (this) {
+			case UINT8: return "8-bit";
+			case UINT16: return "16-bit";
+			case FLOAT32: return "32-bit";
+			default: return "RGB";
+		}
 	}
 
 	/**

@@ -48,7 +48,8 @@ public final class Planes {
 			throw new IllegalArgumentException("A plane of " + width + "x" + height + " pixels is larger than Java arrays allow.");
 		for (int i = 0; i < planes.length; i++) {
 			if (PixelType.of(planes[i]) != type)
-				throw new IllegalArgumentException("Slice " + (i + 1) + " is not of type " + type + ".");
+				throw new IllegalArgumentException("Slice " + (i + 1) + " is " + PixelType.of(planes[i]).label() + ", not "
+					+ type.label() + " as slice 1.");
 			if (Array.getLength(planes[i]) != n)
 				throw new IllegalArgumentException("Slice " + (i + 1) + " has " + Array.getLength(planes[i])
 					+ " pixels, expected " + n + ".");

@@ -7,6 +7,7 @@ import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.PartlyDoneException;
+import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
 import fiji.cuda.runtime.GpuException;
@@ -235,8 +236,7 @@ public final class IntegralImage {
 	static void checkImage(String op, Planes image) {
 		if (image == null) throw new IllegalArgumentException(op + ": there is no image.");
 		if (image.type() == PixelType.RGB)
-			throw new IllegalArgumentException(op + ": RGB images are not supported. Convert to 8-bit "
-				+ "(Image>Type>8-bit) or split the channels (Image>Color>Split Channels) first.");
+			throw new IllegalArgumentException(op + ": " + Texts.RGB);
 	}
 
 	/** Rejects an output that is not of {@code type} and the image's size and depth, naming the operation. */

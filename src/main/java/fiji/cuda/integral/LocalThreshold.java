@@ -7,6 +7,7 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.PartlyDoneException;
+import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuException;
 
 /**
@@ -435,7 +436,7 @@ public final class LocalThreshold {
 
 	private static void check(String what, double v) {
 		if (Double.isNaN(v) || Double.isInfinite(v))
-			throw new IllegalArgumentException(NAME + ": " + what + " must be a finite number, not " + v + ".");
+			throw new IllegalArgumentException(NAME + ": " + what + " must be a finite number, not " + Texts.number(v) + ".");
 	}
 
 	private static Window window(int radius) {

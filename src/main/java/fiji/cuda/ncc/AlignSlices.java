@@ -10,6 +10,7 @@ import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Progress;
+import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.GpuException;
 
@@ -375,20 +376,23 @@ public final class AlignSlices {
 		return true;
 	}
 
+	/** Why an RGB stack is refused, and what to do. */
+	public static final String RGB = "RGB images are not supported. Convert to 8-bit (Image>Type>8-bit), or split the "
+		+ "channels (Image>Color>Split Channels) and align one of them.";
+
 	static void check(Planes stack, Settings s) {
 		if (stack == null) throw new IllegalArgumentException(NAME + ": there is no image.");
 		if (s == null) throw new IllegalArgumentException(NAME + ": there are no settings.");
-		if (stack.type() == PixelType.RGB)
-			throw new IllegalArgumentException(NAME + ": RGB stacks are not supported; convert to 8-bit, or split "
-				+ "the channels and align one of them.");
+		if (stack.type() == PixelType.RGB) throw new IllegalArgumentException(NAME + ": " + RGB);
 		if (stack.depth() < 2)
 			throw new IllegalArgumentException(NAME + ": the image has a single slice; aligning needs a stack.");
 		int iw = stack.width(), ih = stack.height();
 		if (iw < 2 || ih < 2)
 			throw new IllegalArgumentException(NAME + ": the image (" + iw + "x" + ih + ") is too small to align.");
+		// named as the dialog and the macro name them, 1-based: the command's are these settings
 		if (s.reference < 0 || s.reference >= stack.depth())
-			throw new IllegalArgumentException(NAME + ": the reference slice " + (s.reference + 1)
-				+ " is not in the stack (1 to " + stack.depth() + ").");
+			throw new IllegalArgumentException(NAME + ": Reference slice must be a slice of the stack, 1 to " + stack.depth()
+				+ ", not reference=" + ((long) s.reference + 1) + ".");
 		if (s.width < 1 || s.height < 1)
 			throw new IllegalArgumentException(NAME + ": the landmark has zero area (" + s.width + "x" + s.height
 				+ "); draw a rectangle or give width and height.");
@@ -396,7 +400,7 @@ public final class AlignSlices {
 			throw new IllegalArgumentException(NAME + ": the landmark (x=" + s.x + " y=" + s.y + " width=" + s.width
 				+ " height=" + s.height + ") does not lie inside the image (" + iw + "x" + ih + ").");
 		if (s.margin < 0)
-			throw new IllegalArgumentException(NAME + ": the margin must be at least 0 pixels, not " + s.margin + ".");
+			throw new IllegalArgumentException(NAME + ": Margin must be at least 0 (pixels), not margin=" + s.margin + ".");
 	}
 
 	/**
@@ -413,11 +417,11 @@ public final class AlignSlices {
 	 */
 	public static void translate(Planes planes, int plane, double dx, double dy, Interpolation interp, int threads) {
 		if (planes.type() == PixelType.RGB)
-			throw new IllegalArgumentException(NAME + ": RGB images are not supported.");
+			throw new IllegalArgumentException(NAME + ": " + RGB);
 		if (plane < 0 || plane >= planes.depth())
 			throw new IllegalArgumentException(NAME + ": the image has no slice " + (plane + 1) + ".");
 		if (!Double.isFinite(dx) || !Double.isFinite(dy))
-			throw new IllegalArgumentException(NAME + ": the shift (" + dx + ", " + dy + ") is not finite.");
+			throw new IllegalArgumentException(NAME + ": the shift (" + Texts.number(dx) + ", " + Texts.number(dy) + ") is not finite.");
 		int w = planes.width(), h = planes.height();
 		PixelType type = planes.type();
 		Object dst = planes.plane(plane);

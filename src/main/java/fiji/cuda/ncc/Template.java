@@ -2,6 +2,7 @@ package fiji.cuda.ncc;
 
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Texts;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -93,8 +94,7 @@ public final class Template {
 		if (angles == null || angles.length == 0) angles = new double[] {0};
 		for (double a : angles)
 			if (!Double.isFinite(a))
-				throw new IllegalArgumentException(TemplateMatching.NAME + ": the angle " + a
-					+ " is not a finite number.");
+				throw new IllegalArgumentException(TemplateMatching.NAME + ": the angle " + Texts.number(a) + " is not a finite number.");
 		List<Double> distinct = new ArrayList<>();
 		for (double a : angles)
 			if (distinct.stream().noneMatch(b -> sameRotation(a, b))) distinct.add(a);
@@ -145,8 +145,8 @@ public final class Template {
 		int w = width(), h = height();
 		PixelType type = pixels.type();
 		if (type == PixelType.RGB)
-			throw new IllegalArgumentException(TemplateMatching.NAME
-				+ ": RGB templates are not supported; convert to 8-bit first.");
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": the template is RGB, which is not supported. "
+				+ Texts.CONVERT_RGB);
 		double rad = Math.toRadians(degrees);
 		double cos = snap(Math.cos(rad)), sin = snap(Math.sin(rad));
 		int ow = Math.max(1, (int) Math.ceil(Math.abs(w * cos) + Math.abs(h * sin) - 1e-6));
@@ -180,7 +180,7 @@ public final class Template {
 				valid++;
 			}
 		if (valid == 0)
-			throw new IllegalArgumentException(TemplateMatching.NAME + ": rotating the template by " + degrees
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": rotating the template by " + Texts.number(degrees)
 				+ " degrees leaves no pixel.");
 		return new Template(Planes.wrap(ow, oh, out), valid == ow * oh ? null : m, index, degrees, flipped);
 	}

@@ -7,6 +7,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.Progress;
+import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.GpuException;
 
@@ -145,16 +146,16 @@ public final class TemplateMatching {
 		if (bank == null || bank.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
 		// scores lie between -1 and 1: a threshold of 50, meant as percent, would silently find nothing
 		if (!(threshold >= -1 && threshold <= 1))
-			throw new IllegalArgumentException(NAME + ": the score threshold must be between -1 and 1, not " + threshold
-				+ ".");
+			throw new IllegalArgumentException(NAME + ": the score threshold must be between -1 and 1, not "
+				+ Texts.number(threshold) + ".");
 		if (maxObjects < 1)
 			throw new IllegalArgumentException(NAME + ": the maximum number of objects must be at least 1, not "
 				+ maxObjects + ".");
 		if (!(nms >= 0 && nms <= 1))
-			throw new IllegalArgumentException(NAME + ": the overlap (nms) must be between 0 and 1, not " + nms + ".");
+			throw new IllegalArgumentException(NAME + ": the overlap (nms) must be between 0 and 1, not " + Texts.number(nms) + ".");
 		for (Template t : bank) {
 			if (t.angle % 360 != 0 && (t.width() > image.width() || t.height() > image.height()))
-				throw new IllegalArgumentException(NAME + ": the template rotated by " + t.angle + " degrees ("
+				throw new IllegalArgumentException(NAME + ": the template rotated by " + Texts.number(t.angle) + " degrees ("
 					+ t.width() + "x" + t.height() + ") is larger than the image (" + image.width() + "x"
 					+ image.height() + "); leave that angle out, or use a smaller template.");
 			check(image, plane, t.pixels, 0, t.mask);
@@ -329,9 +330,9 @@ public final class TemplateMatching {
 		if (image == null) throw new IllegalArgumentException(NAME + ": there is no image.");
 		if (template == null) throw new IllegalArgumentException(NAME + ": there is no template.");
 		if (image.type() == PixelType.RGB)
-			throw new IllegalArgumentException(NAME + ": RGB images are not supported; convert to 8-bit or split the channels first.");
+			throw new IllegalArgumentException(NAME + ": " + Texts.RGB);
 		if (template.type() == PixelType.RGB)
-			throw new IllegalArgumentException(NAME + ": RGB templates are not supported; convert to 8-bit or split the channels first.");
+			throw new IllegalArgumentException(NAME + ": the template is RGB, which is not supported. " + Texts.CONVERT_RGB);
 		if (plane < 0 || plane >= image.depth())
 			throw new IllegalArgumentException(NAME + ": the image has no slice " + (plane + 1) + ".");
 		if (templatePlane < 0 || templatePlane >= template.depth())
@@ -339,7 +340,8 @@ public final class TemplateMatching {
 		int w = template.width(), h = template.height();
 		if (w > image.width() || h > image.height())
 			throw new IllegalArgumentException(NAME + ": the template (" + w + "x" + h
-				+ ") is larger than the image (" + image.width() + "x" + image.height() + ").");
+				+ ") is larger than the image (" + image.width() + "x" + image.height() + "); use a smaller template, or a "
+				+ "smaller selection on it.");
 		checkMask(mask, w, h);
 		if (template.type() == PixelType.FLOAT32) {
 			float[] t = (float[]) template.plane(templatePlane);

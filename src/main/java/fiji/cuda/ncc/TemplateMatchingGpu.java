@@ -902,7 +902,7 @@ final class TemplateMatchingGpu {
 		while (cq > 1 && need(t8, streamed, ch, cq) > budget)
 			cq--;
 		if (need(t8, streamed, ch, cq) > budget)
-			throw new GpuUnavailableException("the device has too little shared memory for template matching");
+			throw new GpuUnavailableException("this GPU has too little shared memory for template matching");
 		return new int[] { ch, cq, (int) need(t8, streamed, ch, cq) };
 	}
 

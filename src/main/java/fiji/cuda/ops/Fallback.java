@@ -32,7 +32,7 @@ public final class Fallback {
 		String why = e.getMessage();
 		if (!(e instanceof GpuUnavailableException)
 			|| GpuAccess.shouldLogFallback(op + ": " + ((GpuUnavailableException) e).kind()))
-			OpLog.log(op + " ran on the CPU: " + why);
+			OpLog.log(op + " ran on the CPU: " + withoutOp(op, why));
 		return why;
 	}
 
@@ -51,8 +51,16 @@ public final class Fallback {
 	 */
 	public static String reasonAfterPart(String op, ExecutionOptions opts, Throwable e, String done) {
 		if (opts.backend() == Backend.GPU)
-			throw new GpuException(op + ": the GPU failed part way (" + e.getMessage() + "); " + done + ".", e);
+			throw new GpuException(op + ": the GPU failed part way (" + withoutOp(op, e.getMessage()) + "); " + done + ".", e);
 		return reason(op, opts, e);
+	}
+
+	/**
+	 * @return the message without a leading "op: ", for a sentence that names the operation
+	 *         already: "Gaussian Blur ran on the CPU: Gaussian Blur: ..." said it twice
+	 */
+	public static String withoutOp(String op, String message) {
+		return message != null && message.startsWith(op + ": ") ? message.substring(op.length() + 2) : message;
 	}
 
 	/**

@@ -47,9 +47,14 @@ public final class OpReport {
 		return nanos / 1e6;
 	}
 
+	/**
+	 * @return e.g. "ran on the GPU in 3.214 ms", or "ran on the CPU in 80.123 ms (canceled): no
+	 *         CUDA driver found (...)" (for scripts and the status bar; it read "CPU, 80.123 ms
+	 *         (CPU fallback: ...)")
+	 */
 	@Override
 	public String toString() {
-		return String.format("%s, %.3f ms%s%s", ranOn, millis(),
-			fallbackReason != null ? " (CPU fallback: " + fallbackReason + ")" : "", canceled ? ", canceled" : "");
+		return String.format("ran on the %s in %.3f ms%s%s", ranOn, millis(), canceled ? " (canceled)" : "",
+			fallbackReason != null ? ": " + fallbackReason : "");
 	}
 }

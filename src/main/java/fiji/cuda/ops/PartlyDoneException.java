@@ -21,10 +21,11 @@ public final class PartlyDoneException extends RuntimeException {
 	}
 
 	private static String describe(String op, Throwable e) {
-		String msg = e.getMessage();
-		if (msg != null && msg.startsWith(op + ": ")) msg = msg.substring(op.length() + 2);
-		if (e instanceof OutOfMemoryError) return "out of memory" + (msg != null ? ": " + msg : "");
-		if (e instanceof IllegalArgumentException && msg != null) return msg;
-		return e.getClass().getSimpleName() + (msg != null ? ": " + msg : "");
+		String msg = Fallback.withoutOp(op, e.getMessage());
+		// "Java heap space" and the like say nothing more to the user
+		if (e instanceof OutOfMemoryError) return "Java ran out of memory";
+		if ((e instanceof IllegalArgumentException || e instanceof fiji.cuda.runtime.GpuException) && msg != null) return msg;
+		// a bug: its class, for a report
+		return "an unexpected error: " + e.getClass().getSimpleName() + (msg != null ? ": " + msg : "");
 	}
 }

@@ -72,8 +72,38 @@ final class BufferPool {
 
 	/** @return the reason to fall back when {@code bytes} more could not be allocated for {@code op} */
 	static GpuUnavailableException outOfMemory(String op, long bytes, Throwable cause) {
-		return GpuUnavailableException.outOfMemory(String.format("%s needs %.0f MB more GPU memory than is free", op,
-			bytes / 1e6), cause);
+		return GpuUnavailableException.outOfMemory(op + ": " + tooLittle(bytes, freeNow()), cause);
+	}
+
+	/**
+	 * @param block the bytes asked for
+	 * @param free  the bytes the driver reports free, or -1 when unknown
+	 * @return why the block was refused, in megabytes (it said "needs 512 MB more GPU memory than is
+	 *         free", which was the block's size, not what was missing, and "needs 0 MB" for a small one)
+	 */
+	static String tooLittle(long block, long free) {
+		return "a block of " + megabytes(block) + " of GPU memory did not fit"
+			+ (free >= 0 ? " in the " + megabytes(free) + " free" : "");
+	}
+
+	/** @return bytes as a person reads them: "0.3 MB", "512 MB", "12.5 GB" */
+	static String megabytes(long bytes) {
+		double mb = bytes / 1e6;
+		if (mb >= 10_000) return String.format(java.util.Locale.ROOT, "%.1f GB", mb / 1000);
+		if (mb >= 10) return String.format(java.util.Locale.ROOT, "%.0f MB", mb);
+		return String.format(java.util.Locale.ROOT, "%.1f MB", mb);
+	}
+
+	/** @return the device memory free now, or -1 when the driver does not say */
+	private static long freeNow() {
+		try {
+			long[] free = new long[1], total = new long[1];
+			jcuda.driver.JCudaDriver.cuMemGetInfo(free, total);
+			return free[0];
+		} catch (RuntimeException | LinkageError e) {
+			// no driver library (tests without a GPU) or no context: the message goes without it
+			return -1;
+		}
 	}
 
 	static boolean isOutOfMemory(CudaException e) {

@@ -118,7 +118,9 @@ public final class Gpu {
 			g = current;
 			if (g != null && !g.poisoned && g.choice.equals(choice)) return g;
 			if (choice.equals("cpu"))
-				throw new GpuUnavailableException("the CPU was chosen in GPU Info (" + GpuSettings.PROPERTY + "=cpu)");
+				throw new GpuUnavailableException(System.getProperty(GpuSettings.PROPERTY) != null
+					? "the CPU was chosen by the Java option -D" + GpuSettings.PROPERTY + "=" + System.getProperty(GpuSettings.PROPERTY)
+					: "the CPU was chosen in GPU Info (Use: CPU only)");
 			initDriver();
 			Gpu fresh = open(choice);
 			if (g != null && !g.poisoned) {
@@ -183,8 +185,9 @@ public final class Gpu {
 		try {
 			return GpuSettings.deviceChoice();
 		} catch (IllegalArgumentException e) {
-			throw new GpuUnavailableException("the setting " + GpuSettings.PROPERTY + "='"
-				+ System.getProperty(GpuSettings.PROPERTY) + "' is not 'auto', 'cpu' or a GPU index");
+			throw new GpuUnavailableException("the Java option -D" + GpuSettings.PROPERTY + "='"
+				+ System.getProperty(GpuSettings.PROPERTY) + "' is none of auto, cpu or a GPU number (0, 1, ...); correct or "
+				+ "remove it");
 		}
 	}
 
@@ -252,8 +255,8 @@ public final class Gpu {
 			return new Gpu(choice, info, dev, ctx);
 		} catch (CudaException e) {
 			if (lastFault != null)
-				throw new GpuUnavailableException("the GPU cannot be used again in this session after a fault in "
-					+ lastFault + " (CUDA cannot recover within one process); restart Fiji to use the GPU", e);
+				throw new GpuUnavailableException("the GPU cannot be used again in this session after it failed in "
+					+ lastFault + ": CUDA cannot recover within one process; restart Fiji to use the GPU", e);
 			throw new GpuUnavailableException("CUDA device discovery failed (" + e.getMessage() + ")", e);
 		}
 	}
@@ -352,7 +355,7 @@ public final class Gpu {
 		GpuSession s = null;
 		try {
 			if (poisoned) throw new GpuException(op + (retired ? ": another GPU was chosen meanwhile; try again"
-				: ": the GPU context was reset; try again"));
+				: ": the GPU was reset meanwhile; try again"));
 			cuCtxSetCurrent(context);
 			CUstream st = borrowStream();
 			PinnedBuffer[] staging;
@@ -369,10 +372,10 @@ public final class Gpu {
 		} catch (CudaException e) {
 			String code = String.valueOf(e.getMessage());
 			if (BufferPool.isOutOfMemory(e))
-				throw GpuUnavailableException.outOfMemory(op + " ran out of GPU memory", e);
+				throw GpuUnavailableException.outOfMemory(op + ": the GPU ran out of memory", e);
 			reset = isSticky(code);
-			if (reset) lastFault = op + ": " + code;
-			throw new GpuException(op + ": " + code + (reset ? " (the GPU context was reset)" : ""), e);
+			if (reset) lastFault = op + " (" + code + ")";
+			throw new GpuException(failure(op, code, reset), e);
 		} finally {
 			if (s != null && !reset) {
 				try {
@@ -405,6 +408,23 @@ public final class Gpu {
 		 * @return the result
 		 */
 		T run(GpuSession s);
+	}
+
+	/**
+	 * @param op    the operation
+	 * @param code  the CUDA error, e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"
+	 * @param reset whether the GPU was reset after it
+	 * @return what a user reads: what happened in plain words, the CUDA error in parentheses
+	 *         (for a bug report), and whether the GPU was reset
+	 */
+	static String failure(String op, String code, boolean reset) {
+		String what;
+		if (code.contains("LAUNCH_TIMEOUT")) what = "the GPU took too long, and the display driver stopped it";
+		else if (code.contains("ECC_UNCORRECTABLE")) what = "the GPU reported a memory error";
+		else if (code.contains("CONTEXT_IS_DESTROYED")) what = "the GPU was reset meanwhile";
+		else if (isSticky(code)) what = "a computation on the GPU failed";
+		else what = "the GPU reported an error";
+		return op + ": " + what + " (" + code + ")" + (reset ? "; the GPU was reset" : "");
 	}
 
 	/** Errors after which the CUDA context can no longer be used. */

@@ -28,8 +28,8 @@ public class GpuUnavailableException extends GpuException {
 	}
 
 	/**
-	 * @param reason a short sentence for the log, which may name amounts, e.g. "Gaussian Blur
-	 *               needs 512 MB more GPU memory than is free"
+	 * @param reason a short sentence for the log, which may name amounts, e.g. "Gaussian Blur: a
+	 *               block of 537 MB of GPU memory did not fit in the 300 MB free"
 	 * @param kind   the reason without what changes from one call to the next, e.g.
 	 *               {@link #OUT_OF_MEMORY}; null for the reason itself
 	 * @param cause  the underlying failure, or null

@@ -101,7 +101,10 @@ final class HostCopy {
 				if (r != null) r.run();
 				else Thread.onSpinWait();
 			}
-			if (failed.get() != null) throw new GpuException("host copy failed: " + failed.get(), failed.get());
+			Throwable f = failed.get();
+			// a bug, named for its report after plain words ("host copy failed: java.lang....")
+			if (f != null) throw new GpuException("copying the pixels for the GPU failed (" + f.getClass().getSimpleName()
+				+ (f.getMessage() != null ? ": " + f.getMessage() : "") + ")", f);
 		}
 
 		@Override

@@ -103,7 +103,8 @@ class AlignSlicesCommandTest {
 		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 15, "y", 15, "width", 30,
 			"height", 25, "margin", 6, "interpolation", "Bicbic").get();
 		assertTrue(m.isCanceled());
-		assertTrue(m.getCancelReason().contains("'Bicbic' is not an interpolation"), m.getCancelReason());
+		assertTrue(m.getCancelReason().contains("Interpolation must be Bilinear or Bicubic, not interpolation=Bicbic."),
+			m.getCancelReason());
 		assertArrayEquals(before, (float[]) imp.getStack().getPixels(2));
 		m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 15, "y", 15, "width", 30, "height", 25,
 			"margin", 6, "interpolation", "bicubic").get();

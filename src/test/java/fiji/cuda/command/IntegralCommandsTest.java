@@ -69,7 +69,8 @@ class IntegralCommandsTest {
 	void aNegativeSliceIsRefused() throws Exception {
 		// slice=-1 silently gave the current slice's tables, as slice=0 does
 		CommandModule m = commands.run(IntegralImageCommand.class, true, "image", noise(20, 10), "slice", -1).get();
-		assertEquals("Integral Image: there is no slice -1.", m.getCancelReason());
+		assertEquals("GPU Integral Image: Slice must be 0 (the current slice) or a slice of the image, 1 to 1, not slice=-1.",
+			m.getCancelReason());
 	}
 
 	@Test
@@ -84,7 +85,8 @@ class IntegralCommandsTest {
 		assertEquals(65535L * 65535 * 90000, sq.getAt(299, 299).get());
 		assertTrue(commands.getCommand(IntegralImageCommand.class).getMenuPath().isEmpty());
 		m = commands.run(IntegralImageCommand.class, true, "image", imp, "build", "quantum").get();
-		assertEquals("Integral Image: unknown build 'quantum'; choose AUTO, NAIVE, CUB, DLB, FUSED or RTS.", m.getCancelReason());
+		assertEquals("GPU Integral Image: Build must be AUTO, NAIVE, CUB, DLB, FUSED or RTS, not build=quantum.",
+			m.getCancelReason());
 	}
 
 	@Test
@@ -124,7 +126,7 @@ class IntegralCommandsTest {
 		assertArrayEquals(expected, (byte[]) out.getProcessor().getPixels());
 		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 0, "statistic", "Mean", "width", 0,
 			"height", 0).get();
-		assertEquals("The radius must be at least 1, not 0.", m.getCancelReason());
+		assertEquals("GPU Box Statistics: Radius must be a whole number of at least 1, not radius=0.", m.getCancelReason());
 		m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 3, "statistic", "Variance", "width", 0,
 			"height", 0).get();
 		assertEquals(32, ((ImagePlus) m.getOutput("result")).getBitDepth());

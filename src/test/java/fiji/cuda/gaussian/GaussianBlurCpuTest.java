@@ -163,7 +163,7 @@ class GaussianBlurCpuTest {
 		fiji.cuda.ops.Progress failOnSecond = fiji.cuda.TestProgress.failingAtUpdate(2);
 		fiji.cuda.ops.PartlyDoneException e = assertThrows(fiji.cuda.ops.PartlyDoneException.class,
 			() -> GaussianBlur.blur2D(ours, 1.5, 2, oval, CPU.withProgress(failOnSecond)));
-		assertEquals("Gaussian Blur: stopped part way (IllegalStateException: listener broke); planes 1-2 of 3 hold the "
+		assertEquals("Gaussian Blur: stopped part way (an unexpected error: IllegalStateException: listener broke); planes 1-2 of 3 hold the "
 			+ "result and the later ones are unchanged.", e.getMessage());
 		assertTrue(TestImages.sameBits(ours.range(0, 2), expected.range(0, 2)), "planes 1-2 are not as blurred");
 		assertTrue(TestImages.sameBits(ours.range(2, 3), input.range(2, 3)), "plane 3 changed");

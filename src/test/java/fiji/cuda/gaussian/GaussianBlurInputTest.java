@@ -37,10 +37,10 @@ class GaussianBlurInputTest {
 	void badSigmasAreRejectedWithTheImageUnchanged() {
 		Object[][] cases = { // sigmaX, sigmaY, sigmaZ, words the message must contain
 			{ 0.0, 0.0, 0.0, "at least one sigma must be greater than 0" },
-			{ -1.0, 2.0, 0.0, "X sigma must be 0 (that axis is not blurred) or more, not -1.0" },
+			{ -1.0, 2.0, 0.0, "X sigma must be 0 (that axis is not blurred) or more, not -1" },
 			{ 2.0, -0.5, 0.0, "Y sigma must be 0 (that axis is not blurred) or more" },
 			{ Double.NaN, 1.0, 0.0, "X sigma must be a finite number, not NaN" },
-			{ 1.0, Double.POSITIVE_INFINITY, 0.0, "Y sigma must be a finite number, not Infinity" },
+			{ 1.0, Double.POSITIVE_INFINITY, 0.0, "Y sigma must be a finite number, not infinity" },
 			{ Double.NEGATIVE_INFINITY, 1.0, 0.0, "X sigma must be a finite number" },
 			{ 1.0, 1.0, -2.0, "Z sigma must be 0 (that axis is not blurred) or more" },
 			{ 1.0, 1.0, Double.NaN, "Z sigma must be a finite number" } };
@@ -153,7 +153,7 @@ class GaussianBlurInputTest {
 	@Test
 	void aWriteBackFailureSaysWhichOfThePlanesGivenAreDone() {
 		fiji.cuda.runtime.GpuException cause = new fiji.cuda.runtime.GpuException("Gaussian Blur 3D: CUDA_ERROR_UNKNOWN");
-		assertEquals("Gaussian Blur 3D: the GPU failed while writing the result back (Gaussian Blur 3D: CUDA_ERROR_UNKNOWN); "
+		assertEquals("Gaussian Blur 3D: the GPU failed while writing the result back (CUDA_ERROR_UNKNOWN); "
 			+ "of the 300 planes given, planes 1-209 may hold the result (the last of them in part) and the later ones are "
 			+ "unchanged.", new GaussianBlur.PartialGpuFailure(0, 208, cause).unrecoverable(GaussianBlur.NAME_3D, 300)
 				.getMessage());

@@ -62,10 +62,10 @@ class AlignSlicesPluginTest {
 		assertEquals("Please give the landmark (x= y= width= height=) or draw a rectangle on the image.", e.getMessage());
 		e = assertThrows(IllegalArgumentException.class,
 			() -> AlignSlicesPlugin.fromMacro(imp, "x=1 y=1 width=5 height=5 interpolation=Nearest"));
-		assertTrue(e.getMessage().startsWith("'Nearest' is not an interpolation"), e.getMessage());
+		assertEquals("Interpolation must be Bilinear or Bicubic, not interpolation=Nearest.", e.getMessage());
 		e = assertThrows(IllegalArgumentException.class,
 			() -> AlignSlicesPlugin.fromMacro(imp, "x=1 y=1 width=5 height=5 margin=2.5"));
-		assertEquals("'2.5' is not a whole number (margin).", e.getMessage());
+		assertEquals("Margin must be a whole number, not margin=2.5.", e.getMessage());
 	}
 
 	@Test
@@ -135,7 +135,7 @@ class AlignSlicesPluginTest {
 		AlignSlices.Settings s = new AlignSlices.Settings().landmark(5, 5, 10, 10);
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> AlignSlicesPlugin.run(rgb, s, CPU));
-		assertTrue(e.getMessage().startsWith("RGB stacks are not supported"), e.getMessage());
+		assertTrue(e.getMessage().startsWith("RGB images are not supported"), e.getMessage());
 		assertArrayEquals(before, (int[]) rgb.getStack().getPixels(2));
 		ImagePlus hyper = IJ.createImage("hyper", "8-bit noise", 40, 30, 2, 3, 1);
 		e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.run(hyper, s, CPU));

@@ -17,12 +17,12 @@ class BoxStatisticsPluginTest {
 	void aNegativeWidthOrHeightIsAnErrorNotTheRadiusSquare() {
 		// width=-5 height=0 used to give the radius-2 square without a word
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-			() -> BoxStatisticsPlugin.window(2, -5, 0, false, 100));
-		assertTrue(e.getMessage().contains("-5.0 x 0.0"), e.getMessage());
-		assertThrows(IllegalArgumentException.class, () -> BoxStatisticsPlugin.window(2, 3, -1, false, 100));
-		Window square = BoxStatisticsPlugin.window(2, 0, 0, false, 100);
+			() -> BoxStatisticsPlugin.window(2, -5, 0, 100));
+		assertTrue(e.getMessage().contains("not width=-5 height=0."), e.getMessage());
+		assertThrows(IllegalArgumentException.class, () -> BoxStatisticsPlugin.window(2, 3, -1, 100));
+		Window square = BoxStatisticsPlugin.window(2, 0, 0, 100);
 		assertEquals(Window.square(2).toString(), square.toString());
-		assertEquals(Window.rectangle(4, 3).toString(), BoxStatisticsPlugin.window(2, 4, 3, false, 100).toString());
+		assertEquals(Window.rectangle(4, 3).toString(), BoxStatisticsPlugin.window(2, 4, 3, 100).toString());
 	}
 
 	/** A virtual stack whose slices come from memory, each read as a new array as from disk. */

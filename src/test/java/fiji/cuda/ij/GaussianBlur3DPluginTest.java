@@ -37,7 +37,7 @@ class GaussianBlur3DPluginTest {
 		};
 		try {
 			PartlyDoneException e = assertThrows(PartlyDoneException.class, () -> GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
-			assertEquals("Gaussian Blur 3D: stopped part way (out of memory: Java heap space); volumes 1-2 of 4 hold the "
+			assertEquals("Gaussian Blur 3D: stopped part way (Java ran out of memory); volumes 1-2 of 4 hold the "
 				+ "result and the later ones are unchanged.", e.getMessage());
 		} finally {
 			GaussianBlur3DPlugin.volumeBlur = saved;

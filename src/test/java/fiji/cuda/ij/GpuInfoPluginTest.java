@@ -46,9 +46,10 @@ class GpuInfoPluginTest {
 	@Test
 	void theMessageForAMissingGpuNamesOnlyDevicesThatExist() {
 		// with no device it said "this machine has 0 CUDA devices (GPU 0)."
-		assertEquals("there is no GPU 1; this machine has 0 CUDA devices.", GpuInfoPlugin.noSuchGpu("GPU 1", 0));
-		assertEquals("there is no GPU 1; this machine has 1 CUDA device (GPU 0).", GpuInfoPlugin.noSuchGpu("GPU 1", 1));
-		assertEquals("there is no GPU 5; this machine has 2 CUDA devices (GPU 0 to GPU 1).",
+		assertEquals("There is no GPU 1 (use=[GPU 1]); this machine has no CUDA device.", GpuInfoPlugin.noSuchGpu("GPU 1", 0));
+		assertEquals("There is no GPU 1 (use=[GPU 1]); this machine has 1 CUDA device (GPU 0).",
+			GpuInfoPlugin.noSuchGpu("GPU 1", 1));
+		assertEquals("There is no GPU 5 (use=[GPU 5]); this machine has 2 CUDA devices (GPU 0 to GPU 1).",
 			GpuInfoPlugin.noSuchGpu("GPU 5", 2));
 	}
 

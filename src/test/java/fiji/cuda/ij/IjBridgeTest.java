@@ -17,7 +17,7 @@ public class IjBridgeTest { // public: the test macro call()s into it
 
 	/** Called from the test macro (call() needs a public static String method of strings). */
 	public static String check(String options) {
-		ANSWERS.put(options, IjBridge.notANumber(options, "sigma"));
+		ANSWERS.put(options, IjBridge.notANumber(options, GaussianBlurPlugin.SIGMA));
 		return "";
 	}
 
@@ -37,9 +37,9 @@ public class IjBridgeTest { // public: the test macro call()s into it
 		// strips the "&", and reads "0x..." as hexadecimal
 		for (String o : accepted)
 			assertNull(ANSWERS.get(o), o);
-		assertEquals("sigma must be a number, not 'abc'.", ANSWERS.get("sigma=abc"));
-		assertEquals("sigma must be a number, not '&abc'.", ANSWERS.get("sigma=&abc"));
-		assertEquals("sigma must be a number, not 'NaN'.", ANSWERS.get("sigma=NaN"));
-		assertEquals("sigma must be a number, not '&'.", ANSWERS.get("sigma=&"));
+		assertEquals("Sigma (Radius) must be a number, not sigma=abc.", ANSWERS.get("sigma=abc"));
+		assertEquals("Sigma (Radius) must be a number, not sigma=&abc.", ANSWERS.get("sigma=&abc"));
+		assertEquals("Sigma (Radius) must be a number, not sigma=NaN.", ANSWERS.get("sigma=NaN"));
+		assertEquals("Sigma (Radius) must be a number, not sigma=&.", ANSWERS.get("sigma=&"));
 	}
 }

@@ -1,6 +1,7 @@
 package fiji.cuda.ij;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +18,29 @@ class IjErrorsTest {
 		assertEquals("The image is empty (0x0 pixels).",
 			IjErrors.stripPrefix("GPU Gaussian Blur", "The image is empty (0x0 pixels)."));
 		assertEquals("unknown error", IjErrors.stripPrefix("GPU Info", null));
+	}
+
+	@Test
+	void aBugSaysSoInPlainWordsAndAStopForWantOfMemorySaysWhatToDo() {
+		// a bug read "NullPointerException: ..." and nothing else
+		java.io.PrintStream err = System.err;
+		System.setErr(new java.io.PrintStream(new java.io.ByteArrayOutputStream())); // its stack trace
+		try {
+			assertEquals("an unexpected error stopped the command (NullPointerException: x is null); please report it, "
+				+ "with the image and the options used. The details are in the console.",
+				IjErrors.message(new NullPointerException("x is null")));
+		} finally {
+			System.setErr(err);
+		}
+		// a stop part way for want of memory said what the image now is, and not what to do
+		String m = IjErrors.message(new fiji.cuda.ops.PartlyDoneException("Gaussian Blur 3D", new OutOfMemoryError("Java heap "
+			+ "space"), "volumes 1-2 of 4 hold the result and the later ones are unchanged"));
+		assertTrue(m.startsWith("Gaussian Blur 3D: stopped part way (Java ran out of memory); volumes 1-2 of 4 hold the "
+			+ "result and the later ones are unchanged. The "), m);
+		assertTrue(m.endsWith(" MB Java may use are not enough for this image. Give ImageJ more (Edit>Options>Memory & "
+			+ "Threads, or java -Xmx) or process smaller images."), m);
+		assertEquals("Sigma (Radius) must be at least 0, not sigma=-1.",
+			IjErrors.message(new IllegalArgumentException("Sigma (Radius) must be at least 0, not sigma=-1.")));
 	}
 
 	@Test

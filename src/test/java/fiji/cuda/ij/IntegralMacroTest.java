@@ -192,7 +192,7 @@ class IntegralMacroTest {
 		assertTrue(r.output.contains("integral: white integral 2 32 " + (int) (255f * 90000)), r::toString);
 		assertTrue(r.output.contains("GPU Integral Image: values reach"), r::toString);
 		assertTrue(r.output.contains("converted: 8"), r::toString);
-		assertTrue(r.output.contains("GPU Local Threshold: The radius must be at least 1, not 0."), r::toString);
+		assertTrue(r.output.contains("GPU Local Threshold: Radius must be a whole number of at least 1, not radius=0."), r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
 		assertFalse(r.output.contains("Exception"), r::toString);
 		assertTrue(ImageJReference.samePixels(undo, ImageJProcess.open(dir.resolve("undo-out.tif"))), "Undo did not restore the 8-bit image");
@@ -245,7 +245,7 @@ class IntegralMacroTest {
 		assertTrue(r.output.contains("bracketed: w sum table 1"), r::toString);
 		// a macro variable, as GenericDialog allows; the check for unknown names had refused it
 		assertTrue(r.output.contains("variable: w sum-of-squares table"), r::toString);
-		assertTrue(r.output.contains("GPU Integral Image: table=Sums is not one of Sum, [Sum of squares] or Both."),
+		assertTrue(r.output.contains("GPU Integral Image: Table must be Sum, [Sum of squares] or Both, not table=Sums."),
 			r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
 	}

@@ -187,8 +187,8 @@ class TemplateMatchingMacroTest {
 			+ "run(\"GPU Template Matching...\", \"image=small.tif template=wide.tif score_threshold=0.5\");\n"
 			+ "print(\"still running\");\n");
 		ImageJProcess.Result r = imagej.run(macro, dir.toString());
-		assertTrue(r.output.contains("GPU Template Matching: the template (30x10) is larger than the image (20x20)."),
-			r::toString);
+		assertTrue(r.output.contains("GPU Template Matching: the template (30x10) is larger than the image (20x20); use a "
+			+ "smaller template, or a smaller selection on it."), r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
 		r = imagej.run(Files.writeString(dir.resolve("missing.ijm"), "open(getArgument());\n"
 			+ "run(\"GPU Template Matching...\", \"image=small.tif template=nothere.tif\");\nprint(\"still running\");\n"),
@@ -239,13 +239,13 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.Result r = imagej.run(Files.writeString(dir.resolve("fraction.ijm"), open
 			+ "run(\"GPU Template Matching...\", \"image=whole-scene.tif template=whole-tpl.tif score_threshold=0.9 "
 			+ "max_objects=2.7\");\n" + after), dir.toString(), "-Dfiji.cuda.device=cpu");
-		assertTrue(r.output.contains("GPU Template Matching: '2.7' is not a whole number (max_objects)."), r::toString);
+		assertTrue(r.output.contains("GPU Template Matching: Max objects must be a whole number of at least 1, not max_objects=2.7."), r::toString);
 		assertFalse(r.output.contains("went on"), r::toString);
 		// a macro variable's value is quoted, not its name
 		r = imagej.run(Files.writeString(dir.resolve("fraction-variable.ijm"), open + "n = 2.5;\n"
 			+ "run(\"GPU Template Matching...\", \"image=whole-scene.tif template=whole-tpl.tif score_threshold=0.9 "
 			+ "max_objects=&n\");\n" + after), dir.toString(), "-Dfiji.cuda.device=cpu");
-		assertTrue(r.output.contains("GPU Template Matching: '2.5' is not a whole number (max_objects)."), r::toString);
+		assertTrue(r.output.contains("GPU Template Matching: Max objects must be a whole number of at least 1, not max_objects=2.5."), r::toString);
 		assertFalse(r.output.contains("went on"), r::toString);
 		// a whole number runs, with at most that many detections
 		r = imagej.run(Files.writeString(dir.resolve("whole.ijm"), open
@@ -338,7 +338,7 @@ class TemplateMatchingMacroTest {
 		Path none = Files.createDirectories(dir.resolve("dialog-no-images"));
 		String[][] bad = {
 			{dir.resolve("dialog-missing").toString(), "The template folder '" + dir.resolve("dialog-missing")
-				+ "' does not exist."},
+				+ "' does not exist (template_folder)."},
 			{none.toString(), "The folder '" + none + "' holds no .tif or .tiff image (template_folder)."},
 			{dir.resolve("dialog-cell.tif").toString(), "'" + dir.resolve("dialog-cell.tif")
 				+ "' is a file, not a folder: open it and give its title, or give a folder of templates (template_folder)."}};

@@ -83,7 +83,7 @@ class TemplateMatchingPluginTest {
 		// 2.7 typed); GPU Align Slices refuses such numbers
 		IllegalArgumentException macro = assertThrows(IllegalArgumentException.class,
 			() -> TemplateMatchingPlugin.macroMaxObjects("image=a template=b max_objects=2.7", 10));
-		assertEquals("'2.7' is not a whole number (max_objects).", macro.getMessage());
+		assertEquals("Max objects must be a whole number of at least 1, not max_objects=2.7.", macro.getMessage());
 		assertEquals(3, TemplateMatchingPlugin.macroMaxObjects("image=a max_objects=3", 10));
 		assertEquals(10, TemplateMatchingPlugin.macroMaxObjects("image=a", 10));
 		// a count past int's range still means no limit

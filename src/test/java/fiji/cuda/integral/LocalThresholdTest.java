@@ -353,7 +353,7 @@ class LocalThresholdTest {
 		Progress failOnSecond = fiji.cuda.TestProgress.failingAtUpdate(2);
 		PartlyDoneException e = assertThrows(PartlyDoneException.class,
 			() -> LocalThreshold.thresholdInto(img, img, st, CPU.withProgress(failOnSecond)));
-		assertEquals("Local Threshold: stopped part way (IllegalStateException: listener broke); planes 1-2 of 3 hold "
+		assertEquals("Local Threshold: stopped part way (an unexpected error: IllegalStateException: listener broke); planes 1-2 of 3 hold "
 			+ "the result and the later ones are unchanged.", e.getMessage());
 		assertArrayEquals((byte[]) expected.plane(1), (byte[]) img.plane(1));
 		assertArrayEquals((byte[]) before.plane(2), (byte[]) img.plane(2), "plane 3 was changed");

@@ -199,8 +199,8 @@ class AlignSlicesTest {
 		expectRefusal(s -> s.landmark(80, 10, 20, 20), "does not lie inside the image (90x80)");
 		expectRefusal(s -> s.landmark(-1, 10, 20, 20), "does not lie inside the image");
 		expectRefusal(s -> s.landmark(10, 10, 0, 20), "the landmark has zero area (0x20)");
-		expectRefusal(s -> s.margin = -3, "the margin must be at least 0 pixels, not -3.");
-		expectRefusal(s -> s.reference = 3, "the reference slice 4 is not in the stack (1 to 3)");
+		expectRefusal(s -> s.margin = -3, "Margin must be at least 0 (pixels), not margin=-3.");
+		expectRefusal(s -> s.reference = 3, "Reference slice must be a slice of the stack, 1 to 3, not reference=4.");
 		Planes single = TestImages.random(PixelType.UINT8, 50, 40, 1, 7), before = single.copy();
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> AlignSlices.align(single, settings(5, 5, 10, 10, 3), CPU));
@@ -208,7 +208,7 @@ class AlignSlicesTest {
 		assertArrayEquals((byte[]) before.plane(0), (byte[]) single.plane(0));
 		Planes rgb = TestImages.random(PixelType.RGB, 50, 40, 2, 8);
 		e = assertThrows(IllegalArgumentException.class, () -> AlignSlices.align(rgb, settings(5, 5, 10, 10, 3), CPU));
-		assertTrue(e.getMessage().contains("RGB stacks are not supported"), e.getMessage());
+		assertTrue(e.getMessage().contains("RGB images are not supported"), e.getMessage());
 		Planes flat = Planes.wrap(30, 30, new float[900], new float[900]);
 		e = assertThrows(IllegalArgumentException.class, () -> AlignSlices.align(flat, settings(5, 5, 10, 10, 3), CPU));
 		assertTrue(e.getMessage().contains("the landmark is flat in slice 1"), e.getMessage());
@@ -251,7 +251,7 @@ class AlignSlicesTest {
 		s.subpixel = false;
 		PartlyDoneException e = assertThrows(PartlyDoneException.class,
 			() -> AlignSlices.align(p, s, CPU.withProgress(failOnSecond)));
-		assertEquals("Align Slices: stopped part way (IllegalStateException: listener broke); slices 2-3 are aligned "
+		assertEquals("Align Slices: stopped part way (an unexpected error: IllegalStateException: listener broke); slices 2-3 are aligned "
 			+ "(besides the reference); the other slices are unchanged.", e.getMessage());
 		for (int z = 3; z < 5; z++)
 			assertArrayEquals((float[]) before.plane(z), (float[]) p.plane(z), "slice " + (z + 1) + " was changed");

@@ -239,7 +239,7 @@ class DetectionTest {
 		assertMessage("mask is empty", () -> TemplateMatching.match(image, 0, tpl, 0, new byte[20], false, CPU));
 		assertMessage("RGB images", () -> TemplateMatching.match(TestImages.random(PixelType.RGB, 30, 20, 1, 1), 0, tpl,
 			0, null, false, CPU));
-		assertMessage("RGB templates", () -> TemplateMatching.match(image, 0, TestImages.random(PixelType.RGB, 3, 3, 1,
+		assertMessage("the template is RGB", () -> TemplateMatching.match(image, 0, TestImages.random(PixelType.RGB, 3, 3, 1,
 			1), 0, null, false, CPU));
 		float[] nan = new float[20];
 		nan[7] = Float.NaN;
@@ -260,7 +260,7 @@ class DetectionTest {
 		// a rotated copy that does not fit is named by its angle, not by a size the user never gave
 		List<Template> tall = Template.bank(Template.fromPlanes(TestImages.random(PixelType.UINT8, 25, 6, 1, 3), null),
 			false, new double[] {0, 90});
-		assertMessage("rotated by 90.0 degrees (6x25)", () -> TemplateMatching.detect(image, 0, tall, 0.5, 1, 0.3, false,
+		assertMessage("rotated by 90 degrees (6x25)", () -> TemplateMatching.detect(image, 0, tall, 0.5, 1, 0.3, false,
 			null, CPU));
 		assertTrue(TestImages.sameBits(image, copy), "the image changed");
 	}
@@ -401,7 +401,7 @@ class DetectionTest {
 	void settingsOutsideTheirRangeAreRefusedNamingTheSetting() {
 		// a score threshold of 50 (meant as percent) found nothing, silently: scores lie in [-1, 1]
 		Planes image = TestImages.random(PixelType.UINT8, 40, 30, 1, 31), tpl = TestImages.random(PixelType.UINT8, 5, 4, 1, 32);
-		Object[][] bad = { { 50.0, 10, 0.3, "the score threshold must be between -1 and 1, not 50.0" },
+		Object[][] bad = { { 50.0, 10, 0.3, "the score threshold must be between -1 and 1, not 50" },
 			{ -1.5, 10, 0.3, "the score threshold must be between -1 and 1, not -1.5" },
 			{ Double.NaN, 10, 0.3, "the score threshold must be between -1 and 1, not NaN" },
 			{ 0.5, 0, 0.3, "the maximum number of objects must be at least 1, not 0" },

@@ -21,7 +21,7 @@ class FallbackTest {
 		ExecutionOptions gpu = ExecutionOptions.defaults().withBackend(Backend.GPU);
 		GpuException e = assertThrows(GpuException.class,
 			() -> Fallback.reasonAfterPart("Op", gpu, cause, Fallback.prefixDone(16, 40, "planes")));
-		assertEquals("Op: the GPU failed part way (Op: CUDA_ERROR_UNKNOWN); planes 1-16 of 40 hold the result and the"
+		assertEquals("Op: the GPU failed part way (CUDA_ERROR_UNKNOWN); planes 1-16 of 40 hold the result and the"
 			+ " later ones are unchanged.", e.getMessage());
 		assertSame(cause, e.getCause());
 		assertEquals("plane 1 of 3 holds the result and the later ones are unchanged", Fallback.prefixDone(1, 3, "planes"));
@@ -35,7 +35,8 @@ class FallbackTest {
 			String why = Fallback.reasonAfterPart("Op", ExecutionOptions.defaults(), new GpuException("Op: CUDA_ERROR_UNKNOWN"),
 				Fallback.prefixDone(2, 5, "planes"));
 			assertEquals("Op: CUDA_ERROR_UNKNOWN", why);
-			assertEquals(List.of("Op ran on the CPU: Op: CUDA_ERROR_UNKNOWN"), lines);
+			// it said "Op ran on the CPU: Op: CUDA_ERROR_UNKNOWN"
+			assertEquals(List.of("Op ran on the CPU: CUDA_ERROR_UNKNOWN"), lines);
 		} finally {
 			OpLog.setSink(null);
 		}
@@ -50,20 +51,20 @@ class FallbackTest {
 		ExecutionOptions auto = ExecutionOptions.defaults();
 		try {
 			for (int mb : new int[] { 537, 2148, 537, 9000 }) {
-				String why = "Memory Op needs " + mb + " MB more GPU memory than is free";
+				String why = "Memory Op: a block of " + mb + " MB of GPU memory did not fit in the 300 MB free";
 				// the operation's report still gets the numbers of its own call
 				assertEquals(why, Fallback.reason("Memory Op", auto, GpuUnavailableException.outOfMemory(why, null)));
 			}
-			Fallback.reason("Memory Op", auto, GpuUnavailableException.outOfMemory("Memory Op ran out of GPU memory", null));
+			Fallback.reason("Memory Op", auto, GpuUnavailableException.outOfMemory("Memory Op: the GPU ran out of memory", null));
 			// another kind of reason is news, and so is the same shortage in another operation
 			Fallback.reason("Memory Op", auto, new GpuUnavailableException("no CUDA device found"));
-			Fallback.reason("Other Memory Op", auto, GpuUnavailableException.outOfMemory("Other Memory Op needs 9000 MB"
-				+ " more GPU memory than is free", null));
+			Fallback.reason("Other Memory Op", auto, GpuUnavailableException.outOfMemory("Other Memory Op: a block of 9000 MB"
+				+ " of GPU memory did not fit in the 300 MB free", null));
 		} finally {
 			OpLog.setSink(null);
 		}
-		assertEquals(List.of("Memory Op ran on the CPU: Memory Op needs 537 MB more GPU memory than is free",
+		assertEquals(List.of("Memory Op ran on the CPU: a block of 537 MB of GPU memory did not fit in the 300 MB free",
 			"Memory Op ran on the CPU: no CUDA device found",
-			"Other Memory Op ran on the CPU: Other Memory Op needs 9000 MB more GPU memory than is free"), lines);
+			"Other Memory Op ran on the CPU: a block of 9000 MB of GPU memory did not fit in the 300 MB free"), lines);
 	}
 }

@@ -36,7 +36,8 @@ class GpuFaultTest {
 			s.sync();
 			return null;
 		}));
-		assertTrue(e.getMessage().startsWith("Fault test: CUDA_ERROR"), e.getMessage());
+		// plain words first, the CUDA error in parentheses for a bug report
+		assertTrue(e.getMessage().startsWith("Fault test: ") && e.getMessage().contains(" (CUDA_ERROR_"), e.getMessage());
 
 		// the next operation works: on a rebuilt GPU context, or on the CPU with a reason
 		Planes img = TestImages.random(PixelType.FLOAT32, 97, 89, 2, 11);

@@ -94,11 +94,58 @@ class NoGpuFallbackTest {
 		// a batch of images of mixed sizes one line per size class
 		GpuUnavailableException small = BufferPool.outOfMemory("Gaussian Blur", 64L << 20, null);
 		GpuUnavailableException large = BufferPool.outOfMemory("Gaussian Blur", 1L << 32, null);
-		assertEquals("Gaussian Blur needs 67 MB more GPU memory than is free", small.getMessage());
-		assertEquals("Gaussian Blur needs 4295 MB more GPU memory than is free", large.getMessage());
+		assertTrue(small.getMessage().startsWith("Gaussian Blur: a block of 67 MB of GPU memory did not fit"), small.getMessage());
+		assertTrue(large.getMessage().startsWith("Gaussian Blur: a block of 4295 MB of GPU memory did not fit"), large.getMessage());
 		assertEquals(GpuUnavailableException.OUT_OF_MEMORY, small.kind());
 		assertEquals(small.kind(), large.kind());
 		assertEquals("no CUDA device found", new GpuUnavailableException("no CUDA device found").kind());
+	}
+
+	@Test
+	void theReasonsSayWhoChoseTheCpuAndWhatToDoWithABadJavaOption() {
+		String old = System.getProperty(GpuSettings.PROPERTY);
+		try {
+			// it said "the CPU was chosen in GPU Info" also when the Java option had chosen it
+			System.setProperty(GpuSettings.PROPERTY, "cpu");
+			assertEquals("the CPU was chosen by the Java option -Dfiji.cuda.device=cpu",
+				assertThrows(GpuUnavailableException.class, Gpu::get).getMessage());
+			System.clearProperty(GpuSettings.PROPERTY);
+			String choice = GpuSettings.deviceChoice();
+			GpuSettings.setDeviceChoice("cpu");
+			try {
+				assertEquals("the CPU was chosen in GPU Info (Use: CPU only)",
+					assertThrows(GpuUnavailableException.class, Gpu::get).getMessage());
+			} finally {
+				GpuSettings.setDeviceChoice(choice);
+			}
+			// it said "the setting fiji.cuda.device='gpu0' is not 'auto', 'cpu' or a GPU index"
+			System.setProperty(GpuSettings.PROPERTY, "gpu0");
+			assertEquals("the Java option -Dfiji.cuda.device='gpu0' is none of auto, cpu or a GPU number (0, 1, ...); "
+				+ "correct or remove it", assertThrows(GpuUnavailableException.class, Gpu::get).getMessage());
+		} finally {
+			if (old == null) System.clearProperty(GpuSettings.PROPERTY);
+			else System.setProperty(GpuSettings.PROPERTY, old);
+		}
+	}
+
+	@Test
+	void aCudaErrorIsExplainedInPlainWordsWithItsNameKeptForABugReport() {
+		// it said "Gaussian Blur: CUDA_ERROR_ILLEGAL_ADDRESS (the GPU context was reset)"
+		assertEquals("Gaussian Blur: a computation on the GPU failed (CUDA_ERROR_ILLEGAL_ADDRESS); the GPU was reset",
+			Gpu.failure("Gaussian Blur", "CUDA_ERROR_ILLEGAL_ADDRESS", true));
+		assertEquals("Template Matching: the GPU took too long, and the display driver stopped it "
+			+ "(CUDA_ERROR_LAUNCH_TIMEOUT); the GPU was reset", Gpu.failure("Template Matching", "CUDA_ERROR_LAUNCH_TIMEOUT", true));
+		assertEquals("Box Statistics: the GPU reported an error (CUDA_ERROR_INVALID_VALUE)",
+			Gpu.failure("Box Statistics", "CUDA_ERROR_INVALID_VALUE", false));
+	}
+
+	@Test
+	void runningOutOfGpuMemorySaysHowMuchWasAskedForAndHowMuchIsFree() {
+		// it said "needs 512 MB more GPU memory than is free" of a 512 MB block, and "needs 0 MB" of a small one
+		assertEquals("a block of 537 MB of GPU memory did not fit in the 300 MB free",
+			BufferPool.tooLittle(512L << 20, 300_000_000L));
+		assertEquals("a block of 0.3 MB of GPU memory did not fit in the 0.1 MB free", BufferPool.tooLittle(300_000, 100_000));
+		assertEquals("a block of 12.5 GB of GPU memory did not fit", BufferPool.tooLittle(12_500_000_000L, -1));
 	}
 
 	@Test
