@@ -14,29 +14,11 @@ import ij.ImageStack;
 import ij.gui.Roi;
 import ij.measure.ResultsTable;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.scijava.Context;
 import org.scijava.command.CommandInfo;
 import org.scijava.command.CommandModule;
-import org.scijava.command.CommandService;
 
-class AlignSlicesCommandTest {
-
-	private static Context context;
-	private static CommandService commands;
-
-	@BeforeAll
-	static void start() {
-		context = new Context(CommandService.class);
-		commands = context.service(CommandService.class);
-	}
-
-	@AfterAll
-	static void stop() {
-		context.dispose();
-	}
+class AlignSlicesCommandTest extends HeadlessCommands {
 
 	private static ImagePlus image(double[] sx, double[] sy) {
 		Planes p = DriftingStack.make(PixelType.FLOAT32, 70, 60, sx, sy, 5);

@@ -8,13 +8,9 @@ import fiji.cuda.ij.ImagePlusPlanes;
 import ij.IJ;
 import ij.ImagePlus;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.scijava.Context;
 import org.scijava.command.Command;
 import org.scijava.command.CommandModule;
-import org.scijava.command.CommandService;
 
 /**
  * A SciJava command given a bad value cancels with the menu command's message, naming the
@@ -23,21 +19,7 @@ import org.scijava.command.CommandService;
  * the command, and "Composite color images are not supported: ..." without what to do. Running
  * out of Java memory cancels too, with how much Java may use: it was a stack trace in the console.
  */
-class CancelReasonsTest {
-
-	private static Context context;
-	private static CommandService commands;
-
-	@BeforeAll
-	static void startContext() {
-		context = new Context(CommandService.class);
-		commands = context.service(CommandService.class);
-	}
-
-	@AfterAll
-	static void closeContext() {
-		context.dispose();
-	}
+class CancelReasonsTest extends HeadlessCommands {
 
 	/** Runs the command; it must cancel with exactly {@code reason} and leave the image unchanged. */
 	private static void cancels(Class<? extends Command> c, ImagePlus imp, String reason, Object... inputs) throws Exception {

@@ -18,33 +18,15 @@ import ij.gui.OvalRoi;
 import java.util.List;
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.scijava.Context;
 import org.scijava.command.CommandInfo;
 import org.scijava.command.CommandModule;
-import org.scijava.command.CommandService;
 
 /**
  * The SciJava commands in a plain headless context: each must change the image exactly as
  * the facade does on a copy, report bad input as a cancel reason, and add no menu entry.
  */
-class CommandsTest {
-
-	private static Context context;
-	private static CommandService commands;
-
-	@BeforeAll
-	static void startContext() {
-		context = new Context(CommandService.class);
-		commands = context.service(CommandService.class);
-	}
-
-	@AfterAll
-	static void closeContext() {
-		context.dispose();
-	}
+class CommandsTest extends HeadlessCommands {
 
 	private static ImagePlus noise(String type, int w, int h, int slices, long seed) {
 		ImagePlus imp = IJ.createImage("n", type + " black", w, h, slices);

@@ -16,29 +16,11 @@ import java.util.Random;
 import net.imglib2.img.array.ArrayImg;
 import net.imglib2.type.numeric.integer.LongType;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.scijava.Context;
 import org.scijava.command.CommandModule;
-import org.scijava.command.CommandService;
 
 /** The integral-image SciJava commands in a plain headless context. */
-class IntegralCommandsTest {
-
-	private static Context context;
-	private static CommandService commands;
-
-	@BeforeAll
-	static void startContext() {
-		context = new Context(CommandService.class);
-		commands = context.service(CommandService.class);
-	}
-
-	@AfterAll
-	static void closeContext() {
-		context.dispose();
-	}
+class IntegralCommandsTest extends HeadlessCommands {
 
 	private static ImagePlus noise(int w, int h) {
 		ImagePlus imp = IJ.createImage("n", "16-bit black", w, h, 1);

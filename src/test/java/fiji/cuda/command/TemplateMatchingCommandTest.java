@@ -12,30 +12,12 @@ import ij.process.ImageProcessor;
 
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.scijava.Context;
 import org.scijava.command.CommandInfo;
 import org.scijava.command.CommandModule;
-import org.scijava.command.CommandService;
 
 /** The template matching command in a plain headless SciJava context. */
-class TemplateMatchingCommandTest {
-
-	private static Context context;
-	private static CommandService commands;
-
-	@BeforeAll
-	static void start() {
-		context = new Context(CommandService.class);
-		commands = context.service(CommandService.class);
-	}
-
-	@AfterAll
-	static void stop() {
-		context.dispose();
-	}
+class TemplateMatchingCommandTest extends HeadlessCommands {
 
 	private static ImagePlus noise(int w, int h, long seed) {
 		ImagePlus imp = IJ.createImage("n" + seed, "8-bit black", w, h, 1);
