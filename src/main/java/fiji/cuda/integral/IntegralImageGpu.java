@@ -238,18 +238,29 @@ final class IntegralImageGpu {
 	static int boxStatistics(Gpu gpu, Planes image, Planes out, int from, int to, BoxStatistics.Statistic statistic,
 		Window window, Progress progress)
 	{
-		int code = statistic == BoxStatistics.Statistic.MEAN ? 0
-			: statistic == BoxStatistics.Statistic.VARIANCE ? 1 : 2;
 		boolean wrap32 = wrap32(image.type(), window);
 		return perPlane(gpu, BoxStatistics.NAME, image, from, to, progress, wrap32, (s, z, in, sum, sq) -> {
 			try (DeviceBuffer d = s.alloc(4L * image.planeSize())) {
-				s.launch(s.function(BOX_MODULE, "box_stat_" + (wrap32 ? "u32" : acc(image.type()))), tableGrid(image),
-					block(ROW_THREADS), 0,
-					sum, sq, d, image.width(), image.height(), window.left(), window.right(), window.above(),
-					window.below(), code);
+				launchBoxStat(s, image.type(), wrap32, window, statistic, image.width(), image.height(), sum, sq, d.ptr());
 				downloadPlane(s, d.ptr(), image, z, out.plane(z), PixelType.FLOAT32);
 			}
 		});
+	}
+
+	/**
+	 * Enqueues the box_stat kernel of {@link #boxStatistics} for one plane whose tables
+	 * {@link #buildTables} built (for the operation and the benchmark): the statistic of every
+	 * pixel into the float plane {@code out}. Asynchronous on the session's stream.
+	 *
+	 * @param wrap32 whether the tables are the 32-bit wrap-around ones
+	 */
+	static void launchBoxStat(GpuSession s, PixelType t, boolean wrap32, Window window, BoxStatistics.Statistic statistic,
+		int w, int h, CUdeviceptr sum, CUdeviceptr sq, CUdeviceptr out)
+	{
+		int code = statistic == BoxStatistics.Statistic.MEAN ? 0
+			: statistic == BoxStatistics.Statistic.VARIANCE ? 1 : 2;
+		s.launch(s.function(BOX_MODULE, "box_stat_" + (wrap32 ? "u32" : acc(t))), tableGrid(w, h), block(ROW_THREADS), 0,
+			sum, sq, out, w, h, window.left(), window.right(), window.above(), window.below(), code);
 	}
 
 	/**
@@ -342,12 +353,8 @@ final class IntegralImageGpu {
 					for (int z = from; z < to; z++) {
 						if (progress.isCanceled()) return z;
 						s.upload(image.plane(z), 0, n, in.ptr());
-						if (wrap32) {
-							launchWrap32(s, w, h, in.ptr(), sum.ptr(), sq.ptr(), sc);
-							wrap32Planes.incrementAndGet();
-						} else {
-							launch(s, fastest(w, h), t, w, h, in.ptr(), sum.ptr(), sq.ptr(), sc);
-						}
+						buildTables(s, t, wrap32, w, h, in.ptr(), sum.ptr(), sq.ptr(), sc);
+						if (wrap32) wrap32Planes.incrementAndGet();
 						work.run(s, z, in.ptr(), sum.ptr(), sq.ptr());
 						done[0] = z + 1;
 						progress.update((z + 1 - from) / (double) (to - from));
@@ -359,6 +366,18 @@ final class IntegralImageGpu {
 			if (done[0] > from) throw new PartialFailure(done[0], e);
 			throw e;
 		}
+	}
+
+	/**
+	 * Enqueues the build of both tables of one device plane as {@link #perPlane} does it (for
+	 * the operations and the benchmark): the wrap-around tables when {@code wrap32} (4 bytes an
+	 * entry), else the fastest build (8 bytes an entry). Asynchronous on the session's stream.
+	 */
+	static void buildTables(GpuSession s, PixelType t, boolean wrap32, int w, int h, CUdeviceptr in, CUdeviceptr sum,
+		CUdeviceptr sq, IntegralImage.DeviceScratch sc)
+	{
+		if (wrap32) launchWrap32(s, w, h, in, sum, sq, sc);
+		else launch(s, fastest(w, h), t, w, h, in, sum, sq, sc);
 	}
 
 	/** A GPU failure after some planes were written: the CPU must continue from {@link #done}. */
@@ -378,6 +397,10 @@ final class IntegralImageGpu {
 
 	/** One thread per column, one block row per image row (grid-stride beyond 65535 rows). */
 	private static int[] tableGrid(Planes image) {
-		return new int[] { ceil(image.width(), ROW_THREADS), Math.min(image.height(), 65535) };
+		return tableGrid(image.width(), image.height());
+	}
+
+	private static int[] tableGrid(int w, int h) {
+		return new int[] { ceil(w, ROW_THREADS), Math.min(h, 65535) };
 	}
 }
