@@ -32,14 +32,37 @@ final class Centred {
 		return Planes.wrap(image.width(), image.height(), out);
 	}
 
+	/** Pixels per part of the mean's sum: fixed, so that the mean does not depend on the threads. */
+	private static final int PART = 1 << 16;
+
 	private static Object plane(float[] in, int threads) {
+		// summed in parallel (one thread took about 100 ms of a 4096^2 plane's 135 ms on the GPU
+		// machine), part by part, and the parts added in order: the same mean on any number of
+		// threads, and so the same centre for the CPU and GPU paths
+		int parts = (in.length + PART - 1) / PART;
+		double[] sums = new double[parts];
+		long[] counts = new long[parts];
+		CpuParallel.forRange(0, parts, threads, PART, (p0, p1) -> {
+			for (int p = p0; p < p1; p++) {
+				double s = 0;
+				long c = 0;
+				for (int i = p * PART, end = Math.min(in.length, i + PART); i < end; i++) {
+					float v = in[i];
+					if (Float.isFinite(v)) {
+						s += v;
+						c++;
+					}
+				}
+				sums[p] = s;
+				counts[p] = c;
+			}
+		});
 		double sum = 0;
 		long n = 0;
-		for (float v : in)
-			if (Float.isFinite(v)) {
-				sum += v;
-				n++;
-			}
+		for (int p = 0; p < parts; p++) {
+			sum += sums[p];
+			n += counts[p];
+		}
 		if (n == 0) return in;
 		double mean = sum / n;
 		// a whole number where it can be, so that whole-numbered data moves exactly too
