@@ -71,10 +71,17 @@ final class Centred {
 		float[] out = new float[in.length];
 		java.util.concurrent.atomic.AtomicBoolean inexact = new java.util.concurrent.atomic.AtomicBoolean();
 		CpuParallel.forRange(0, in.length, threads, 1, (a, b) -> {
+			// one inexact pixel discards the whole plane: the flag is read and set once a range, as
+			// every thread writing it for every such pixel (most pixels of uniform noise in 0-1000)
+			// fought over one cache line, 85 ms of a 4096^2 plane on the GPU machine's 16 threads
+			if (inexact.get()) return;
 			for (int i = a; i < b; i++) {
 				double d = (double) in[i] - c;
 				out[i] = (float) d;
-				if (out[i] != d && Float.isFinite(in[i])) inexact.set(true);
+				if (out[i] != d && Float.isFinite(in[i])) {
+					inexact.set(true);
+					return;
+				}
 			}
 		});
 		return inexact.get() ? in : out;
