@@ -141,21 +141,18 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 */
 	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
 		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
-		Object[] out = new Object[planes.depth()];
-		for (int z = 0; z < out.length; z++)
-			out[z] = new float[planes.planeSize()];
-		Planes result = Planes.wrap(planes.width(), planes.height(), out);
-		OpReport r = BoxStatistics.computeInto(planes, result, statistic, window,
-			ExecutionOptions.defaults().withProgress(new IjProgress()));
+		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
+		Planes result = BoxStatistics.newResult(planes, opts.threads());
+		OpReport r = BoxStatistics.computeInto(planes, result, statistic, window, opts);
 		IJ.showProgress(1.0);
 		if (r.canceled()) {
 			IJ.log(COMMAND + ": canceled");
 			return null;
 		}
 		ImageStack s = new ImageStack(planes.width(), planes.height());
-		for (int z = 0; z < out.length; z++)
+		for (int z = 0; z < result.depth(); z++)
 			s.addSlice(stack ? imp.getStack().getSliceLabel(z + 1) : null,
-				new FloatProcessor(planes.width(), planes.height(), (float[]) out[z]));
+				new FloatProcessor(planes.width(), planes.height(), (float[]) result.plane(z)));
 		ImagePlus o = new ImagePlus(imp.getShortTitle() + " " + statistic.label().toLowerCase(java.util.Locale.ROOT) + " "
 			+ window, s);
 		if (stack) ImagePlusPlanes.copyLayout(o, imp, 1);

@@ -191,24 +191,22 @@ public class LocalThresholdPlugin implements PlugIn {
 			if (onePlane) Undo.setup(Undo.FILTER, imp);
 		} else {
 			Planes planes = ImagePlusPlanes.wrap(imp);
-			Object[] out = new Object[planes.depth()];
-			for (int z = 0; z < out.length; z++)
-				out[z] = new byte[planes.planeSize()];
-			r = LocalThreshold.thresholdInto(planes, Planes.wrap(planes.width(), planes.height(), out), settings, opts);
+			Planes result = LocalThreshold.newResult(planes, opts.threads());
+			r = LocalThreshold.thresholdInto(planes, result, settings, opts);
 			if (!r.canceled()) {
 				// an inverting or coloured LUT stays, as Image>Type>8-bit keeps it
 				java.awt.image.ColorModel lut = imp.getProcessor().getColorModel();
 				if (n == 1) {
 					Undo.setup(Undo.TYPE_CONVERSION, imp); // keeps the 16 or 32-bit processor for Undo
-					ByteProcessor bp = new ByteProcessor(planes.width(), planes.height(), (byte[]) out[0]);
+					ByteProcessor bp = new ByteProcessor(planes.width(), planes.height(), (byte[]) result.plane(0));
 					bp.setColorModel(lut);
 					imp.setProcessor(bp);
 				} else {
 					Undo.reset();
 					ImageStack old = imp.getStack(), s = new ImageStack(planes.width(), planes.height());
-					for (int z = 0; z < out.length; z++)
+					for (int z = 0; z < result.depth(); z++)
 						s.addSlice(old.getSliceLabel(z + 1),
-							new ByteProcessor(planes.width(), planes.height(), (byte[]) out[z]));
+							new ByteProcessor(planes.width(), planes.height(), (byte[]) result.plane(z)));
 					int c = imp.getNChannels(), zs = imp.getNSlices(), t = imp.getNFrames();
 					// setStack gives a composite the default colours: each channel keeps its own,
 					// as Image>Type>8-bit keeps them

@@ -98,12 +98,24 @@ public final class BoxStatistics {
 	public static Planes compute(Planes image, Statistic statistic, Window window, ExecutionOptions opts) {
 		IntegralImage.checkImage(NAME, image);
 		opts = ExecutionOptions.orDefaults(opts);
-		Object[] out = new Object[image.depth()];
-		for (int z = 0; z < out.length; z++)
-			out[z] = new float[image.planeSize()];
-		Planes result = Planes.wrap(image.width(), image.height(), out);
+		Planes result = newResult(image, opts.threads());
 		computeInto(image, result, statistic, window, opts);
 		return result;
+	}
+
+	/**
+	 * A new 32-bit image of the input's size and depth for {@link #computeInto}, its planes
+	 * allocated on several threads ({@link CpuParallel#newArrays}).
+	 *
+	 * @param image   the input
+	 * @param threads at most this many threads
+	 * @return all-zero float planes
+	 * @throws OutOfMemoryError when the Java heap cannot hold them
+	 */
+	public static Planes newResult(Planes image, int threads) {
+		int n = image.planeSize();
+		return Planes.wrap(image.width(), image.height(),
+			CpuParallel.newArrays(image.depth(), threads, 4L * n, z -> new float[n]));
 	}
 
 	/**

@@ -239,12 +239,9 @@ final class IntegralImageGpu {
 		Window window, Progress progress)
 	{
 		boolean wrap32 = wrap32(image.type(), window);
-		return perPlane(gpu, BoxStatistics.NAME, image, from, to, progress, wrap32, (s, z, in, sum, sq) -> {
-			try (DeviceBuffer d = s.alloc(4L * image.planeSize())) {
-				launchBoxStat(s, image.type(), wrap32, window, statistic, image.width(), image.height(), sum, sq, d.ptr());
-				downloadPlane(s, d.ptr(), image, z, out.plane(z), PixelType.FLOAT32);
-			}
-		});
+		return perPlane(gpu, BoxStatistics.NAME, image, out, PixelType.FLOAT32, from, to, progress, wrap32,
+			(s, z, in, sum, sq, dst) -> launchBoxStat(s, image.type(), wrap32, window, statistic, image.width(),
+				image.height(), sum, sq, dst));
 	}
 
 	/**
@@ -278,21 +275,19 @@ final class IntegralImageGpu {
 		Window win = settings.window;
 		int fg = settings.white ? 255 : 0, bg = settings.white ? 0 : 255;
 		boolean wrap32 = wrap32(image.type(), win);
-		return perPlane(gpu, LocalThreshold.NAME, image, from, to, progress, wrap32, (s, z, in, sum, sq) -> {
-			double lo = 0, range = 1;
-			if (settings.method == LocalThreshold.Method.PHANSALKAR) {
-				double[] sc = LocalThreshold.phansalkarScale(image.plane(z), image.type());
-				lo = sc[0];
-				range = sc[1];
-			}
-			try (DeviceBuffer d = s.alloc(image.planeSize())) {
+		return perPlane(gpu, LocalThreshold.NAME, image, out, PixelType.UINT8, from, to, progress, wrap32,
+			(s, z, in, sum, sq, dst) -> {
+				double lo = 0, range = 1;
+				if (settings.method == LocalThreshold.Method.PHANSALKAR) {
+					double[] sc = LocalThreshold.phansalkarScale(image.plane(z), image.type());
+					lo = sc[0];
+					range = sc[1];
+				}
 				s.launch(s.function(THRESHOLD_MODULE, "local_threshold_" + (wrap32 ? "u8w" : suffix(image.type()))),
-					tableGrid(image),
-					block(ROW_THREADS), 0, in, sum, sq, d, image.width(), image.height(), win.left(), win.right(),
-					win.above(), win.below(), settings.method.ordinal(), settings.p1, settings.p2, lo, range, fg, bg);
-				downloadPlane(s, d.ptr(), image, z, out.plane(z), PixelType.UINT8);
-			}
-		});
+					tableGrid(image), block(ROW_THREADS), 0, in, sum, sq, dst, image.width(), image.height(), win.left(),
+					win.right(), win.above(), win.below(), settings.method.ordinal(), settings.p1, settings.p2, lo, range,
+					fg, bg);
+			});
 	}
 
 	/**
@@ -314,8 +309,15 @@ final class IntegralImageGpu {
 
 	/** What is done with a plane once its tables are on the device. */
 	private interface PlaneWork {
-		void run(GpuSession s, int z, CUdeviceptr in, CUdeviceptr sum, CUdeviceptr sq);
+		/** Enqueues the kernel that writes plane {@code z}'s result to {@code dst}. */
+		void launch(GpuSession s, int z, CUdeviceptr in, CUdeviceptr sum, CUdeviceptr sq, CUdeviceptr dst);
 	}
+
+	/** Bytes of input or result planes moved per batch: two staging chunks. */
+	private static final long BATCH_BYTES = 64L << 20;
+
+	/** For tests: at most this many planes per batch (0: as {@link #BATCH_BYTES} allows). */
+	static volatile int maxBatchPlanesForTest;
 
 	/** For tests: int64 tables for 8-bit planes too, instead of the wrap-around tables small windows take. */
 	static volatile boolean wideTablesForTest;
@@ -333,11 +335,19 @@ final class IntegralImageGpu {
 	}
 
 	/**
-	 * Uploads each plane, builds its tables (the fastest build, or the wrap-around tables when
-	 * {@code wrap32}), and hands them to {@code work}.
+	 * Uploads the planes, builds each one's tables (the fastest build, or the wrap-around tables
+	 * when {@code wrap32}), has {@code work} write its result on the device, and brings the
+	 * results back into {@code out}'s planes of {@code outType}.
+	 * <p>
+	 * Planes whose result fits one staging chunk travel in batches of up to {@link #BATCH_BYTES}
+	 * each way, so that a stack of small planes moves in a few large copies instead of two small
+	 * synchronous ones per plane; the tables are built and read one plane at a time, in the
+	 * stream's order, so they take one plane's memory whatever the batch. Each chunk of a
+	 * batch's download holds whole planes ({@link GpuSession#downloadAll}), so a failure part way
+	 * leaves every plane written or untouched, and the count of the written ones is exact.
 	 */
-	private static int perPlane(Gpu gpu, String op, Planes image, int from, int to, Progress progress, boolean wrap32,
-		PlaneWork work)
+	private static int perPlane(Gpu gpu, String op, Planes image, Planes out, PixelType outType, int from, int to,
+		Progress progress, boolean wrap32, PlaneWork work)
 	{
 		PixelType t = image.type();
 		suffix(t); // RGB is refused before anything runs
@@ -346,18 +356,41 @@ final class IntegralImageGpu {
 		int[] done = { from };
 		try {
 			return gpu.run(op, s -> {
-				long entry = wrap32 ? 4 : 8;
-				try (DeviceBuffer in = s.alloc(n * t.bytesPerPixel()); DeviceBuffer sum = s.alloc(entry * n);
-					DeviceBuffer sq = s.alloc(entry * n); IntegralImage.DeviceScratch sc = new IntegralImage.DeviceScratch(s))
+				long entry = wrap32 ? 4 : 8, inBytes = n * t.bytesPerPixel(), outBytes = n * outType.bytesPerPixel();
+				int batch = outBytes > s.stagingBytes() ? 1
+					: (int) Math.max(1, Math.min(to - from, BATCH_BYTES / Math.max(inBytes, outBytes)));
+				if (maxBatchPlanesForTest > 0) batch = Math.min(batch, maxBatchPlanesForTest);
+				try (DeviceBuffer in = s.alloc(inBytes * batch); DeviceBuffer res = s.alloc(outBytes * batch);
+					DeviceBuffer sum = s.alloc(entry * n); DeviceBuffer sq = s.alloc(entry * n);
+					IntegralImage.DeviceScratch sc = new IntegralImage.DeviceScratch(s))
 				{
-					for (int z = from; z < to; z++) {
+					for (int z = from; z < to; z += batch) {
 						if (progress.isCanceled()) return z;
-						s.upload(image.plane(z), 0, n, in.ptr());
-						buildTables(s, t, wrap32, w, h, in.ptr(), sum.ptr(), sq.ptr(), sc);
-						if (wrap32) wrap32Planes.incrementAndGet();
-						work.run(s, z, in.ptr(), sum.ptr(), sq.ptr());
-						done[0] = z + 1;
-						progress.update((z + 1 - from) / (double) (to - from));
+						int m = Math.min(batch, to - z);
+						Object[] src = new Object[m], dst = new Object[m];
+						for (int i = 0; i < m; i++) {
+							src[i] = image.plane(z + i);
+							dst[i] = out.plane(z + i);
+						}
+						s.uploadAll(src, n, in.ptr());
+						for (int i = 0; i < m; i++) {
+							CUdeviceptr pin = in.at(i * inBytes);
+							buildTables(s, t, wrap32, w, h, pin, sum.ptr(), sq.ptr(), sc);
+							if (wrap32) wrap32Planes.incrementAndGet();
+							work.launch(s, z + i, pin, sum.ptr(), sq.ptr(), res.at(i * outBytes));
+						}
+						if (m == 1) {
+							downloadPlane(s, res.ptr(), image, z, dst[0], outType);
+						} else {
+							try {
+								s.downloadAll(res.ptr(), dst, n);
+							} catch (RuntimeException e) {
+								done[0] = z + (int) (s.downloaded() / n);
+								throw e;
+							}
+						}
+						done[0] = z + m;
+						progress.update((z + m - from) / (double) (to - from));
 					}
 					return to;
 				}

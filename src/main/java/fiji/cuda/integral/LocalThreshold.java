@@ -266,12 +266,23 @@ public final class LocalThreshold {
 	public static Planes threshold(Planes image, Settings settings, ExecutionOptions opts) {
 		IntegralImage.checkImage(NAME, image);
 		opts = ExecutionOptions.orDefaults(opts);
-		Object[] out = new Object[image.depth()];
-		for (int z = 0; z < out.length; z++)
-			out[z] = new byte[image.planeSize()];
-		Planes result = Planes.wrap(image.width(), image.height(), out);
+		Planes result = newResult(image, opts.threads());
 		thresholdInto(image, result, settings, opts);
 		return result;
+	}
+
+	/**
+	 * A new 8-bit image of the input's size and depth for {@link #thresholdInto}, its planes
+	 * allocated on several threads ({@link CpuParallel#newArrays}).
+	 *
+	 * @param image   the input
+	 * @param threads at most this many threads
+	 * @return all-zero byte planes
+	 * @throws OutOfMemoryError when the Java heap cannot hold them
+	 */
+	public static Planes newResult(Planes image, int threads) {
+		int n = image.planeSize();
+		return Planes.wrap(image.width(), image.height(), CpuParallel.newArrays(image.depth(), threads, n, z -> new byte[n]));
 	}
 
 	/**

@@ -105,4 +105,26 @@ public final class CpuParallel {
 		if (failure instanceof Error) throw (Error) failure;
 		if (failure != null) throw new IllegalStateException(failure);
 	}
+
+	/**
+	 * Allocates {@code count} arrays on up to {@code threads} threads. A new Java array is zeroed
+	 * by the thread that allocates it, and the pages of fresh heap are faulted in by it, so the
+	 * result planes of a large stack cost several times longer made one after the other than the
+	 * GPU takes to compute them.
+	 *
+	 * @param count   how many arrays
+	 * @param threads at most this many threads, the caller's included
+	 * @param bytes   the bytes of one array, so that small ones stay on the calling thread
+	 * @param make    makes array {@code i}
+	 * @return the arrays, in order
+	 * @throws OutOfMemoryError when the heap cannot hold them
+	 */
+	public static Object[] newArrays(int count, int threads, long bytes, java.util.function.IntFunction<Object> make) {
+		Object[] out = new Object[count];
+		forRange(0, count, threads, bytes / 64, (a, b) -> {
+			for (int i = a; i < b; i++)
+				out[i] = make.apply(i);
+		});
+		return out;
+	}
 }

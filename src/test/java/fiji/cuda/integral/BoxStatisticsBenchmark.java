@@ -191,10 +191,7 @@ public final class BoxStatisticsBenchmark {
 
 	/** What {@link BoxStatistics#compute} does, checking which backend ran. */
 	static void compute(Planes image, Statistic st, Window win, ExecutionOptions o) {
-		Object[] out = new Object[image.depth()];
-		for (int z = 0; z < out.length; z++)
-			out[z] = new float[image.planeSize()];
-		OpReport r = BoxStatistics.computeInto(image, Planes.wrap(image.width(), image.height(), out), st, win, o);
+		OpReport r = BoxStatistics.computeInto(image, BoxStatistics.newResult(image, o.threads()), st, win, o);
 		if (r.ranOn() != o.backend())
 			throw new IllegalStateException("ran on " + r.ranOn() + " instead of " + o.backend() + ": " + r);
 	}

@@ -422,18 +422,79 @@ class IntegralImageGpuTest {
 		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.MEAN, 7, 0, 0, true);
 		Planes cpu = LocalThreshold.threshold(img.copy(), st, CPU);
 		fiji.cuda.runtime.FaultInjection.failDownloadAfter(1, 0);
+		IntegralImageGpu.maxBatchPlanesForTest = 1; // a download per plane
 		fiji.cuda.runtime.GpuException e;
 		try {
 			e = org.junit.jupiter.api.Assertions.assertThrows(fiji.cuda.runtime.GpuException.class,
 				() -> LocalThreshold.thresholdInto(img, img, st, GPU));
 		} finally {
 			fiji.cuda.runtime.FaultInjection.clear();
+			IntegralImageGpu.maxBatchPlanesForTest = 0;
 		}
 		assertTrue(e.getMessage().contains("injected"), e.getMessage());
 		assertTrue(e.getMessage().contains("plane 1 of 3 holds the result"), e.getMessage());
 		assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0), "plane 1, thresholded");
 		for (int z = 1; z < 3; z++)
 			assertArrayEquals((byte[]) orig.plane(z), (byte[]) img.plane(z), "plane " + (z + 1) + ", unchanged");
+	}
+
+	@Test
+	void stacksInUnevenBatchesMatchTheCpu() {
+		// 8 planes in batches of 3, 3 and 2: each plane's tables, its Phansalkar scale (planes of
+		// other ranges) and its result must land at its own offset in every batch
+		Planes img = TestImages.random(PixelType.UINT16, 301, 97, 8, 31);
+		short[] p5 = (short[]) img.plane(5);
+		for (int i = 0; i < p5.length; i++)
+			p5[i] = (short) ((p5[i] & 0xffff) / 16);
+		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.PHANSALKAR, 5, 0, 0, true);
+		IntegralImageGpu.maxBatchPlanesForTest = 3;
+		try {
+			for (BoxStatistics.Statistic stat : BoxStatistics.Statistic.values()) {
+				Planes gpu = BoxStatistics.compute(img, stat, Window.square(4), GPU);
+				Planes cpu = BoxStatistics.compute(img, stat, Window.square(4), CPU);
+				for (int z = 0; z < 8; z++)
+					assertArrayEquals((float[]) cpu.plane(z), (float[]) gpu.plane(z), stat + " plane " + z);
+			}
+			Planes gpu = LocalThreshold.threshold(img, st, GPU), cpu = LocalThreshold.threshold(img, st, CPU);
+			for (int z = 0; z < 8; z++)
+				assertArrayEquals((byte[]) cpu.plane(z), (byte[]) gpu.plane(z), "threshold plane " + z);
+		} finally {
+			IntegralImageGpu.maxBatchPlanesForTest = 0;
+		}
+	}
+
+	@Test
+	void aBatchWhoseWriteBackFailsPartWayKeepsItsWholePlanesAndSaysWhich() {
+		// 16 planes of 4 MB thresholded in place travel as one batch of two staging chunks, 8
+		// planes each; the second chunk's copy fails, so planes 1-8 hold the result and 9-16 are
+		// untouched. Forced, the error says so; on AUTO the CPU finishes from the untouched input.
+		int side = 2048, d = (int) (2 * fiji.cuda.runtime.FaultInjection.stagingChunkBytes() / ((long) side * side));
+		Planes img = TestImages.random(PixelType.UINT8, side, side, d, 13);
+		Planes orig = img.copy();
+		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.MEAN, 7, 0, 0, true);
+		Planes cpu = LocalThreshold.threshold(img.copy(), st, CPU);
+		fiji.cuda.runtime.GpuException e;
+		fiji.cuda.runtime.FaultInjection.failNextDownloadAtChunk(1);
+		try {
+			e = org.junit.jupiter.api.Assertions.assertThrows(fiji.cuda.runtime.GpuException.class,
+				() -> LocalThreshold.thresholdInto(img, img, st, GPU));
+		} finally {
+			fiji.cuda.runtime.FaultInjection.clear();
+		}
+		int half = d / 2;
+		assertTrue(e.getMessage().contains("planes 1-" + half + " of " + d + " hold the result"), e.getMessage());
+		for (int z = 0; z < d; z++)
+			assertArrayEquals((byte[]) (z < half ? cpu : orig).plane(z), (byte[]) img.plane(z),
+				"plane " + (z + 1) + (z < half ? ", thresholded" : ", unchanged"));
+		Planes again = orig.copy();
+		fiji.cuda.runtime.FaultInjection.failNextDownloadAtChunk(1);
+		try {
+			LocalThreshold.thresholdInto(again, again, st, ExecutionOptions.defaults());
+		} finally {
+			fiji.cuda.runtime.FaultInjection.clear();
+		}
+		for (int z = 0; z < d; z++)
+			assertArrayEquals((byte[]) cpu.plane(z), (byte[]) again.plane(z), "AUTO, plane " + (z + 1));
 	}
 
 	@Test

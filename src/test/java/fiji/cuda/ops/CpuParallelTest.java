@@ -112,4 +112,36 @@ class CpuParallelTest {
 			CpuParallel.pool = saved;
 		}
 	}
+
+	@Test
+	void newArraysMakesEachArrayOnceInOrderOnSeveralThreads() {
+		java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+		AtomicInteger calls = new AtomicInteger();
+		Object[] a = CpuParallel.newArrays(64, 4, 4 << 20, i -> {
+			calls.incrementAndGet();
+			threads.add(Thread.currentThread().getName());
+			try {
+				Thread.sleep(1); // long enough for the calling thread to take chunks of its own
+			} catch (InterruptedException e) {
+				Thread.currentThread().interrupt();
+			}
+			return new int[] { i };
+		});
+		assertEquals(64, calls.get());
+		for (int i = 0; i < a.length; i++)
+			assertEquals(i, ((int[]) a[i])[0], "array " + i);
+		assertTrue(threads.size() > 1, "large arrays are made on more than one thread: " + threads);
+		Object[] small = CpuParallel.newArrays(64, 4, 16, i -> Thread.currentThread().getName());
+		for (Object o : small)
+			assertEquals(Thread.currentThread().getName(), o, "small arrays stay on the calling thread");
+		assertEquals(0, CpuParallel.newArrays(0, 4, 1 << 20, i -> new byte[1]).length);
+	}
+
+	@Test
+	void newArraysPassesOnAnOutOfMemoryError() {
+		assertThrows(OutOfMemoryError.class, () -> CpuParallel.newArrays(8, 4, 1 << 20, i -> {
+			if (i == 5) throw new OutOfMemoryError("Java heap space (test)");
+			return new byte[1];
+		}));
+	}
 }
