@@ -139,9 +139,12 @@ final class TemplateMatchingGpu {
 				if (d.finite && bankable(d, templates, masks)) {
 					try (Launch l = d.prepareBank(templates)) {
 						l.run();
-						long size = l.mapSize;
+						int size = (int) l.mapSize;
+						// while the kernels run: the maps' zeroing and page faults, on every core
+						Object[] made = fiji.cuda.ops.CpuParallel.newArrays(maps.length,
+							Runtime.getRuntime().availableProcessors(), 4L * size, i -> new float[size]);
 						for (int i = 0; i < maps.length; i++)
-							maps[i] = new float[(int) size];
+							maps[i] = (float[]) made[i];
 						s.downloadAll(l.out.ptr(), maps, size);
 					}
 				} else {
