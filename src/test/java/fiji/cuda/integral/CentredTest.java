@@ -46,4 +46,20 @@ class CentredTest {
 		q[q.length - 1] = 1e-7f;
 		assertSame(q, Centred.planes(Planes.wrap(q.length, 1, q), 4).plane(0));
 	}
+
+	@Test
+	void nonFinitePixelsStayAsTheyAreAndDoNotStopTheMove() {
+		float[] p = new float[70_001];
+		java.util.Arrays.fill(p, 500.5f);
+		p[3] = Float.NaN;
+		p[40_000] = Float.POSITIVE_INFINITY;
+		p[70_000] = Float.NEGATIVE_INFINITY;
+		float[] moved = (float[]) Centred.planes(Planes.wrap(p.length, 1, p), 4).plane(0);
+		assertNotSame(p, moved);
+		assertEquals(Float.NaN, moved[3], 0);
+		assertEquals(Float.POSITIVE_INFINITY, moved[40_000], 0);
+		assertEquals(Float.NEGATIVE_INFINITY, moved[70_000], 0);
+		assertEquals(0.5f, moved[0], 0, "moved by the rounded mean of the finite pixels, 500");
+		assertEquals(0.5f, moved[69_999], 0);
+	}
 }
