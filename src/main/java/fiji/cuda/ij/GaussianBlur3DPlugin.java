@@ -126,7 +126,10 @@ public class GaussianBlur3DPlugin implements PlugIn {
 	 * @throws PartlyDoneException when a volume after the first fails, saying how many are blurred
 	 */
 	static int blur(ImagePlus imp, double x, double y, double z) {
-		if (x == 0 && y == 0 && z == 0) return 0; // ImageJ changes nothing either
+		if (x == 0 && y == 0 && z == 0) {
+			imp.deleteRoi(); // ImageJ changes no pixel either, but drops the selection first
+			return 0;
+		}
 		List<Planes> volumes = ImagePlusPlanes.volumes(imp);  // refuses a virtual stack: the selection stays
 		imp.deleteRoi();
 		boolean single = imp.getStackSize() == 1;

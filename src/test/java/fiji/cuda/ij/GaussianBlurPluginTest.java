@@ -273,7 +273,7 @@ class GaussianBlurPluginTest {
 			}
 			// ImageJ's Gaussian Blur 3D leaves the image unmarked, and Undo as it was: these mark
 			// it changed (closing asks to save) and undo a single plane (README)
-			for (String o : new String[] { "x=2 y=1 z=1.5", "x=1 y=1 z=0" }) {
+			for (String o : new String[] { "x=2 y=1 z=1.5", "x=1 y=1 z=0", "x=0 y=0 z=0" }) {
 				sameEffects(t + " 3D", stack, IJ3D, GPU3D, o, i -> i.setSlice(3));
 				sameEffects(t + " 3D hyperstack", h, IJ3D, GPU3D, o, i -> {
 					i.setPosition(2, 2, 2);
