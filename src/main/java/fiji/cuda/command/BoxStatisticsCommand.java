@@ -13,8 +13,9 @@ import org.scijava.plugin.Plugin;
 
 /**
  * Box statistics as a SciJava command: a new 32-bit image of the local mean, variance or
- * standard deviation over a square window of side 2r+1 (or width x height when both are
- * above 0), clipped at the borders. No menu path: the menu entry is ImageJ 1's "GPU Box
+ * standard deviation of every slice over a square window of side 2r+1 (or width x height when
+ * both are above 0), clipped at the borders; it has no choice of one slice, which the menu
+ * command's {@code stack} gives. No menu path: the menu entry is ImageJ 1's "GPU Box
  * Statistics...", whose result image it shares. Bad input cancels with the reason. No input
  * is remembered between runs: a stale rectangle would silently replace the radius of a later
  * run that gives none.

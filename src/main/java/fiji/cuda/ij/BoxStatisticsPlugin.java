@@ -93,7 +93,11 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * The square of the radius, or the rectangle when width and height are both above 0. Sizes
 	 * past the image are clipped to it, as every window reaching past all of it is the same.
 	 *
+	 * @param radius      the radius given, used when width and height are both 0
+	 * @param width       the width given, 0 for the square of the radius
+	 * @param height      the height given, 0 for the square of the radius
 	 * @param largestSide the image's larger side, in pixels
+	 * @return the window
 	 * @throws IllegalArgumentException naming the field, its key and the value
 	 */
 	public static Window window(double radius, double width, double height, int largestSide) {

@@ -104,6 +104,9 @@ public class GaussianBlur3DPlugin implements PlugIn {
 	}
 
 	/**
+	 * @param x the x sigma given, in pixels
+	 * @param y the y sigma given, in pixels
+	 * @param z the z sigma given, in slices
 	 * @throws IllegalArgumentException naming the first sigma that is not a finite number of at
 	 *                                  least 0, by its field and key
 	 */

@@ -47,6 +47,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	 * its sigma was refused as "X sigma must be 0 (that axis is not blurred) or more", or "at
 	 * least one sigma must be greater than 0", of a command with one sigma.
 	 *
+	 * @param sigma the sigma given, in pixels or calibrated units
 	 * @throws IllegalArgumentException unless sigma is a finite number greater than 0
 	 */
 	public static void checkPositiveSigma(double sigma) {

@@ -118,6 +118,7 @@ public class LocalThresholdPlugin implements PlugIn {
 	 * In the same words as Box Statistics for the same radius (the operation's own check named
 	 * neither the field nor the key, and saw a radius cut to an int).
 	 *
+	 * @param radius the radius given
 	 * @throws IllegalArgumentException for a radius that is not a whole number of at least 1
 	 */
 	public static void checkRadius(double radius) {

@@ -56,6 +56,8 @@ public final class Fallback {
 	}
 
 	/**
+	 * @param op      the operation's name, e.g. "Gaussian Blur"
+	 * @param message a message that may start with it, or null
 	 * @return the message without a leading "op: ", for a sentence that names the operation
 	 *         already: "Gaussian Blur ran on the CPU: Gaussian Blur: ..." said it twice
 	 */

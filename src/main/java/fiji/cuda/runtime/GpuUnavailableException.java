@@ -12,6 +12,7 @@ public class GpuUnavailableException extends GpuException {
 	/** The {@link #kind()} of every "too little free GPU memory" reason, whatever amounts it names. */
 	public static final String OUT_OF_MEMORY = "too little free GPU memory";
 
+	/** The reason without its amounts, which the log's once-per-reason rule compares; null for the reason itself. */
 	private final String kind;
 
 	/** @param reason a short sentence for the log, e.g. "no CUDA driver found" */

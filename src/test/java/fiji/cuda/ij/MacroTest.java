@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every macro in macros/ run by real ImageJ 1.54p in {@code -batch} mode under Xvfb, with the
  * plug-in jar installed in a fresh ImageJ home, and its product checked against ImageJ's own
- * blur computed in this JVM. Each ImageJ start takes about a second.
+ * blur computed in this JVM, and the README's own macro lines run as written. Each ImageJ start
+ * takes about a second.
  */
 class MacroTest {
 
@@ -388,6 +389,28 @@ class MacroTest {
 			assertTrue(r.output.contains("This is a virtual stack, whose changes would be lost."), r::toString);
 			assertFalse(r.output.contains("still running"), r::toString);
 		}
+	}
+
+	@Test
+	void theReadmesMacroExamplesRunAsWritten() throws Exception {
+		// every run("GPU ...") line of the README's code blocks, copied as it stands, so that an
+		// example whose key or command name drifts from the code fails here; the images it names
+		// (cells.tif, a stack, and cell.tif) are made first, large enough for the landmark
+		Matcher m = Pattern.compile("(?m)^run\\(\"GPU [^\"]+\", \"[^\"]*\"\\);$").matcher(
+			Files.readString(Path.of("README.md")));
+		StringBuilder macro = new StringBuilder("newImage('cells.tif', '8-bit noise', 256, 256, 3);\n"
+			+ "run('Gaussian Blur...', 'sigma=3 stack');\n"
+			+ "makeRectangle(120, 90, 24, 24); run('Duplicate...', 'title=cell.tif');\n"
+			+ "selectImage('cells.tif'); run('Select None');\n");
+		int n = 0;
+		for (; m.find(); n++)
+			macro.append("selectImage('cells.tif');\n").append(m.group()).append("\nprint('README example ").append(n)
+				.append(" ran');\n");
+		assertTrue(n >= 5, "found only " + n + " examples in README.md");
+		ImageJProcess.Result r = imagej.run(Files.writeString(dir.resolve("readme.ijm"), macro), null);
+		for (int i = 0; i < n; i++)
+			assertTrue(r.output.contains("README example " + i + " ran"), "example " + i + " stopped the macro: " + r);
+		assertFalse(r.output.contains("Exception"), r::toString);
 	}
 
 	@Test
