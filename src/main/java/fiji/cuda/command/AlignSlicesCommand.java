@@ -2,7 +2,6 @@ package fiji.cuda.command;
 
 import fiji.cuda.ij.AlignSlicesPlugin;
 import fiji.cuda.ij.IjErrors;
-import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ncc.AlignSlices;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.PartlyDoneException;
@@ -85,8 +84,8 @@ public class AlignSlicesCommand extends ContextCommand {
 			s.interpolation = AlignSlicesPlugin.interpolation(interpolation);
 			s.subpixel = subpixel;
 			s.previous = previous;
-			ImagePlusPlanes.whileLocked(image,
-				() -> shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table);
+			// as the menu command: Undo is reset, or it would put back an earlier filter's snapshot
+			InPlace.change(image, false, () -> shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table);
 		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.AlignSlicesPlugin.COMMAND, e));

@@ -27,7 +27,7 @@ final class InPlace {
 		try {
 			ImagePlusPlanes.whileLocked(image, () -> {
 				if (onePlane) image.getProcessor().snapshot();
-				else Undo.reset();
+				else ImagePlusPlanes.noUndo(image);
 				work.run();
 				if (onePlane) Undo.setup(Undo.FILTER, image);
 			});

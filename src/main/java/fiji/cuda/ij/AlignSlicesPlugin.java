@@ -132,10 +132,12 @@ public class AlignSlicesPlugin implements PlugIn {
 		try {
 			shifts = AlignSlices.align(planes, s, opts);
 		} catch (PartlyDoneException e) {
+			ImagePlusPlanes.noUndo(imp);
 			imp.changes = true; // the slices aligned before the failure must show, and not be lost unasked
 			imp.updateAndDraw();
 			throw e;
 		}
+		ImagePlusPlanes.noUndo(imp);
 		imp.changes = true;
 		imp.updateAndDraw();
 		return new Outcome(shifts, planes.depth());

@@ -140,7 +140,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		if (single)
 			ip.snapshot();
 		else
-			Undo.reset();
+			ImagePlusPlanes.noUndo(imp);
 		long t0 = System.currentTimeMillis();
 		int m = volumes.size(), done = 0;
 		IJ.resetEscape();

@@ -72,6 +72,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	@Override
 	public int setup(String arg, ImagePlus imp) {
 		if ("final".equals(arg)) {
+			if ((flags & DOES_STACKS) != 0 && this.imp != null) ImagePlusPlanes.noUndo(this.imp);
 			Throwable e = failure.get();
 			if (e != null) IjErrors.report(COMMAND, e);
 			return DONE;

@@ -210,6 +210,21 @@ public final class ImagePlusPlanes {
 		}
 	}
 
+	/**
+	 * After a change to more than the current plane, which ImageJ's Undo cannot restore: Undo is
+	 * reset, and the current processor's snapshot dropped. Reset alone is not enough, because
+	 * Edit &gt; Undo with nothing to undo still swaps the current slice with that snapshot, and an
+	 * earlier one-slice filter left the slice's old pixels there: Undo would put them back over
+	 * the result (ImageJ's own stack filters do, this project's commands do not).
+	 *
+	 * @param imp the image changed
+	 */
+	public static void noUndo(ImagePlus imp) {
+		ij.Undo.reset();
+		ImageProcessor ip = imp.getProcessor();
+		if (ip != null) ip.setSnapshotPixels(null);
+	}
+
 	/** @throws IllegalArgumentException for a virtual stack, whose changes would be lost */
 	static void checkNotVirtual(ImageStack stack) {
 		if (stack.isVirtual())

@@ -181,7 +181,7 @@ public class LocalThresholdPlugin implements PlugIn {
 			// undone, as after ImageJ's filters; Undo cannot restore a stack
 			boolean onePlane = n == 1 || !stack;
 			if (onePlane) ip.snapshot();
-			else Undo.reset();
+			else ImagePlusPlanes.noUndo(imp);
 			try {
 				r = LocalThreshold.thresholdInto(planes, planes, settings, opts);
 			} catch (PartlyDoneException e) {

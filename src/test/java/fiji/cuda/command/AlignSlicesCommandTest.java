@@ -43,6 +43,27 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 	}
 
 	@Test
+	void undoAfterwardsDoesNotPutBackAnEarlierFiltersSnapshot() throws Exception {
+		// a one-slice filter before left its snapshot for Edit>Undo; the menu command resets Undo,
+		// the command did not, and Undo then replaced the aligned slice with the unaligned one
+		ImagePlus imp = image(new double[] {0, 2, -3}, new double[] {0, 1, 4});
+		imp.setSlice(3);
+		ij.WindowManager.setTempCurrentImage(imp);
+		try {
+			ij.IJ.run(imp, "Add...", "value=0 slice");
+			CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 15, "y", 15, "width", 30,
+				"height", 25, "margin", 6, "subpixel", false).get();
+			assertFalse(m.isCanceled(), m.getCancelReason());
+			float[] aligned = ((float[]) imp.getStack().getPixels(3)).clone();
+			assertTrue(imp.changes, "marked changed: closing asks to save");
+			ij.Undo.undo();
+			assertArrayEquals(aligned, (float[]) imp.getStack().getPixels(3), "slice 3 after Edit>Undo");
+		} finally {
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+	}
+
+	@Test
 	void theReferenceSliceOfAnEarlierRunIsNotRemembered() throws Exception {
 		// SciJava persisted the reference: after a run with reference 5 on a longer stack, a run
 		// that gave none was refused ("the reference slice 5 is not in the stack") or aligned a
