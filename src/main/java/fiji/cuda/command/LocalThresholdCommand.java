@@ -53,13 +53,14 @@ public class LocalThresholdCommand extends ContextCommand {
 			// as the menu command: a radius past the image's larger side covers all of it, not "too large"
 			LocalThresholdPlugin.checkRadius(radius); // in the menu command's words
 			int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
-			Planes out = LocalThreshold.threshold(ImagePlusPlanes.read(image), LocalThresholdPlugin.method(method),
-				r, parameter1, parameter2, white, ExecutionOptions.defaults());
+			LocalThreshold.Method m = LocalThresholdPlugin.method(method);
+			Planes out = LocalThreshold.threshold(ImagePlusPlanes.read(image), m, r, parameter1, parameter2, white,
+				ExecutionOptions.defaults());
 			ImageStack s = new ImageStack(out.width(), out.height());
 			for (int z = 0; z < out.depth(); z++)
 				s.addSlice(image.getStack().getSliceLabel(z + 1), // kept, as by the menu command
 					new ByteProcessor(out.width(), out.height(), (byte[]) out.plane(z)));
-			result = ImagePlusPlanes.binaryLikeSource(new ImagePlus(image.getShortTitle() + " " + method, s), image);
+			result = ImagePlusPlanes.binaryLikeSource(new ImagePlus(image.getShortTitle() + " " + m.label(), s), image);
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.LocalThresholdPlugin.COMMAND, e));

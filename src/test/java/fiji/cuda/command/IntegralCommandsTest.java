@@ -99,10 +99,11 @@ class IntegralCommandsTest extends HeadlessCommands {
 	@Test
 	void localThresholdAndBoxStatisticsCommandsEqualTheFacadeAndCancelOnBadInput() throws Exception {
 		ImagePlus imp = noise(37, 29);
-		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "Phansalkar", "radius", 5,
+		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "phansalkar", "radius", 5,
 			"parameter1", 0.0, "parameter2", 0.0, "white", true).get();
 		assertNull(m.getCancelReason());
 		ImagePlus out = (ImagePlus) m.getOutput("result");
+		assertEquals(imp.getShortTitle() + " Phansalkar", out.getTitle(), "the method as the menu spells it");
 		byte[] expected = (byte[]) LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.PHANSALKAR, 5,
 			0, 0, true, ExecutionOptions.defaults()).plane(0);
 		assertArrayEquals(expected, (byte[]) out.getProcessor().getPixels());
