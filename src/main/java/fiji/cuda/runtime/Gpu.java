@@ -75,6 +75,15 @@ public final class Gpu {
 	private static final long STAGING_BYTES = Long.getLong("fiji.cuda.stagingMiB", 32) << 20;
 	/** Pinned memory is scarce on a workstation: keep at most this many idle staging pairs. */
 	private static final int MAX_CACHED_STAGING = 4;
+	/**
+	 * How long a session waits for a staging pair to come back when {@link #MAX_CACHED_STAGING}
+	 * are in use, before it pins a pair of its own. ImageJ's runner blurs the slices of a stack on
+	 * every core at once, each slice a session of about a millisecond: 16 threads pinning and
+	 * freeing 64 MiB per slice took 0.53 s for 128 slices of 1024x1024 on the H200 machine, four
+	 * threads that reused pairs 0.02 s. The wait is bounded because a session may be opened inside
+	 * another on the same thread, and a long one may hold its pair for seconds.
+	 */
+	static volatile long stagingWaitMillis = 50;
 
 	private static final Object LOCK = new Object();
 	private static volatile Gpu current;
@@ -94,6 +103,8 @@ public final class Gpu {
 	private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
 	private final ConcurrentLinkedQueue<CUstream> streams = new ConcurrentLinkedQueue<>();
 	private final ConcurrentLinkedQueue<PinnedBuffer[]> stagings = new ConcurrentLinkedQueue<>();
+	/** Staging pairs held by sessions now; guarded by {@link #stagings}' monitor. */
+	private int stagingsInUse;
 	private volatile boolean poisoned;
 	private volatile boolean retired;  // poisoned because the user chose another GPU
 
@@ -365,7 +376,13 @@ public final class Gpu {
 				streams.add(st);
 				throw e;
 			}
-			s = new GpuSession(this, op, st, staging);
+			try {
+				s = new GpuSession(this, op, st, staging);
+			} catch (RuntimeException | Error e) {
+				streams.add(st);
+				giveBackStaging(staging);
+				throw e;
+			}
 			T r = task.run(s);
 			s.finish();
 			return r;
@@ -377,6 +394,7 @@ public final class Gpu {
 			if (reset) lastFault = op + " (" + code + ")";
 			throw new GpuException(failure(op, code, reset), e);
 		} finally {
+			boolean stagingBack = false;
 			if (s != null && !reset) {
 				try {
 					try {
@@ -390,10 +408,17 @@ public final class Gpu {
 					s.end();
 					streams.add(s.stream());
 					s.release(streams::add);
-					returnStaging(s);
+					giveBackStaging(s.staging());
+					stagingBack = true;
 				} catch (CudaException e) {
 					reset = reset || isSticky(String.valueOf(e.getMessage()));
+				} finally {
+					// not back (lost with a reset context, or kept by a session that failed to end):
+					// it no longer counts as in use, or later sessions would wait for it
+					if (!stagingBack) dropStaging();
 				}
+			} else if (s != null) {
+				dropStaging();
 			}
 			resetLock.readLock().unlock();
 			if (reset) reset();
@@ -564,7 +589,20 @@ public final class Gpu {
 	}
 
 	private PinnedBuffer[] borrowStaging() {
-		PinnedBuffer[] p = stagings.poll();
+		PinnedBuffer[] p;
+		synchronized (stagings) {
+			p = stagings.poll();
+			if (p == null && stagingsInUse >= MAX_CACHED_STAGING) {
+				long end = System.nanoTime() + stagingWaitMillis * 1_000_000L;
+				try {
+					for (long left; (p = stagings.poll()) == null && (left = end - System.nanoTime()) > 0;)
+						stagings.wait(Math.max(1, left / 1_000_000L));
+				} catch (InterruptedException e) {
+					Thread.currentThread().interrupt(); // the caller pins a pair of its own instead
+				}
+			}
+			stagingsInUse++;
+		}
 		if (p != null) return p;
 		PinnedBuffer a = null;
 		try {
@@ -572,17 +610,41 @@ public final class Gpu {
 			return new PinnedBuffer[] { a, new PinnedBuffer(STAGING_BYTES) };
 		} catch (CudaException | IllegalArgumentException e) {
 			if (a != null) a.free();
+			dropStaging();
 			// host memory, not the device's: say so, and let AUTO go on on the CPU
 			throw new GpuUnavailableException("the driver could not pin " + (2 * STAGING_BYTES >> 20)
 				+ " MiB of host memory for the transfers (" + e.getMessage() + ")", e);
 		}
 	}
 
-	private void returnStaging(GpuSession s) {
-		PinnedBuffer[] p = s.staging();
-		if (stagings.size() < MAX_CACHED_STAGING) stagings.add(p);
-		else for (PinnedBuffer b : p)
-			b.free();
+	/** A session's staging pair back: kept for the next session, or freed beyond the cache. */
+	private void giveBackStaging(PinnedBuffer[] p) {
+		boolean keep;
+		synchronized (stagings) {
+			stagingsInUse--;
+			keep = stagings.size() < MAX_CACHED_STAGING;
+			if (keep) {
+				stagings.add(p);
+				stagings.notify();
+			}
+		}
+		if (!keep)
+			for (PinnedBuffer b : p)
+				b.free();
+	}
+
+	/** A pair that will not come back (its pinning failed, or the context went with a fault). */
+	private void dropStaging() {
+		synchronized (stagings) {
+			stagingsInUse--;
+		}
+	}
+
+	/** For tests: staging pairs held by sessions now. */
+	int stagingsInUse() {
+		synchronized (stagings) {
+			return stagingsInUse;
+		}
 	}
 
 	/**

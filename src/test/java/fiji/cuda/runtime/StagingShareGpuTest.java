@@ -1,0 +1,97 @@
+package fiji.cuda.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sessions on many threads at once, as ImageJ's runner opens them for the slices of a stack:
+ * they take turns with the cached staging pairs instead of pinning pairs of their own.
+ */
+@Tag("gpu")
+class StagingShareGpuTest {
+
+	@BeforeAll
+	static void needsGpu() {
+		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
+	}
+
+	@Test
+	void sixteenThreadsOfShortSessionsShareAtMostFourStagingPairs() throws Exception {
+		Gpu gpu = Gpu.get();
+		long oldWait = Gpu.stagingWaitMillis;
+		// long enough that no session gives up waiting: every pair beyond four would be one pinned
+		// by a session that did not wait
+		Gpu.stagingWaitMillis = 30_000;
+		Set<PinnedBuffer[]> pairs = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+		byte[] data = new byte[1 << 16];
+		ExecutorService ex = Executors.newFixedThreadPool(16);
+		try {
+			List<Future<?>> fs = new ArrayList<>();
+			for (int t = 0; t < 16; t++)
+				fs.add(ex.submit(() -> {
+					for (int i = 0; i < 20; i++)
+						gpu.run("staging share", s -> {
+							pairs.add(s.staging());
+							try (DeviceBuffer d = s.alloc(data.length)) {
+								s.upload(data, 0, data.length, d.ptr());
+								s.download(d.ptr(), new byte[data.length], 0, data.length);
+							}
+							return null;
+						});
+					return null;
+				}));
+			for (Future<?> f : fs)
+				f.get(120, TimeUnit.SECONDS);
+		} finally {
+			ex.shutdownNow();
+			Gpu.stagingWaitMillis = oldWait;
+		}
+		assertTrue(pairs.size() <= 4, pairs.size() + " staging pairs for 320 sessions on 16 threads");
+		assertEquals(0, gpu.stagingsInUse());
+	}
+
+	@Test
+	void aSessionOpenedInsideAnotherWhileAllPairsAreHeldStillRuns() throws Exception {
+		// four threads hold a session each, then open one more inside it: no pair comes back until
+		// the inner ones end, so they must stop waiting and pin pairs of their own
+		Gpu gpu = Gpu.get();
+		long oldWait = Gpu.stagingWaitMillis;
+		Gpu.stagingWaitMillis = 100;
+		CyclicBarrier allHold = new CyclicBarrier(4);
+		ExecutorService ex = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<Integer>> fs = new ArrayList<>();
+			for (int t = 0; t < 4; t++)
+				fs.add(ex.submit(() -> gpu.run("outer", outer -> {
+					try {
+						allHold.await(30, TimeUnit.SECONDS);
+					} catch (Exception e) {
+						throw new IllegalStateException(e);
+					}
+					return gpu.run("inner", inner -> inner.staging() == outer.staging() ? 0 : 1);
+				})));
+			for (Future<Integer> f : fs)
+				assertEquals(1, (int) f.get(60, TimeUnit.SECONDS), "the inner session has a pair of its own");
+		} finally {
+			ex.shutdownNow();
+			Gpu.stagingWaitMillis = oldWait;
+		}
+		assertEquals(0, gpu.stagingsInUse());
+	}
+}
