@@ -97,7 +97,7 @@ public class IntegralImagePlugin implements PlugIn {
 	static ImagePlus compute(ImagePlus imp, String table, boolean stack) {
 		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		boolean sum = !table.equals(TABLES[1]), sq = !table.equals(TABLES[0]);
-		int w = planes.width(), h = planes.height();
+		int w = planes.width(), h = planes.height(), threads = ExecutionOptions.defaults().threads();
 		ImageStack out = new ImageStack(w, h);
 		double[] largest = { 0 };
 		// each plane's 64-bit tables become floats at once: held for a whole stack they would
@@ -108,11 +108,11 @@ public class IntegralImagePlugin implements PlugIn {
 					: "";
 				if (sum) {
 					largest[0] = Math.max(largest[0], largest(t, false));
-					out.addSlice(label + "sum", new FloatProcessor(w, h, toFloat(t, false)));
+					out.addSlice(label + "sum", new FloatProcessor(w, h, toFloat(t, false, threads)));
 				}
 				if (sq) {
 					largest[0] = Math.max(largest[0], largest(t, true));
-					out.addSlice(label + "sum of squares", new FloatProcessor(w, h, toFloat(t, true)));
+					out.addSlice(label + "sum of squares", new FloatProcessor(w, h, toFloat(t, true, threads)));
 				}
 			});
 		IJ.showProgress(1.0);
@@ -138,12 +138,9 @@ public class IntegralImagePlugin implements PlugIn {
 		return stack ? ImagePlusPlanes.asComposite(result, imp, sum && sq ? 2 : 1) : result;
 	}
 
-	private static float[] toFloat(SummedAreaTable t, boolean squares) {
-		int w = t.width();
-		float[] f = new float[w * t.height()];
-		for (int y = 0, i = 0; y < t.height(); y++)
-			for (int x = 0; x < w; x++, i++)
-				f[i] = (float) (squares ? t.sumSqAt(x, y) : t.sumAt(x, y));
+	private static float[] toFloat(SummedAreaTable t, boolean squares, int threads) {
+		float[] f = new float[t.width() * t.height()];
+		t.toFloats(squares, f, threads);
 		return f;
 	}
 

@@ -26,6 +26,55 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void everyEntryIsTheDirectSumRoundedOnceToFloat() {
+		// a known answer for each entry of both tables, at sizes down to one pixel, on a stack
+		for (int[] wh : new int[][] { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 37, 23 } }) {
+			int w = wh[0], h = wh[1];
+			ImagePlus imp = ImageJReference.noise("16-bit", w, h, 2, 31);
+			ImagePlus both = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], true);
+			assertEquals(4, both.getStackSize());
+			for (int z = 0; z < 2; z++) {
+				short[] p = (short[]) imp.getStack().getPixels(z + 1);
+				float[] sums = (float[]) both.getStack().getPixels(2 * z + 1), squares = (float[]) both.getStack().getPixels(2 * z + 2);
+				for (int y = 0; y < h; y++)
+					for (int x = 0; x < w; x++) {
+						long s = 0, q = 0;
+						for (int v = 0; v <= y; v++)
+							for (int u = 0; u <= x; u++) {
+								long a = p[v * w + u] & 0xffff;
+								s += a;
+								q += a * a;
+							}
+						assertEquals((float) s, sums[y * w + x], w + "x" + h + " sum at " + x + "," + y);
+						assertEquals((float) q, squares[y * w + x], w + "x" + h + " square at " + x + "," + y);
+					}
+			}
+		}
+	}
+
+	@Test
+	void aSumOfSquaresPast2To53IsRoundedOnceNotThroughADouble() {
+		// 2^53 + 2^29 + 1 went through a double first, where it is a tie that rounds down to
+		// 2^53 + 2^29, itself a tie in float that rounds down to 2^53; the nearest float is
+		// 2^53 + 2^30. A bright 16-bit image of 2 million pixels gets there.
+		ImagePlus imp = IJ.createImage("bright", "16-bit black", 2048, 1025, 1);
+		short[] p = (short[]) imp.getProcessor().getPixels();
+		int i = 0;
+		for (; i < 2097216; i++)
+			p[i] = (short) 65535;
+		for (int v : new int[] { 23305, 198, 8, 3, 1, 1, 1 })
+			p[i++] = (short) v;
+		long exact = (1L << 53) + (1L << 29) + 1, q = 0;
+		for (short v : p)
+			q += (long) (v & 0xffff) * (v & 0xffff);
+		assertEquals(exact, q, "the test image");
+		IntegralImagePlugin.floatWarned = true; // the warning is not what this test is about
+		ImagePlus sq = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[1], false);
+		float last = ((float[]) sq.getProcessor().getPixels())[p.length - 1];
+		assertEquals((1L << 53) + (1L << 30), (long) last);
+	}
+
+	@Test
 	void theWarningIsSaidOncePerSessionNotForEveryImageOfABatch() {
 		// a batch of 1000 images of 256x256 pixels and more wrote it 1000 times
 		ImagePlus imp = IJ.createImage("big", "8-bit white", 300, 300, 1);
