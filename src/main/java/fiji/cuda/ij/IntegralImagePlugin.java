@@ -4,6 +4,7 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.SatBuild;
 import fiji.cuda.integral.SummedAreaTable;
+import fiji.cuda.ops.CpuParallel;
 import fiji.cuda.ops.ExecutionOptions;
 import ij.IJ;
 import ij.ImagePlus;
@@ -11,7 +12,6 @@ import ij.ImageStack;
 import ij.Macro;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
-import ij.process.FloatProcessor;
 
 
 /**
@@ -97,22 +97,23 @@ public class IntegralImagePlugin implements PlugIn {
 	static ImagePlus compute(ImagePlus imp, String table, boolean stack) {
 		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		boolean sum = !table.equals(TABLES[1]), sq = !table.equals(TABLES[0]);
-		int w = planes.width(), h = planes.height(), threads = ExecutionOptions.defaults().threads();
-		ImageStack out = new ImageStack(w, h);
+		int per = sum && sq ? 2 : 1, n = planes.planeSize(), threads = ExecutionOptions.defaults().threads();
+		// the result planes first, on several threads: zeroed one after another they took longer
+		// than the tables of a large stack, and a stack whose tables do not fit in memory fails
+		// here, before any table is built
+		Object[] floats = CpuParallel.newArrays(planes.depth() * per, threads, 4L * n, i -> new float[n]);
 		double[] largest = { 0 };
 		// each plane's 64-bit tables become floats at once: held for a whole stack they would
 		// take 16 bytes a pixel of it
 		int built = IntegralImage.buildEach(planes, SatBuild.AUTO, ExecutionOptions.defaults().withProgress(new IjProgress()),
 			(t, z) -> {
-				String label = stack && imp.getStack().getSliceLabel(z + 1) != null ? imp.getStack().getSliceLabel(z + 1) + " "
-					: "";
 				if (sum) {
 					largest[0] = Math.max(largest[0], largest(t, false));
-					out.addSlice(label + "sum", new FloatProcessor(w, h, toFloat(t, false, threads)));
+					t.toFloats(false, (float[]) floats[z * per], threads);
 				}
 				if (sq) {
 					largest[0] = Math.max(largest[0], largest(t, true));
-					out.addSlice(label + "sum of squares", new FloatProcessor(w, h, toFloat(t, true, threads)));
+					t.toFloats(true, (float[]) floats[z * per + per - 1], threads);
 				}
 			});
 		IJ.showProgress(1.0);
@@ -128,20 +129,22 @@ public class IntegralImagePlugin implements PlugIn {
 				+ "there (in this and any later table; said once per session). The SciJava command and the API "
 				+ "give exact 64-bit tables.");
 		}
+		// pixel arrays, not processors: a FloatProcessor finds its range when it is made, one
+		// pass over the whole stack on one thread for the range of the slice shown only
+		ImageStack out = new ImageStack(planes.width(), planes.height());
+		for (int z = 0; z < planes.depth(); z++) {
+			String label = stack && imp.getStack().getSliceLabel(z + 1) != null ? imp.getStack().getSliceLabel(z + 1) + " " : "";
+			if (sum) out.addSlice(label + "sum", floats[z * per]);
+			if (sq) out.addSlice(label + "sum of squares", floats[z * per + per - 1]);
+		}
 		ImagePlus result = new ImagePlus(imp.getShortTitle() + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
 		result.setCalibration(imp.getCalibration().copy());
 		result.getCalibration().disableDensityCalibration();
 		// the tables of a plane are next to each other, as channels are: with both tables
 		// each channel becomes two
-		if (stack) ImagePlusPlanes.copyLayout(result, imp, sum && sq ? 2 : 1);
+		if (stack) ImagePlusPlanes.copyLayout(result, imp, per);
 		result.resetDisplayRange();
-		return stack ? ImagePlusPlanes.asComposite(result, imp, sum && sq ? 2 : 1) : result;
-	}
-
-	private static float[] toFloat(SummedAreaTable t, boolean squares, int threads) {
-		float[] f = new float[t.width() * t.height()];
-		t.toFloats(squares, f, threads);
-		return f;
+		return stack ? ImagePlusPlanes.asComposite(result, imp, per) : result;
 	}
 
 	/**

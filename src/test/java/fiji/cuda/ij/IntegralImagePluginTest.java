@@ -1,5 +1,6 @@
 package fiji.cuda.ij;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,6 +34,16 @@ class IntegralImagePluginTest {
 			ImagePlus imp = ImageJReference.noise("16-bit", w, h, 2, 31);
 			ImagePlus both = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], true);
 			assertEquals(4, both.getStackSize());
+			ImagePlus sum = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], true);
+			ImagePlus sq = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[1], true);
+			for (int z = 1; z <= 2; z++) {
+				assertArrayEquals((float[]) both.getStack().getPixels(2 * z - 1), (float[]) sum.getStack().getPixels(z));
+				assertArrayEquals((float[]) both.getStack().getPixels(2 * z), (float[]) sq.getStack().getPixels(z));
+			}
+			// the range shown is the first slice's, as ImageJ sets it for a new 32-bit stack
+			ij.process.ImageProcessor first = new ij.process.FloatProcessor(w, h, (float[]) sq.getStack().getPixels(1));
+			assertEquals(first.getMin(), sq.getDisplayRangeMin());
+			assertEquals(first.getMax(), sq.getDisplayRangeMax());
 			for (int z = 0; z < 2; z++) {
 				short[] p = (short[]) imp.getStack().getPixels(z + 1);
 				float[] sums = (float[]) both.getStack().getPixels(2 * z + 1), squares = (float[]) both.getStack().getPixels(2 * z + 2);
