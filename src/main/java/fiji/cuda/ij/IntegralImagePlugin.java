@@ -103,6 +103,9 @@ public class IntegralImagePlugin implements PlugIn {
 		// here, before any table is built
 		Object[] floats = CpuParallel.newArrays(planes.depth() * per, threads, 4L * n, i -> new float[n]);
 		double[] largest = { 0 };
+		// planes whose 32-bit tables hold NaN or infinity, and the first of them
+		int[] nonFinite = { 0, -1 };
+		boolean floats32 = planes.type() == fiji.cuda.image.PixelType.FLOAT32;
 		// each plane's 64-bit tables become floats at once: held for a whole stack they would
 		// take 16 bytes a pixel of it
 		int built = IntegralImage.buildEach(planes, SatBuild.AUTO, ExecutionOptions.defaults().withProgress(new IjProgress()),
@@ -115,6 +118,8 @@ public class IntegralImagePlugin implements PlugIn {
 					largest[0] = Math.max(largest[0], largest(t, true));
 					t.toFloats(true, (float[]) floats[z * per + per - 1], threads);
 				}
+				if (floats32 && !(allFinite((float[]) floats[z * per], threads)
+					&& allFinite((float[]) floats[z * per + per - 1], threads)) && nonFinite[0]++ == 0) nonFinite[1] = z;
 			});
 		IJ.showProgress(1.0);
 		if (built < planes.depth()) {
@@ -128,6 +133,14 @@ public class IntegralImagePlugin implements PlugIn {
 				+ ", above 2^24 = 16777216, where 32-bit images no longer hold every integer: the table is rounded "
 				+ "there (in this and any later table; said once per session). The SciJava command and the API "
 				+ "give exact 64-bit tables.");
+		}
+		if (nonFinite[0] > 0) {
+			// a NaN pixel, common in ratio images, made most of the table NaN without a word
+			String where = stack && planes.depth() > 1 ? " (" + nonFinite[0] + " of its " + planes.depth()
+				+ " slices, the first slice " + (nonFinite[1] + 1) + ")" : "";
+			IJ.log(COMMAND + ": the result for " + imp.getTitle() + where + " holds NaN or infinite values: a NaN or "
+				+ "infinite pixel makes every entry below and to the right of it so, as does a sum beyond 3.4e38, the "
+				+ "largest 32-bit value. Process>Math>Remove NaNs... replaces NaN pixels first.");
 		}
 		// pixel arrays, not processors: a FloatProcessor finds its range when it is made, one
 		// pass over the whole stack on one thread for the range of the slice shown only
@@ -145,6 +158,18 @@ public class IntegralImagePlugin implements PlugIn {
 		if (stack) ImagePlusPlanes.copyLayout(result, imp, per);
 		result.resetDisplayRange();
 		return stack ? ImagePlusPlanes.asComposite(result, imp, per) : result;
+	}
+
+	private static boolean allFinite(float[] f, int threads) {
+		java.util.concurrent.atomic.AtomicBoolean finite = new java.util.concurrent.atomic.AtomicBoolean(true);
+		CpuParallel.forRange(0, f.length, threads, 1, (a, b) -> {
+			for (int i = a; i < b; i++)
+				if (!Float.isFinite(f[i])) {
+					finite.set(false);
+					return;
+				}
+		});
+		return finite.get();
 	}
 
 	/**

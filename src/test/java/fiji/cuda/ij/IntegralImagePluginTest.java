@@ -86,6 +86,29 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void nanOrInfiniteTablesAreSaidNotLeftSilent() {
+		// a NaN pixel, common in ratio images, made most of the table NaN without a word
+		ImagePlus ratio = IJ.createImage("ratio", "32-bit ramp", 20, 10, 3);
+		ratio.getStack().getProcessor(2).setf(5, 5, Float.NaN);
+		String log = LocalThresholdPluginTest.log(() -> {
+			ImagePlus sum = IntegralImagePlugin.compute(ratio, IntegralImagePlugin.TABLES[0], true);
+			assertTrue(Float.isNaN(sum.getStack().getProcessor(2).getf(19, 9)));
+		});
+		assertTrue(log.contains("GPU Integral Image: the result for ratio (1 of its 3 slices, the first slice 2) holds NaN "
+			+ "or infinite values: a NaN or infinite pixel makes every entry below and to the right of it so"), log);
+		// a sum of squares past the largest float is infinite in the 32-bit table, not in the double one
+		ImagePlus large = IJ.createImage("large", "32-bit black", 4, 3, 1);
+		large.getProcessor().setf(1, 1, 2e19f);
+		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(large, IntegralImagePlugin.TABLES[2], false));
+		assertTrue(log.contains("GPU Integral Image: the result for large holds NaN or infinite values"), log);
+		// the sum alone fits: nothing to say
+		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(large, IntegralImagePlugin.TABLES[0], false));
+		assertEquals("", log);
+		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(ratio, IntegralImagePlugin.TABLES[2], false));
+		assertEquals("", log, "slice 1, the current one, is all finite");
+	}
+
+	@Test
 	void theWarningIsSaidOncePerSessionNotForEveryImageOfABatch() {
 		// a batch of 1000 images of 256x256 pixels and more wrote it 1000 times
 		ImagePlus imp = IJ.createImage("big", "8-bit white", 300, 300, 1);
