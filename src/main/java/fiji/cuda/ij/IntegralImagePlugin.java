@@ -146,7 +146,7 @@ public class IntegralImagePlugin implements PlugIn {
 		// pass over the whole stack on one thread for the range of the slice shown only
 		ImageStack out = new ImageStack(planes.width(), planes.height());
 		for (int z = 0; z < planes.depth(); z++) {
-			String label = stack && imp.getStack().getSliceLabel(z + 1) != null ? imp.getStack().getSliceLabel(z + 1) + " " : "";
+			String label = stack ? labelOf(imp.getStack(), z + 1) : "";
 			if (sum) out.addSlice(label + "sum", floats[z * per]);
 			if (sq) out.addSlice(label + "sum of squares", floats[z * per + per - 1]);
 		}
@@ -158,6 +158,19 @@ public class IntegralImagePlugin implements PlugIn {
 		if (stack) ImagePlusPlanes.copyLayout(result, imp, per);
 		result.resetDisplayRange();
 		return stack ? ImagePlusPlanes.asComposite(result, imp, per) : result;
+	}
+
+	/**
+	 * The first line of a slice's label, to go before "sum": DICOM and other files keep a
+	 * header after it, which ImageJ does not show, and the sum and the sum of squares of such a
+	 * slice read alike.
+	 */
+	private static String labelOf(ImageStack s, int n) {
+		String label = s.getSliceLabel(n);
+		if (label == null) return "";
+		int newline = label.indexOf('\n');
+		if (newline >= 0) label = label.substring(0, newline);
+		return label.isEmpty() ? "" : label + " ";
 	}
 
 	private static boolean allFinite(float[] f, int threads) {

@@ -109,6 +109,21 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void sliceLabelsKeepTheirFirstLineSoThatBothTablesOfASliceReadApart() {
+		// a DICOM slice's label holds its header after the first line, which ImageJ does not
+		// show: "IM-0001" was all that showed of both "... sum" and "... sum of squares"
+		ImagePlus imp = IJ.createImage("dicom", "16-bit ramp", 6, 4, 3);
+		imp.getStack().setSliceLabel("IM-0001\n0008,0005  Specific Character Set: ISO_IR 100", 1);
+		imp.getStack().setSliceLabel("\nheader only", 2);
+		imp.getStack().setSliceLabel("cell 3", 3);
+		ImagePlus both = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], true);
+		String[] want = { "IM-0001 sum", "IM-0001 sum of squares", "sum", "sum of squares", "cell 3 sum",
+			"cell 3 sum of squares" };
+		for (int i = 0; i < want.length; i++)
+			assertEquals(want[i], both.getStack().getSliceLabel(i + 1), "slice " + (i + 1));
+	}
+
+	@Test
 	void theWarningIsSaidOncePerSessionNotForEveryImageOfABatch() {
 		// a batch of 1000 images of 256x256 pixels and more wrote it 1000 times
 		ImagePlus imp = IJ.createImage("big", "8-bit white", 300, 300, 1);
