@@ -51,6 +51,12 @@ public class IntegralImagePlugin implements PlugIn {
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
+		if (imp.getBitDepth() == 24) {
+			// before the dialog, as ImageJ's filters refuse a type they do not take: not after
+			// the user has chosen the tables
+			IjErrors.report(COMMAND, fiji.cuda.ops.Texts.RGB);
+			return;
+		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "table=Both")) return;
 		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
 		// the same call would give another table from one image of a batch to the next
