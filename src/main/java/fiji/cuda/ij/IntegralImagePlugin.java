@@ -22,6 +22,9 @@ import ij.plugin.PlugIn;
  * 32-bit float holds integers exactly only up to 2^24 = 16,777,216; table values pass that
  * quickly (a 256x256 8-bit image sums to up to 16.7 million), so a warning goes to the Log
  * when they do. The SciJava command and the API give exact 64-bit tables.
+ * <p>
+ * A selection is ignored: entry (x, y) counts from the image's corner, so the tables of a
+ * selection's rectangle would be another image's tables (Image&gt;Crop first for those).
  */
 public class IntegralImagePlugin implements PlugIn {
 
@@ -65,7 +68,8 @@ public class IntegralImagePlugin implements PlugIn {
 		gd.addChoice("Table:", TABLES, macro ? TABLES[0] : lastTable);
 		boolean isStack = imp.getStackSize() > 1;
 		if (isStack) gd.addCheckbox("Stack (all slices)", true);
-		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y).\n"
+		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y)\n"
+			+ "of the whole image: a selection is ignored (Image>Crop first).\n"
 			+ "Values above 2^24 are not exact in a 32-bit image.");
 		gd.showDialog();
 		if (gd.wasCanceled()) return;

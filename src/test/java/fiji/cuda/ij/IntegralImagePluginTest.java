@@ -152,6 +152,24 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void theTablesAreOfTheWholeImageWithASelectionAndKeepTheSpatialCalibration() {
+		// as the dialog and the README say: entry (x, y) counts from the image's corner
+		ImagePlus imp = ImageJReference.noise("8-bit", 20, 12, 1, 8);
+		imp.getCalibration().pixelWidth = 0.5;
+		imp.getCalibration().setUnit("um");
+		imp.getCalibration().setSigned16BitCalibration(); // a density calibration, which sums do not keep
+		assertTrue(imp.getCalibration().calibrated(), "the test image");
+		ImagePlus whole = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false);
+		imp.setRoi(new ij.gui.OvalRoi(3, 2, 9, 7));
+		ImagePlus selected = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false);
+		assertTrue(ImageJReference.samePixels(whole, selected), "the selection changed the tables");
+		assertEquals(20, selected.getWidth());
+		assertEquals(0.5, selected.getCalibration().pixelWidth);
+		assertEquals(imp.getCalibration().getUnit(), selected.getCalibration().getUnit());
+		assertTrue(!selected.getCalibration().calibrated(), "the density calibration was kept");
+	}
+
+	@Test
 	void theWarningIsSaidOncePerSessionNotForEveryImageOfABatch() {
 		// a batch of 1000 images of 256x256 pixels and more wrote it 1000 times
 		ImagePlus imp = IJ.createImage("big", "8-bit white", 300, 300, 1);
