@@ -24,7 +24,7 @@ import ij.plugin.PlugIn;
  * when they do. The SciJava command and the API give exact 64-bit tables.
  * <p>
  * A selection is ignored: entry (x, y) counts from the image's corner, so the tables of a
- * selection's rectangle would be another image's tables (Image&gt;Crop first for those).
+ * selection's rectangle would be another image's tables (Image&gt;Duplicate it first for those).
  */
 public class IntegralImagePlugin implements PlugIn {
 
@@ -69,7 +69,7 @@ public class IntegralImagePlugin implements PlugIn {
 		boolean isStack = imp.getStackSize() > 1;
 		if (isStack) gd.addCheckbox("Stack (all slices)", true);
 		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y)\n"
-			+ "of the whole image: a selection is ignored (Image>Crop first).\n"
+			+ "of the whole image: a selection is ignored (Image>Duplicate it first).\n"
 			+ "Values above 2^24 are not exact in a 32-bit image.");
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
