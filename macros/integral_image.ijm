@@ -2,8 +2,8 @@
 // the pixels and the sum of their squares over the rectangle from the corner to each pixel),
 // as a new 32-bit stack of two slices per slice, sum first. 32-bit holds every whole number only
 // up to 2^24: the Log says so where a table passes it (the SciJava command gives exact 64-bit
-// tables). With no image open it opens the file given as "open=[path]", or makes a small test
-// stack. Optional "table=[Sum]" (or "Sum of squares", or "Both", the default) and
+// tables). Given "open=[path]" it opens that file; otherwise it takes the current image, or,
+// with none open, makes a small test stack. Optional "table=[Sum]" (or "Sum of squares", or "Both", the default) and
 // "save=[path]" (saved as TIFF).
 //   ImageJ -batch integral_image.ijm "open=[/data/in.tif] table=Sum save=[/data/sum.tif]"
 arg = getArgument();

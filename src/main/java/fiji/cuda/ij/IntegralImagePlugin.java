@@ -4,6 +4,7 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.SatBuild;
 import fiji.cuda.integral.SummedAreaTable;
+import fiji.cuda.ops.CpuParallel;
 import fiji.cuda.ops.ExecutionOptions;
 import ij.IJ;
 import ij.ImagePlus;
@@ -11,7 +12,6 @@ import ij.ImageStack;
 import ij.Macro;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
-import ij.process.FloatProcessor;
 
 
 /**
@@ -22,6 +22,9 @@ import ij.process.FloatProcessor;
  * 32-bit float holds integers exactly only up to 2^24 = 16,777,216; table values pass that
  * quickly (a 256x256 8-bit image sums to up to 16.7 million), so a warning goes to the Log
  * when they do. The SciJava command and the API give exact 64-bit tables.
+ * <p>
+ * A selection is ignored: entry (x, y) counts from the image's corner, so the tables of a
+ * selection's rectangle would be another image's tables (Image&gt;Duplicate it first for those).
  */
 public class IntegralImagePlugin implements PlugIn {
 
@@ -51,6 +54,12 @@ public class IntegralImagePlugin implements PlugIn {
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
+		if (imp.getBitDepth() == 24) {
+			// before the dialog, as ImageJ's filters refuse a type they do not take: not after
+			// the user has chosen the tables
+			IjErrors.report(COMMAND, fiji.cuda.ops.Texts.RGB);
+			return;
+		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "table=Both")) return;
 		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
 		// the same call would give another table from one image of a batch to the next
@@ -59,7 +68,8 @@ public class IntegralImagePlugin implements PlugIn {
 		gd.addChoice("Table:", TABLES, macro ? TABLES[0] : lastTable);
 		boolean isStack = imp.getStackSize() > 1;
 		if (isStack) gd.addCheckbox("Stack (all slices)", true);
-		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y).\n"
+		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y)\n"
+			+ "of the whole image: a selection is ignored (Image>Duplicate it first).\n"
 			+ "Values above 2^24 are not exact in a 32-bit image.");
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
@@ -97,23 +107,29 @@ public class IntegralImagePlugin implements PlugIn {
 	static ImagePlus compute(ImagePlus imp, String table, boolean stack) {
 		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		boolean sum = !table.equals(TABLES[1]), sq = !table.equals(TABLES[0]);
-		int w = planes.width(), h = planes.height();
-		ImageStack out = new ImageStack(w, h);
+		int per = sum && sq ? 2 : 1, n = planes.planeSize(), threads = ExecutionOptions.defaults().threads();
+		// the result planes first, on several threads: zeroed one after another they took longer
+		// than the tables of a large stack, and a stack whose tables do not fit in memory fails
+		// here, before any table is built
+		Object[] floats = CpuParallel.newArrays(planes.depth() * per, threads, 4L * n, i -> new float[n]);
 		double[] largest = { 0 };
+		// planes whose 32-bit tables hold NaN or infinity, and the first of them
+		int[] nonFinite = { 0, -1 };
+		boolean floats32 = planes.type() == fiji.cuda.image.PixelType.FLOAT32;
 		// each plane's 64-bit tables become floats at once: held for a whole stack they would
 		// take 16 bytes a pixel of it
 		int built = IntegralImage.buildEach(planes, SatBuild.AUTO, ExecutionOptions.defaults().withProgress(new IjProgress()),
 			(t, z) -> {
-				String label = stack && imp.getStack().getSliceLabel(z + 1) != null ? imp.getStack().getSliceLabel(z + 1) + " "
-					: "";
 				if (sum) {
 					largest[0] = Math.max(largest[0], largest(t, false));
-					out.addSlice(label + "sum", new FloatProcessor(w, h, toFloat(t, false)));
+					t.toFloats(false, (float[]) floats[z * per], threads);
 				}
 				if (sq) {
 					largest[0] = Math.max(largest[0], largest(t, true));
-					out.addSlice(label + "sum of squares", new FloatProcessor(w, h, toFloat(t, true)));
+					t.toFloats(true, (float[]) floats[z * per + per - 1], threads);
 				}
+				if (floats32 && !(allFinite((float[]) floats[z * per], threads)
+					&& allFinite((float[]) floats[z * per + per - 1], threads)) && nonFinite[0]++ == 0) nonFinite[1] = z;
 			});
 		IJ.showProgress(1.0);
 		if (built < planes.depth()) {
@@ -128,23 +144,55 @@ public class IntegralImagePlugin implements PlugIn {
 				+ "there (in this and any later table; said once per session). The SciJava command and the API "
 				+ "give exact 64-bit tables.");
 		}
+		if (nonFinite[0] > 0) {
+			// a NaN pixel, common in ratio images, made most of the table NaN without a word
+			String where = stack && planes.depth() > 1 ? " (" + nonFinite[0] + " of its " + planes.depth()
+				+ " slices, the first slice " + (nonFinite[1] + 1) + ")" : "";
+			IJ.log(COMMAND + ": the result for " + imp.getTitle() + where + " holds NaN or infinite values: a NaN or "
+				+ "infinite pixel makes every entry below and to the right of it so, as does a sum beyond 3.4e38, the "
+				+ "largest 32-bit value. Process>Math>Remove NaNs... replaces NaN pixels first.");
+		}
+		// pixel arrays, not processors: a FloatProcessor finds its range when it is made, one
+		// pass over the whole stack on one thread for the range of the slice shown only
+		ImageStack out = new ImageStack(planes.width(), planes.height());
+		for (int z = 0; z < planes.depth(); z++) {
+			String label = stack ? labelOf(imp.getStack(), z + 1) : "";
+			if (sum) out.addSlice(label + "sum", floats[z * per]);
+			if (sq) out.addSlice(label + "sum of squares", floats[z * per + per - 1]);
+		}
 		ImagePlus result = new ImagePlus(imp.getShortTitle() + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
 		result.setCalibration(imp.getCalibration().copy());
 		result.getCalibration().disableDensityCalibration();
 		// the tables of a plane are next to each other, as channels are: with both tables
 		// each channel becomes two
-		if (stack) ImagePlusPlanes.copyLayout(result, imp, sum && sq ? 2 : 1);
+		if (stack) ImagePlusPlanes.copyLayout(result, imp, per);
 		result.resetDisplayRange();
-		return stack ? ImagePlusPlanes.asComposite(result, imp, sum && sq ? 2 : 1) : result;
+		return stack ? ImagePlusPlanes.asComposite(result, imp, per) : result;
 	}
 
-	private static float[] toFloat(SummedAreaTable t, boolean squares) {
-		int w = t.width();
-		float[] f = new float[w * t.height()];
-		for (int y = 0, i = 0; y < t.height(); y++)
-			for (int x = 0; x < w; x++, i++)
-				f[i] = (float) (squares ? t.sumSqAt(x, y) : t.sumAt(x, y));
-		return f;
+	/**
+	 * The first line of a slice's label, to go before "sum": DICOM and other files keep a
+	 * header after it, which ImageJ does not show, and the sum and the sum of squares of such a
+	 * slice read alike.
+	 */
+	private static String labelOf(ImageStack s, int n) {
+		String label = s.getSliceLabel(n);
+		if (label == null) return "";
+		int newline = label.indexOf('\n');
+		if (newline >= 0) label = label.substring(0, newline);
+		return label.isEmpty() ? "" : label + " ";
+	}
+
+	private static boolean allFinite(float[] f, int threads) {
+		java.util.concurrent.atomic.AtomicBoolean finite = new java.util.concurrent.atomic.AtomicBoolean(true);
+		CpuParallel.forRange(0, f.length, threads, 1, (a, b) -> {
+			for (int i = a; i < b; i++)
+				if (!Float.isFinite(f[i])) {
+					finite.set(false);
+					return;
+				}
+		});
+		return finite.get();
 	}
 
 	/**

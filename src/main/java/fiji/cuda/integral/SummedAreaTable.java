@@ -136,6 +136,37 @@ public final class SummedAreaTable {
 	}
 
 	/**
+	 * Writes one table as a 32-bit image holds it. Each exact entry is rounded to float once:
+	 * through a double (as {@link #sumAt} gives it) an entry past 2^53, as the Σ I² of a bright
+	 * 16-bit image of 2 million pixels reaches, is rounded twice and can land one float step
+	 * from the nearest float.
+	 *
+	 * @param squares the Σ I² table, else Σ I
+	 * @param out     width·height floats, row by row
+	 * @param threads at most this many threads, the caller's included
+	 * @throws IllegalArgumentException when {@code out} is not of the table's size
+	 */
+	public void toFloats(boolean squares, float[] out, int threads) {
+		int n = width * height;
+		if (out == null || out.length != n)
+			throw new IllegalArgumentException("A float table of " + width + "x" + height + " needs " + n + " floats, not "
+				+ (out == null ? "none." : out.length + "."));
+		if (sumL != null) {
+			long[] s = squares ? sumSqL : sumL;
+			fiji.cuda.ops.CpuParallel.forRange(0, n, threads, 1, (a, b) -> {
+				for (int i = a; i < b; i++)
+					out[i] = s[i];
+			});
+		} else {
+			double[] s = squares ? sumSqD : sumD;
+			fiji.cuda.ops.CpuParallel.forRange(0, n, threads, 1, (a, b) -> {
+				for (int i = a; i < b; i++)
+					out[i] = (float) s[i];
+			});
+		}
+	}
+
+	/**
 	 * @param x0 left column, inclusive; may lie outside the plane
 	 * @param y0 top row, inclusive; may lie outside the plane
 	 * @param x1 right column, inclusive; may lie outside the plane

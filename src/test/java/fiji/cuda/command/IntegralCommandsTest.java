@@ -213,6 +213,43 @@ class IntegralCommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void aSliceOf32BitStackGivesItsDoubleTablesAndAn8BitOneLongTables() throws Exception {
+		// known answers: quarters of small whole numbers, whose sums are exact in double
+		ImagePlus imp = IJ.createImage("f", "32-bit black", 7, 5, 3);
+		Random rnd = new Random(4);
+		for (int z = 1; z <= 3; z++)
+			for (int i = 0; i < 35; i++)
+				imp.getStack().getProcessor(z).setf(i, rnd.nextInt(400) / 4f - 50);
+		CommandModule m = commands.run(IntegralImageCommand.class, true, "image", imp, "slice", 2).get();
+		assertNull(m.getCancelReason());
+		@SuppressWarnings("unchecked")
+		ArrayImg<net.imglib2.type.numeric.real.DoubleType, ?> sum = (ArrayImg<net.imglib2.type.numeric.real.DoubleType, ?>) m
+			.getOutput("sum"), sq = (ArrayImg<net.imglib2.type.numeric.real.DoubleType, ?>) m.getOutput("sumOfSquares");
+		float[] p = (float[]) imp.getStack().getPixels(2);
+		for (int y = 0; y < 5; y++)
+			for (int x = 0; x < 7; x++) {
+				double s = 0, q = 0;
+				for (int v = 0; v <= y; v++)
+					for (int u = 0; u <= x; u++) {
+						s += p[v * 7 + u];
+						q += (double) p[v * 7 + u] * p[v * 7 + u];
+					}
+				assertEquals(s, sum.getAt(x, y).get(), "sum at " + x + "," + y);
+				assertEquals(q, sq.getAt(x, y).get(), "square at " + x + "," + y);
+			}
+		ImagePlus bytes = IJ.createImage("b", "8-bit white", 3, 2, 1);
+		m = commands.run(IntegralImageCommand.class, true, "image", bytes).get();
+		@SuppressWarnings("unchecked")
+		ArrayImg<LongType, ?> bsq = (ArrayImg<LongType, ?>) m.getOutput("sumOfSquares");
+		assertEquals(6L * 255 * 255, bsq.getAt(2, 1).get());
+		m = commands.run(IntegralImageCommand.class, true, "image", bytes, "slice", 2).get();
+		assertEquals("GPU Integral Image: Slice must be 0 (the current slice) or a slice of the image, 1 to 1, not slice=2.",
+			m.getCancelReason());
+		m = commands.run(IntegralImageCommand.class, true, "image", IJ.createImage("c", "RGB white", 3, 2, 1)).get();
+		assertEquals("GPU Integral Image: " + fiji.cuda.ops.Texts.RGB, m.getCancelReason());
+	}
+
+	@Test
 	void noBuildNameTakesTheFastest() throws Exception {
 		// a script passing None / null for the optional build got "Module threw exception" (a NullPointerException)
 		ImagePlus imp = noise(20, 10);

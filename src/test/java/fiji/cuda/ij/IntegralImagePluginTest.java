@@ -1,5 +1,6 @@
 package fiji.cuda.ij;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,149 @@ class IntegralImagePluginTest {
 		String log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false));
 		// printed exactly: as "1.67772e+07" (printf's %g) it read as 2^24 itself, not above it
 		assertTrue(log.contains("GPU Integral Image: values reach 16777217 in w, above 2^24 = 16777216"), log);
+	}
+
+	@Test
+	void everyEntryIsTheDirectSumRoundedOnceToFloat() {
+		// a known answer for each entry of both tables, at sizes down to one pixel, on a stack
+		for (int[] wh : new int[][] { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 37, 23 } }) {
+			int w = wh[0], h = wh[1];
+			ImagePlus imp = ImageJReference.noise("16-bit", w, h, 2, 31);
+			ImagePlus both = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], true);
+			assertEquals(4, both.getStackSize());
+			ImagePlus sum = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], true);
+			ImagePlus sq = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[1], true);
+			for (int z = 1; z <= 2; z++) {
+				assertArrayEquals((float[]) both.getStack().getPixels(2 * z - 1), (float[]) sum.getStack().getPixels(z));
+				assertArrayEquals((float[]) both.getStack().getPixels(2 * z), (float[]) sq.getStack().getPixels(z));
+			}
+			// the range shown is the first slice's, as ImageJ sets it for a new 32-bit stack
+			ij.process.ImageProcessor first = new ij.process.FloatProcessor(w, h, (float[]) sq.getStack().getPixels(1));
+			assertEquals(first.getMin(), sq.getDisplayRangeMin());
+			assertEquals(first.getMax(), sq.getDisplayRangeMax());
+			for (int z = 0; z < 2; z++) {
+				short[] p = (short[]) imp.getStack().getPixels(z + 1);
+				float[] sums = (float[]) both.getStack().getPixels(2 * z + 1), squares = (float[]) both.getStack().getPixels(2 * z + 2);
+				for (int y = 0; y < h; y++)
+					for (int x = 0; x < w; x++) {
+						long s = 0, q = 0;
+						for (int v = 0; v <= y; v++)
+							for (int u = 0; u <= x; u++) {
+								long a = p[v * w + u] & 0xffff;
+								s += a;
+								q += a * a;
+							}
+						assertEquals((float) s, sums[y * w + x], w + "x" + h + " sum at " + x + "," + y);
+						assertEquals((float) q, squares[y * w + x], w + "x" + h + " square at " + x + "," + y);
+					}
+			}
+		}
+	}
+
+	@Test
+	void aSumOfSquaresPast2To53IsRoundedOnceNotThroughADouble() {
+		// 2^53 + 2^29 + 1 went through a double first, where it is a tie that rounds down to
+		// 2^53 + 2^29, itself a tie in float that rounds down to 2^53; the nearest float is
+		// 2^53 + 2^30. A bright 16-bit image of 2 million pixels gets there.
+		ImagePlus imp = IJ.createImage("bright", "16-bit black", 2048, 1025, 1);
+		short[] p = (short[]) imp.getProcessor().getPixels();
+		int i = 0;
+		for (; i < 2097216; i++)
+			p[i] = (short) 65535;
+		for (int v : new int[] { 23305, 198, 8, 3, 1, 1, 1 })
+			p[i++] = (short) v;
+		long exact = (1L << 53) + (1L << 29) + 1, q = 0;
+		for (short v : p)
+			q += (long) (v & 0xffff) * (v & 0xffff);
+		assertEquals(exact, q, "the test image");
+		IntegralImagePlugin.floatWarned = true; // the warning is not what this test is about
+		ImagePlus sq = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[1], false);
+		float last = ((float[]) sq.getProcessor().getPixels())[p.length - 1];
+		assertEquals((1L << 53) + (1L << 30), (long) last);
+	}
+
+	@Test
+	void nanOrInfiniteTablesAreSaidNotLeftSilent() {
+		// a NaN pixel, common in ratio images, made most of the table NaN without a word
+		ImagePlus ratio = IJ.createImage("ratio", "32-bit ramp", 20, 10, 3);
+		ratio.getStack().getProcessor(2).setf(5, 5, Float.NaN);
+		String log = LocalThresholdPluginTest.log(() -> {
+			ImagePlus sum = IntegralImagePlugin.compute(ratio, IntegralImagePlugin.TABLES[0], true);
+			assertTrue(Float.isNaN(sum.getStack().getProcessor(2).getf(19, 9)));
+		});
+		assertTrue(log.contains("GPU Integral Image: the result for ratio (1 of its 3 slices, the first slice 2) holds NaN "
+			+ "or infinite values: a NaN or infinite pixel makes every entry below and to the right of it so"), log);
+		// a sum of squares past the largest float is infinite in the 32-bit table, not in the double one
+		ImagePlus large = IJ.createImage("large", "32-bit black", 4, 3, 1);
+		large.getProcessor().setf(1, 1, 2e19f);
+		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(large, IntegralImagePlugin.TABLES[2], false));
+		assertTrue(log.contains("GPU Integral Image: the result for large holds NaN or infinite values"), log);
+		// the sum alone fits: nothing to say
+		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(large, IntegralImagePlugin.TABLES[0], false));
+		assertEquals("", log);
+		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(ratio, IntegralImagePlugin.TABLES[2], false));
+		assertEquals("", log, "slice 1, the current one, is all finite");
+	}
+
+	@Test
+	void sliceLabelsKeepTheirFirstLineSoThatBothTablesOfASliceReadApart() {
+		// a DICOM slice's label holds its header after the first line, which ImageJ does not
+		// show: "IM-0001" was all that showed of both "... sum" and "... sum of squares"
+		ImagePlus imp = IJ.createImage("dicom", "16-bit ramp", 6, 4, 3);
+		imp.getStack().setSliceLabel("IM-0001\n0008,0005  Specific Character Set: ISO_IR 100", 1);
+		imp.getStack().setSliceLabel("\nheader only", 2);
+		imp.getStack().setSliceLabel("cell 3", 3);
+		ImagePlus both = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], true);
+		String[] want = { "IM-0001 sum", "IM-0001 sum of squares", "sum", "sum of squares", "cell 3 sum",
+			"cell 3 sum of squares" };
+		for (int i = 0; i < want.length; i++)
+			assertEquals(want[i], both.getStack().getSliceLabel(i + 1), "slice " + (i + 1));
+	}
+
+	@Test
+	void anRgbImageIsRefusedBeforeTheDialog() throws Exception {
+		Display.required();
+		// the dialog asked for the tables first, and only then said that RGB is not taken
+		ImagePlus rgb = ImageJReference.noise("RGB", 8, 6, 1, 3);
+		Thread t = new Thread(() -> new IntegralImagePlugin().run(""), "GPU Integral Image...");
+		ij.WindowManager.setTempCurrentImage(t, rgb);
+		String log;
+		boolean waiting;
+		try {
+			log = LocalThresholdPluginTest.log(() -> {
+				t.start();
+				try {
+					t.join(10_000);
+				} catch (InterruptedException e) {
+					Thread.currentThread().interrupt();
+				}
+			});
+			waiting = t.isAlive();
+		} finally {
+			ij.WindowManager.setTempCurrentImage(t, null);
+			for (java.awt.Window w : java.awt.Window.getWindows())
+				if (w instanceof ij.gui.GenericDialog) w.dispose();
+		}
+		org.junit.jupiter.api.Assertions.assertFalse(waiting, "a dialog waits for an answer");
+		assertEquals("GPU Integral Image: " + fiji.cuda.ops.Texts.RGB, log.trim());
+	}
+
+	@Test
+	void theTablesAreOfTheWholeImageWithASelectionAndKeepTheSpatialCalibration() {
+		// as the dialog and the README say: entry (x, y) counts from the image's corner
+		ImagePlus imp = ImageJReference.noise("8-bit", 20, 12, 1, 8);
+		imp.getCalibration().pixelWidth = 0.5;
+		imp.getCalibration().setUnit("um");
+		imp.getCalibration().setSigned16BitCalibration(); // a density calibration, which sums do not keep
+		assertTrue(imp.getCalibration().calibrated(), "the test image");
+		ImagePlus whole = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false);
+		imp.setRoi(new ij.gui.OvalRoi(3, 2, 9, 7));
+		ImagePlus selected = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false);
+		assertTrue(ImageJReference.samePixels(whole, selected), "the selection changed the tables");
+		assertEquals(20, selected.getWidth());
+		assertEquals(0.5, selected.getCalibration().pixelWidth);
+		assertEquals(imp.getCalibration().getUnit(), selected.getCalibration().getUnit());
+		assertTrue(!selected.getCalibration().calibrated(), "the density calibration was kept");
 	}
 
 	@Test

@@ -232,7 +232,7 @@ class IntegralMacroTest {
 			+ "run('GPU Integral Image...', 'table=sum'); print('sum: ' + nSlices + ' ' + getPixel(19, 9));\n"
 			+ "selectImage('w'); run('GPU Integral Image...', 'table=[sum of squares]'); print('sq: ' + nSlices + ' ' "
 			+ "+ getPixel(19, 9));\n"
-			+ "selectImage('w'); run('GPU Integral Image...', 'stack'); print('default: ' + nSlices);\n"
+			+ "selectImage('w'); run('GPU Integral Image...', 'stack'); print('default: ' + getTitle() + ' ' + nSlices);\n"
 			+ "selectImage('w'); run('GPU Integral Image...', 'table=[sum]'); print('bracketed: ' + getTitle() + ' '"
 			+ " + nSlices);\n"
 			+ "t = 'sum of squares'; selectImage('w'); run('GPU Integral Image...', 'table=&t'); print('variable: ' + getTitle());\n"
@@ -240,7 +240,7 @@ class IntegralMacroTest {
 		ImageJProcess.Result r = imagej.run(macro, "");
 		assertTrue(r.output.contains("sum: 1 " + 255 * 200), r::toString);
 		assertTrue(r.output.contains("sq: 1 " + 255 * 255 * 200), r::toString);
-		assertTrue(r.output.contains("default: 1"), r::toString);  // no table key: the remembered one (Sum of squares)
+		assertTrue(r.output.contains("default: w sum table 1"), r::toString); // the default, not the earlier call's table
 		// a bracketed name in another case was left as written and, being neither name, gave both tables
 		assertTrue(r.output.contains("bracketed: w sum table 1"), r::toString);
 		// a macro variable, as GenericDialog allows; the check for unknown names had refused it

@@ -42,6 +42,13 @@ class OutOfMemoryMacroTest {
 	}
 
 	@Test
+	void integralImageStopsTheMacro() throws Exception {
+		// the two 64-bit tables of 2500x2500 pixels take 100 MB, with 50 MB of 32-bit tables beside them
+		stopsTheMacro("GPU Integral Image", "newImage('a', '16-bit random', 2500, 2500, 1);\n"
+			+ "run('GPU Integral Image...', 'table=Both');");
+	}
+
+	@Test
 	void gaussianBlurStopsTheMacro() throws Exception {
 		// the image and ImageJ's snapshot of it fit (64 MB); the CPU path's float copy does not
 		stopsTheMacro("GPU Gaussian Blur", "newImage('a', '16-bit random', 4000, 4000, 1);\n"

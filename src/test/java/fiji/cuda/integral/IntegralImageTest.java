@@ -90,6 +90,27 @@ class IntegralImageTest {
 	}
 
 	@Test
+	void toFloatsRoundsEachStoredEntryOnceOnAnyNumberOfThreads() {
+		long past53 = (1L << 53) + (1L << 29) + 1; // a tie once in double, whose float is then 2^53, not 2^53 + 2^30
+		long[] s = { 1, past53, 16777217, 3 }, q = { 5, 6, Long.MAX_VALUE, 8 };
+		SummedAreaTable exact = SummedAreaTable.ofLong(2, 2, s, q);
+		double[] d = { 0.1, 1e39, -2.5, Double.NaN };
+		SummedAreaTable doubles = SummedAreaTable.ofDouble(2, 2, d, d.clone());
+		for (int threads : new int[] { 1, 4 }) {
+			float[] f = new float[4];
+			exact.toFloats(false, f, threads);
+			assertArrayEquals(new float[] { 1, (float) past53, 16777216f, 3 }, f);
+			assertEquals((1L << 53) + (1L << 30), (long) f[1]);
+			exact.toFloats(true, f, threads);
+			assertArrayEquals(new float[] { 5, 6, (float) Long.MAX_VALUE, 8 }, f);
+			doubles.toFloats(true, f, threads);
+			assertArrayEquals(new float[] { 0.1f, Float.POSITIVE_INFINITY, -2.5f, Float.NaN }, f);
+		}
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> exact.toFloats(false, new float[3], 1));
+		assertEquals("A float table of 2x2 needs 4 floats, not 3.", e.getMessage());
+	}
+
+	@Test
 	void tablesEqualDirectSumsBitForBitForIntegerTypesAndCloselyForFloat() {
 		long seed = 1;
 		for (PixelType t : TYPES)
