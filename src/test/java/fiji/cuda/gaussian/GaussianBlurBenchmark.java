@@ -52,6 +52,7 @@ public final class GaussianBlurBenchmark {
 			plane2D(g, copyGBs, 4096, 4096, sigma, quick);
 		plane2D(g, copyGBs, 4096, 4096, 30, true);
 		stack3D(g, copyGBs, 1024, 1024, quick ? 32 : 128, 2, quick);
+		stack2D(1024, 1024, quick ? 32 : 128, 2);
 		System.exit(0);
 	}
 
@@ -198,6 +199,75 @@ public final class GaussianBlurBenchmark {
 		// two passes over the volume on the device, each one read and one write
 		row(String.format("uint16 %dx%dx%d 3D, sigma %s", w, h, d, fmt(sigma)), name[0], kernelMs, 2 * bytes, copyGBs,
 			e2e, cpu, ij);
+	}
+
+	/**
+	 * A 2D blur of every slice of a 16-bit stack, end to end, three ways: the whole stack in one
+	 * call (the SciJava command and the API, which move slices in batches), slice by slice on
+	 * every core as ImageJ's PlugInFilterRunner calls the menu command (PARALLELIZE_STACKS), and
+	 * ImageJ's own Gaussian Blur slice by slice on every core. Not a kernel row: printed as a
+	 * table of its own.
+	 */
+	static void stack2D(int w, int h, int d, double sigma) {
+		Random r = new Random(4);
+		Object[] planes = new Object[d];
+		for (int z = 0; z < d; z++) {
+			short[] p = new short[w * h];
+			for (int i = 0; i < p.length; i++)
+				p[i] = (short) r.nextInt(4096);
+			planes[z] = p;
+		}
+		Planes stack = Planes.wrap(w, h, planes);
+		int threads = Runtime.getRuntime().availableProcessors();
+		double acc = GaussianKernel.defaultAccuracy(PixelType.UINT16);
+		double batched = time(5, () -> {
+			GaussianBlur.blur2D(stack, sigma, sigma, null, GPU);
+			return 0;
+		});
+		ExecutionOptions perSlice = GPU.withThreads(1);
+		double menu = time(5, () -> {
+			slices(d, threads, z -> GaussianBlur.blur2D(Planes.wrap(w, h, planes[z]), sigma, sigma, null, perSlice));
+			return 0;
+		});
+		double cpu = time(1, () -> {
+			GaussianBlur.blur2D(stack, sigma, sigma, null, CPU);
+			return 0;
+		});
+		double ij = time(1, () -> {
+			slices(d, threads, z -> new ij.plugin.filter.GaussianBlur().blurGaussian(new ShortProcessor(w, h,
+				(short[]) planes[z], null), sigma, sigma, acc));
+			return 0;
+		});
+		System.out.println();
+		System.out.println("| 2D blur of a stack, end to end | ms | vs ImageJ |");
+		System.out.println("|---|---|---|");
+		String what = String.format("uint16 %dx%dx%d, sigma %s", w, h, d, fmt(sigma));
+		System.out.printf("| %s, whole stack in one call (SciJava, API) | %.2f | %.0fx |%n", what, batched, ij / batched);
+		System.out.printf("| %s, slice by slice on %d threads (the menu command under ImageJ's runner) | %.2f | %.0fx |%n",
+			what, threads, menu, ij / menu);
+		System.out.printf("| %s, CPU path, whole stack | %.1f | %.1fx |%n", what, cpu, ij / cpu);
+		System.out.printf("| %s, ImageJ's Gaussian Blur, slice by slice on %d threads | %.1f | |%n", what, threads, ij);
+	}
+
+	/** Slices [0, d) on {@code threads} threads taking the next slice as they finish, as ImageJ's runner. */
+	static void slices(int d, int threads, java.util.function.IntConsumer blur) {
+		java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+		Thread[] ts = new Thread[threads];
+		for (int i = 0; i < threads; i++) {
+			ts[i] = new Thread(() -> {
+				for (int z = next.getAndIncrement(); z < d; z = next.getAndIncrement())
+					blur.accept(z);
+			});
+			ts[i].start();
+		}
+		for (Thread t : ts) {
+			try {
+				t.join();
+			} catch (InterruptedException e) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(e);
+			}
+		}
 	}
 
 	/** Upload and download of one 64 MiB float plane and of a 256 MiB 16-bit stack, for tuning staging. */
