@@ -203,6 +203,37 @@ class CommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void aRefusedStackRunLeavesEditUndoAbleToUndoAnEarlierFilter() throws Exception {
+		// the stack commands reset Undo before their input was checked: after a refused run, Undo
+		// no longer took back a one-slice filter run just before, which the menu commands leave to it
+		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "sigma", 2.0 } },
+			{ AlignSlicesCommand.class, new Object[] { "x", 2, "y", 2, "width", 8, "height", 8, "reference", 7 } } };
+		for (Object[] r : runs) {
+			@SuppressWarnings("unchecked")
+			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) r[0];
+			ImagePlus imp = noise("8-bit", 20, 16, 3, 12);
+			imp.setSlice(3);
+			Object[] params = (Object[]) r[1], in = new Object[params.length + 2];
+			in[0] = "image";
+			in[1] = imp;
+			System.arraycopy(params, 0, in, 2, params.length);
+			ij.WindowManager.setTempCurrentImage(imp);
+			try {
+				byte[] before = ((byte[]) imp.getStack().getPixels(3)).clone();
+				IJ.run(imp, "Add...", "value=9 slice");
+				imp.setRoi(new ij.gui.Roi(40, 40, 5, 5)); // outside the image: the blur refuses it
+				CommandModule m = commands.run(c, true, in).get();
+				assertTrue(m.isCanceled(), c.getSimpleName() + " ran");
+				imp.deleteRoi();
+				ij.Undo.undo();
+				assertArrayEquals(before, (byte[]) imp.getStack().getPixels(3), c.getSimpleName() + ": Edit>Undo");
+			} finally {
+				ij.WindowManager.setTempCurrentImage(null);
+			}
+		}
+	}
+
+	@Test
 	void theBlurOffersNoSigmaItRefuses() throws Exception {
 		Object min = commands.getCommand(GaussianBlurCommand.class).getInput("sigma").getMinimumValue();
 		assertTrue(min == null || ((Number) min).doubleValue() > 0, "sigma's minimum is " + min);
