@@ -176,6 +176,23 @@ class CommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void blur3DRemovesTheSelectionAsImageJ() throws Exception {
+		// the command kept it, so a Measure or filter run next on the blurred stack took only the
+		// selection, where after ImageJ's Gaussian Blur 3D and the menu command it takes the image
+		for (double sigma : new double[] { 1, 0 }) {
+			ImagePlus imp = noise("8-bit", 20, 16, 3, 13), ref = imp.duplicate();
+			imp.setRoi(new ij.gui.Roi(3, 2, 8, 6));
+			ref.setRoi(new ij.gui.Roi(3, 2, 8, 6));
+			IJ.run(ref, "Gaussian Blur 3D...", "x=" + sigma + " y=" + sigma + " z=" + sigma);
+			assertEquals(null, ref.getRoi(), "ImageJ keeps the selection after all");
+			CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp, "x", sigma, "y", sigma, "z",
+				sigma).get();
+			assertFalse(m.isCanceled(), m.getCancelReason());
+			assertEquals(null, imp.getRoi(), "sigma " + sigma);
+		}
+	}
+
+	@Test
 	void anInPlaceCommandOnASingleImageCanBeUndoneAsTheMenuCommands() throws Exception {
 		// Edit>Undo after the command did nothing, or swapped in a snapshot left by an earlier filter
 		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "sigma", 2.0 } },
