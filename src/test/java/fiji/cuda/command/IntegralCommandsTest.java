@@ -160,6 +160,17 @@ class IntegralCommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void boxStatisticsOfASingleImageCarriesNoLabelMadeOfItsTitleAndInfo() throws Exception {
+		// ImageJ labels a single image's slice with its title and Info: the command's result
+		// carried them as a label of its own, the menu command's none
+		ImagePlus imp = IJ.createImage("cells.tif", "8-bit ramp", 20, 10, 1);
+		imp.setProperty("Info", "Objective: 40x");
+		CommandModule m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2).get();
+		assertNull(m.getCancelReason());
+		assertNull(((ImagePlus) m.getOutput("result")).getStack().getSliceLabel(1));
+	}
+
+	@Test
 	void localThresholdResultKeepsTheSliceLabels() throws Exception {
 		// the menu command thresholds in place and keeps them; the command's new image lost them
 		ImagePlus imp = IJ.createImage("cells", "16-bit black", 20, 10, 2);
