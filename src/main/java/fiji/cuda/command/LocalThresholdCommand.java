@@ -50,8 +50,10 @@ public class LocalThresholdCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			// in the menu command's words, and in its order
+			LocalThresholdPlugin.checkRadius(radius);
+			LocalThresholdPlugin.checkParameters(parameter1, parameter2);
 			// as the menu command: a radius past the image's larger side covers all of it, not "too large"
-			LocalThresholdPlugin.checkRadius(radius); // in the menu command's words
 			int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
 			LocalThreshold.Method m = LocalThresholdPlugin.method(method);
 			Planes out = LocalThreshold.threshold(ImagePlusPlanes.read(image), m, r, parameter1, parameter2, white,

@@ -171,6 +171,13 @@ class IntegralCommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void localThresholdRefusesAParameterInTheMenuCommandsWords() throws Exception {
+		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", noise(20, 10), "parameter2",
+			Double.NaN).get();
+		assertEquals("GPU Local Threshold: Parameter 2 must be a finite number, not parameter_2=NaN.", m.getCancelReason());
+	}
+
+	@Test
 	void localThresholdResultKeepsTheSliceLabels() throws Exception {
 		// the menu command thresholds in place and keeps them; the command's new image lost them
 		ImagePlus imp = IJ.createImage("cells", "16-bit black", 20, 10, 2);
