@@ -137,6 +137,31 @@ public class LocalThresholdPlugin implements PlugIn {
 	}
 
 	/**
+	 * The SciJava command's result, a new image that shows and measures as the menu command
+	 * leaves the image it thresholds in place: titled like "cells Sauvola", with the source's
+	 * slice labels, layout, spatial calibration and LUT (a composite's channel colours), and the
+	 * threshold 255-255 set, so that Analyze Particles takes the foreground whatever "Black
+	 * background" says.
+	 *
+	 * @param source the image thresholded, not changed
+	 * @param binary its thresholded planes, one per slice, 8-bit
+	 * @param method the method used, for the title
+	 * @return the new image, not shown
+	 */
+	public static ImagePlus result(ImagePlus source, Planes binary, Method method) {
+		ImageStack s = new ImageStack(binary.width(), binary.height());
+		for (int z = 0; z < binary.depth(); z++)
+			s.addSlice(source.getStack().getSliceLabel(z + 1),
+				new ByteProcessor(binary.width(), binary.height(), (byte[]) binary.plane(z)));
+		// an inverting or coloured LUT stays on the menu command's image, as Image>Type>8-bit keeps it
+		s.setColorModel(source.getProcessor().getColorModel());
+		ImagePlus out = ImagePlusPlanes.binaryLikeSource(new ImagePlus(source.getShortTitle() + " " + method.label(), s),
+			source);
+		out.getProcessor().setThreshold(255, 255, ImageProcessor.NO_LUT_UPDATE);
+		return out;
+	}
+
+	/**
 	 * @param label a method's label, any case (a macro gives it as written)
 	 * @return the method
 	 * @throws IllegalArgumentException naming the field, the value and the choices

@@ -171,6 +171,26 @@ class IntegralCommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void localThresholdResultIsThresholdedAndKeepsTheLutAsTheMenuCommandsImage() throws Exception {
+		// the menu command leaves the threshold 255-255 (Analyze Particles then takes the
+		// foreground whatever "Black background" says) and the image's inverting LUT; the
+		// command's result had neither, so the particles analysed were the background
+		for (int slices : new int[] { 1, 2 }) {
+			ImagePlus imp = IJ.createImage("cells", "16-bit ramp", 30, 20, slices);
+			imp.getProcessor().invertLut();
+			CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "Mean", "radius", 3)
+				.get();
+			assertNull(m.getCancelReason());
+			ImagePlus r = (ImagePlus) m.getOutput("result");
+			assertEquals(255, r.getProcessor().getMinThreshold(), 0.0, slices + " slices");
+			assertEquals(255, r.getProcessor().getMaxThreshold(), 0.0, slices + " slices");
+			assertTrue(r.isInvertedLut(), slices + " slices: the inverting LUT is lost");
+			r.setSlice(slices);
+			assertTrue(r.isInvertedLut(), slices + " slices: the inverting LUT is lost on the last slice");
+		}
+	}
+
+	@Test
 	void localThresholdRefusesAParameterInTheMenuCommandsWords() throws Exception {
 		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", noise(20, 10), "parameter2",
 			Double.NaN).get();
