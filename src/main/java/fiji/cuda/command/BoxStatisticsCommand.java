@@ -47,8 +47,11 @@ public class BoxStatisticsCommand extends ContextCommand {
 			// the menu command's window, and its words for a bad one: past the image's larger side every
 			// window covers all of it, and is not refused as too large
 			Window w = BoxStatisticsPlugin.window(radius, width, height, Math.max(image.getWidth(), image.getHeight()));
-			// the menu command's image: its title, slice labels, layout and calibration
-			result = BoxStatisticsPlugin.compute(image, BoxStatisticsPlugin.statistic(statistic), w, true);
+			// the menu command's image: its title, slice labels, layout and calibration; a single image
+			// is one slice to the menu command too, whose result takes no label from it (ImageJ makes
+			// one of its title and Info, which the result would carry as its own)
+			result = BoxStatisticsPlugin.compute(image, BoxStatisticsPlugin.statistic(statistic), w,
+				image.getStackSize() > 1);
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.BoxStatisticsPlugin.COMMAND, e));

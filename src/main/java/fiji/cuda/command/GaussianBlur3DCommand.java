@@ -19,9 +19,9 @@ import org.scijava.plugin.Plugin;
 
 /**
  * 3D Gaussian blur as a SciJava command, one volume per channel and frame like ImageJ's
- * "Gaussian Blur 3D...". No menu path (the menu entry is "GPU Gaussian Blur 3D..."). Every
- * sigma 0 leaves the image unchanged, as there. Bad input cancels the command with the
- * reason. No input is remembered between runs.
+ * "Gaussian Blur 3D...". No menu path (the menu entry is "GPU Gaussian Blur 3D..."). As
+ * there, the selection is removed and every sigma 0 leaves the pixels unchanged. Bad input
+ * cancels the command with the reason. No input is remembered between runs.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur 3D")
 public class GaussianBlur3DCommand extends ContextCommand {
@@ -51,10 +51,11 @@ public class GaussianBlur3DCommand extends ContextCommand {
 			cancel(GaussianBlur3DPlugin.COMMAND + ": " + GaussianBlur3DPlugin.COMPOSITE); // the menu command's words
 			return;
 		}
-		if (x == 0 && y == 0 && z == 0) return; // as ImageJ and the menu command: nothing to blur, nothing changes
 		try {
 			GaussianBlur3DPlugin.checkSigmas(x, y, z);
-			InPlace.change(image, image.getStackSize() == 1, () -> blurVolumes(image, x, y, z));
+			// as ImageJ and the menu command: nothing to blur, no pixel changes, yet the selection goes
+			if (x == 0 && y == 0 && z == 0) ImagePlusPlanes.whileLocked(image, image::deleteRoi);
+			else InPlace.change(image, image.getStackSize() == 1, () -> blurVolumes(image, x, y, z));
 		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.GaussianBlur3DPlugin.COMMAND, e));
@@ -69,6 +70,9 @@ public class GaussianBlur3DCommand extends ContextCommand {
 	 */
 	private static void blurVolumes(ImagePlus image, double x, double y, double z) {
 		List<Planes> volumes = ImagePlusPlanes.volumes(image);
+		// as ImageJ and the menu command: the blur takes no notice of the selection, which would
+		// otherwise suggest that only its inside was blurred; a refused virtual stack keeps it
+		image.deleteRoi();
 		for (int i = 0; i < volumes.size(); i++) {
 			try {
 				volumeBlur.blur(volumes.get(i), x, y, z);

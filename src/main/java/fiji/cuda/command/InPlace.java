@@ -17,7 +17,9 @@ final class InPlace {
 	 * Runs {@code work} on the locked image. When it changes one plane, the current one, Edit &gt;
 	 * Undo restores it afterwards, instead of restoring whatever an earlier filter left as the
 	 * plane's snapshot; when it changes more, Undo is reset, as by the menu commands, because
-	 * ImageJ's Undo cannot restore a stack.
+	 * ImageJ's Undo cannot restore a stack. The reset follows the change: input that
+	 * {@code work} refuses leaves Undo as it was, able to undo an earlier filter, as the menu
+	 * commands leave it.
 	 *
 	 * @param onePlane whether only the current plane changes
 	 * @throws IllegalArgumentException when another command holds the image, or for bad input
@@ -27,12 +29,13 @@ final class InPlace {
 		try {
 			ImagePlusPlanes.whileLocked(image, () -> {
 				if (onePlane) image.getProcessor().snapshot();
-				else ImagePlusPlanes.noUndo(image);
 				work.run();
 				if (onePlane) Undo.setup(Undo.FILTER, image);
+				else ImagePlusPlanes.noUndo(image);
 			});
 		} catch (PartlyDoneException e) {
 			// the planes done before the failure are changed: they must show, and ask to be saved
+			if (!onePlane) ImagePlusPlanes.noUndo(image);
 			image.changes = true;
 			image.updateAndDraw();
 			throw e;

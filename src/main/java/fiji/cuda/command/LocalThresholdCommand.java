@@ -8,8 +8,6 @@ import fiji.cuda.integral.LocalThreshold;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
-import ij.ImageStack;
-import ij.process.ByteProcessor;
 import org.scijava.ItemIO;
 import org.scijava.command.Command;
 import org.scijava.command.ContextCommand;
@@ -50,17 +48,15 @@ public class LocalThresholdCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			// in the menu command's words, and in its order
+			LocalThresholdPlugin.checkRadius(radius);
+			LocalThresholdPlugin.checkParameters(parameter1, parameter2);
 			// as the menu command: a radius past the image's larger side covers all of it, not "too large"
-			LocalThresholdPlugin.checkRadius(radius); // in the menu command's words
 			int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
 			LocalThreshold.Method m = LocalThresholdPlugin.method(method);
 			Planes out = LocalThreshold.threshold(ImagePlusPlanes.read(image), m, r, parameter1, parameter2, white,
 				ExecutionOptions.defaults());
-			ImageStack s = new ImageStack(out.width(), out.height());
-			for (int z = 0; z < out.depth(); z++)
-				s.addSlice(image.getStack().getSliceLabel(z + 1), // kept, as by the menu command
-					new ByteProcessor(out.width(), out.height(), (byte[]) out.plane(z)));
-			result = ImagePlusPlanes.binaryLikeSource(new ImagePlus(image.getShortTitle() + " " + m.label(), s), image);
+			result = LocalThresholdPlugin.result(image, out, m);
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.LocalThresholdPlugin.COMMAND, e));

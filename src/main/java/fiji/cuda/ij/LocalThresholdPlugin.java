@@ -93,8 +93,7 @@ public class LocalThresholdPlugin implements PlugIn {
 		try {
 			double radius = RADIUS.read(gd, 0), p1 = PARAMETER_1.read(gd, 1), p2 = PARAMETER_2.read(gd, 2);
 			checkRadius(radius);
-			if (!Double.isFinite(p1)) throw PARAMETER_1.refused("a finite number", p1);
-			if (!Double.isFinite(p2)) throw PARAMETER_2.refused("a finite number", p2);
+			checkParameters(p1, p2);
 			// any radius past the image's larger side gives the same windows, the whole image
 			int clipped = (int) Math.min(radius, Math.max(imp.getWidth(), imp.getHeight()));
 			Method m = method(method);
@@ -123,6 +122,43 @@ public class LocalThresholdPlugin implements PlugIn {
 	 */
 	public static void checkRadius(double radius) {
 		if (!(radius >= 1) || radius != Math.floor(radius)) throw RADIUS.refused(BoxStatisticsPlugin.WHOLE_AT_LEAST_1, radius);
+	}
+
+	/**
+	 * The operation's own check named neither the field's key nor the value as a macro gives it.
+	 *
+	 * @param p1 parameter 1 given
+	 * @param p2 parameter 2 given
+	 * @throws IllegalArgumentException for the first that is not a finite number, naming its field and key
+	 */
+	public static void checkParameters(double p1, double p2) {
+		if (!Double.isFinite(p1)) throw PARAMETER_1.refused("a finite number", p1);
+		if (!Double.isFinite(p2)) throw PARAMETER_2.refused("a finite number", p2);
+	}
+
+	/**
+	 * The SciJava command's result, a new image that shows and measures as the menu command
+	 * leaves the image it thresholds in place: titled like "cells Sauvola", with the source's
+	 * slice labels, layout, spatial calibration and LUT (a composite's channel colours), and the
+	 * threshold 255-255 set, so that Analyze Particles takes the foreground whatever "Black
+	 * background" says.
+	 *
+	 * @param source the image thresholded, not changed
+	 * @param binary its thresholded planes, one per slice, 8-bit
+	 * @param method the method used, for the title
+	 * @return the new image, not shown
+	 */
+	public static ImagePlus result(ImagePlus source, Planes binary, Method method) {
+		ImageStack s = new ImageStack(binary.width(), binary.height());
+		for (int z = 0; z < binary.depth(); z++)
+			s.addSlice(source.getStack().getSliceLabel(z + 1),
+				new ByteProcessor(binary.width(), binary.height(), (byte[]) binary.plane(z)));
+		// an inverting or coloured LUT stays on the menu command's image, as Image>Type>8-bit keeps it
+		s.setColorModel(source.getProcessor().getColorModel());
+		ImagePlus out = ImagePlusPlanes.binaryLikeSource(new ImagePlus(source.getShortTitle() + " " + method.label(), s),
+			source);
+		out.getProcessor().setThreshold(255, 255, ImageProcessor.NO_LUT_UPDATE);
+		return out;
 	}
 
 	/**

@@ -369,7 +369,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 */
 	private static void checkSettings(Settings s) {
 		if (!(s.threshold >= -1 && s.threshold <= 1)) throw THRESHOLD.refused("between -1 and 1", s.threshold);
-		if (s.maxObjects < 1) throw MAX_OBJECTS.refused("at least 1", s.maxObjects);
+		// in the words of the dialog and the macro, which refuse a fraction too
+		if (s.maxObjects < 1) throw MAX_OBJECTS.refused("a whole number of at least 1", s.maxObjects);
 		if (!(s.nms >= 0 && s.nms <= 1)) throw NMS.refused("between 0 and 1", s.nms);
 	}
 

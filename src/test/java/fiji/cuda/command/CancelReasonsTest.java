@@ -60,6 +60,10 @@ class CancelReasonsTest extends HeadlessCommands {
 		cancels(TemplateMatchingCommand.class, image(1),
 			"GPU Template Matching: Score threshold must be between -1 and 1, not score_threshold=50.", "template", image(1),
 			"scoreThreshold", 50.0);
+		// it said "at least 1" where the menu command says "a whole number of at least 1"
+		cancels(TemplateMatchingCommand.class, image(1),
+			"GPU Template Matching: Max objects must be a whole number of at least 1, not max_objects=0.", "template",
+			image(1), "maxObjects", 0);
 		cancels(AlignSlicesCommand.class, image(3),
 			"GPU Align Slices: Reference slice must be a slice of the stack, 1 to 3, not reference=7.", "x", 2, "y", 2, "width",
 			8, "height", 8, "reference", 7);

@@ -176,6 +176,23 @@ class CommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void blur3DRemovesTheSelectionAsImageJ() throws Exception {
+		// the command kept it, so a Measure or filter run next on the blurred stack took only the
+		// selection, where after ImageJ's Gaussian Blur 3D and the menu command it takes the image
+		for (double sigma : new double[] { 1, 0 }) {
+			ImagePlus imp = noise("8-bit", 20, 16, 3, 13), ref = imp.duplicate();
+			imp.setRoi(new ij.gui.Roi(3, 2, 8, 6));
+			ref.setRoi(new ij.gui.Roi(3, 2, 8, 6));
+			IJ.run(ref, "Gaussian Blur 3D...", "x=" + sigma + " y=" + sigma + " z=" + sigma);
+			assertEquals(null, ref.getRoi(), "ImageJ keeps the selection after all");
+			CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp, "x", sigma, "y", sigma, "z",
+				sigma).get();
+			assertFalse(m.isCanceled(), m.getCancelReason());
+			assertEquals(null, imp.getRoi(), "sigma " + sigma);
+		}
+	}
+
+	@Test
 	void anInPlaceCommandOnASingleImageCanBeUndoneAsTheMenuCommands() throws Exception {
 		// Edit>Undo after the command did nothing, or swapped in a snapshot left by an earlier filter
 		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "sigma", 2.0 } },
@@ -196,6 +213,37 @@ class CommandsTest extends HeadlessCommands {
 				assertFalse(java.util.Arrays.equals((short[]) before.plane(0), (short[]) ij(single).plane(0)));
 				ij.Undo.undo();
 				assertSamePlanes(before, ij(single));
+			} finally {
+				ij.WindowManager.setTempCurrentImage(null);
+			}
+		}
+	}
+
+	@Test
+	void aRefusedStackRunLeavesEditUndoAbleToUndoAnEarlierFilter() throws Exception {
+		// the stack commands reset Undo before their input was checked: after a refused run, Undo
+		// no longer took back a one-slice filter run just before, which the menu commands leave to it
+		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "sigma", 2.0 } },
+			{ AlignSlicesCommand.class, new Object[] { "x", 2, "y", 2, "width", 8, "height", 8, "reference", 7 } } };
+		for (Object[] r : runs) {
+			@SuppressWarnings("unchecked")
+			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) r[0];
+			ImagePlus imp = noise("8-bit", 20, 16, 3, 12);
+			imp.setSlice(3);
+			Object[] params = (Object[]) r[1], in = new Object[params.length + 2];
+			in[0] = "image";
+			in[1] = imp;
+			System.arraycopy(params, 0, in, 2, params.length);
+			ij.WindowManager.setTempCurrentImage(imp);
+			try {
+				byte[] before = ((byte[]) imp.getStack().getPixels(3)).clone();
+				IJ.run(imp, "Add...", "value=9 slice");
+				imp.setRoi(new ij.gui.Roi(40, 40, 5, 5)); // outside the image: the blur refuses it
+				CommandModule m = commands.run(c, true, in).get();
+				assertTrue(m.isCanceled(), c.getSimpleName() + " ran");
+				imp.deleteRoi();
+				ij.Undo.undo();
+				assertArrayEquals(before, (byte[]) imp.getStack().getPixels(3), c.getSimpleName() + ": Edit>Undo");
 			} finally {
 				ij.WindowManager.setTempCurrentImage(null);
 			}

@@ -160,6 +160,44 @@ class IntegralCommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void boxStatisticsOfASingleImageCarriesNoLabelMadeOfItsTitleAndInfo() throws Exception {
+		// ImageJ labels a single image's slice with its title and Info: the command's result
+		// carried them as a label of its own, the menu command's none
+		ImagePlus imp = IJ.createImage("cells.tif", "8-bit ramp", 20, 10, 1);
+		imp.setProperty("Info", "Objective: 40x");
+		CommandModule m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2).get();
+		assertNull(m.getCancelReason());
+		assertNull(((ImagePlus) m.getOutput("result")).getStack().getSliceLabel(1));
+	}
+
+	@Test
+	void localThresholdResultIsThresholdedAndKeepsTheLutAsTheMenuCommandsImage() throws Exception {
+		// the menu command leaves the threshold 255-255 (Analyze Particles then takes the
+		// foreground whatever "Black background" says) and the image's inverting LUT; the
+		// command's result had neither, so the particles analysed were the background
+		for (int slices : new int[] { 1, 2 }) {
+			ImagePlus imp = IJ.createImage("cells", "16-bit ramp", 30, 20, slices);
+			imp.getProcessor().invertLut();
+			CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp, "method", "Mean", "radius", 3)
+				.get();
+			assertNull(m.getCancelReason());
+			ImagePlus r = (ImagePlus) m.getOutput("result");
+			assertEquals(255, r.getProcessor().getMinThreshold(), 0.0, slices + " slices");
+			assertEquals(255, r.getProcessor().getMaxThreshold(), 0.0, slices + " slices");
+			assertTrue(r.isInvertedLut(), slices + " slices: the inverting LUT is lost");
+			r.setSlice(slices);
+			assertTrue(r.isInvertedLut(), slices + " slices: the inverting LUT is lost on the last slice");
+		}
+	}
+
+	@Test
+	void localThresholdRefusesAParameterInTheMenuCommandsWords() throws Exception {
+		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", noise(20, 10), "parameter2",
+			Double.NaN).get();
+		assertEquals("GPU Local Threshold: Parameter 2 must be a finite number, not parameter_2=NaN.", m.getCancelReason());
+	}
+
+	@Test
 	void localThresholdResultKeepsTheSliceLabels() throws Exception {
 		// the menu command thresholds in place and keeps them; the command's new image lost them
 		ImagePlus imp = IJ.createImage("cells", "16-bit black", 20, 10, 2);
