@@ -412,6 +412,11 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	/** Every slice of the template image, cut to its area selection with the selection's mask. */
 	static List<Template> templates(ImagePlus template) {
+		return templates(template, 0);
+	}
+
+	/** {@link #templates(ImagePlus)}, their {@link Template#index} counting from {@code first}. */
+	private static List<Template> templates(ImagePlus template, int first) {
 		Roi roi = template.getRoi();
 		Region r = roi != null && roi.isArea() ? ImagePlusPlanes.region(roi) : null;
 		ImageStack stack = template.getStack();
@@ -420,11 +425,11 @@ public class TemplateMatchingPlugin implements PlugIn {
 			ImageProcessor ip = stack.getProcessor(z);
 			Planes p = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
 			if (r == null) {
-				out.add(new Template(p, null, z - 1, 0, false));
+				out.add(new Template(p, null, first + z - 1, 0, false));
 				continue;
 			}
 			Region c = r.clipTo(p.width(), p.height()); // clips the mask too
-			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, z - 1, 0, false));
+			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, first + z - 1, 0, false));
 		}
 		return out;
 	}
@@ -433,7 +438,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 * Reads a folder of templates: every .tif or .tiff file in it (not in its subfolders, and
 	 * not hidden files), sorted by name, and every slice of each, as one template. The files
 	 * may differ in size and type (8, 16 or 32-bit); each template is scored on its own, and
-	 * the detections of all compete in the same non-maximum suppression.
+	 * the detections of all compete in the same non-maximum suppression. An area selection
+	 * saved with a file cuts its templates to it, and masks them when it is not a rectangle,
+	 * as a selection on the Template image does.
 	 *
 	 * @param folder the folder
 	 * @return the templates, named "file.tif", or "file.tif:2" for slice 2 of a stack
@@ -470,12 +477,20 @@ public class TemplateMatchingPlugin implements PlugIn {
 			if (imp.getBitDepth() == 24)
 				throw new IllegalArgumentException("The template '" + name + "' in '" + folder
 					+ "' is RGB, which is not supported. " + Texts.CONVERT_RGB);
-			ImageStack stack = imp.getStack();
-			for (int z = 1; z <= stack.getSize(); z++) {
-				ImageProcessor ip = stack.getProcessor(z);
-				out.templates.add(new Template(Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels()), null,
-					out.templates.size(), 0, false));
-				out.names.add(stack.getSize() > 1 ? name + ":" + z : name);
+			// the area selection saved with a file (which the Opener restores) cuts and masks its
+			// templates, as it does a single template file opened and given as template=: the same
+			// files moved into a folder gave other scores, their masked-out corners counted
+			List<Template> cut;
+			try {
+				cut = templates(imp, out.templates.size());
+			} catch (IllegalArgumentException e) {
+				String why = e.getMessage().replaceFirst("^" + Pattern.quote(TemplateMatching.NAME) + ": ", "");
+				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' (" + key + "): " + why);
+			}
+			int slices = imp.getStackSize();
+			for (int z = 1; z <= slices; z++) {
+				out.templates.add(cut.get(z - 1));
+				out.names.add(slices > 1 ? name + ":" + z : name);
 			}
 		}
 		return out;

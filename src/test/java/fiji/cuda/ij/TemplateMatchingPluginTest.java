@@ -383,6 +383,48 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aSelectionSavedWithATemplateFileCutsAndMasksItInAFolderAsOnTheTemplateImage(@TempDir Path dir) {
+		// the folder ignored the oval the Opener restores: the corners outside it, garbage in the
+		// file, counted, and the copies planted in the image scored well below 1
+		ImagePlus image = noise("8-bit", 100, 80, 1, 30);
+		ImagePlus tpl = noise("8-bit", 15, 15, 1, 31);
+		plant(image, 1, tpl.getProcessor(), 10, 10);
+		plant(image, 1, tpl.getProcessor(), 70, 50);
+		ImagePlus file = tpl.duplicate();
+		file.getProcessor().setf(0, 0, 255 - file.getProcessor().getf(0, 0));
+		file.getProcessor().setf(14, 14, 255 - file.getProcessor().getf(14, 14));
+		file.setRoi(new OvalRoi(0, 0, 15, 15));
+		ImageJProcess.save(file, dir.resolve("cell.tif"));
+		// a rectangle cuts: this file's template is the 5x4 block at 3, 6
+		ImagePlus part = tpl.duplicate();
+		part.setRoi(new Roi(3, 6, 5, 4));
+		ImageJProcess.save(part, dir.resolve("part.tif"));
+		TemplateMatchingPlugin.NamedTemplates t = TemplateMatchingPlugin.folderTemplates(dir);
+		assertEquals(List.of("cell.tif", "part.tif"), t.names);
+		assertEquals(5, t.templates.get(1).width());
+		assertEquals(4, t.templates.get(1).height());
+		assertEquals(1, t.templates.get(1).index);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = 0.999;
+		s.nms = 1; // the block lies inside each oval's box: both are listed
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, t, s, CPU);
+		assertEquals(4, out.detections.size(), out.detections::toString);
+		for (Detection d : out.detections)
+			assertEquals(d.template == 0 ? List.of(15, 15) : List.of(5, 4), List.of(d.width, d.height), d::toString);
+		assertEquals(2, out.detections.stream().filter(d -> d.template == 0 && (d.x == 10 && d.y == 10 || d.x == 70
+			&& d.y == 50)).count(), out.detections::toString);
+		assertEquals(2, out.detections.stream().filter(d -> d.template == 1 && (d.x == 13 && d.y == 16 || d.x == 73
+			&& d.y == 56)).count(), out.detections::toString);
+		// a saved selection that masks out every pixel left names the file
+		ImagePlus outside = tpl.duplicate();
+		outside.setRoi(new OvalRoi(20, 20, 10, 10));
+		ImageJProcess.save(outside, dir.resolve("bad.tif"));
+		String msg = assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.folderTemplates(dir))
+			.getMessage();
+		assertEquals("The template 'bad.tif' in '" + dir + "' (template): The selection lies outside the image.", msg);
+	}
+
+	@Test
 	void theNoteOnTemplatesOfDifferentSizesIsSaidOncePerSessionNotForEveryImageOfABatch() {
 		// a batch of 1000 images matched with score_map against templates of two sizes wrote it 1000 times
 		ImagePlus tpl = IJ.createImage("two sizes", "8-bit black", 9, 9, 1);
