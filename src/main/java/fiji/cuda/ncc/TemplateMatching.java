@@ -134,8 +134,9 @@ public final class TemplateMatching {
 	 * @param refine     true to refine centres to sub-pixel precision ({@link Peaks#refine})
 	 * @param maps       receives each score map, or null
 	 * @param opts       backend, threads and progress (checked for cancellation between groups
-	 *                   of templates; it is told the fraction of the bank matched after each
-	 *                   group, and reaches 1 only once every template is matched)
+	 *                   of templates, and on the CPU also between templates and between bands of
+	 *                   rows of one map; it is told the fraction of the bank matched, and reaches
+	 *                   1 only once every template is matched)
 	 * @return the detections, best first; after a cancellation, among the templates done so far
 	 *         only: a progress that never reached 1 tells such a partial result
 	 * @throws IllegalArgumentException for bad input, before anything is computed
@@ -182,8 +183,23 @@ public final class TemplateMatching {
 				if (peaks == null) opts = opts.withBackend(Backend.CPU);
 			}
 			boolean[] fellBack = { false };
-			List<float[]> groupMaps = peaks == null ? maps(image, plane, group, opts, fellBack) : null;
+			int done = i, size = j - i;
+			// the CPU tells how far into the group it is, never 1 (which means the bank is matched)
+			Progress within = new Progress() {
+				@Override
+				public void update(double f) {
+					progress.update((done + size * f) / bank.size());
+				}
+
+				@Override
+				public boolean isCanceled() {
+					return progress.isCanceled();
+				}
+			};
+			List<float[]> groupMaps = peaks == null ? maps(image, plane, group, opts, fellBack, within) : null;
 			if (fellBack[0]) opts = opts.withBackend(Backend.CPU);
+			// Esc within a map on the CPU: the group is incomplete, and so is the bank
+			if (groupMaps != null && groupMaps.size() < group.size()) break;
 			for (int k = 0; k < group.size(); k++) {
 				Template t = group.get(k);
 				if (peaks != null) {
@@ -269,15 +285,18 @@ public final class TemplateMatching {
 		if (templates == null || templates.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
 		for (Template t : templates)
 			check(image, plane, t.pixels, 0, t.mask);
-		return maps(image, plane, templates, ExecutionOptions.orDefaults(opts), new boolean[1]);
+		// one map per template, as promised: a cancel is not looked at
+		return maps(image, plane, templates, ExecutionOptions.orDefaults(opts), new boolean[1], Progress.NONE);
 	}
 
 	/**
 	 * {@link #matchAll} of templates already checked ({@link #detect} checks the whole bank
 	 * first); fellBack[0] becomes true when the GPU failed under AUTO and the CPU made the maps.
+	 * On the CPU {@code within} is told the fraction of the list done, below 1, and a cancel
+	 * stops it part way: the maps of the templates done before it come back, fewer than asked for.
 	 */
 	private static List<float[]> maps(Planes image, int plane, List<Template> templates, ExecutionOptions opts,
-		boolean[] fellBack)
+		boolean[] fellBack, Progress within)
 	{
 		List<Planes> pixels = new ArrayList<>();
 		List<byte[]> masks = new ArrayList<>();
@@ -294,8 +313,28 @@ public final class TemplateMatching {
 			}
 		}
 		List<float[]> maps = new ArrayList<>();
-		for (Template t : templates)
-			maps.add(TemplateMatchingCpu.match(image, plane, t.pixels, 0, t.mask, false, opts.threads()));
+		int n = templates.size();
+		for (int k = 0; k < n; k++) {
+			if (k > 0) {
+				within.update(k / (double) n);
+				if (within.isCanceled()) break;
+			}
+			int before = k;
+			Template t = templates.get(k);
+			float[] map = TemplateMatchingCpu.match(image, plane, t.pixels, 0, t.mask, false, opts.threads(), new Progress() {
+				@Override
+				public void update(double f) {
+					within.update((before + f) / n);
+				}
+
+				@Override
+				public boolean isCanceled() {
+					return within.isCanceled();
+				}
+			});
+			if (map == null) break;
+			maps.add(map);
+		}
 		return maps;
 	}
 

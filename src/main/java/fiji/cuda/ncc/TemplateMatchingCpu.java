@@ -1,6 +1,7 @@
 package fiji.cuda.ncc;
 
 import fiji.cuda.ops.CpuParallel;
+import fiji.cuda.ops.Progress;
 
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
@@ -101,6 +102,30 @@ final class TemplateMatchingCpu {
 	static float[] match(Planes image, int plane, Planes template, int templatePlane, byte[] mask, boolean sameSize,
 		int threads)
 	{
+		return match(image, plane, template, templatePlane, mask, sameSize, threads, Progress.NONE);
+	}
+
+	/**
+	 * Work (pixel products, a double one counting 3) of the rows computed between two looks at
+	 * the progress, per thread: a fraction of a second. One map of a large template can take
+	 * minutes on a few cores (a 64x64 template in a 2048x2048 image took 33 s on two), which
+	 * must show on the progress bar and stop on Esc.
+	 */
+	private static final long BAND_WORK = 1L << 27;
+
+	/** When positive, replaces {@link #BAND_WORK}, so that tests can cancel part way through a small map. */
+	static volatile long bandWorkForTest;
+
+	/**
+	 * {@link #match(Planes, int, Planes, int, byte[], boolean, int)} in bands of rows, telling
+	 * {@code progress} the fraction of the map done after each band but the last, and asking it
+	 * whether to stop.
+	 *
+	 * @return the map, or null when {@code progress} was canceled before it was complete
+	 */
+	static float[] match(Planes image, int plane, Planes template, int templatePlane, byte[] mask, boolean sameSize,
+		int threads, Progress progress)
+	{
 		int iw = image.width(), ih = image.height();
 		int tw = template.width(), th = template.height();
 		Prepared t = new Prepared(template.plane(templatePlane), template.type(), tw, th, mask, iw);
@@ -110,11 +135,20 @@ final class TemplateMatchingCpu {
 		PixelType type = image.type();
 		if (!t.flat) { // a flat template scores 0 everywhere
 			boolean exact = type.isInteger() && t.ints != null;
-			CpuParallel.forRange(0, oh, threads, (long) ow * t.n * (exact ? 1 : 3), (y0, y1) -> {
-				if (exact && !t.masked) slidingExact(img, type, iw, t, valid, ow, y0, y1);
-				else if (exact) for (int y = y0; y < y1; y++) maskedExactRow(img, type, iw, t, valid, ow, y);
-				else for (int y = y0; y < y1; y++) doubleRow(img, type, iw, t, valid, ow, y);
-			});
+			long rowWork = (long) ow * t.n * (exact ? 1 : 3);
+			long bandWork = (bandWorkForTest > 0 ? bandWorkForTest : BAND_WORK) * Math.max(1, threads);
+			int band = (int) Math.max(1, Math.min(oh, bandWork / rowWork));
+			for (int from = 0; from < oh; from += band) {
+				if (from > 0) {
+					progress.update(from / (double) oh);
+					if (progress.isCanceled()) return null;
+				}
+				CpuParallel.forRange(from, Math.min(oh, from + band), threads, rowWork, (y0, y1) -> {
+					if (exact && !t.masked) slidingExact(img, type, iw, t, valid, ow, y0, y1);
+					else if (exact) for (int y = y0; y < y1; y++) maskedExactRow(img, type, iw, t, valid, ow, y);
+					else for (int y = y0; y < y1; y++) doubleRow(img, type, iw, t, valid, ow, y);
+				});
+			}
 		}
 		return sameSize ? TemplateMatching.toSameSize(valid, iw, ih, tw, th) : valid;
 	}

@@ -135,6 +135,37 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void anEscWithinOneScoreMapOnTheCpuStopsTheRunAndListsNothingOfThatSlice() {
+		// one template, one slice: the CPU's map was one step, with no Esc heard until its end
+		ImagePlus image = noise("8-bit", 80, 60, 2, 42);
+		ImagePlus tpl = noise("8-bit", 9, 7, 1, 43);
+		plant(image, 1, tpl.getProcessor(), 20, 30);
+		plant(image, 2, tpl.getProcessor(), 50, 10);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.scoreMap = true;
+		TemplateGroups.limitBandWork(72 * 63); // a row of the 72x54 map a band, on one thread
+		ExecutionOptions oneThread = CPU.withThreads(1);
+		try {
+			// slice 1 in full (54 updates), then Esc part way through slice 2's map
+			TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, tpl, s,
+				oneThread.withProgress(TestProgress.cancelAfter(70)));
+			assertTrue(out.canceled);
+			assertEquals(1, out.slicesMatched);
+			assertEquals(1, out.detections.size(), out.detections::toString);
+			assertEquals(20, out.detections.get(0).x);
+			assertEquals(1, out.scoreMap.getStackSize());
+			out = TemplateMatchingPlugin.run(image, tpl, s, oneThread.withProgress(TestProgress.cancelAfter(2)));
+			assertTrue(out.canceled);
+			assertEquals(0, out.slicesMatched);
+			assertTrue(out.detections.isEmpty(), out.detections::toString);
+			assertNull(out.scoreMap);
+		} finally {
+			TemplateGroups.clear();
+		}
+	}
+
+	@Test
 	@Tag("gpu")
 	void aCancelBetweenTemplateGroupsOfASliceKeepsOnlyTheSlicesMatchedInFullOnTheGpu() {
 		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");

@@ -11,7 +11,11 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 
+import fiji.cuda.ops.Progress;
+
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -202,5 +206,54 @@ class TemplateMatchingCpuTest {
 		float[] map = TemplateMatching.match(image, 0, tpl, 0, null, false, CPU);
 		assertMapsClose(NccReference.valid(image, 0, tpl, 0, null), map, "300x200 16-bit");
 		assertEquals(1f, map[1 * 5 + 2], 1e-6);
+	}
+	@Test
+	void oneLongMapOnTheCpuShowsItsProgressAndStopsOnACancelPartWay() {
+		// one template's map was a single step: a large template in a large image ran for half a
+		// minute or more with the progress bar still and Esc unheard, until the whole map was done
+		Planes image = TestImages.random(PixelType.UINT8, 120, 90, 1, 40);
+		Planes tpl = NccReference.cut(image, 30, 20, 9, 7, PixelType.UINT8);
+		List<Template> bank = List.of(new Template(tpl, null, 0, 0, false));
+		TemplateMatchingCpu.bandWorkForTest = 112L * 63; // one row of the map a band, per thread
+		try {
+			List<Double> seen = new ArrayList<>();
+			Progress stopAtThird = new Progress() {
+				@Override
+				public void update(double f) {
+					seen.add(f);
+				}
+
+				@Override
+				public boolean isCanceled() {
+					return seen.size() >= 3;
+				}
+			};
+			TemplateMatching.detect(image, 0, bank, 0.5, 10, 0.3, false, null, CPU.withProgress(stopAtThird));
+			assertEquals(3, seen.size(), seen::toString);
+			for (int k = 0; k < 3; k++)
+				assertTrue(seen.get(k) > 0 && seen.get(k) < 1 && (k == 0 || seen.get(k) > seen.get(k - 1)), seen::toString);
+			// left alone, the same bands give the whole map and the match, and 1 only at the end
+			seen.clear();
+			Progress all = new Progress() {
+				@Override
+				public void update(double f) {
+					seen.add(f);
+				}
+
+				@Override
+				public boolean isCanceled() {
+					return false;
+				}
+			};
+			List<Detection> found = TemplateMatching.detect(image, 0, bank, 0.5, 10, 0.3, false, null, CPU.withProgress(all));
+			assertEquals(1.0, seen.get(seen.size() - 1));
+			assertTrue(seen.size() > 10 && seen.subList(0, seen.size() - 1).stream().allMatch(f -> f < 1), seen::toString);
+			assertEquals(30, found.get(0).x);
+			assertEquals(20, found.get(0).y);
+			assertMapsClose(NccReference.valid(image, 0, tpl, 0, null), TemplateMatchingCpu.match(image, 0, tpl, 0, null,
+				false, 2, Progress.NONE), "banded map");
+		} finally {
+			TemplateMatchingCpu.bandWorkForTest = 0;
+		}
 	}
 }
