@@ -91,6 +91,7 @@ public class AlignSlicesPlugin implements PlugIn {
 		try {
 			ImagePlus imp = IjErrors.currentImage(COMMAND);
 			if (imp == null || IjErrors.inUse(COMMAND, imp)) return; // said before the dialog, not after it
+			checkImage(imp); // no settings could align these: the dialog would ask for nothing
 			String options = Macro.getOptions();
 			if (IjErrors.noOptionsToRunWith(COMMAND, "x=10 y=10 width=64 height=64 margin=20")) return;
 			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);
@@ -123,10 +124,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	 */
 	public static Outcome run(ImagePlus imp, Settings s, ExecutionOptions opts) {
 		if (imp == null) throw new IllegalArgumentException("There is no image.");
-		if (imp.getBitDepth() == 24) throw new IllegalArgumentException(AlignSlices.RGB);
-		if (imp.getNChannels() > 1)
-			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "
-				+ "first (Image>Color>Split Channels) and align one channel.");
+		checkImage(imp);
 		Planes planes = ImagePlusPlanes.wrap(imp);
 		List<Shift> shifts;
 		try {
@@ -141,6 +139,21 @@ public class AlignSlicesPlugin implements PlugIn {
 		imp.changes = true;
 		imp.updateAndDraw();
 		return new Outcome(shifts, planes.depth());
+	}
+
+	/**
+	 * Refuses the images that no settings could align: RGB, several channels, a single plane, a
+	 * virtual stack.
+	 *
+	 * @throws IllegalArgumentException saying why, and what to do instead
+	 */
+	static void checkImage(ImagePlus imp) {
+		if (imp.getBitDepth() == 24) throw new IllegalArgumentException(AlignSlices.RGB);
+		if (imp.getNChannels() > 1)
+			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "
+				+ "first (Image>Color>Split Channels) and align one channel.");
+		if (imp.getStackSize() < 2) throw new IllegalArgumentException(AlignSlices.SINGLE_SLICE);
+		ImagePlusPlanes.checkNotVirtual(imp.getStack());
 	}
 
 	/**

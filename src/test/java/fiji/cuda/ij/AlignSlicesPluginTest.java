@@ -141,4 +141,36 @@ class AlignSlicesPluginTest {
 		e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.run(hyper, s, CPU));
 		assertTrue(e.getMessage().contains("2 channels"), e.getMessage());
 	}
+
+	@Test
+	void anImageThatCannotBeAlignedIsRefusedBeforeTheDialog() throws Exception {
+		Display.required();
+		// the dialog asked for a landmark and a reference, and only then came the refusal
+		ImagePlus single = IJ.createImage("single", "8-bit noise", 40, 30, 1);
+		String[] expected = { "GPU Align Slices: the image has a single slice; aligning needs a stack." };
+		ImagePlus[] images = { single };
+		for (int i = 0; i < images.length; i++) {
+			ImagePlus imp = images[i];
+			Thread[] t = new Thread[1];
+			String log = LocalThresholdPluginTest.log(() -> {
+				// as the menu runs it: no macro options, on a thread named after the command
+				t[0] = new Thread(() -> new AlignSlicesPlugin().run(""), AlignSlicesPlugin.COMMAND);
+				ij.WindowManager.setTempCurrentImage(t[0], imp);
+				t[0].start();
+				try {
+					t[0].join(10_000);
+				} catch (InterruptedException x) {
+					Thread.currentThread().interrupt();
+				}
+			});
+			ij.WindowManager.setTempCurrentImage(t[0], null);
+			boolean waited = t[0].isAlive();
+			if (waited)
+				for (java.awt.Window w : java.awt.Window.getWindows())
+					if (w instanceof ij.gui.GenericDialog && w.isShowing())
+						java.awt.EventQueue.invokeAndWait(() -> ((ij.gui.GenericDialog) w).windowClosing(null));
+			assertFalse(waited, imp.getTitle() + ": the dialog opened");
+			assertTrue(log.contains(expected[i]), log);
+		}
+	}
 }
