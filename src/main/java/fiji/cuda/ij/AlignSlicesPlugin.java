@@ -33,8 +33,9 @@ import java.util.regex.Pattern;
  * {@code margin} (search distance in pixels), {@code interpolation} ({@code Bilinear} or
  * {@code Bicubic}), and the flags {@code subpixel} (sub-pixel shifts, else whole pixels) and
  * {@code previous} (compare each slice with its already aligned neighbour rather than with
- * the reference). All slices of the stack are aligned in stack order; hyperstacks with
- * several channels are refused (split the channels first).
+ * the reference). All slices of the stack are aligned in stack order: the slices of a z-stack,
+ * or the frames of a time series; hyperstacks with several channels, or with both slices and
+ * frames, are refused (reduce them to one axis first).
  * <p>
  * Output: the Results table, one row per slice: Slice, dX, dY (the translation applied,
  * positive right and down) and Score (the landmark's best match; 1 for the reference).
@@ -142,8 +143,8 @@ public class AlignSlicesPlugin implements PlugIn {
 	}
 
 	/**
-	 * Refuses the images that no settings could align: RGB, several channels, a single plane, a
-	 * virtual stack.
+	 * Refuses the images that no settings could align: RGB, several channels, both slices and
+	 * frames, a single plane, a virtual stack.
 	 *
 	 * @throws IllegalArgumentException saying why, and what to do instead
 	 */
@@ -152,6 +153,12 @@ public class AlignSlicesPlugin implements PlugIn {
 		if (imp.getNChannels() > 1)
 			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "
 				+ "first (Image>Color>Split Channels) and align one channel.");
+		// in stack order the slices of one time point would be matched against those of the
+		// next, each plane to a landmark cut from one slice of one frame
+		if (imp.getNSlices() > 1 && imp.getNFrames() > 1)
+			throw new IllegalArgumentException("This hyperstack has " + imp.getNSlices() + " slices and " + imp.getNFrames()
+				+ " frames; aligning follows one of them. Keep the frames of one slice (Image>Hyperstacks>Reduce "
+				+ "Dimensionality..., with Frames checked) or the slices of one frame, and align that.");
 		if (imp.getStackSize() < 2) throw new IllegalArgumentException(AlignSlices.SINGLE_SLICE);
 		ImagePlusPlanes.checkNotVirtual(imp.getStack());
 	}

@@ -143,12 +143,41 @@ class AlignSlicesPluginTest {
 	}
 
 	@Test
+	void aHyperstackIsAlignedAlongItsOneAxisAndRefusedWithBoth() {
+		// with both slices and frames, every plane was matched in stack order against one
+		// plane's landmark: slices of one time point against those of the next
+		ImagePlus both = ImageJReference.noise("8-bit", 40, 30, 12, 4);
+		both.setDimensions(1, 3, 4);
+		both.setOpenAsHyperStack(true);
+		byte[][] before = new byte[12][];
+		for (int i = 0; i < 12; i++)
+			before[i] = ((byte[]) both.getStack().getPixels(i + 1)).clone();
+		AlignSlices.Settings s = new AlignSlices.Settings().landmark(5, 5, 10, 10);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.run(both, s, CPU));
+		assertTrue(e.getMessage().startsWith("This hyperstack has 3 slices and 4 frames"), e.getMessage());
+		for (int i = 0; i < 12; i++)
+			assertArrayEquals(before[i], (byte[]) both.getStack().getPixels(i + 1), "plane " + (i + 1) + " changed");
+		double[] sx = {0, 3, -2}, sy = {0, -1, 2};
+		ImagePlus frames = image("t", DriftingStack.make(PixelType.UINT8, 70, 60, sx, sy, 3));
+		frames.setDimensions(1, 1, 3);
+		frames.setOpenAsHyperStack(true);
+		AlignSlicesPlugin.Outcome out = AlignSlicesPlugin.run(frames, AlignSlicesPlugin.fromMacro(frames,
+			"x=20 y=20 width=30 height=30 margin=5"), CPU);
+		for (int t = 0; t < 3; t++)
+			assertEquals(-sx[t], out.table.getValue("dX", t), 0.0, "frame " + (t + 1));
+	}
+
+	@Test
 	void anImageThatCannotBeAlignedIsRefusedBeforeTheDialog() throws Exception {
 		Display.required();
 		// the dialog asked for a landmark and a reference, and only then came the refusal
 		ImagePlus single = IJ.createImage("single", "8-bit noise", 40, 30, 1);
-		String[] expected = { "GPU Align Slices: the image has a single slice; aligning needs a stack." };
-		ImagePlus[] images = { single };
+		ImagePlus zt = ImageJReference.noise("16-bit", 40, 30, 6, 5);
+		zt.setDimensions(1, 2, 3);
+		zt.setOpenAsHyperStack(true);
+		String[] expected = { "GPU Align Slices: the image has a single slice; aligning needs a stack.",
+			"GPU Align Slices: This hyperstack has 2 slices and 3 frames" };
+		ImagePlus[] images = { single, zt };
 		for (int i = 0; i < images.length; i++) {
 			ImagePlus imp = images[i];
 			Thread[] t = new Thread[1];
