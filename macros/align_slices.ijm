@@ -24,8 +24,12 @@ if (shiftsFile != "")
 setBatchMode(true);
 open(input);
 options = "reference=" + reference + " margin=" + margin + " interpolation=" + interpolation;
-if (width != "")
-	options = options + " x=" + x + " y=" + y + " width=" + width + " height=" + height;
+// each one given, so that the command can name those missing
+keys = newArray("x", "y", "width", "height");
+values = newArray(x, y, width, height);
+for (i = 0; i < 4; i++)
+	if (values[i] != "")
+		options = options + " " + keys[i] + "=" + values[i];
 if (indexOf(" " + arg + " ", " whole ") < 0)
 	options = options + " subpixel";
 if (indexOf(" " + arg + " ", " previous ") >= 0)

@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * back.
  * <p>
  * Macro keys: {@code reference} (1-based slice), the landmark {@code x}, {@code y},
- * {@code width}, {@code height} (without them, the bounds of the image's area selection),
+ * {@code width}, {@code height} (all four, or none: then the bounds of the image's area selection),
  * {@code margin} (search distance in pixels), {@code interpolation} ({@code Bilinear} or
  * {@code Bicubic}), and the flags {@code subpixel} (sub-pixel shifts, else whole pixels) and
  * {@code previous} (compare each slice with its already aligned neighbour rather than with
@@ -166,16 +166,27 @@ public class AlignSlicesPlugin implements PlugIn {
 	/**
 	 * Reads the settings from macro options.
 	 *
-	 * @param imp     the image, whose area selection is the landmark when no width is given
+	 * @param imp     the image, whose area selection is the landmark when none of x, y, width
+	 *                and height is given
 	 * @param options the macro options
 	 * @return the settings, with the reference 0-based
 	 * @throws IllegalArgumentException for a value that is not a number, an unknown interpolation,
-	 *         or no landmark
+	 *         no landmark, or only some of its keys
 	 */
 	public static Settings fromMacro(ImagePlus imp, String options) {
 		Settings s = new Settings();
 		s.reference = integer(options, REFERENCE, 1) - 1;
-		if (Macro.getValue(options, "width", null) != null || Macro.getValue(options, "height", null) != null) {
+		String missing = "";
+		int given = 0;
+		for (Field f : new Field[] { X, Y, WIDTH, HEIGHT })
+			if (Macro.getValue(options, f.key, null) != null) given++;
+			else missing += (missing.isEmpty() ? "" : ", ") + f.key + "=";
+		// x and y left out were 0, and x= y= alone gave way to the selection: either way a
+		// landmark nobody meant, matched without a word
+		if (given > 0 && given < 4)
+			throw new IllegalArgumentException("The landmark needs x=, y=, width= and height= together (or none of them, "
+				+ "to take the selection's bounds); missing: " + missing + ".");
+		if (given == 4) {
 			s.landmark(integer(options, X, 0), integer(options, Y, 0), integer(options, WIDTH, 0),
 				integer(options, HEIGHT, 0));
 		} else {

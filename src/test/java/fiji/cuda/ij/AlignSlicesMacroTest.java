@@ -150,4 +150,18 @@ class AlignSlicesMacroTest {
 			+ "the image (40x30)."), r::toString);
 		assertFalse(Files.exists(output), "the macro went on and saved");
 	}
+
+	@Test
+	void aLandmarkGivenInPartStopsTheMacroNamingWhatIsMissing() throws Exception {
+		// without height= the macro passed "height=" with no value, and the command refused it as
+		// not a whole number; without width= it dropped x= and y= for a rectangle saved with the stack
+		Planes planes = DriftingStack.make(PixelType.UINT8, 60, 50, new double[] { 0, 2 }, new double[] { 0, -1 }, 13);
+		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("part", planes), dir.resolve("part.tif"));
+		Path output = dir.resolve("part-aligned.tif");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=["
+			+ output + "] x=20 y=15 width=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("GPU Align Slices: The landmark needs x=, y=, width= and height= together (or none "
+			+ "of them, to take the selection's bounds); missing: height=."), r::toString);
+		assertFalse(Files.exists(output), "the macro went on and saved");
+	}
 }

@@ -143,6 +143,22 @@ class AlignSlicesPluginTest {
 	}
 
 	@Test
+	void aLandmarkGivenInPartIsRefusedNotCompletedWithDefaults() {
+		// width= height= without x= y= aligned to a landmark at 0,0, and x= y= alone were
+		// dropped for the selection's bounds, both without a word
+		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT8, 60, 50, new double[2], new double[2], 1));
+		imp.setRoi(new Roi(5, 6, 30, 25));
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlicesPlugin.fromMacro(imp, "width=20 height=10 margin=3"));
+		assertEquals("The landmark needs x=, y=, width= and height= together (or none of them, to take the selection's "
+			+ "bounds); missing: x=, y=.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.fromMacro(imp, "x=3 y=4 margin=3"));
+		assertTrue(e.getMessage().endsWith("missing: width=, height=."), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.fromMacro(imp, "x=3 y=4 width=20"));
+		assertTrue(e.getMessage().endsWith("missing: height=."), e.getMessage());
+	}
+
+	@Test
 	void aHyperstackIsAlignedAlongItsOneAxisAndRefusedWithBoth() {
 		// with both slices and frames, every plane was matched in stack order against one
 		// plane's landmark: slices of one time point against those of the next
