@@ -164,4 +164,18 @@ class AlignSlicesMacroTest {
 			+ "of them, to take the selection's bounds); missing: height=."), r::toString);
 		assertFalse(Files.exists(output), "the macro went on and saved");
 	}
+
+	@Test
+	void aWordOfAPathIsNoFlag() throws Exception {
+		// "whole" in a folder's name turned the sub-pixel shifts into whole pixels
+		double[] sx = { 0, 0.5 }, sy = { 0, 0 };
+		Planes planes = DriftingStack.make(PixelType.FLOAT32, 80, 70, sx, sy, 14);
+		Path folder = Files.createDirectories(dir.resolve("the whole day"));
+		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("day", planes), folder.resolve("day.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=["
+			+ folder.resolve("aligned.tif") + "] x=20 y=20 width=36 height=30 margin=4", "-Dfiji.cuda.device=cpu");
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("Slice 2: dX=(\\S+) ").matcher(r.output);
+		assertTrue(m.find(), r::toString);
+		assertEquals(-0.5, Double.parseDouble(m.group(1)), 0.1, r::toString);
+	}
 }
