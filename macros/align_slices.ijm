@@ -24,11 +24,16 @@ if (shiftsFile != "")
 setBatchMode(true);
 open(input);
 options = "reference=" + reference + " margin=" + margin + " interpolation=" + interpolation;
-if (width != "")
-	options = options + " x=" + x + " y=" + y + " width=" + width + " height=" + height;
-if (indexOf(" " + arg + " ", " whole ") < 0)
+// each one given, so that the command can name those missing
+keys = newArray("x", "y", "width", "height");
+values = newArray(x, y, width, height);
+for (i = 0; i < 4; i++)
+	if (values[i] != "")
+		options = options + " " + keys[i] + "=" + values[i];
+flags = " " + outsideBrackets(arg) + " ";
+if (indexOf(flags, " whole ") < 0)
 	options = options + " subpixel";
-if (indexOf(" " + arg + " ", " previous ") >= 0)
+if (indexOf(flags, " previous ") >= 0)
 	options = options + " previous";
 start = getTime();
 run("GPU Align Slices...", options);
@@ -56,6 +61,23 @@ function saveTiff(path) {
 	if (File.exists(fresh) && !File.rename(fresh, path))
 		exit("Saved as " + fresh + ", which could not be renamed to " + path);
 	rename(File.getName(path));
+}
+
+// The argument without its [bracketed] values: a path such as [/data/the previous run/a.tif]
+// must not read as the flag "previous".
+function outsideBrackets(s) {
+	out = "";
+	depth = 0;
+	for (i = 0; i < lengthOf(s); i++) {
+		c = substring(s, i, i + 1);
+		if (c == "[")
+			depth++;
+		else if (c == "]" && depth > 0)
+			depth--;
+		else if (depth == 0)
+			out = out + c;
+	}
+	return out;
 }
 
 // Makes the folder that will hold the file at path, or stops the macro saying why.

@@ -29,12 +29,13 @@ import java.util.regex.Pattern;
  * back.
  * <p>
  * Macro keys: {@code reference} (1-based slice), the landmark {@code x}, {@code y},
- * {@code width}, {@code height} (without them, the bounds of the image's area selection),
+ * {@code width}, {@code height} (all four, or none: then the bounds of the image's area selection),
  * {@code margin} (search distance in pixels), {@code interpolation} ({@code Bilinear} or
  * {@code Bicubic}), and the flags {@code subpixel} (sub-pixel shifts, else whole pixels) and
  * {@code previous} (compare each slice with its already aligned neighbour rather than with
- * the reference). All slices of the stack are aligned in stack order; hyperstacks with
- * several channels are refused (split the channels first).
+ * the reference). All slices of the stack are aligned in stack order: the slices of a z-stack,
+ * or the frames of a time series; hyperstacks with several channels, or with both slices and
+ * frames, are refused (reduce them to one axis first).
  * <p>
  * Output: the Results table, one row per slice: Slice, dX, dY (the translation applied,
  * positive right and down) and Score (the landmark's best match; 1 for the reference).
@@ -91,6 +92,7 @@ public class AlignSlicesPlugin implements PlugIn {
 		try {
 			ImagePlus imp = IjErrors.currentImage(COMMAND);
 			if (imp == null || IjErrors.inUse(COMMAND, imp)) return; // said before the dialog, not after it
+			checkImage(imp); // no settings could align these: the dialog would ask for nothing
 			String options = Macro.getOptions();
 			if (IjErrors.noOptionsToRunWith(COMMAND, "x=10 y=10 width=64 height=64 margin=20")) return;
 			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);
@@ -123,10 +125,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	 */
 	public static Outcome run(ImagePlus imp, Settings s, ExecutionOptions opts) {
 		if (imp == null) throw new IllegalArgumentException("There is no image.");
-		if (imp.getBitDepth() == 24) throw new IllegalArgumentException(AlignSlices.RGB);
-		if (imp.getNChannels() > 1)
-			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "
-				+ "first (Image>Color>Split Channels) and align one channel.");
+		checkImage(imp);
 		Planes planes = ImagePlusPlanes.wrap(imp);
 		List<Shift> shifts;
 		try {
@@ -144,18 +143,50 @@ public class AlignSlicesPlugin implements PlugIn {
 	}
 
 	/**
+	 * Refuses the images that no settings could align: RGB, several channels, both slices and
+	 * frames, a single plane, a virtual stack.
+	 *
+	 * @throws IllegalArgumentException saying why, and what to do instead
+	 */
+	static void checkImage(ImagePlus imp) {
+		if (imp.getBitDepth() == 24) throw new IllegalArgumentException(AlignSlices.RGB);
+		if (imp.getNChannels() > 1)
+			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "
+				+ "first (Image>Color>Split Channels) and align one channel.");
+		// in stack order the slices of one time point would be matched against those of the
+		// next, each plane to a landmark cut from one slice of one frame
+		if (imp.getNSlices() > 1 && imp.getNFrames() > 1)
+			throw new IllegalArgumentException("This hyperstack has " + imp.getNSlices() + " slices and " + imp.getNFrames()
+				+ " frames; aligning follows one of them. Keep the frames of one slice (Image>Hyperstacks>Reduce "
+				+ "Dimensionality..., with Frames checked) or the slices of one frame, and align that.");
+		if (imp.getStackSize() < 2) throw new IllegalArgumentException(AlignSlices.SINGLE_SLICE);
+		ImagePlusPlanes.checkNotVirtual(imp.getStack());
+	}
+
+	/**
 	 * Reads the settings from macro options.
 	 *
-	 * @param imp     the image, whose area selection is the landmark when no width is given
+	 * @param imp     the image, whose area selection is the landmark when none of x, y, width
+	 *                and height is given
 	 * @param options the macro options
 	 * @return the settings, with the reference 0-based
 	 * @throws IllegalArgumentException for a value that is not a number, an unknown interpolation,
-	 *         or no landmark
+	 *         no landmark, or only some of its keys
 	 */
 	public static Settings fromMacro(ImagePlus imp, String options) {
 		Settings s = new Settings();
 		s.reference = integer(options, REFERENCE, 1) - 1;
-		if (Macro.getValue(options, "width", null) != null || Macro.getValue(options, "height", null) != null) {
+		String missing = "";
+		int given = 0;
+		for (Field f : new Field[] { X, Y, WIDTH, HEIGHT })
+			if (Macro.getValue(options, f.key, null) != null) given++;
+			else missing += (missing.isEmpty() ? "" : ", ") + f.key + "=";
+		// x and y left out were 0, and x= y= alone gave way to the selection: either way a
+		// landmark nobody meant, matched without a word
+		if (given > 0 && given < 4)
+			throw new IllegalArgumentException("The landmark needs x=, y=, width= and height= together (or none of them, "
+				+ "to take the selection's bounds); missing: " + missing + ".");
+		if (given == 4) {
 			s.landmark(integer(options, X, 0), integer(options, Y, 0), integer(options, WIDTH, 0),
 				integer(options, HEIGHT, 0));
 		} else {

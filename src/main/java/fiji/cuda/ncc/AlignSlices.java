@@ -380,12 +380,15 @@ public final class AlignSlices {
 	public static final String RGB = "RGB images are not supported. Convert to 8-bit (Image>Type>8-bit), or split the "
 		+ "channels (Image>Color>Split Channels) and align one of them.";
 
+	/** Why a single image is refused. */
+	public static final String SINGLE_SLICE = "the image has a single slice; aligning needs a stack.";
+
 	static void check(Planes stack, Settings s) {
 		if (stack == null) throw new IllegalArgumentException(NAME + ": there is no image.");
 		if (s == null) throw new IllegalArgumentException(NAME + ": there are no settings.");
 		if (stack.type() == PixelType.RGB) throw new IllegalArgumentException(NAME + ": " + RGB);
 		if (stack.depth() < 2)
-			throw new IllegalArgumentException(NAME + ": the image has a single slice; aligning needs a stack.");
+			throw new IllegalArgumentException(NAME + ": " + SINGLE_SLICE);
 		int iw = stack.width(), ih = stack.height();
 		if (iw < 2 || ih < 2)
 			throw new IllegalArgumentException(NAME + ": the image (" + iw + "x" + ih + ") is too small to align.");

@@ -150,4 +150,32 @@ class AlignSlicesMacroTest {
 			+ "the image (40x30)."), r::toString);
 		assertFalse(Files.exists(output), "the macro went on and saved");
 	}
+
+	@Test
+	void aLandmarkGivenInPartStopsTheMacroNamingWhatIsMissing() throws Exception {
+		// without height= the macro passed "height=" with no value, and the command refused it as
+		// not a whole number; without width= it dropped x= and y= for a rectangle saved with the stack
+		Planes planes = DriftingStack.make(PixelType.UINT8, 60, 50, new double[] { 0, 2 }, new double[] { 0, -1 }, 13);
+		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("part", planes), dir.resolve("part.tif"));
+		Path output = dir.resolve("part-aligned.tif");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=["
+			+ output + "] x=20 y=15 width=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("GPU Align Slices: The landmark needs x=, y=, width= and height= together (or none "
+			+ "of them, to take the selection's bounds); missing: height=."), r::toString);
+		assertFalse(Files.exists(output), "the macro went on and saved");
+	}
+
+	@Test
+	void aWordOfAPathIsNoFlag() throws Exception {
+		// "whole" in a folder's name turned the sub-pixel shifts into whole pixels
+		double[] sx = { 0, 0.5 }, sy = { 0, 0 };
+		Planes planes = DriftingStack.make(PixelType.FLOAT32, 80, 70, sx, sy, 14);
+		Path folder = Files.createDirectories(dir.resolve("the whole day"));
+		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("day", planes), folder.resolve("day.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=["
+			+ folder.resolve("aligned.tif") + "] x=20 y=20 width=36 height=30 margin=4", "-Dfiji.cuda.device=cpu");
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("Slice 2: dX=(\\S+) ").matcher(r.output);
+		assertTrue(m.find(), r::toString);
+		assertEquals(-0.5, Double.parseDouble(m.group(1)), 0.1, r::toString);
+	}
 }

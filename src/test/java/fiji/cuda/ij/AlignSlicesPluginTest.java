@@ -141,4 +141,81 @@ class AlignSlicesPluginTest {
 		e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.run(hyper, s, CPU));
 		assertTrue(e.getMessage().contains("2 channels"), e.getMessage());
 	}
+
+	@Test
+	void aLandmarkGivenInPartIsRefusedNotCompletedWithDefaults() {
+		// width= height= without x= y= aligned to a landmark at 0,0, and x= y= alone were
+		// dropped for the selection's bounds, both without a word
+		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT8, 60, 50, new double[2], new double[2], 1));
+		imp.setRoi(new Roi(5, 6, 30, 25));
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlicesPlugin.fromMacro(imp, "width=20 height=10 margin=3"));
+		assertEquals("The landmark needs x=, y=, width= and height= together (or none of them, to take the selection's "
+			+ "bounds); missing: x=, y=.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.fromMacro(imp, "x=3 y=4 margin=3"));
+		assertTrue(e.getMessage().endsWith("missing: width=, height=."), e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.fromMacro(imp, "x=3 y=4 width=20"));
+		assertTrue(e.getMessage().endsWith("missing: height=."), e.getMessage());
+	}
+
+	@Test
+	void aHyperstackIsAlignedAlongItsOneAxisAndRefusedWithBoth() {
+		// with both slices and frames, every plane was matched in stack order against one
+		// plane's landmark: slices of one time point against those of the next
+		ImagePlus both = ImageJReference.noise("8-bit", 40, 30, 12, 4);
+		both.setDimensions(1, 3, 4);
+		both.setOpenAsHyperStack(true);
+		byte[][] before = new byte[12][];
+		for (int i = 0; i < 12; i++)
+			before[i] = ((byte[]) both.getStack().getPixels(i + 1)).clone();
+		AlignSlices.Settings s = new AlignSlices.Settings().landmark(5, 5, 10, 10);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AlignSlicesPlugin.run(both, s, CPU));
+		assertTrue(e.getMessage().startsWith("This hyperstack has 3 slices and 4 frames"), e.getMessage());
+		for (int i = 0; i < 12; i++)
+			assertArrayEquals(before[i], (byte[]) both.getStack().getPixels(i + 1), "plane " + (i + 1) + " changed");
+		double[] sx = {0, 3, -2}, sy = {0, -1, 2};
+		ImagePlus frames = image("t", DriftingStack.make(PixelType.UINT8, 70, 60, sx, sy, 3));
+		frames.setDimensions(1, 1, 3);
+		frames.setOpenAsHyperStack(true);
+		AlignSlicesPlugin.Outcome out = AlignSlicesPlugin.run(frames, AlignSlicesPlugin.fromMacro(frames,
+			"x=20 y=20 width=30 height=30 margin=5"), CPU);
+		for (int t = 0; t < 3; t++)
+			assertEquals(-sx[t], out.table.getValue("dX", t), 0.0, "frame " + (t + 1));
+	}
+
+	@Test
+	void anImageThatCannotBeAlignedIsRefusedBeforeTheDialog() throws Exception {
+		Display.required();
+		// the dialog asked for a landmark and a reference, and only then came the refusal
+		ImagePlus single = IJ.createImage("single", "8-bit noise", 40, 30, 1);
+		ImagePlus zt = ImageJReference.noise("16-bit", 40, 30, 6, 5);
+		zt.setDimensions(1, 2, 3);
+		zt.setOpenAsHyperStack(true);
+		String[] expected = { "GPU Align Slices: the image has a single slice; aligning needs a stack.",
+			"GPU Align Slices: This hyperstack has 2 slices and 3 frames" };
+		ImagePlus[] images = { single, zt };
+		for (int i = 0; i < images.length; i++) {
+			ImagePlus imp = images[i];
+			Thread[] t = new Thread[1];
+			String log = LocalThresholdPluginTest.log(() -> {
+				// as the menu runs it: no macro options, on a thread named after the command
+				t[0] = new Thread(() -> new AlignSlicesPlugin().run(""), AlignSlicesPlugin.COMMAND);
+				ij.WindowManager.setTempCurrentImage(t[0], imp);
+				t[0].start();
+				try {
+					t[0].join(10_000);
+				} catch (InterruptedException x) {
+					Thread.currentThread().interrupt();
+				}
+			});
+			ij.WindowManager.setTempCurrentImage(t[0], null);
+			boolean waited = t[0].isAlive();
+			if (waited)
+				for (java.awt.Window w : java.awt.Window.getWindows())
+					if (w instanceof ij.gui.GenericDialog && w.isShowing())
+						java.awt.EventQueue.invokeAndWait(() -> ((ij.gui.GenericDialog) w).windowClosing(null));
+			assertFalse(waited, imp.getTitle() + ": the dialog opened");
+			assertTrue(log.contains(expected[i]), log);
+		}
+	}
 }
