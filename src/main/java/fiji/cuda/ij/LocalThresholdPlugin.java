@@ -86,12 +86,21 @@ public class LocalThresholdPlugin implements PlugIn {
 		if (isStack) gd.addCheckbox("Stack", false);
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
+		// read in the dialog's order, in which the Recorder writes the keys: Auto Local Threshold's
 		String method = gd.getNextChoice();
+		double radius, p1, p2;
+		try {
+			radius = RADIUS.read(gd, 0);
+			p1 = PARAMETER_1.read(gd, 1);
+			p2 = PARAMETER_2.read(gd, 2);
+		} catch (IllegalArgumentException e) {
+			IjErrors.report(COMMAND, e);
+			return;
+		}
 		boolean white = gd.getNextBoolean();
 		boolean stack = isStack && gd.getNextBoolean();
 		if (!IjErrors.lock(COMMAND, imp)) return;
 		try {
-			double radius = RADIUS.read(gd, 0), p1 = PARAMETER_1.read(gd, 1), p2 = PARAMETER_2.read(gd, 2);
 			checkRadius(radius);
 			checkParameters(p1, p2);
 			// any radius past the image's larger side gives the same windows, the whole image

@@ -79,6 +79,18 @@ class LocalThresholdPluginTest {
 		assertTrue(ImageJReference.samePixels(again, replayed), "the recording thresholds otherwise: " + options);
 	}
 
+	@Test
+	void theRecordedKeysComeInAutoLocalThresholdsOrder() throws Exception {
+		Display.required();
+		// "method=Sauvola white stack radius=15 parameter_1=0 parameter_2=0": the flags were read,
+		// and so recorded, before the numbers, unlike Auto Local Threshold's line and the dialog
+		ImagePlus stack = ImageJReference.noise("8-bit", 30, 20, 3, 69);
+		String recorded = Interactive.recorded(() -> Interactive.run("GPU Local Threshold...", stack,
+			() -> new LocalThresholdPlugin().run(""), "+White", "+Stack", "OK"));
+		assertTrue(recorded.matches("(?s).*\"method=\\w+ radius=\\d+ parameter_1=\\S+ parameter_2=\\S+ white stack\".*"),
+			recorded);
+	}
+
 	/** @return what {@code r} writes to the Log (standard output without an ImageJ window) */
 	static String log(Runnable r) {
 		PrintStream out = System.out;
