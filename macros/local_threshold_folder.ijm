@@ -12,6 +12,8 @@ p1 = call("ij.Macro.getValue", arg, "parameter_1", "0");
 p2 = call("ij.Macro.getValue", arg, "parameter_2", "0");
 if (inDir == "" || outDir == "")
 	exit("Usage: input=[folder] output=[folder] method=Sauvola radius=15 parameter_1=0 parameter_2=0");
+inDir = absolute(inDir);
+outDir = absolute(outDir);
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
 // getFileList gives a missing folder no files, which read as a folder without images
 if (!File.isDirectory(inDir))
@@ -68,6 +70,15 @@ summary = "Thresholded " + n + " images (" + method + ", radius " + radius + ") 
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
 if (failed > 0) summary = summary + "; " + failed + " not saved (see above)";
 print(summary);
+
+// A relative path names a folder of the working directory, where File.*, open and saveAs look
+// for it. Made absolute, every folder of it has a parent: File.getParent gives a relative
+// path's first folder none (read as 0, not "null"), and makeFolders then never ended.
+function absolute(path) {
+	if (startsWith(path, "/") || startsWith(path, "\\") || matches(path, "[A-Za-z]:.*"))
+		return path;
+	return getInfo("user.dir") + File.separator + path;
+}
 
 // File.makeDirectory makes only the last folder of a path
 function makeFolders(path) {

@@ -130,9 +130,27 @@ public class BoxStatisticsPlugin implements PlugIn {
 		}
 	}
 
+	/** @return 8 or 16-bit planes as 32-bit ones through the calibration table, as Image>Type>32-bit converts them */
+	private static Planes calibrated(Planes planes, float[] table, int threads) {
+		int n = planes.planeSize();
+		Object[] out = fiji.cuda.ops.CpuParallel.newArrays(planes.depth(), threads, 4L * n, z -> new float[n]);
+		for (int z = 0; z < planes.depth(); z++) {
+			Object in = planes.plane(z);
+			float[] f = (float[]) out[z];
+			if (in instanceof byte[])
+				for (int i = 0; i < n; i++)
+					f[i] = table[((byte[]) in)[i] & 0xff];
+			else
+				for (int i = 0; i < n; i++)
+					f[i] = table[((short[]) in)[i] & 0xffff];
+		}
+		return Planes.wrap(planes.width(), planes.height(), out);
+	}
+
 	/**
 	 * The menu command's result, also the SciJava command's: titled like "cells variance 5x5",
-	 * with the slice labels, hyperstack layout and spatial calibration of the source. Shows
+	 * with the slice labels, hyperstack layout and spatial calibration of the source, computed from
+	 * the source's calibrated values where it has a density calibration. Shows
 	 * progress in ImageJ's progress bar and the backend in its status bar; Esc cancels between
 	 * slices. The source is not modified and the result is not shown.
 	 *
@@ -146,6 +164,10 @@ public class BoxStatisticsPlugin implements PlugIn {
 	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
 		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
+		// the values shown and measured are the calibrated ones (a signed 16-bit image, a DICOM
+		// rescale, Analyze>Calibrate): the raw mean of a signed image was 32768 too high
+		if (imp.getBitDepth() != 32 && imp.getCalibration().calibrated())
+			planes = calibrated(planes, imp.getCalibration().getCTable(), opts.threads());
 		Planes result = BoxStatistics.newResult(planes, opts.threads());
 		OpReport r = BoxStatistics.computeInto(planes, result, statistic, window, opts);
 		IJ.showProgress(1.0);

@@ -79,19 +79,28 @@ public class LocalThresholdPlugin implements PlugIn {
 			+ "Mean: 1 = C (0).  Niblack: 1 = k (0.2; -0.2 for black objects), 2 = C (0).\n"
 			+ "Sauvola: 1 = k (0.5), 2 = R (128 for 8-bit, scaled for 16 and 32-bit).\n"
 			+ "Phansalkar: 1 = k (0.25), 2 = R (0.5).");
-		gd.addNumericField("Parameter_1:", macro ? 0 : lastP1, 2);
-		gd.addNumericField("Parameter_2:", macro ? 0 : lastP2, 2);
+		addParameterField(gd, "Parameter_1:", macro ? 0 : lastP1);
+		addParameterField(gd, "Parameter_2:", macro ? 0 : lastP2);
 		gd.addCheckbox("White objects on black background", lastWhite);
 		boolean isStack = imp.getStackSize() > 1;
 		if (isStack) gd.addCheckbox("Stack", false);
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
+		// read in the dialog's order, in which the Recorder writes the keys: Auto Local Threshold's
 		String method = gd.getNextChoice();
+		double radius, p1, p2;
+		try {
+			radius = RADIUS.read(gd, 0);
+			p1 = PARAMETER_1.read(gd, 1);
+			p2 = PARAMETER_2.read(gd, 2);
+		} catch (IllegalArgumentException e) {
+			IjErrors.report(COMMAND, e);
+			return;
+		}
 		boolean white = gd.getNextBoolean();
 		boolean stack = isStack && gd.getNextBoolean();
 		if (!IjErrors.lock(COMMAND, imp)) return;
 		try {
-			double radius = RADIUS.read(gd, 0), p1 = PARAMETER_1.read(gd, 1), p2 = PARAMETER_2.read(gd, 2);
 			checkRadius(radius);
 			checkParameters(p1, p2);
 			// any radius past the image's larger side gives the same windows, the whole image
@@ -111,6 +120,18 @@ public class LocalThresholdPlugin implements PlugIn {
 		} finally {
 			imp.unlock();
 		}
+	}
+
+	/**
+	 * A parameter's field, showing the value exactly. GenericDialog rounds it to the field's
+	 * decimals for display, yet OK on the untouched field uses the unrounded value and records
+	 * the rounded text: a remembered C of 0.004 showed as 0.00 and recorded parameter_1=0, which
+	 * replays as the method's default.
+	 */
+	private static void addParameterField(GenericDialog gd, String label, double value) {
+		gd.addNumericField(label, value, 2);
+		if (Double.isFinite(value) && value != Double.parseDouble(IJ.d2s(value, 2)))
+			((java.awt.TextField) gd.getNumericFields().lastElement()).setText(fiji.cuda.ops.Texts.number(value));
 	}
 
 	/**

@@ -79,4 +79,25 @@ class BoxStatisticsPluginTest {
 		assertTrue(ImageJReference.samePixels(expected, shown[0]));
 		shown[0].close();
 	}
+
+	@Test
+	void aDensityCalibrationGivesTheStatisticsOfTheCalibratedValues() {
+		// the statistics were those of the raw values, and the result has no calibration: a signed
+		// 16-bit image's means came out 32768 too high, and a calibration's slope was ignored
+		ImagePlus signed = ImageJReference.noise("16-bit", 30, 20, 2, 70);
+		signed.getCalibration().setSigned16BitCalibration();
+		ImagePlus scaled = ImageJReference.noise("8-bit", 30, 20, 1, 71);
+		scaled.getCalibration().setFunction(ij.measure.Calibration.STRAIGHT_LINE, new double[] { -10, 2.5 }, "OD");
+		for (ImagePlus imp : new ImagePlus[] { signed, scaled }) {
+			ImagePlus asFloat = imp.duplicate(); // Image>Type>32-bit: the calibrated values
+			if (imp.getStackSize() > 1) new ij.process.StackConverter(asFloat).convertToGray32();
+			else new ij.process.ImageConverter(asFloat).convertToGray32();
+			for (Statistic st : Statistic.values()) {
+				ImagePlus got = BoxStatisticsPlugin.compute(imp, st, Window.square(2), true);
+				ImagePlus expected = BoxStatisticsPlugin.compute(asFloat, st, Window.square(2), true);
+				assertTrue(ImageJReference.samePixels(expected, got), imp.getBitDepth() + "-bit " + st);
+				assertTrue(!got.getCalibration().calibrated());
+			}
+		}
+	}
 }

@@ -143,7 +143,9 @@ final class ImageJProcess {
 			macro.toAbsolutePath().toString()));
 		if (argument != null) cmd.add(argument);
 		Path log = Files.createTempFile(home.getParent(), "imagej", ".log");
-		ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+		// in the temporary folder: a relative path in a macro's argument then lands there, not in the checkout
+		ProcessBuilder pb = new ProcessBuilder(cmd).directory(home.getParent().toFile()).redirectErrorStream(true)
+			.redirectOutput(log.toFile())
 			.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
 		pb.environment().remove("DISPLAY");
 		long t0 = System.nanoTime();

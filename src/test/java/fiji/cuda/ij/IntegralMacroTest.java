@@ -102,6 +102,20 @@ class IntegralMacroTest {
 	}
 
 	@Test
+	void folderMacroTakesARelativeOutputFolderAsOneOfTheWorkingDirectory() throws Exception {
+		// "output=[binary new/out]" never ended: File.getParent gives the first folder of a relative
+		// path no parent, and the macro made the folders of ever the same non-path until killed
+		Path in = Files.createDirectories(dir.resolve("lt-relative-in"));
+		ImagePlus a = ImageJReference.noise("8-bit", 30, 20, 1, 19);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("local_threshold_folder.ijm"),
+			"input=[lt-relative-in] output=[binary new/out] method=Mean radius=3"); // ImageJ runs in dir
+		assertTrue(r.output.contains("Thresholded 1 images (Mean, radius 3)"), r::toString);
+		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(a), LocalThreshold.Method.MEAN, 3, 0, 0, true, CPU),
+			ImageJProcess.open(dir.resolve("binary new").resolve("out").resolve("a.tif")), "a.tif");
+	}
+
+	@Test
 	void folderMacroSkipsAnRgbImageAndThresholdsTheRest() throws Exception {
 		// the command's "RGB images are not supported" stopped the macro, with the rest of the folder undone
 		Path in = Files.createDirectories(dir.resolve("lt-rgb-in")), out = dir.resolve("lt-rgb-out");

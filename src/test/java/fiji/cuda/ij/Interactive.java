@@ -35,7 +35,8 @@ final class Interactive {
 	 * Runs {@code command} as a menu command runs (ImageJ's Executer): on a thread of its own
 	 * named after the command, with {@code imp} as the current image, recorded when the
 	 * Recorder is open. Each dialog it opens is answered in turn: an answer "+Label" ticks the
-	 * checkbox whose label starts with Label and goes on with the same dialog; any other answer
+	 * checkbox whose label starts with Label and goes on with the same dialog; "#n=text" types
+	 * text into the dialog's numeric field n (from 0) and goes on too; any other answer
 	 * presses the button of that label ("OK", "Yes", "No", "Cancel"), and null closes the
 	 * dialog's window.
 	 *
@@ -63,6 +64,13 @@ final class Interactive {
 						((java.awt.event.ItemListener) open).itemStateChanged(
 							new java.awt.event.ItemEvent(box, java.awt.event.ItemEvent.ITEM_STATE_CHANGED, box, java.awt.event.ItemEvent.SELECTED));
 					});
+					continue;
+				}
+				if (answer != null && answer.startsWith("#")) {
+					int eq = answer.indexOf('=');
+					java.awt.TextField field = (java.awt.TextField) ((ij.gui.GenericDialog) open).getNumericFields()
+						.get(Integer.parseInt(answer.substring(1, eq)));
+					EventQueue.invokeAndWait(() -> field.setText(answer.substring(eq + 1)));
 					continue;
 				}
 				answered.add(d);

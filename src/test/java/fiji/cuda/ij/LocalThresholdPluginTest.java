@@ -59,6 +59,38 @@ class LocalThresholdPluginTest {
 		}
 	}
 
+	@Test
+	void aRememberedParameterIsShownAndRecordedAsTypedSoTheRecordingReplaysTheRun() throws Exception {
+		Display.required();
+		// the dialog showed a remembered 0.004 as "0.00" and 0.125 as "0.13"; OK then used the
+		// remembered values but recorded the rounded text, so the recorded macro thresholded
+		// with other parameters (parameter_1=0 being the method's default)
+		Runnable menu = () -> new LocalThresholdPlugin().run("");
+		String command = "GPU Local Threshold...";
+		Interactive.run(command, ImageJReference.noise("32-bit", 30, 20, 1, 68), menu, "#1=0.004", "#2=0.125", "OK");
+		ImagePlus again = ImageJReference.noise("32-bit", 30, 20, 1, 68);
+		String recorded = Interactive.recorded(() -> Interactive.run(command, again, menu, "OK"));
+		assertTrue(recorded.contains(" parameter_1=0.004 parameter_2=0.125"), recorded);
+		String options = recorded.substring(recorded.indexOf("\", \"") + 4, recorded.lastIndexOf("\")"));
+		ImagePlus replayed = ImageJReference.noise("32-bit", 30, 20, 1, 68);
+		String log = asMacro(new LocalThresholdPlugin(), replayed, options);
+		assertFalse(log.contains("GPU Local Threshold:"), log);
+		assertEquals(8, again.getBitDepth());
+		assertTrue(ImageJReference.samePixels(again, replayed), "the recording thresholds otherwise: " + options);
+	}
+
+	@Test
+	void theRecordedKeysComeInAutoLocalThresholdsOrder() throws Exception {
+		Display.required();
+		// "method=Sauvola white stack radius=15 parameter_1=0 parameter_2=0": the flags were read,
+		// and so recorded, before the numbers, unlike Auto Local Threshold's line and the dialog
+		ImagePlus stack = ImageJReference.noise("8-bit", 30, 20, 3, 69);
+		String recorded = Interactive.recorded(() -> Interactive.run("GPU Local Threshold...", stack,
+			() -> new LocalThresholdPlugin().run(""), "+White", "+Stack", "OK"));
+		assertTrue(recorded.matches("(?s).*\"method=\\w+ radius=\\d+ parameter_1=\\S+ parameter_2=\\S+ white stack\".*"),
+			recorded);
+	}
+
 	/** @return what {@code r} writes to the Log (standard output without an ImageJ window) */
 	static String log(Runnable r) {
 		PrintStream out = System.out;
