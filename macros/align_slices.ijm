@@ -14,6 +14,9 @@ height = call("ij.Macro.getValue", arg, "height", "");
 margin = call("ij.Macro.getValue", arg, "margin", "20");
 reference = call("ij.Macro.getValue", arg, "reference", "1");
 interpolation = call("ij.Macro.getValue", arg, "interpolation", "Bilinear");
+input = absolute(input);
+output = absolute(output);
+shiftsFile = absolute(shiftsFile);
 if (input == "" || output == "")
 	exit("Usage: input=[stack.tif] output=[aligned.tif] shifts=[shifts.csv] x= y= width= height= margin=20 reference=1 interpolation=Bilinear");
 // a stack or table saved into a missing folder stops the macro after the work, with the shifts
@@ -87,6 +90,15 @@ function makeFolderFor(path) {
 	makeFolders(folder);
 	if (!File.isDirectory(folder))
 		exit("Could not create the folder " + folder + " for " + path);
+}
+
+// A relative path names a file or folder of the working directory, where File.*, open and saveAs
+// look for it. Made absolute, every folder of it has a parent: File.getParent gives a relative
+// path's first folder none (read as 0, not "null"), and makeFolders then never ended.
+function absolute(path) {
+	if (path == "" || startsWith(path, "/") || startsWith(path, "\\") || matches(path, "[A-Za-z]:.*"))
+		return path;
+	return getInfo("user.dir") + File.separator + path;
 }
 
 // File.makeDirectory makes only the last folder of a path

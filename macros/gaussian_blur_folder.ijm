@@ -6,6 +6,8 @@ inDir = call("ij.Macro.getValue", arg, "input", "");
 outDir = call("ij.Macro.getValue", arg, "output", "");
 // kept as the text given: a number turned back into text keeps only 4 decimals (0.123456 -> 0.1235)
 sigma = call("ij.Macro.getValue", arg, "sigma", "2");
+inDir = absolute(inDir);
+outDir = absolute(outDir);
 if (inDir == "" || outDir == "")
 	exit("Usage: input=[folder] output=[folder] sigma=2");
 if (isNaN(parseFloat(sigma)))
@@ -60,6 +62,15 @@ summary = "Blurred " + n + " images (sigma=" + sigma + ") from " + inDir + " to 
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
 if (failed > 0) summary = summary + "; " + failed + " not saved (see above)";
 print(summary);
+
+// A relative path names a file or folder of the working directory, where File.*, open and saveAs
+// look for it. Made absolute, every folder of it has a parent: File.getParent gives a relative
+// path's first folder none (read as 0, not "null"), and makeFolders then never ended.
+function absolute(path) {
+	if (path == "" || startsWith(path, "/") || startsWith(path, "\\") || matches(path, "[A-Za-z]:.*"))
+		return path;
+	return getInfo("user.dir") + File.separator + path;
+}
 
 // File.makeDirectory makes only the last folder of a path
 function makeFolders(path) {

@@ -9,6 +9,9 @@ output = call("ij.Macro.getValue", arg, "output", "");
 threshold = call("ij.Macro.getValue", arg, "score_threshold", "0.5");
 maxObjects = call("ij.Macro.getValue", arg, "max_objects", "20");
 nms = call("ij.Macro.getValue", arg, "nms", "0.3");
+inDir = absolute(inDir);
+templatePath = absolute(templatePath);
+output = absolute(output);
 if (inDir == "" || templatePath == "" || output == "")
 	exit("Usage: input=[folder] template=[file] output=[file.csv] score_threshold=0.5 max_objects=20 nms=0.3");
 if (!endsWith(inDir, File.separator)) inDir = inDir + File.separator;
@@ -106,6 +109,15 @@ seconds = (getTime() - start) / 1000;
 summary = "Found " + row + " objects in " + images + " images from " + inDir + " in " + d2s(seconds, 1) + " s";
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
 print(summary);
+
+// A relative path names a file or folder of the working directory, where File.*, open and saveAs
+// look for it. Made absolute, every folder of it has a parent: File.getParent gives a relative
+// path's first folder none (read as 0, not "null"), and makeFolders then never ended.
+function absolute(path) {
+	if (path == "" || startsWith(path, "/") || startsWith(path, "\\") || matches(path, "[A-Za-z]:.*"))
+		return path;
+	return getInfo("user.dir") + File.separator + path;
+}
 
 // File.makeDirectory makes only the last folder of a path
 function makeFolders(path) {

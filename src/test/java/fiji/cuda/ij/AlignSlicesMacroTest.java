@@ -37,6 +37,21 @@ class AlignSlicesMacroTest {
 	}
 
 	@Test
+	void relativePathsAreTheWorkingDirectorysInsteadOfHanging() throws Exception {
+		// outputs in relative new folders: File.getParent gives the first folder of a relative path
+		// no parent, and the macro made the folders of ever the same non-path until killed
+		double[] sx = {0, 2, -1}, sy = {0, 1, 3};
+		Planes planes = DriftingStack.make(PixelType.UINT8, 80, 70, sx, sy, 12);
+		ImageJProcess.save(AlignSlicesPluginTest.image("drift", planes.copy()), dir.resolve("relative-drift.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[relative-drift.tif] "
+			+ "output=[aligned new/a.tif] shifts=[shifts new/s.csv] x=20 y=20 width=40 height=30 margin=6",
+			"-Dfiji.cuda.device=cpu"); // ImageJ runs in dir
+		assertTrue(r.output.contains("Aligned 3 slices of "), r::toString);
+		assertTrue(Files.exists(dir.resolve("aligned new").resolve("a.tif")), r::toString);
+		assertEquals(4, Files.readAllLines(dir.resolve("shifts new").resolve("s.csv")).size(), r::toString);
+	}
+
+	@Test
 	void theMacroRecoversKnownShiftsAndSavesTheAlignedStack() throws Exception {
 		double[] sx = {0, 3, 0.3, -1.7, 5}, sy = {0, -2, -1.7, 0.3, 4};
 		Planes planes = DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 11);

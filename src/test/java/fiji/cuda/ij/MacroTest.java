@@ -175,6 +175,20 @@ class MacroTest {
 	}
 
 	@Test
+	void batchFolderTakesRelativeFoldersAsTheWorkingDirectorysInsteadOfHanging() throws Exception {
+		// "output=[blurred new/out]" never ended: File.getParent gives the first folder of a
+		// relative path no parent, and the macro made the folders of ever the same non-path
+		Path in = Files.createDirectories(dir.resolve("relative-in"));
+		ImagePlus a = noise("16-bit", 30, 20, 1, 15);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
+			"input=[relative-in] output=[blurred new/out] sigma=2", "-Dfiji.cuda.device=cpu"); // ImageJ runs in dir
+		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
+		ImageJReference.blur2DStack(a, 2);
+		assertClose(a, ImageJProcess.open(dir.resolve("blurred new").resolve("out").resolve("a.tif")), "a.tif");
+	}
+
+	@Test
 	void batchFolderMakesAnOutputFolderWhoseParentIsMissingToo() throws Exception {
 		// File.makeDirectory made only the last folder: every save failed, and the summary said
 		// "Blurred 1 images"

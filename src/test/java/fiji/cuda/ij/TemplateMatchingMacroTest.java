@@ -131,6 +131,24 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void folderMacroTakesRelativePathsAsTheWorkingDirectorysInsteadOfHanging() throws Exception {
+		// a CSV in a relative new folder: File.getParent gives the first folder of a relative path
+		// no parent, and the macro made the folders of ever the same non-path until killed
+		Path in = Files.createDirectories(dir.resolve("relative-tm-in"));
+		ImagePlus tpl = noise("8-bit", 11, 8, 1, 132);
+		ImageJProcess.save(tpl, dir.resolve("template-relative.tif"));
+		ImagePlus a = noise("8-bit", 70, 60, 1, 133);
+		plant(a, 1, tpl.getProcessor(), 20, 15);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"),
+			"input=[relative-tm-in] template=[template-relative.tif] output=[tm new/run/detections.csv] "
+				+ "score_threshold=0.8", "-Dfiji.cuda.device=cpu"); // ImageJ runs in dir
+		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(Files.readAllLines(dir.resolve("tm new").resolve("run").resolve("detections.csv")).get(1)
+			.contains("a.tif,1,20,15,"), r::toString);
+	}
+
+	@Test
 	void folderMacroSkipsAnRgbImageAndSearchesTheRest() throws Exception {
 		// the command's "RGB images are not supported" stopped the macro, and no CSV was written
 		Path in = Files.createDirectories(dir.resolve("in-rgb"));
