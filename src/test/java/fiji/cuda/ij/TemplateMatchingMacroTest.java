@@ -113,12 +113,7 @@ class TemplateMatchingMacroTest {
 	void folderMacroMakesTheCsvFolderAndStopsOnATemplateThatDoesNotOpenInsteadOfHanging() throws Exception {
 		// Table.save into a missing folder, and rename() after a failed open(), waited on dialogs
 		// until the timeout killed ImageJ (the first after every image had been matched)
-		Path in = Files.createDirectories(dir.resolve("in-csv-folder"));
-		ImagePlus tpl = noise("8-bit", 11, 8, 1, 130);
-		ImageJProcess.save(tpl, dir.resolve("template-csv.tif"));
-		ImagePlus a = noise("8-bit", 70, 60, 1, 131);
-		plant(a, 1, tpl.getProcessor(), 12, 34);
-		ImageJProcess.save(a, in.resolve("a.tif"));
+		Path in = plantedFolder("in-csv-folder", "template-csv.tif", 130, 12, 34);
 		Path csv = dir.resolve("new results").resolve("run [1]").resolve("detections.csv");
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-csv.tif"), csv, "score_threshold=0.8");
 		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
@@ -134,12 +129,7 @@ class TemplateMatchingMacroTest {
 	void folderMacroTakesRelativePathsAsTheWorkingDirectorysInsteadOfHanging() throws Exception {
 		// a CSV in a relative new folder: File.getParent gives the first folder of a relative path
 		// no parent, and the macro made the folders of ever the same non-path until killed
-		Path in = Files.createDirectories(dir.resolve("relative-tm-in"));
-		ImagePlus tpl = noise("8-bit", 11, 8, 1, 132);
-		ImageJProcess.save(tpl, dir.resolve("template-relative.tif"));
-		ImagePlus a = noise("8-bit", 70, 60, 1, 133);
-		plant(a, 1, tpl.getProcessor(), 20, 15);
-		ImageJProcess.save(a, in.resolve("a.tif"));
+		plantedFolder("relative-tm-in", "template-relative.tif", 132, 20, 15);
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"),
 			"input=[relative-tm-in] template=[template-relative.tif] output=[tm new/run/detections.csv] "
 				+ "score_threshold=0.8", "-Dfiji.cuda.device=cpu"); // ImageJ runs in dir
@@ -385,6 +375,22 @@ class TemplateMatchingMacroTest {
 	}
 
 	/** Runs template_matching_folder.ijm on the CPU path. */
+	/**
+	 * Makes folder {@code folder} of {@code dir} holding a.tif, 70x60 8-bit noise with an 11x8
+	 * template planted at (x, y), and saves the template beside it as {@code template}.
+	 *
+	 * @return the folder
+	 */
+	private static Path plantedFolder(String folder, String template, int seed, int x, int y) throws Exception {
+		Path in = Files.createDirectories(dir.resolve(folder));
+		ImagePlus tpl = noise("8-bit", 11, 8, 1, seed);
+		ImageJProcess.save(tpl, dir.resolve(template));
+		ImagePlus a = noise("8-bit", 70, 60, 1, seed + 1);
+		plant(a, 1, tpl.getProcessor(), x, y);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		return in;
+	}
+
 	private static ImageJProcess.Result runFolderMacro(Path in, Path template, Path csv, String settings) throws Exception {
 		return imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in + "] template=[" + template
 			+ "] output=[" + csv + "] " + settings, "-Dfiji.cuda.device=cpu");
