@@ -83,7 +83,9 @@ public class LocalThresholdPlugin implements PlugIn {
 		addParameterField(gd, "Parameter_2:", macro ? 0 : lastP2);
 		gd.addCheckbox("White objects on black background", lastWhite);
 		boolean isStack = imp.getStackSize() > 1;
-		if (isStack) gd.addCheckbox("Stack", false);
+		// checked for a 16 or 32-bit stack, which is refused without it: OK on the defaults would
+		// otherwise always end in that message (a macro still says stack itself)
+		if (isStack) gd.addCheckbox("Stack", imp.getBitDepth() != 8);
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
 		// read in the dialog's order, in which the Recorder writes the keys: Auto Local Threshold's

@@ -91,6 +91,24 @@ class LocalThresholdPluginTest {
 			recorded);
 	}
 
+	@Test
+	void okOnTheDefaultsThresholdsA16BitStackInsteadOfRefusingIt() throws Exception {
+		Display.required();
+		// the Stack box started unchecked, and a 16 or 32-bit stack is refused without it, so OK
+		// on the dialog as it opened always ended in an error message
+		ImagePlus stack = ImageJReference.noise("16-bit", 30, 20, 3, 70);
+		String recorded = Interactive.recorded(() -> Interactive.run("GPU Local Threshold...", stack,
+			() -> new LocalThresholdPlugin().run(""), "OK"));
+		assertEquals(8, stack.getBitDepth(), "thresholded");
+		assertEquals(3, stack.getStackSize());
+		assertTrue(recorded.contains(" stack\""), recorded);
+		// an 8-bit stack keeps Auto Local Threshold's default: the current slice only
+		ImagePlus bytes = ImageJReference.noise("8-bit", 30, 20, 3, 71);
+		recorded = Interactive.recorded(() -> Interactive.run("GPU Local Threshold...", bytes,
+			() -> new LocalThresholdPlugin().run(""), "OK"));
+		assertFalse(recorded.contains(" stack"), recorded);
+	}
+
 	/** @return what {@code r} writes to the Log (standard output without an ImageJ window) */
 	static String log(Runnable r) {
 		PrintStream out = System.out;
