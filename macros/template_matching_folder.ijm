@@ -1,7 +1,9 @@
 // Headless batch job: finds a template in every .tif/.tiff image of a folder with
 // GPU Template Matching and writes all detections to one CSV table.
 //   xvfb-run -a ImageJ -batch template_matching_folder.ijm "input=[/data/in] template=[/data/cell.tif] output=[/data/detections.csv] score_threshold=0.5 max_objects=20 nms=0.3"
-// An area selection saved with the template image restricts (and masks) the template.
+// An area selection saved with the template image restricts (and masks) the template. The
+// template file may be a stack of templates; the CSV's last column, Template, says which one
+// (its slice number) each detection matched.
 arg = getArgument();
 inDir = call("ij.Macro.getValue", arg, "input", "");
 templatePath = call("ij.Macro.getValue", arg, "template", "");
@@ -89,6 +91,8 @@ for (i = 0; i < files.length; i++) {
 			Table.set("Centre X", row, getResult("Centre X", r), "Detections");
 			Table.set("Centre Y", row, getResult("Centre Y", r), "Detections");
 			Table.set("Score", row, getResult("Score", r), "Detections");
+			// which template of a stack of templates: last, so that the columns before keep their places
+			Table.set("Template", row, getResult("Template", r), "Detections");
 			row++;
 		}
 		// by its ID: close(title) closes every window of that title (and reads "*" as a wildcard)
@@ -99,7 +103,7 @@ for (i = 0; i < files.length; i++) {
 }
 if (row == 0) {
 	// a table without columns saves as an empty file: give the CSV its header line
-	columns = newArray("File", "Slice", "X", "Y", "Centre X", "Centre Y", "Score");
+	columns = newArray("File", "Slice", "X", "Y", "Centre X", "Centre Y", "Score", "Template");
 	for (c = 0; c < columns.length; c++)
 		Table.set(columns[c], 0, 0, "Detections");
 	Table.deleteRows(0, 0, "Detections");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ij.IJ;
 import ij.ImagePlus;
+import ij.ImageStack;
 import ij.process.ImageProcessor;
 
 import java.nio.file.Files;
@@ -136,6 +137,29 @@ class TemplateMatchingMacroTest {
 		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
 		assertTrue(Files.readAllLines(dir.resolve("tm new").resolve("run").resolve("detections.csv")).get(1)
 			.contains("a.tif,1,20,15,"), r::toString);
+	}
+
+	@Test
+	void folderMacroSaysWhichTemplateOfAStackEachDetectionMatched() throws Exception {
+		// with a stack of templates the CSV had no column for the template: two kinds of object
+		// could not be told apart
+		Path in = Files.createDirectories(dir.resolve("two-kinds-in"));
+		ImagePlus one = noise("8-bit", 11, 8, 1, 140), two = noise("8-bit", 11, 8, 1, 141);
+		ImageStack templates = new ImageStack(11, 8);
+		templates.addSlice(one.getProcessor());
+		templates.addSlice(two.getProcessor());
+		ImageJProcess.save(new ImagePlus("kinds", templates), dir.resolve("two-kinds.tif"));
+		ImagePlus a = noise("8-bit", 70, 60, 1, 142);
+		plant(a, 1, one.getProcessor(), 12, 34);
+		plant(a, 1, two.getProcessor(), 45, 10);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		Path csv = dir.resolve("two-kinds.csv");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("two-kinds.tif"), csv, "score_threshold=0.9");
+		assertTrue(r.output.contains("Found 2 objects in 1 images"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertTrue(lines.get(0).endsWith(",Score,Template"), lines::toString);
+		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,12,34,") && l.endsWith(",1")), lines::toString);
+		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,45,10,") && l.endsWith(",2")), lines::toString);
 	}
 
 	@Test
@@ -371,7 +395,7 @@ class TemplateMatchingMacroTest {
 		assertTrue(r.output.contains("Found 0 objects in 1 images"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertEquals(1, lines.size(), lines.toString());
-		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score"), lines.get(0));
+		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score,Template"), lines.get(0));
 	}
 
 	/** Runs template_matching_folder.ijm on the CPU path. */
