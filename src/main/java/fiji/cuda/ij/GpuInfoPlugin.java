@@ -50,7 +50,8 @@ public class GpuInfoPlugin implements PlugIn {
 			// macro error dialog, which would hang a batch run
 			String options = Macro.getOptions();
 			if (options == null) return;
-			String picked = Macro.getValue(options, "use", current);
+			// "use=&choice" names a macro variable, as in every GenericDialog
+			String picked = IjBridge.macroValue(options, USE.key, current);
 			if (apply(picked)) IJ.log(COMMAND + ": " + outcome(picked, GpuAccess.deviceCount()));
 			return;
 		}
@@ -78,13 +79,19 @@ public class GpuInfoPlugin implements PlugIn {
 			return picked + " is stored, but the Java option -D" + GpuSettings.PROPERTY + "=" + property
 				+ " overrides it while ImageJ runs with that option.";
 		if (absent(picked, devices))
-			return picked + " is stored, but no CUDA device is found now: operations run on the CPU until it is.";
+			return picked + " is stored, but " + (devices == 0 ? "no CUDA device is found" : "it is not found") + " now: "
+				+ "operations run on the CPU until it is.";
 		return "operations will use: " + picked;
 	}
 
-	/** @return whether the choice names a GPU while none is found (it stays offered: a GPU unplugged, a driver missing) */
+	/**
+	 * @return whether the choice names a GPU that is not found now (it stays offered: a GPU
+	 *         unplugged, a driver missing)
+	 */
 	private static boolean absent(String picked, int devices) {
-		return devices == 0 && picked.startsWith(GPU_PREFIX);
+		if (!picked.startsWith(GPU_PREFIX)) return false;
+		String index = setting(picked);
+		return index.length() > 3 || Integer.parseInt(index) >= devices;
 	}
 
 	/** @return the Java option's value when it is set and differs from the choice, else null */
@@ -100,7 +107,11 @@ public class GpuInfoPlugin implements PlugIn {
 			// "GPU -1", "GPU x": refused as here, not in the words of the setting underneath
 			if (!setting.matches("auto|cpu|\\d+")) throw USE.refused(CHOICES, picked);
 			int devices = GpuAccess.deviceCount();
-			if (setting.matches("\\d+") && (setting.length() > 3 || Integer.parseInt(setting) >= Math.max(1, devices)))
+			// the stored GPU is offered while it is not found, so OK on the dialog as it came must
+			// keep it rather than be an error
+			boolean kept = setting.equals(IjBridge.storedDeviceChoice().trim().toLowerCase());
+			if (setting.matches("\\d+") && !kept
+				&& (setting.length() > 3 || Integer.parseInt(setting) >= Math.max(1, devices)))
 				throw new IllegalArgumentException(noSuchGpu(picked, devices));
 			IjBridge.storeDeviceChoice(setting);
 			return true;

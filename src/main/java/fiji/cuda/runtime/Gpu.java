@@ -196,9 +196,7 @@ public final class Gpu {
 		try {
 			return GpuSettings.deviceChoice();
 		} catch (IllegalArgumentException e) {
-			throw new GpuUnavailableException("the Java option -D" + GpuSettings.PROPERTY + "='"
-				+ System.getProperty(GpuSettings.PROPERTY) + "' is none of auto, cpu or a GPU number (0, 1, ...); correct or "
-				+ "remove it");
+			throw new GpuUnavailableException(GpuSettings.badProperty());
 		}
 	}
 
@@ -677,11 +675,7 @@ public final class Gpu {
 	 */
 	public static List<String> describe() {
 		List<String> lines = new ArrayList<>();
-		try {
-			lines.add("Setting: " + choice() + " (" + GpuSettings.PROPERTY + ")");
-		} catch (GpuUnavailableException e) {
-			lines.add("Setting: " + e.getMessage());
-		}
+		lines.add(GpuSettings.describe());
 		try {
 			synchronized (LOCK) {
 				initDriver();
@@ -712,11 +706,18 @@ public final class Gpu {
 	/**
 	 * Runs the runtime's test kernel on a few thousand values and checks every result.
 	 *
-	 * @return one line starting "Self-check passed" or "Self-check failed"; never throws
+	 * @return one line starting "Self-check passed", "Self-check failed", or "Self-check not run"
+	 *         when the GPU is not used (the CPU chosen, no driver...), which says nothing against
+	 *         the GPU; never throws
 	 */
 	public static String selfCheck() {
+		Gpu g;
 		try {
-			Gpu g = get();
+			g = get();
+		} catch (GpuException e) {
+			return "Self-check not run: " + e.getMessage();
+		}
+		try {
 			return SelfCheck.run(g);
 		} catch (GpuException | CudaException e) {
 			return "Self-check failed: " + e.getMessage();

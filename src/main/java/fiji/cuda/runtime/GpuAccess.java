@@ -49,7 +49,7 @@ public final class GpuAccess {
 		try {
 			return Gpu.describe();
 		} catch (LinkageError e) {
-			return Arrays.asList("CUDA: " + MISSING, "Operations run on: the CPU, because " + MISSING);
+			return Arrays.asList(GpuSettings.describe(), "CUDA: " + MISSING, "Operations run on: the CPU, because " + MISSING);
 		}
 	}
 
@@ -58,7 +58,7 @@ public final class GpuAccess {
 		try {
 			return Gpu.selfCheck();
 		} catch (LinkageError e) {
-			return "Self-check failed: " + MISSING;
+			return "Self-check not run: " + MISSING;
 		}
 	}
 

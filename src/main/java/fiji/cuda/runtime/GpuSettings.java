@@ -28,6 +28,29 @@ public final class GpuSettings {
 		choice = normalize(c);
 	}
 
+	/**
+	 * @return the line "Setting: ..." of GPU Info: the choice in the words of its "Use:" field, and
+	 *         where it comes from (a Java option overrides GPU Info); never throws
+	 */
+	static String describe() {
+		String p = System.getProperty(PROPERTY);
+		String c;
+		try {
+			c = deviceChoice();
+		} catch (IllegalArgumentException e) {
+			return "Setting: " + badProperty();
+		}
+		String label = c.equals("auto") ? "Automatic" : c.equals("cpu") ? "CPU only" : "GPU " + c;
+		return "Setting: " + label + (p != null ? " (Java option -D" + PROPERTY + "=" + p + ", which overrides the choice "
+			+ "in GPU Info)" : " (chosen in GPU Info)");
+	}
+
+	/** @return why a malformed Java option is not used, and what to do */
+	static String badProperty() {
+		return "the Java option -D" + PROPERTY + "='" + System.getProperty(PROPERTY) + "' is none of auto, cpu or a GPU "
+			+ "number (0, 1, ...); correct or remove it";
+	}
+
 	private static String normalize(String c) {
 		String s = c == null ? "auto" : c.trim().toLowerCase();
 		if (s.isEmpty()) return "auto";

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import fiji.cuda.runtime.GpuSettings;
+import ij.Macro;
+import ij.macro.Interpreter;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -14,7 +16,59 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
-class GpuInfoPluginTest {
+public class GpuInfoPluginTest { // public: a test macro call()s into it
+
+	/** Called from a test macro: runs GPU Info with these options, as run("GPU Info...", options) would. */
+	public static String runWith(String options) throws InterruptedException {
+		// ImageJ hands options only to threads named as its macro threads are
+		Thread t = new Thread(() -> new GpuInfoPlugin().run(""), "Run$_gpu info variable test");
+		Macro.setOptions(t, options);
+		try {
+			t.start();
+			t.join(60_000);
+		} finally {
+			Macro.setOptions(t, null);
+		}
+		return "";
+	}
+
+	@Test
+	void aMacroVariableNamesTheChoiceAsInImageJsDialogs() throws Exception {
+		// "use=&choice" was read as the choice "&choice" and refused, where every GenericDialog
+		// (and every other command here) takes the variable's value
+		String before = IjBridge.storedDeviceChoice();
+		PrintStream out = System.out;
+		ByteArrayOutputStream b = new ByteArrayOutputStream();
+		System.setOut(new PrintStream(b, true, StandardCharsets.UTF_8));
+		try {
+			IjBridge.storeDeviceChoice("auto");
+			new Interpreter().run("choice = 'CPU only';\ncall('" + getClass().getName() + ".runWith', 'use=&choice');\n");
+			assertEquals("cpu", IjBridge.storedDeviceChoice(), b.toString(StandardCharsets.UTF_8));
+		} finally {
+			System.setOut(out);
+			IjBridge.storeDeviceChoice(before);
+		}
+	}
+
+	@Test
+	void theStoredGpuOfferedWhileItIsNotFoundCanBeKept() {
+		// the dialog offers the stored GPU when it is not found (unplugged, driver missing); OK on
+		// the dialog as it came was an error "There is no GPU 2", and with a GPU found a stored
+		// one beyond it was reported as the one operations will use
+		String before = IjBridge.storedDeviceChoice(), property = System.getProperty(GpuSettings.PROPERTY);
+		System.clearProperty(GpuSettings.PROPERTY);
+		try {
+			IjBridge.storeDeviceChoice("2");
+			assertTrue(GpuInfoPlugin.apply("GPU 2"));
+			assertEquals("2", IjBridge.storedDeviceChoice());
+			assertEquals("GPU 2 is stored, but it is not found now: operations run on the CPU until it is.",
+				GpuInfoPlugin.outcome("GPU 2", 1));
+			assertEquals("operations will use: GPU 2", GpuInfoPlugin.outcome("GPU 2", 3));
+		} finally {
+			if (property != null) System.setProperty(GpuSettings.PROPERTY, property);
+			IjBridge.storeDeviceChoice(before);
+		}
+	}
 
 	@Test
 	void offersEveryDeviceListed() {

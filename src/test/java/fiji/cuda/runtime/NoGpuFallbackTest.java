@@ -48,12 +48,36 @@ class NoGpuFallbackTest {
 			GpuUnavailableException e = assertThrows(GpuUnavailableException.class, Gpu::get);
 			assertTrue(e.getMessage().contains("'gpu0'"), e.getMessage());
 			assertTrue(String.join("\n", Gpu.describe()).contains("'gpu0'"));
-			assertTrue(Gpu.selfCheck().startsWith("Self-check failed"));
+			assertTrue(Gpu.selfCheck().startsWith("Self-check not run: the Java option"), Gpu.selfCheck());
 			float[] px = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 			OpReport r = GaussianBlur.blur2D(Planes.wrap(3, 3, px), 1, 1, null, ExecutionOptions.defaults());
 			assertEquals(Backend.CPU, r.ranOn());
 			assertTrue(r.fallbackReason().contains("'gpu0'"), r.fallbackReason());
 		} finally {
+			if (old == null) System.clearProperty(GpuSettings.PROPERTY);
+			else System.setProperty(GpuSettings.PROPERTY, old);
+		}
+	}
+
+	@Test
+	void gpuInfoSaysWhereTheSettingComesFromAndThatTheSelfCheckDidNotRun() {
+		// GPU Info said "Setting: cpu (fiji.cuda.device)", naming a Java option also when the
+		// choice was made in GPU Info, and "Self-check failed" when the CPU was chosen, as if
+		// the GPU were broken
+		String old = System.getProperty(GpuSettings.PROPERTY), choice = GpuSettings.deviceChoice();
+		try {
+			System.clearProperty(GpuSettings.PROPERTY);
+			GpuSettings.setDeviceChoice("cpu");
+			assertEquals("Setting: CPU only (chosen in GPU Info)", Gpu.describe().get(0));
+			assertEquals("Self-check not run: the CPU was chosen in GPU Info (Use: CPU only)", Gpu.selfCheck());
+			GpuSettings.setDeviceChoice("1");
+			assertEquals("Setting: GPU 1 (chosen in GPU Info)", GpuAccess.describe().get(0));
+			System.setProperty(GpuSettings.PROPERTY, "auto");
+			assertEquals("Setting: Automatic (Java option -Dfiji.cuda.device=auto, which overrides the choice in GPU Info)",
+				GpuAccess.describe().get(0));
+			if (!Gpu.isAvailable()) assertTrue(Gpu.selfCheck().startsWith("Self-check not run: "), Gpu.selfCheck());
+		} finally {
+			GpuSettings.setDeviceChoice(choice);
 			if (old == null) System.clearProperty(GpuSettings.PROPERTY);
 			else System.setProperty(GpuSettings.PROPERTY, old);
 		}
