@@ -15,6 +15,7 @@ import ij.plugin.filter.PlugInFilterRunner;
 import ij.process.ImageProcessor;
 
 import java.awt.AWTEvent;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -68,11 +69,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	private int flags = FLAGS;
 	private ExecutionOptions options = ExecutionOptions.defaults();
 	private final AtomicReference<Throwable> failure = new AtomicReference<>();
+	/** Whether the slices' threads have dropped what Undo could swap back, which one of them does. */
+	private final AtomicBoolean undoDropped = new AtomicBoolean();
 
 	@Override
 	public int setup(String arg, ImagePlus imp) {
 		if ("final".equals(arg)) {
-			if ((flags & DOES_STACKS) != 0 && this.imp != null) ImagePlusPlanes.noUndo(this.imp);
 			Throwable e = failure.get();
 			if (e != null) IjErrors.report(COMMAND, e);
 			return DONE;
@@ -166,6 +168,8 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 
 	@Override
 	public void run(ImageProcessor ip) {
+		// here, not in the final call, which the runner skips when Esc stops the stack part way
+		if ((flags & DOES_STACKS) != 0 && undoDropped.compareAndSet(false, true)) ImagePlusPlanes.noUndo(imp);
 		if (failure.get() != null) return; // the remaining slices stay as they are
 		Calibration cal = imp.getCalibration();
 		double sx = scaled ? sigma / cal.pixelWidth : sigma;
