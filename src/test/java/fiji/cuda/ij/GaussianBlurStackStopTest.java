@@ -1,6 +1,7 @@
 package fiji.cuda.ij;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import ij.IJ;
@@ -15,8 +16,8 @@ import java.awt.event.KeyEvent;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Esc part way through "GPU Gaussian Blur..." with "stack", which ImageJ's runner then stops. */
-class GaussianBlurEscapeTest {
+/** "GPU Gaussian Blur..." with "stack" stopped part way: by Esc, which ImageJ's runner heeds, or by a failure. */
+class GaussianBlurStackStopTest {
 
 	private static final String ESC = "GPU Gaussian Blur (Esc after slice 2)...";
 
@@ -65,5 +66,38 @@ class GaussianBlurEscapeTest {
 			Prefs.setThreads(threads);
 			WindowManager.setTempCurrentImage(null);
 		}
+	}
+
+	@Test
+	void aFailureOnALaterSliceSaysWhichSlicesAreBlurred() {
+		// the message was "out of memory: ..." alone, with slices 1-2 blurred and nothing saying so
+		ImagePlus imp = ImageJReference.noise("16-bit", 30, 20, 6, 5);
+		ImagePlus expected = imp.duplicate(), before = imp.duplicate();
+		for (int s = 1; s <= 2; s++)
+			ImageJReference.blur2D(expected.getStack().getProcessor(s), 2, 2);
+		int threads = Prefs.getThreads();
+		Prefs.setThreads(1);
+		GaussianBlurPlugin.SliceBlur saved = GaussianBlurPlugin.sliceBlur;
+		int[] calls = { 0 };
+		GaussianBlurPlugin.sliceBlur = (p, x, y, r, o) -> {
+			if (++calls[0] == 3) throw new OutOfMemoryError("Java heap space");
+			return fiji.cuda.gaussian.GaussianBlur.blur2D(p, x, y, r, o);
+		};
+		String log;
+		try {
+			log = LocalThresholdPluginTest.asMacro(
+				arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), "GPU Gaussian Blur...", arg), imp,
+				"sigma=2 stack").trim();
+		} finally {
+			GaussianBlurPlugin.sliceBlur = saved;
+			Prefs.setThreads(threads);
+		}
+		String line = java.util.Arrays.stream(log.split("\n")).filter(l -> l.startsWith("GPU Gaussian Blur: ")).findFirst()
+			.orElse(log);
+		assertEquals("GPU Gaussian Blur: stopped part way (Java ran out of memory); slices 1-2 of 6 hold the result, and the "
+			+ "others are unchanged.", line.substring(0, line.indexOf('.') + 1), log);
+		ImageJReference.assertClose(expected, imp, "after the failure");
+		for (int s = 3; s <= 6; s++)
+			assertArrayEquals((short[]) before.getStack().getPixels(s), (short[]) imp.getStack().getPixels(s), "slice " + s);
 	}
 }
