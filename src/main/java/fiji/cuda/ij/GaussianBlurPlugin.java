@@ -143,6 +143,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		gd.showDialog();
 		if (gd.wasCanceled()) return DONE;
 		failure.set(null); // a preview's failure is reported by the real run, if it recurs
+		slicesDone.clear(); // the runner puts back a previewed slice before the real run
 		// the dialog listener has read the field (and cleared its invalid-number flag): a text that
 		// is no number is NaN here (a macro's is refused above)
 		if (Double.isNaN(sigma) || Double.isInfinite(sigma) || sigma < 0) {
@@ -196,7 +197,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		if (sx == 0 && sy == 0) return; // ImageJ leaves the image unchanged
 		try {
 			sliceBlur.blur(ImagePlusPlanes.wrap(ip), sx, sy, ImagePlusPlanes.rectangle(ip), options);
-			slicesDone.add(ip.getSliceNumber());
+			if ((flags & DOES_STACKS) != 0) slicesDone.add(ip.getSliceNumber());
 		} catch (fiji.cuda.runtime.GpuException e) {
 			// the operation saw one plane; the user needs to know which slice of the stack it was
 			failure.compareAndSet(null, imp.getStackSize() > 1 && ip.getSliceNumber() > 0
