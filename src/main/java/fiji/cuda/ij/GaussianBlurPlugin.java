@@ -1,7 +1,11 @@
 package fiji.cuda.ij;
 
 import fiji.cuda.gaussian.GaussianBlur;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpReport;
+import fiji.cuda.ops.PartlyDoneException;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.Macro;
@@ -15,6 +19,9 @@ import ij.plugin.filter.PlugInFilterRunner;
 import ij.process.ImageProcessor;
 
 import java.awt.AWTEvent;
+import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -68,13 +75,27 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	private int flags = FLAGS;
 	private ExecutionOptions options = ExecutionOptions.defaults();
 	private final AtomicReference<Throwable> failure = new AtomicReference<>();
+	/** Whether the slices' threads have dropped what Undo could swap back, which one of them does. */
+	private final AtomicBoolean undoDropped = new AtomicBoolean();
+	/** The slices of a stack blurred, for a failure's message: the runner's threads each take a range. */
+	private final Set<Integer> slicesDone = new ConcurrentSkipListSet<>();
+	/** The slice whose blur failed first, with {@link #failure}. */
+	private volatile int failedSlice;
+
+	/** One slice's blur, as {@link GaussianBlur#blur2D}. */
+	@FunctionalInterface
+	interface SliceBlur {
+		OpReport blur(Planes plane, double sigmaX, double sigmaY, Region rect, ExecutionOptions opts);
+	}
+
+	/** What blurs each slice; tests put in one that fails on a later slice of a stack. */
+	static SliceBlur sliceBlur = GaussianBlur::blur2D;
 
 	@Override
 	public int setup(String arg, ImagePlus imp) {
 		if ("final".equals(arg)) {
-			if ((flags & DOES_STACKS) != 0 && this.imp != null) ImagePlusPlanes.noUndo(this.imp);
 			Throwable e = failure.get();
-			if (e != null) IjErrors.report(COMMAND, e);
+			if (e != null) IjErrors.report(COMMAND, (flags & DOES_STACKS) != 0 ? inStack(e) : e);
 			return DONE;
 		}
 		if (imp == null) {
@@ -122,6 +143,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		gd.showDialog();
 		if (gd.wasCanceled()) return DONE;
 		failure.set(null); // a preview's failure is reported by the real run, if it recurs
+		slicesDone.clear(); // the runner puts back a previewed slice before the real run
 		// the dialog listener has read the field (and cleared its invalid-number flag): a text that
 		// is no number is NaN here (a macro's is refused above)
 		if (Double.isNaN(sigma) || Double.isInfinite(sigma) || sigma < 0) {
@@ -166,21 +188,61 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 
 	@Override
 	public void run(ImageProcessor ip) {
+		// here, not in the final call, which the runner skips when Esc stops the stack part way
+		if ((flags & DOES_STACKS) != 0 && undoDropped.compareAndSet(false, true)) ImagePlusPlanes.noUndo(imp);
 		if (failure.get() != null) return; // the remaining slices stay as they are
 		Calibration cal = imp.getCalibration();
 		double sx = scaled ? sigma / cal.pixelWidth : sigma;
 		double sy = scaled ? sigma / cal.pixelHeight : sigma;
 		if (sx == 0 && sy == 0) return; // ImageJ leaves the image unchanged
 		try {
-			GaussianBlur.blur2D(ImagePlusPlanes.wrap(ip), sx, sy, ImagePlusPlanes.rectangle(ip), options);
+			sliceBlur.blur(ImagePlusPlanes.wrap(ip), sx, sy, ImagePlusPlanes.rectangle(ip), options);
+			if ((flags & DOES_STACKS) != 0) slicesDone.add(ip.getSliceNumber());
 		} catch (fiji.cuda.runtime.GpuException e) {
 			// the operation saw one plane; the user needs to know which slice of the stack it was
 			failure.compareAndSet(null, imp.getStackSize() > 1 && ip.getSliceNumber() > 0
 				? new fiji.cuda.runtime.GpuException(e.getMessage() + " (slice " + ip.getSliceNumber() + ")", e) : e);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			// out of memory too: ImageJ would log it and let a macro go on with the slice unblurred
-			failure.compareAndSet(null, e);
+			if (failure.compareAndSet(null, e)) failedSlice = ip.getSliceNumber();
 		}
+	}
+
+	/**
+	 * @param e the first failure of a run over a stack
+	 * @return the failure, saying which slices hold the result: the other slices' threads may
+	 *         have blurred some past the one that failed, so they are no prefix of the stack. A
+	 *         GPU failure is left as it is, as it names its slice and what became of it.
+	 */
+	private Throwable inStack(Throwable e) {
+		if (e instanceof fiji.cuda.runtime.GpuException || failedSlice < 1) return e;
+		boolean partly = e instanceof PartlyDoneException; // of a single plane: the slice failed in part
+		if (slicesDone.isEmpty() && !partly) return e;
+		StringBuilder what = new StringBuilder();
+		if (!slicesDone.isEmpty()) {
+			what.append(slicesDone.size() == 1 ? "slice " : "slices ").append(ranges(slicesDone)).append(" of ")
+				.append(imp.getStackSize()).append(slicesDone.size() == 1 ? " holds" : " hold").append(" the result, ");
+		}
+		if (partly) what.append("slice ").append(failedSlice).append(" may be part blurred, ");
+		what.append("and the others are unchanged");
+		return new PartlyDoneException(GaussianBlur.NAME, partly ? e.getCause() : e, what.toString());
+	}
+
+	/** @return "1-2, 5 and 7-9" for slices 1, 2, 5, 7, 8, 9 */
+	private static String ranges(Set<Integer> slices) {
+		java.util.List<String> parts = new java.util.ArrayList<>();
+		int first = -1, last = -1;
+		for (int s : slices) {
+			if (s != last + 1 && first >= 0) {
+				parts.add(first == last ? String.valueOf(first) : first + "-" + last);
+				first = -1;
+			}
+			if (first < 0) first = s;
+			last = s;
+		}
+		parts.add(first == last ? String.valueOf(first) : first + "-" + last);
+		int n = parts.size();
+		return n == 1 ? parts.get(0) : String.join(", ", parts.subList(0, n - 1)) + " and " + parts.get(n - 1);
 	}
 
 	/** @return the sigma in the units of the dialog (for tests) */

@@ -1,0 +1,103 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import ij.IJ;
+import ij.ImagePlus;
+import ij.Menus;
+import ij.Prefs;
+import ij.WindowManager;
+import ij.process.ImageProcessor;
+
+import java.awt.event.KeyEvent;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** "GPU Gaussian Blur..." with "stack" stopped part way: by Esc, which ImageJ's runner heeds, or by a failure. */
+class GaussianBlurStackStopTest {
+
+	private static final String ESC = "GPU Gaussian Blur (Esc after slice 2)...";
+
+	/** The menu command, with the user pressing Esc once slice 2 is blurred. */
+	public static class EscapeAfterSlice2 extends GaussianBlurPlugin {
+		@Override
+		public void run(ImageProcessor ip) {
+			super.run(ip);
+			if (ip.getSliceNumber() == 2) IJ.setKeyDown(KeyEvent.VK_ESCAPE);
+		}
+	}
+
+	@BeforeAll
+	@SuppressWarnings("unchecked") // ImageJ's command table is a raw Hashtable
+	static void registerCommands() {
+		Display.required();
+		IJ.run(IJ.createImage("init", "8-bit black", 1, 1, 1), "Select None", "");
+		Menus.getCommands().put(ESC, EscapeAfterSlice2.class.getName());
+	}
+
+	@Test
+	void escPartWayLeavesWholeSlicesAndNothingForUndoToPutBack() {
+		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 6, 4);
+		imp.setSlice(1);
+		int threads = Prefs.getThreads();
+		// one thread, so that slices 1 and 2 are the ones done when Esc comes
+		Prefs.setThreads(1);
+		WindowManager.setTempCurrentImage(imp);
+		try {
+			// leaves slice 1's earlier pixels in the current processor's snapshot
+			IJ.run(imp, "Add...", "value=7 slice");
+			ImagePlus before = imp.duplicate(), expected = imp.duplicate();
+			for (int s = 1; s <= 2; s++)
+				ImageJReference.blur2D(expected.getStack().getProcessor(s), 2, 2);
+			IJ.run(imp, ESC, "sigma=2 stack");
+			ImageJReference.assertClose(expected, imp, "after Esc");
+			assertFalse(ImageJReference.samePixels(before, imp), "nothing was blurred");
+			byte[] result = ((byte[]) imp.getStack().getPixels(1)).clone();
+			IJ.resetEscape();
+			// with the runner's final call skipped on Esc, Undo swapped the blurred slice 1 with
+			// its pixels before "Add...": a stack change claimed undoable in part
+			ij.Undo.undo();
+			assertArrayEquals(result, (byte[]) imp.getStack().getPixels(1), "slice 1 after Edit>Undo");
+		} finally {
+			IJ.resetEscape();
+			Prefs.setThreads(threads);
+			WindowManager.setTempCurrentImage(null);
+		}
+	}
+
+	@Test
+	void aFailureOnALaterSliceSaysWhichSlicesAreBlurred() {
+		// the message was "out of memory: ..." alone, with slices 1-2 blurred and nothing saying so
+		ImagePlus imp = ImageJReference.noise("16-bit", 30, 20, 6, 5);
+		ImagePlus expected = imp.duplicate(), before = imp.duplicate();
+		for (int s = 1; s <= 2; s++)
+			ImageJReference.blur2D(expected.getStack().getProcessor(s), 2, 2);
+		int threads = Prefs.getThreads();
+		Prefs.setThreads(1);
+		GaussianBlurPlugin.SliceBlur saved = GaussianBlurPlugin.sliceBlur;
+		int[] calls = { 0 };
+		GaussianBlurPlugin.sliceBlur = (p, x, y, r, o) -> {
+			if (++calls[0] == 3) throw new OutOfMemoryError("Java heap space");
+			return fiji.cuda.gaussian.GaussianBlur.blur2D(p, x, y, r, o);
+		};
+		String log;
+		try {
+			log = LocalThresholdPluginTest.asMacro(
+				arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), "GPU Gaussian Blur...", arg), imp,
+				"sigma=2 stack").trim();
+		} finally {
+			GaussianBlurPlugin.sliceBlur = saved;
+			Prefs.setThreads(threads);
+		}
+		String line = java.util.Arrays.stream(log.split("\n")).filter(l -> l.startsWith("GPU Gaussian Blur: ")).findFirst()
+			.orElse(log);
+		assertEquals("GPU Gaussian Blur: stopped part way (Java ran out of memory); slices 1-2 of 6 hold the result, and the "
+			+ "others are unchanged.", line.substring(0, line.indexOf('.') + 1), log);
+		ImageJReference.assertClose(expected, imp, "after the failure");
+		for (int s = 3; s <= 6; s++)
+			assertArrayEquals((short[]) before.getStack().getPixels(s), (short[]) imp.getStack().getPixels(s), "slice " + s);
+	}
+}
