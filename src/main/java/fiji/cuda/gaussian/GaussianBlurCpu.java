@@ -1,5 +1,7 @@
 package fiji.cuda.gaussian;
 
+import java.util.function.DoubleConsumer;
+
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
@@ -57,9 +59,13 @@ final class GaussianBlurCpu {
 			} catch (RuntimeException | Error e) {
 				throw new Stopped(z, -1, e);
 			}
+			int plane = z - from, channels = image.type().channels();
 			try {
-				for (int c = 0; c < image.type().channels(); c++)
-					blur.run(image.plane(z), image.type(), c);
+				for (int c = 0; c < channels; c++) {
+					int channel = c;
+					blur.run(image.plane(z), image.type(), c,
+						f -> progress.update((plane + (channel + f) / channels) / (to - from)));
+				}
 			} catch (RuntimeException | Error e) {
 				// rows already stored (or a colour channel) stay: the caller cannot tell which
 				throw new Stopped(z, z, e);
@@ -113,9 +119,12 @@ final class GaussianBlurCpu {
 		double xyShare = kz == null ? 1 : 0.5;
 		if (kx != null || ky != null) {
 			PlaneBlur blur = new PlaneBlur(w, h, kx, ky, Region.all(w, h), opts.threads());
+			int channels = type.channels();
 			for (int z = 0; z < d; z++) {
-				for (int c = 0; c < type.channels(); c++)
-					blur.run(volume.plane(z), type, c);
+				for (int c = 0; c < channels; c++) {
+					int plane = z, channel = c;
+					blur.run(volume.plane(z), type, c, f -> progress.update(xyShare * (plane + (channel + f) / channels) / d));
+				}
 				progress.update(xyShare * (z + 1) / d);
 			}
 		}
@@ -172,6 +181,11 @@ final class GaussianBlurCpu {
 		}
 	}
 
+	/** Work (multiply-adds) of the rows between two reports of the progress within a plane; tests lower it. */
+	static long BAND_WORK = 1L << 26;
+	/** At most this many reports within one pass. */
+	private static final int MAX_BANDS = 16;
+
 	/** The x and y passes over one channel of one plane, with buffers reused across planes. */
 	private static final class PlaneBlur {
 		private final int width, height, threads;
@@ -195,11 +209,33 @@ final class GaussianBlurCpu {
 			buffer = ky == null ? null : new float[(row1 - row0) * rect.width];
 		}
 
-		void run(Object plane, PixelType type, int channel) {
+		/**
+		 * Runs {@code pass} over rows [from, to) in bands when the work is large, telling
+		 * {@code done} the fraction of the channel finished after each band but the last, from
+		 * {@code start} to {@code start + share}: a single large plane at a large sigma takes
+		 * seconds on the CPU, which ImageJ's Gaussian Blur shows on its progress bar.
+		 */
+		private void banded(int from, int to, long workPerRow, double start, double share, DoubleConsumer done,
+			CpuParallel.Range pass)
+		{
+			int bands = bands(to - from, workPerRow);
+			int step = Math.max(1, (to - from + bands - 1) / bands);
+			for (int y = from; y < to; y += step) {
+				CpuParallel.forRange(y, Math.min(to, y + step), threads, workPerRow, pass);
+				if (y + step < to) done.accept(start + share * (y + step - from) / (to - from));
+			}
+		}
+
+		private static int bands(int rows, long workPerRow) {
+			long work = (long) rows * Math.max(1, workPerRow);
+			return (int) Math.max(1, Math.min(MAX_BANDS, work / BAND_WORK));
+		}
+
+		void run(Object plane, PixelType type, int channel, DoubleConsumer done) {
 			int rw = rect.width, rx = rect.x;
 			if (ky == null) {
 				// x only: every row blurred is a row written, so store straight away
-				CpuParallel.forRange(rect.y, rect.y + rect.height, threads, (long) width * kx.radius(), (y0, y1) -> {
+				banded(rect.y, rect.y + rect.height, (long) width * kx.radius(), 0, 1, done, (y0, y1) -> {
 					float[] line = new float[width];
 					float[] out = new float[rw];
 					for (int y = y0; y < y1; y++) {
@@ -210,8 +246,9 @@ final class GaussianBlurCpu {
 				});
 				return;
 			}
-			long xCost = kx == null ? 1 : (long) width * kx.radius();
-			CpuParallel.forRange(row0, row1, threads, xCost, (y0, y1) -> {
+			long xCost = kx == null ? 1 : (long) width * kx.radius(), yCost = (long) rw * ky.radius();
+			double xShare = (double) xCost * (row1 - row0) / (xCost * (row1 - row0) + yCost * rect.height);
+			banded(row0, row1, xCost, 0, xShare, done, (y0, y1) -> {
 				float[] line = kx == null ? null : new float[width];
 				for (int y = y0; y < y1; y++) {
 					int at = (y - row0) * rw;
@@ -223,7 +260,10 @@ final class GaussianBlurCpu {
 					}
 				}
 			});
-			CpuParallel.forRange(rect.y, rect.y + rect.height, threads, (long) rw * ky.radius(), (y0, y1) -> {
+			// between the passes only when the plane is reported within at all: a small plane's
+			// progress is heard once, at its end, as before
+			if (bands(row1 - row0, xCost) > 1 || bands(rect.height, yCost) > 1) done.accept(xShare);
+			banded(rect.y, rect.y + rect.height, yCost, xShare, 1 - xShare, done, (y0, y1) -> {
 				float[] acc = new float[rw];
 				for (int y = y0; y < y1; y++) {
 					convolveAcross(buffer, row0, rw, height, ky, y, acc, rw);

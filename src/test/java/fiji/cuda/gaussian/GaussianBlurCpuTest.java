@@ -384,4 +384,38 @@ class GaussianBlurCpuTest {
 				}
 		System.out.println("[GaussianBlurCpuTest] " + what + " (ImageJ truncates RGB in z): " + d);
 	}
+
+	@Test
+	void aSinglePlaneShowsItsProgressWithinItAndGivesTheSameResult() {
+		// one plane, CPU: the progress heard only 1 at its end, and a large sigma on a large image
+		// takes seconds there with the bar standing still
+		for (PixelType t : new PixelType[] { PixelType.UINT16, PixelType.RGB }) {
+			Planes img = TestImages.random(t, 301, 211, 1, 77);
+			Planes whole = img.copy(), banded = img.copy();
+			GaussianBlur.blur2D(whole, 4, 3, null, CPU);
+			java.util.List<Double> heard = new java.util.ArrayList<>();
+			long saved = GaussianBlurCpu.BAND_WORK;
+			GaussianBlurCpu.BAND_WORK = 1 << 12; // many bands for this small plane
+			try {
+				GaussianBlur.blur2D(banded, 4, 3, null, CPU.withProgress(new fiji.cuda.ops.Progress() {
+					@Override
+					public void update(double f) {
+						heard.add(f);
+					}
+
+					@Override
+					public boolean isCanceled() {
+						return false;
+					}
+				}));
+			} finally {
+				GaussianBlurCpu.BAND_WORK = saved;
+			}
+			for (int i = 1; i < heard.size(); i++)
+				assertTrue(heard.get(i) >= heard.get(i - 1), t + ": the progress went back: " + heard);
+			assertTrue(heard.stream().filter(f -> f > 0 && f < 1).count() >= 8, t + ": " + heard);
+			assertEquals(1.0, heard.get(heard.size() - 1), 0, t + ": " + heard);
+			assertTrue(TestImages.sameBits(whole, banded), t + ": in bands the pixels differ");
+		}
+	}
 }

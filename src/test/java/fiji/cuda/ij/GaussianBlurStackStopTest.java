@@ -69,6 +69,32 @@ class GaussianBlurStackStopTest {
 	}
 
 	@Test
+	void aSingleImageShowsTheBlursProgressAndAStackTheRunnersOnly() {
+		// a single image's blur heard no progress: seconds on the CPU at a large sigma with the
+		// bar standing still, where ImageJ's Gaussian Blur shows its progress
+		GaussianBlurPlugin.SliceBlur saved = GaussianBlurPlugin.sliceBlur;
+		java.util.List<fiji.cuda.ops.Progress> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+		GaussianBlurPlugin.sliceBlur = (p, x, y, r, o) -> {
+			seen.add(o.progress());
+			return fiji.cuda.gaussian.GaussianBlur.blur2D(p, x, y, r, o);
+		};
+		try {
+			for (int slices : new int[] { 1, 3 }) {
+				seen.clear();
+				LocalThresholdPluginTest.asMacro(
+					arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), "GPU Gaussian Blur...", arg),
+					ImageJReference.noise("16-bit", 30, 20, slices, 6), slices == 1 ? "sigma=2" : "sigma=2 stack");
+				assertEquals(slices, seen.size());
+				for (fiji.cuda.ops.Progress p : seen)
+					if (slices == 1) org.junit.jupiter.api.Assertions.assertSame(GaussianBlurPlugin.BAR_ONLY, p);
+					else org.junit.jupiter.api.Assertions.assertNotSame(GaussianBlurPlugin.BAR_ONLY, p);
+			}
+		} finally {
+			GaussianBlurPlugin.sliceBlur = saved;
+		}
+	}
+
+	@Test
 	void aFailureOnALaterSliceSaysWhichSlicesAreBlurred() {
 		// the message was "out of memory: ..." alone, with slices 1-2 blurred and nothing saying so
 		ImagePlus imp = ImageJReference.noise("16-bit", 30, 20, 6, 5);
