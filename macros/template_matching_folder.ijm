@@ -1,9 +1,10 @@
 // Headless batch job: finds a template in every .tif/.tiff image of a folder with
 // GPU Template Matching and writes all detections to one CSV table.
 //   xvfb-run -a ImageJ -batch template_matching_folder.ijm "input=[/data/in] template=[/data/cell.tif] output=[/data/detections.csv] score_threshold=0.5 max_objects=20 nms=0.3"
+// Optional: angles=[0 90 180 270] (rotated copies of the template) and flip (mirrored ones too).
 // An area selection saved with the template image restricts (and masks) the template. The
-// template file may be a stack of templates; the CSV's last column, Template, says which one
-// (its slice number) each detection matched.
+// template file may be a stack of templates; the CSV's last columns say which template (its
+// slice number), at which angle and whether mirrored (Flip 1) each detection matched.
 arg = getArgument();
 inDir = call("ij.Macro.getValue", arg, "input", "");
 templatePath = call("ij.Macro.getValue", arg, "template", "");
@@ -11,6 +12,9 @@ output = call("ij.Macro.getValue", arg, "output", "");
 threshold = call("ij.Macro.getValue", arg, "score_threshold", "0.5");
 maxObjects = call("ij.Macro.getValue", arg, "max_objects", "20");
 nms = call("ij.Macro.getValue", arg, "nms", "0.3");
+// rotated copies of the template, e.g. angles=[0 90 180 270], and "flip" for mirrored ones too
+angles = call("ij.Macro.getValue", arg, "angles", "0");
+flip = indexOf(" " + outsideBrackets(arg) + " ", " flip ") >= 0;
 inDir = absolute(inDir);
 templatePath = absolute(templatePath);
 output = absolute(output);
@@ -81,8 +85,10 @@ for (i = 0; i < files.length; i++) {
 		}
 		title = getTitle();
 		id = getImageID();
-		run("GPU Template Matching...", "image=[" + title + "] template=[" + templateTitle + "] score_threshold="
-			+ threshold + " max_objects=" + maxObjects + " nms=" + nms + " stack");
+		options = "image=[" + title + "] template=[" + templateTitle + "] score_threshold=" + threshold
+			+ " max_objects=" + maxObjects + " nms=" + nms + " angles=[" + angles + "] stack";
+		if (flip) options = options + " flip";
+		run("GPU Template Matching...", options);
 		for (r = 0; r < nResults; r++) {
 			Table.set("File", row, name, "Detections");
 			Table.set("Slice", row, getResult("Slice", r), "Detections");
@@ -93,6 +99,8 @@ for (i = 0; i < files.length; i++) {
 			Table.set("Score", row, getResult("Score", r), "Detections");
 			// which template of a stack of templates: last, so that the columns before keep their places
 			Table.set("Template", row, getResult("Template", r), "Detections");
+			Table.set("Angle", row, getResult("Angle", r), "Detections");
+			Table.set("Flip", row, getResult("Flip", r), "Detections");
 			row++;
 		}
 		// by its ID: close(title) closes every window of that title (and reads "*" as a wildcard)
@@ -103,7 +111,7 @@ for (i = 0; i < files.length; i++) {
 }
 if (row == 0) {
 	// a table without columns saves as an empty file: give the CSV its header line
-	columns = newArray("File", "Slice", "X", "Y", "Centre X", "Centre Y", "Score", "Template");
+	columns = newArray("File", "Slice", "X", "Y", "Centre X", "Centre Y", "Score", "Template", "Angle", "Flip");
 	for (c = 0; c < columns.length; c++)
 		Table.set(columns[c], 0, 0, "Detections");
 	Table.deleteRows(0, 0, "Detections");
@@ -121,6 +129,23 @@ function absolute(path) {
 	if (path == "" || startsWith(path, "/") || startsWith(path, "\\") || matches(path, "[A-Za-z]:.*"))
 		return path;
 	return getInfo("user.dir") + File.separator + path;
+}
+
+// The argument without its [bracketed] values: a path such as [/data/flip side/] must not read
+// as the flag "flip".
+function outsideBrackets(s) {
+	out = "";
+	depth = 0;
+	for (i = 0; i < lengthOf(s); i++) {
+		c = substring(s, i, i + 1);
+		if (c == "[")
+			depth++;
+		else if (c == "]" && depth > 0)
+			depth--;
+		else if (depth == 0)
+			out = out + c;
+	}
+	return out;
 }
 
 // File.makeDirectory makes only the last folder of a path

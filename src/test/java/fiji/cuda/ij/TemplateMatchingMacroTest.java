@@ -157,9 +157,41 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("two-kinds.tif"), csv, "score_threshold=0.9");
 		assertTrue(r.output.contains("Found 2 objects in 1 images"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
-		assertTrue(lines.get(0).endsWith(",Score,Template"), lines::toString);
-		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,12,34,") && l.endsWith(",1")), lines::toString);
-		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,45,10,") && l.endsWith(",2")), lines::toString);
+		assertTrue(lines.get(0).endsWith(",Score,Template,Angle,Flip"), lines::toString);
+		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,12,34,") && l.endsWith(",1,0,0")), lines::toString);
+		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,45,10,") && l.endsWith(",2,0,0")), lines::toString);
+	}
+
+	@Test
+	void folderMacroMatchesRotatedAndMirroredCopiesAndSaysWhich() throws Exception {
+		// the folder macro passed no angles and no flip: a batch job could not find objects lying
+		// turned or mirrored. The folder's name holds the word flip, which is no flag in brackets.
+		Path in = Files.createDirectories(dir.resolve("a flip folder"));
+		ImagePlus tpl = noise("8-bit", 11, 11, 1, 150);
+		ImageJProcess.save(tpl, dir.resolve("turned.tif"));
+		ImageProcessor turned = tpl.getProcessor().duplicate().rotateLeft();
+		ImageProcessor mirrored = tpl.getProcessor().duplicate();
+		mirrored.flipHorizontal();
+		ImagePlus a = noise("8-bit", 70, 60, 1, 151);
+		plant(a, 1, tpl.getProcessor(), 12, 34);
+		plant(a, 1, turned, 45, 10);
+		plant(a, 1, mirrored, 40, 45);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		Path csv = dir.resolve("turned.csv");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("turned.tif"), csv,
+			"score_threshold=0.9 angles=[0 90 180 270] flip");
+		assertTrue(r.output.contains("Found 3 objects in 1 images"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,12,34,") && l.endsWith(",1,0,0")), lines::toString);
+		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,45,10,") && (l.endsWith(",1,90,0")
+			|| l.endsWith(",1,270,0"))), lines::toString);
+		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,40,45,") && l.endsWith(",1")), lines::toString);
+		// without flip the mirrored copy is not found; without angles only the upright one
+		r = runFolderMacro(in, dir.resolve("turned.tif"), dir.resolve("unflipped.csv"),
+			"score_threshold=0.9 angles=[0 90 180 270]");
+		assertTrue(r.output.contains("Found 2 objects in 1 images"), r::toString);
+		r = runFolderMacro(in, dir.resolve("turned.tif"), dir.resolve("upright.csv"), "score_threshold=0.9");
+		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
 	}
 
 	@Test
@@ -395,7 +427,7 @@ class TemplateMatchingMacroTest {
 		assertTrue(r.output.contains("Found 0 objects in 1 images"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertEquals(1, lines.size(), lines.toString());
-		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score,Template"), lines.get(0));
+		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score,Template,Angle,Flip"), lines.get(0));
 	}
 
 	/** Runs template_matching_folder.ijm on the CPU path. */
