@@ -53,6 +53,9 @@ class GaussianBlurInputTest {
 					e = assertThrows(IllegalArgumentException.class,
 						() -> GaussianBlur.blur2D(image, sx, sy, null, CPU), t + " " + sx + "/" + sy);
 					assertTrue(e.getMessage().startsWith(GaussianBlur.NAME + ":"), e.getMessage());
+					// only the prefix was checked: a 2D message naming the wrong axis passed
+					assertTrue(e.getMessage().contains((String) c[3]), e.getMessage());
+					assertTrue(TestImages.sameBits(image, original), t + ": the image changed in 2D");
 				}
 				e = assertThrows(IllegalArgumentException.class,
 					() -> GaussianBlur.blur3D(image, sx, sy, sz, CPU), t + " " + sx + "/" + sy + "/" + sz);

@@ -37,11 +37,16 @@ class NccPlanTest {
 	}
 
 	@ParameterizedTest(name = "16-bit template {0} pixels wide")
-	@ValueSource(ints = { 1, 65540, 200_000 })
+	@ValueSource(ints = { 1, 7, 300, 65540, 200_000 })
 	void wideWordTemplatesAreChunkedToo(int w) {
+		// the lower bounds alone passed a chunk of more rows or quads than the template has,
+		// which the kernels would read past
 		int[] p = TemplateMatchingGpu.plan(false, true, w, 5, H200_BUDGET);
-		assertTrue(p[0] >= 1 && p[1] >= 1 && p[2] <= H200_BUDGET, p[0] + " x " + p[1]);
-		if (w == 1) assertEquals(5, p[0]);
+		String what = p[0] + " rows x " + p[1] + " quads of " + TemplateMatchingGpu.quads(false, w);
+		assertTrue(p[0] >= 1 && p[0] <= 5, what);
+		assertTrue(p[1] >= 1 && p[1] <= TemplateMatchingGpu.quads(false, w), what);
+		assertTrue(p[2] <= H200_BUDGET, what);
+		if (w <= 300) assertEquals(5, p[0], "a narrow template fits whole: " + what);
 	}
 
 	@Test
