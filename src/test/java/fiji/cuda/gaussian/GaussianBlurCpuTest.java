@@ -393,21 +393,12 @@ class GaussianBlurCpuTest {
 			Planes img = TestImages.random(t, 301, 211, 1, 77);
 			Planes whole = img.copy(), banded = img.copy();
 			GaussianBlur.blur2D(whole, 4, 3, null, CPU);
-			java.util.List<Double> heard = new java.util.ArrayList<>();
+			fiji.cuda.RecordedProgress progress = new fiji.cuda.RecordedProgress();
+			java.util.List<Double> heard = progress.heard;
 			long saved = GaussianBlurCpu.BAND_WORK;
 			GaussianBlurCpu.BAND_WORK = 1 << 12; // many bands for this small plane
 			try {
-				GaussianBlur.blur2D(banded, 4, 3, null, CPU.withProgress(new fiji.cuda.ops.Progress() {
-					@Override
-					public void update(double f) {
-						heard.add(f);
-					}
-
-					@Override
-					public boolean isCanceled() {
-						return false;
-					}
-				}));
+				GaussianBlur.blur2D(banded, 4, 3, null, CPU.withProgress(progress));
 			} finally {
 				GaussianBlurCpu.BAND_WORK = saved;
 			}

@@ -225,35 +225,15 @@ class TemplateMatchingCpuTest {
 		List<Template> bank = List.of(new Template(tpl, null, 0, 0, false));
 		TemplateMatchingCpu.bandWorkForTest = 112L * 63; // one row of the map a band, per thread
 		try {
-			List<Double> seen = new ArrayList<>();
-			Progress stopAtThird = new Progress() {
-				@Override
-				public void update(double f) {
-					seen.add(f);
-				}
-
-				@Override
-				public boolean isCanceled() {
-					return seen.size() >= 3;
-				}
-			};
+			fiji.cuda.RecordedProgress stopAtThird = new fiji.cuda.RecordedProgress(3);
+			List<Double> seen = stopAtThird.heard;
 			TemplateMatching.detect(image, 0, bank, 0.5, 10, 0.3, false, null, CPU.withProgress(stopAtThird));
 			assertEquals(3, seen.size(), seen::toString);
 			for (int k = 0; k < 3; k++)
 				assertTrue(seen.get(k) > 0 && seen.get(k) < 1 && (k == 0 || seen.get(k) > seen.get(k - 1)), seen::toString);
 			// left alone, the same bands give the whole map and the match, and 1 only at the end
-			seen.clear();
-			Progress all = new Progress() {
-				@Override
-				public void update(double f) {
-					seen.add(f);
-				}
-
-				@Override
-				public boolean isCanceled() {
-					return false;
-				}
-			};
+			fiji.cuda.RecordedProgress all = new fiji.cuda.RecordedProgress();
+			seen = all.heard;
 			List<Detection> found = TemplateMatching.detect(image, 0, bank, 0.5, 10, 0.3, false, null, CPU.withProgress(all));
 			assertEquals(1.0, seen.get(seen.size() - 1));
 			assertTrue(seen.size() > 10 && seen.subList(0, seen.size() - 1).stream().allMatch(f -> f < 1), seen::toString);
