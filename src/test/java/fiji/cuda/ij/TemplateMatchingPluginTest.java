@@ -302,6 +302,19 @@ class TemplateMatchingPluginTest {
 		assertEquals(3, out.scoreMap.getStackSize());
 		assertEquals(120 - 11 + 1, out.scoreMap.getWidth());
 		assertEquals(1.0, out.scoreMap.getStack().getProcessor(1).getf(10, 20), 1e-6);
+		// rows 1 and 2 are slice 3's copies, in either order
+		assertEquals(java.util.Set.of(List.of(80, 60), List.of(30, 70)), java.util.Set.of(
+			List.of((int) rt.getValue("X", 1), (int) rt.getValue("Y", 1)),
+			List.of((int) rt.getValue("X", 2), (int) rt.getValue("Y", 2))), () -> out.detections.toString());
+		// every slice's map, not only the first: against the formula computed the plain way
+		for (int z = 0; z < 3; z++) {
+			double[] want = fiji.cuda.ncc.NccReference.valid(ImagePlusPlanes.wrap(image), z, ImagePlusPlanes.wrap(tpl), 0,
+				null);
+			float[] got = (float[]) out.scoreMap.getStack().getPixels(z + 1);
+			assertEquals(want.length, got.length, "map of slice " + (z + 1));
+			for (int i = 0; i < want.length; i++)
+				assertEquals(want[i], got[i], 1e-5, "map of slice " + (z + 1) + " at " + i);
+		}
 		s.sameSize = true;
 		s.stack = false;
 		image.setSlice(3);
