@@ -56,6 +56,13 @@ class MacroTest {
 
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), "use=[CPU only]");
 		assertTrue(r.output.contains("GPU Info: operations will use: CPU only"), r::toString);
+		// "Setting: " and "Operations run on: " alone pass whatever follows them: the lines must
+		// name the choice made, and the CPU because of it (in the same run: -batch saves no preferences)
+		ImageJProcess.Result again = imagej.run(Files.writeString(dir.resolve("gpu-info-twice.ijm"),
+			"run(\"GPU Info...\", \"use=[CPU only]\");\nrun(\"GPU Info...\");\n"), null);
+		assertTrue(again.output.contains("Setting: CPU only (chosen in GPU Info)"), again::toString);
+		assertTrue(again.output.contains("Operations run on: the CPU, because the CPU was chosen in GPU Info"),
+			again::toString);
 		r = imagej.run(ImageJProcess.macro("gpu_info.ijm"), "use=[Quantum]");
 		assertTrue(r.output.contains("GPU Info: Use must be Automatic, [CPU only] or a GPU such as [GPU 0], not use=Quantum."), r::toString);
 	}
