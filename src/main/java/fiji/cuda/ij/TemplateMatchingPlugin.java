@@ -174,9 +174,16 @@ public class TemplateMatchingPlugin implements PlugIn {
 			} else {
 				if (IjErrors.noOptionsToRunWith(COMMAND, "image=cells.tif template=cell.tif score_threshold=0.5")) return;
 				String[] titles = new String[ids.length];
-				for (int i = 0; i < ids.length; i++)
-					titles[i] = WindowManager.getImage(ids[i]).getTitle();
-				Answer a = dialog(titles, WindowManager.getCurrentImage().getTitle());
+				int[][] sizes = new int[ids.length][];
+				int current = 0;
+				for (int i = 0; i < ids.length; i++) {
+					ImagePlus open = WindowManager.getImage(ids[i]);
+					titles[i] = open.getTitle();
+					sizes[i] = new int[] { open.getWidth(), open.getHeight() };
+					if (open == WindowManager.getCurrentImage()) current = i;
+				}
+				int[] first = defaultChoices(sizes, current);
+				Answer a = dialog(titles, first[0], first[1]);
 				if (a == null) return;
 				image = WindowManager.getImage(ids[a.image]);
 				if (!a.folder.isEmpty()) folder = folderTemplates(new File(a.folder).toPath(), FOLDER_KEY);
@@ -193,6 +200,41 @@ public class TemplateMatchingPlugin implements PlugIn {
 		}
 	}
 
+	/**
+	 * The Image and Template the dialog offers first. A current image that fits inside an open
+	 * image of at least four times its area is most likely a template cut from it
+	 * (Image&gt;Duplicate of a selection leaves the copy current): it is offered as the Template,
+	 * and the largest image it fits in as the Image; two scenes of similar sizes stay as they are. Otherwise the current image is the Image, and the Template the image opened last
+	 * that fits inside it, or the first other image. The second open image, offered before
+	 * whatever the sizes, was the current one itself in that Duplicate workflow, so both choices
+	 * named the template.
+	 *
+	 * @param sizes   width and height of each open image, in the choices' order (the order the
+	 *                images were opened in)
+	 * @param current the index of the current image
+	 * @return the indices of the Image and the Template
+	 */
+	static int[] defaultChoices(int[][] sizes, int current) {
+		int container = -1;
+		for (int i = sizes.length - 1; i >= 0; i--)
+			if (i != current && fits(sizes[current], sizes[i]) && area(sizes[i]) >= 4 * area(sizes[current])
+				&& (container < 0 || area(sizes[i]) > area(sizes[container]))) container = i;
+		if (container >= 0) return new int[] { container, current };
+		for (int i = sizes.length - 1; i >= 0; i--)
+			if (i != current && fits(sizes[i], sizes[current])) return new int[] { current, i };
+		for (int i = 0; i < sizes.length; i++)
+			if (i != current) return new int[] { current, i };
+		return new int[] { current, current };
+	}
+
+	private static boolean fits(int[] inner, int[] outer) {
+		return inner[0] <= outer[0] && inner[1] <= outer[1];
+	}
+
+	private static long area(int[] size) {
+		return (long) size[0] * size[1];
+	}
+
 	/** What the dialog was answered. */
 	static final class Answer {
 		/** Indices into the titles given to {@link #dialog}. */
@@ -206,15 +248,16 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 * The parameter dialog. The folder field starts empty every time: a folder remembered from
 	 * an earlier run would silently replace the Template image chosen in this one.
 	 *
-	 * @param titles  the open images' titles
-	 * @param current the current image's title
+	 * @param titles   the open images' titles
+	 * @param image    the index of the Image choice shown first
+	 * @param template the index of the Template choice shown first
 	 * @return the answer, or null when the dialog was canceled
 	 * @throws IllegalArgumentException for a number or an angle that is not one
 	 */
-	static Answer dialog(String[] titles, String current) {
+	static Answer dialog(String[] titles, int image, int template) {
 		GenericDialog gd = new GenericDialog(COMMAND);
-		gd.addChoice("Image:", titles, current);
-		gd.addChoice("Template:", titles, titles[titles.length > 1 ? 1 : 0]);
+		gd.addChoice("Image:", titles, titles[image]);
+		gd.addChoice("Template:", titles, titles[template]);
 		gd.addDirectoryField(FOLDER_LABEL, "");
 		gd.addMessage("When a template folder is given, its .tif/.tiff images are the templates,\n"
 			+ "instead of the Template image. Leave it empty to use the Template image.");

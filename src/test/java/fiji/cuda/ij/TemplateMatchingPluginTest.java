@@ -1,5 +1,6 @@
 package fiji.cuda.ij;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -97,6 +98,29 @@ class TemplateMatchingPluginTest {
 		assertEquals(3, ((TemplateMatchingPlugin.Answer) whole[0]).settings.maxObjects);
 	}
 
+	@Test
+	void theDialogOffersTheCurrentImageAsTheTemplateWhenItFitsInALargerOne() {
+		// Image>Duplicate of a selection leaves the copy current: the dialog offered it as the
+		// Image and, being the second image opened, as the Template too
+		int[][] sceneThenCell = { { 500, 400 }, { 20, 20 } };
+		assertArrayEquals(new int[] { 0, 1 }, TemplateMatchingPlugin.defaultChoices(sceneThenCell, 1));
+		assertArrayEquals(new int[] { 0, 1 }, TemplateMatchingPlugin.defaultChoices(sceneThenCell, 0));
+		// two scenes and a cell: the current scene is the Image, the cell the Template; the cell
+		// current goes with the largest scene it fits in
+		int[][] scenesAndCell = { { 300, 200 }, { 500, 400 }, { 20, 20 } };
+		assertArrayEquals(new int[] { 0, 2 }, TemplateMatchingPlugin.defaultChoices(scenesAndCell, 0));
+		assertArrayEquals(new int[] { 1, 2 }, TemplateMatchingPlugin.defaultChoices(scenesAndCell, 2));
+		// the template opened before the scene, and the scene current
+		assertArrayEquals(new int[] { 1, 0 }, TemplateMatchingPlugin.defaultChoices(new int[][] { { 9, 9 }, { 64, 64 } }, 1));
+		// images of one size: the current one and the first other; one image: itself twice
+		assertArrayEquals(new int[] { 1, 2 }, TemplateMatchingPlugin.defaultChoices(new int[][] { { 50, 50 },
+			{ 50, 50 }, { 50, 50 } }, 1));
+		assertArrayEquals(new int[] { 0, 0 }, TemplateMatchingPlugin.defaultChoices(new int[][] { { 50, 50 } }, 0));
+		// nothing fits inside the current image: the first other image, as before
+		assertArrayEquals(new int[] { 0, 1 }, TemplateMatchingPlugin.defaultChoices(new int[][] { { 30, 30 },
+			{ 10, 60 } }, 0));
+	}
+
 	/**
 	 * @return the dialog's answer (or what it threw) and the options ImageJ's recorder wrote,
 	 *         with the dialog answered from macro options
@@ -110,7 +134,7 @@ class TemplateMatchingPluginTest {
 			ij.plugin.frame.Recorder.recordInMacros = true;
 			ij.plugin.frame.Recorder.resetCommandOptions();
 			try {
-				got[0] = TemplateMatchingPlugin.dialog(titles, titles[0]);
+				got[0] = TemplateMatchingPlugin.dialog(titles, 0, titles.length > 1 ? 1 : 0);
 				got[1] = ij.plugin.frame.Recorder.getCommandOptions();
 			} catch (RuntimeException e) {
 				got[0] = e;
