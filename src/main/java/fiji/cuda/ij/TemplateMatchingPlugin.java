@@ -166,6 +166,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s.threshold = IjBridge.macroNumber(options, THRESHOLD, s.threshold);
 				s.maxObjects = macroMaxObjects(options, s.maxObjects);
 				s.nms = IjBridge.macroNumber(options, NMS, s.nms);
+				checkBracketed(options);
 				s.angles = parseAngles(IjBridge.macroValue(options, ANGLES.key, "0"));
 				s.flip = flag(options, "flip");
 				s.stack = flag(options, "stack");
@@ -197,6 +198,24 @@ public class TemplateMatchingPlugin implements PlugIn {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			IJ.showProgress(1.0);
+		}
+	}
+
+	/** angles= with an unbracketed value followed by a bare number: a list that lost its brackets. */
+	private static final java.util.regex.Pattern UNBRACKETED_ANGLES = java.util.regex.Pattern
+		.compile("(?:^|\\s)angles=([^\\[\\s]\\S*)((?:\\s+[-+]?[0-9.]+(?=\\s|$))+)");
+
+	/**
+	 * @throws IllegalArgumentException for {@code angles=0 90}: ImageJ reads a macro value only up
+	 *         to the first space unless it is in brackets, so only 0 was matched, without a word
+	 */
+	static void checkBracketed(String options) {
+		// bracketed values (titles, paths, a bracketed list) are no list that lost its brackets
+		java.util.regex.Matcher m = UNBRACKETED_ANGLES.matcher(options.replaceAll("\\[[^\\]]*\\]", "[]"));
+		if (m.find()) {
+			String list = (m.group(1) + m.group(2)).trim().replaceAll("\\s+", " ");
+			throw new IllegalArgumentException("Several angles must be in brackets: " + ANGLES.key + "=[" + list + "], not "
+				+ ANGLES.key + "=" + list + " (only the first would be read).");
 		}
 	}
 

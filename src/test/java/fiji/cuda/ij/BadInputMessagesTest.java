@@ -129,6 +129,9 @@ class BadInputMessagesTest {
 			// it said "not -2147483648", the value cut to an int
 			refused(c, p, image, with + "max_objects=-1e12", "Max objects must be a whole number of at least 1, not max_objects=-1000000000000.");
 			refused(c, p, image, with + "nms=2", "NMS (maximal overlap) must be between 0 and 1, not nms=2.");
+			// ImageJ reads an unbracketed value up to the first space: only 0 was matched, silently
+			refused(c, p, image, with + "angles=0 90 -90 stack",
+				"Several angles must be in brackets: angles=[0 90 -90], not angles=0 90 -90 (only the first would be read).");
 			refused(c, p, image, with + "angles=[0 ninety]",
 				"Angles (degrees) must be numbers separated by spaces, not angles=[0 ninety] ('ninety' is not a number).");
 			// it said "RGB images are not supported" of the 8-bit image

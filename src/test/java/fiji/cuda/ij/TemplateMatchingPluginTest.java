@@ -99,6 +99,15 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void onlyAnUnbracketedListOfAnglesIsRefused() {
+		for (String fine : new String[] { "angles=0", "angles=[0 90]", "angles=0,90 stack", "angles=0 flip stack",
+			"image=[scene angles=0 90.tif] angles=0", "angles=0 max_objects=3", "angles=&a stack" })
+			TemplateMatchingPlugin.checkBracketed(fine);
+		for (String lost : new String[] { "angles=0 90", "score_threshold=0.5 angles=90 180 stack", "angles=-45 +45" })
+			assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.checkBracketed(lost), lost);
+	}
+
+	@Test
 	void theDialogOffersTheCurrentImageAsTheTemplateWhenItFitsInALargerOne() {
 		// Image>Duplicate of a selection leaves the copy current: the dialog offered it as the
 		// Image and, being the second image opened, as the Template too
