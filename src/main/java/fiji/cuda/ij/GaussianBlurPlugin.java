@@ -88,19 +88,6 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		OpReport blur(Planes plane, double sigmaX, double sigmaY, Region rect, ExecutionOptions opts);
 	}
 
-	/** ImageJ's progress bar without Esc, which ImageJ's Gaussian Blur does not hear on a single image either. */
-	static final fiji.cuda.ops.Progress BAR_ONLY = new fiji.cuda.ops.Progress() {
-		@Override
-		public void update(double fraction) {
-			IJ.showProgress(Math.max(0, Math.min(1, fraction)));
-		}
-
-		@Override
-		public boolean isCanceled() {
-			return false;
-		}
-	};
-
 	/** What blurs each slice; tests put in one that fails on a later slice of a stack. */
 	static SliceBlur sliceBlur = GaussianBlur::blur2D;
 
@@ -211,7 +198,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		try {
 			// a single image shows the blur's progress, as ImageJ's does: seconds on the CPU at a
 			// large sigma (the runner shows a stack's progress itself, slice by slice)
-			ExecutionOptions o = (flags & DOES_STACKS) != 0 ? options : options.withProgress(BAR_ONLY);
+			ExecutionOptions o = (flags & DOES_STACKS) != 0 ? options : options.withProgress(IjProgress.BAR_ONLY);
 			sliceBlur.blur(ImagePlusPlanes.wrap(ip), sx, sy, ImagePlusPlanes.rectangle(ip), o);
 			if ((flags & DOES_STACKS) != 0) slicesDone.add(ip.getSliceNumber());
 		} catch (fiji.cuda.runtime.GpuException e) {

@@ -129,7 +129,8 @@ public class IntegralImagePlugin implements PlugIn {
 					t.toFloats(true, (float[]) floats[z * per + per - 1], threads);
 				}
 				if (floats32 && !(allFinite((float[]) floats[z * per], threads)
-					&& allFinite((float[]) floats[z * per + per - 1], threads)) && nonFinite[0]++ == 0) nonFinite[1] = z;
+					&& (per == 1 || allFinite((float[]) floats[z * per + 1], threads))) && nonFinite[0]++ == 0)
+					nonFinite[1] = z;
 			});
 		IJ.showProgress(1.0);
 		if (built < planes.depth()) {

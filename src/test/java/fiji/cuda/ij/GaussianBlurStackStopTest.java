@@ -86,8 +86,8 @@ class GaussianBlurStackStopTest {
 					ImageJReference.noise("16-bit", 30, 20, slices, 6), slices == 1 ? "sigma=2" : "sigma=2 stack");
 				assertEquals(slices, seen.size());
 				for (fiji.cuda.ops.Progress p : seen)
-					if (slices == 1) org.junit.jupiter.api.Assertions.assertSame(GaussianBlurPlugin.BAR_ONLY, p);
-					else org.junit.jupiter.api.Assertions.assertNotSame(GaussianBlurPlugin.BAR_ONLY, p);
+					if (slices == 1) org.junit.jupiter.api.Assertions.assertSame(IjProgress.BAR_ONLY, p);
+					else org.junit.jupiter.api.Assertions.assertNotSame(IjProgress.BAR_ONLY, p);
 			}
 		} finally {
 			GaussianBlurPlugin.sliceBlur = saved;
