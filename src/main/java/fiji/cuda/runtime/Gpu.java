@@ -661,6 +661,14 @@ public final class Gpu {
 		return pool.inUseBytes();
 	}
 
+	/**
+	 * @return pinned host bytes held now, over every session: the cached staging pairs and any
+	 *         buffer not yet closed
+	 */
+	public long pinnedBytes() {
+		return PinnedBuffer.liveBytes();
+	}
+
 	/** Frees the pool's idle device memory (for leak checks and before large allocations elsewhere). */
 	public void trimPool() {
 		run("Trim", s -> {

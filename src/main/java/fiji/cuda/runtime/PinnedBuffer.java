@@ -23,6 +23,9 @@ import jcuda.driver.CUevent_flags;
  */
 final class PinnedBuffer {
 
+	/** Pinned bytes allocated and not yet freed, over every buffer: the leak tests read it. */
+	private static final java.util.concurrent.atomic.AtomicLong LIVE_BYTES = new java.util.concurrent.atomic.AtomicLong();
+
 	final Pointer host;
 	final ByteBuffer bytes;
 	final long capacity;
@@ -56,9 +59,16 @@ final class PinnedBuffer {
 			cuMemFreeHost(host);
 			throw e;
 		}
+		LIVE_BYTES.addAndGet(capacity);
+	}
+
+	/** @return pinned bytes held by buffers not yet freed (for leak tests) */
+	static long liveBytes() {
+		return LIVE_BYTES.get();
 	}
 
 	void free() {
+		LIVE_BYTES.addAndGet(-capacity);
 		try {
 			cuEventDestroy(done);
 			cuMemFreeHost(host);

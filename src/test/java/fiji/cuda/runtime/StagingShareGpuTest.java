@@ -1,5 +1,6 @@
 package fiji.cuda.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -39,23 +41,32 @@ class StagingShareGpuTest {
 		// by a session that did not wait
 		Gpu.stagingWaitMillis = 30_000;
 		Set<PinnedBuffer[]> pairs = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
-		byte[] data = new byte[1 << 16];
 		ExecutorService ex = Executors.newFixedThreadPool(16);
 		try {
 			List<Future<?>> fs = new ArrayList<>();
-			for (int t = 0; t < 16; t++)
+			for (int t = 0; t < 16; t++) {
+				long seed = 1000 + t;
 				fs.add(ex.submit(() -> {
-					for (int i = 0; i < 20; i++)
-						gpu.run("staging share", s -> {
+					// every session sends its own bytes through a shared pair: a pair handed to two
+					// sessions at once, or one not drained before it is passed on, mixes them up
+					Random rnd = new Random(seed);
+					for (int i = 0; i < 20; i++) {
+						byte[] data = new byte[(1 << 16) + rnd.nextInt(4096)];
+						rnd.nextBytes(data);
+						byte[] back = gpu.run("staging share", s -> {
 							pairs.add(s.staging());
+							byte[] out = new byte[data.length];
 							try (DeviceBuffer d = s.alloc(data.length)) {
 								s.upload(data, 0, data.length, d.ptr());
-								s.download(d.ptr(), new byte[data.length], 0, data.length);
+								s.download(d.ptr(), out, 0, data.length);
 							}
-							return null;
+							return out;
 						});
+						assertArrayEquals(data, back, "session " + i + " of thread seed " + seed);
+					}
 					return null;
 				}));
+			}
 			for (Future<?> f : fs)
 				f.get(120, TimeUnit.SECONDS);
 		} finally {
@@ -84,10 +95,21 @@ class StagingShareGpuTest {
 					} catch (Exception e) {
 						throw new IllegalStateException(e);
 					}
-					return gpu.run("inner", inner -> inner.staging() == outer.staging() ? 0 : 1);
+					return gpu.run("inner", inner -> {
+						if (inner.staging() == outer.staging()) return 0;
+						// and the pair it pinned carries data
+						byte[] data = new byte[4099], back = new byte[data.length];
+						new Random(7).nextBytes(data);
+						try (DeviceBuffer d = inner.alloc(data.length)) {
+							inner.upload(data, 0, data.length, d.ptr());
+							inner.download(d.ptr(), back, 0, back.length);
+						}
+						return java.util.Arrays.equals(data, back) ? 1 : 2;
+					});
 				})));
 			for (Future<Integer> f : fs)
-				assertEquals(1, (int) f.get(60, TimeUnit.SECONDS), "the inner session has a pair of its own");
+				assertEquals(1, (int) f.get(60, TimeUnit.SECONDS),
+					"the inner session has a pair of its own (0: it shared the outer's; 2: its copy came back wrong)");
 		} finally {
 			ex.shutdownNow();
 			Gpu.stagingWaitMillis = oldWait;
