@@ -1,42 +1,22 @@
 package fiji.cuda.ij;
 
-import fiji.cuda.image.Planes;
-import fiji.cuda.image.Region;
 import fiji.cuda.ncc.Detection;
 import fiji.cuda.ncc.Template;
 import fiji.cuda.ncc.TemplateMatching;
 import fiji.cuda.ops.ExecutionOptions;
-import fiji.cuda.ops.Progress;
 import fiji.cuda.ops.Texts;
 import ij.IJ;
 import ij.ImagePlus;
-import ij.ImageStack;
 import ij.Macro;
 import ij.WindowManager;
 import ij.gui.GenericDialog;
-import ij.gui.Overlay;
-import ij.gui.Roi;
-import ij.io.Opener;
-import ij.macro.Interpreter;
 import ij.measure.ResultsTable;
 import ij.plugin.PlugIn;
-import ij.plugin.frame.RoiManager;
-import ij.process.FloatProcessor;
-import ij.process.ImageProcessor;
-import ij.util.Tools;
 
-import java.awt.Color;
-import java.awt.GraphicsEnvironment;
-import java.awt.Rectangle;
 import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import java.util.regex.Pattern;
 
 /**
@@ -129,9 +109,6 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	private static final Settings LAST = new Settings();
 
-	/** Whether the Log has said that templates of different sizes give an image-sized score map; tests set it back. */
-	static boolean sizesNoted;
-
 	/* the fields, for messages */
 	static final Field THRESHOLD = new Field("Score threshold", "score_threshold"),
 		MAX_OBJECTS = new Field("Max objects", "max_objects"), NMS = new Field("NMS (maximal overlap)", "nms"),
@@ -160,8 +137,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 				// the dialog records template_folder=[] when the field is left empty: then template counts
 				String f = IjBridge.macroValue(options, FOLDER_KEY, "").trim();
 				String t = IjBridge.macroValue(options, "template", "");
-				if (!f.isEmpty()) folder = folderTemplates(new File(f).toPath(), FOLDER_KEY);
-				else if (WindowManager.getImage(t) == null && isFolderPath(t)) folder = folderTemplates(new File(t).toPath(), "template");
+				if (!f.isEmpty()) folder = TemplateMatchingTemplates.fromFolder(new File(f).toPath(), FOLDER_KEY);
+				else if (WindowManager.getImage(t) == null && TemplateMatchingTemplates.isFolderPath(t))
+					folder = TemplateMatchingTemplates.fromFolder(new File(t).toPath(), "template");
 				else template = find(t, "template");
 				s.threshold = IjBridge.macroNumber(options, THRESHOLD, s.threshold);
 				s.maxObjects = macroMaxObjects(options, s.maxObjects);
@@ -187,18 +165,77 @@ public class TemplateMatchingPlugin implements PlugIn {
 				Answer a = dialog(titles, first[0], first[1]);
 				if (a == null) return;
 				image = WindowManager.getImage(ids[a.image]);
-				if (!a.folder.isEmpty()) folder = folderTemplates(new File(a.folder).toPath(), FOLDER_KEY);
+				if (!a.folder.isEmpty()) folder = TemplateMatchingTemplates.fromFolder(new File(a.folder).toPath(), FOLDER_KEY);
 				else template = WindowManager.getImage(ids[a.template]);
 				s = a.settings;
 			}
 			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
 			Outcome out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
-			show(image, out);
+			TemplateMatchingResults.show(image, out);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
 			IJ.showProgress(1.0);
 		}
+	}
+
+	/**
+	 * Matches without showing anything; for the plug-in, the SciJava command and tests.
+	 *
+	 * @param image    the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
+	 * @param template the templates, one per slice (its selection, if any, bounds and masks them)
+	 * @param s        the settings
+	 * @param opts     backend, threads, progress and cancellation (checked between groups of
+	 *                 templates; a cancel keeps whole slices only, see {@link Outcome#slicesMatched})
+	 * @return the detections, their table, and the score map if asked for
+	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
+	 */
+	public static Outcome run(ImagePlus image, ImagePlus template, Settings s, ExecutionOptions opts) {
+		if (image == null) throw new IllegalArgumentException("There is no image.");
+		if (template == null) throw new IllegalArgumentException("There is no template.");
+		if (image.getBitDepth() == 24) throw new IllegalArgumentException(Texts.RGB);
+		if (template.getBitDepth() == 24)
+			throw new IllegalArgumentException("The template \"" + template.getTitle() + "\" is RGB, which is not supported. "
+				+ Texts.CONVERT_RGB);
+		// a selection on an image that is also the template marks the template, not the search
+		return TemplateMatchingRun.match(image, TemplateMatchingTemplates.fromImage(template), null, image == template,
+			template.getStackSize() > 1, s, opts);
+	}
+
+	/**
+	 * Matches the templates of a folder (see {@link #folderTemplates}) without showing anything.
+	 *
+	 * @param image     the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
+	 * @param templates the templates and their names, which the Template column and the score
+	 *                  map's slice labels carry
+	 * @param s         the settings
+	 * @param opts      backend, threads, progress and cancellation (checked between groups of
+	 *                  templates; a cancel keeps whole slices only, see {@link Outcome#slicesMatched})
+	 * @return the detections, their table, and the score map if asked for
+	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
+	 */
+	public static Outcome run(ImagePlus image, NamedTemplates templates, Settings s, ExecutionOptions opts) {
+		if (image == null) throw new IllegalArgumentException("There is no image.");
+		if (templates == null || templates.templates.isEmpty()) throw new IllegalArgumentException("There is no template.");
+		if (image.getBitDepth() == 24) throw new IllegalArgumentException(Texts.RGB);
+		return TemplateMatchingRun.match(image, templates.templates, templates.names, false, true, s, opts);
+	}
+
+	/**
+	 * Reads a folder of templates: every .tif or .tiff file in it (not in its subfolders, and
+	 * not hidden files), sorted by name, and every slice of each, as one template. The files
+	 * may differ in size and type (8, 16 or 32-bit); each template is scored on its own, and
+	 * the detections of all compete in the same non-maximum suppression. An area selection
+	 * saved with a file cuts its templates to it, and masks them when it is not a rectangle,
+	 * as a selection on the Template image does.
+	 *
+	 * @param folder the folder
+	 * @return the templates, named "file.tif", or "file.tif:2" for slice 2 of a stack
+	 * @throws IllegalArgumentException when the folder does not exist, holds no .tif or .tiff
+	 *                                  file, or a file cannot be read or is RGB
+	 */
+	public static NamedTemplates folderTemplates(Path folder) {
+		return TemplateMatchingTemplates.fromFolder(folder, "template");
 	}
 
 	/** angles= with an unbracketed value followed by a bare number: a list that lost its brackets. */
@@ -217,6 +254,71 @@ public class TemplateMatchingPlugin implements PlugIn {
 			throw new IllegalArgumentException("Several angles must be in brackets: " + ANGLES.key + "=[" + list + "], not "
 				+ ANGLES.key + "=" + list + " (only the first would be read).");
 		}
+	}
+
+	/** The {@code max_objects} key of macro options (a number or a macro variable), checked as the dialog's. */
+	static int macroMaxObjects(String options, int dflt) {
+		return maxObjects(IjBridge.macroNumber(options, MAX_OBJECTS, dflt));
+	}
+
+	/**
+	 * @param v the number given for Max objects
+	 * @return it as an int (a fraction cut off, as the dialog's field has no decimals)
+	 * @throws IllegalArgumentException below 1, showing the value given (as an int, -1e12 read
+	 *                                  as -2147483648)
+	 */
+	private static int maxObjects(double v) {
+		// refused, not cut to a whole number, as GPU Align Slices refuses its numbers: 2.7 ran as 2
+		// without a word, and ImageJ records the 2.7 typed into the dialog, so the recorded macro must
+		// refuse it too; a whole number past int's range keeps every detection, as the largest int does
+		if (!(v >= 1) || v != Math.rint(v)) throw MAX_OBJECTS.refused("a whole number of at least 1", v);
+		return (int) Math.min(v, Integer.MAX_VALUE);
+	}
+
+	private static ImagePlus find(String title, String key) {
+		if (title == null || title.isEmpty())
+			throw new IllegalArgumentException("Please give the " + key + " (" + key + "=[title of an open image]"
+				+ (key.equals("template") ? ", or " + FOLDER_KEY + "=[folder of templates]" : "") + ").");
+		ImagePlus imp = WindowManager.getImage(title);
+		if (imp == null) throw new IllegalArgumentException("There is no open image called '" + title + "' (" + key + ").");
+		return imp;
+	}
+
+	static boolean flag(String options, String key) {
+		// not inside a bracketed value: image=[cells stack 1] does not set "stack"
+		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(outsideBrackets(options)).find();
+	}
+
+	/** @return the macro options with every bracketed value emptied: titles and paths hold no keys */
+	private static String outsideBrackets(String options) {
+		return options.replaceAll("\\[[^\\]]*\\]", "[]");
+	}
+
+	/**
+	 * @param list angles in degrees separated by spaces, commas or semicolons, e.g. "0 90 180"
+	 * @return the angles; {0} for an empty list
+	 * @throws IllegalArgumentException naming the first entry that is not a number
+	 */
+	public static double[] parseAngles(String list) {
+		String[] parts = list == null ? new String[0] : list.trim().split("[\\s,;]+");
+		List<Double> out = new ArrayList<>();
+		for (String p : parts) {
+			if (p.isEmpty()) continue;
+			double a;
+			try {
+				a = Double.parseDouble(p);
+			} catch (NumberFormatException e) {
+				a = Double.NaN;
+			}
+			// a word, NaN or infinity (which the bank would refuse as "not a finite number")
+			if (!Double.isFinite(a))
+				throw new IllegalArgumentException(ANGLES.label + " must be numbers separated by spaces, not "
+					+ Texts.option(ANGLES.key, list.trim()) + " ('" + p + "' is not " + (Double.isNaN(a) ? "a number" : "finite")
+					+ ").");
+			out.add(a);
+		}
+		if (out.isEmpty()) out.add(0.0);
+		return out.stream().mapToDouble(Double::doubleValue).toArray();
 	}
 
 	/**
@@ -307,475 +409,6 @@ public class TemplateMatchingPlugin implements PlugIn {
 		return a;
 	}
 
-	/**
-	 * Matches without showing anything; for the plug-in, the SciJava command and tests.
-	 *
-	 * @param image    the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
-	 * @param template the templates, one per slice (its selection, if any, bounds and masks them)
-	 * @param s        the settings
-	 * @param opts     backend, threads, progress and cancellation (checked between groups of
-	 *                 templates; a cancel keeps whole slices only, see {@link Outcome#slicesMatched})
-	 * @return the detections, their table, and the score map if asked for
-	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
-	 */
-	public static Outcome run(ImagePlus image, ImagePlus template, Settings s, ExecutionOptions opts) {
-		if (image == null) throw new IllegalArgumentException("There is no image.");
-		if (template == null) throw new IllegalArgumentException("There is no template.");
-		if (image.getBitDepth() == 24) throw new IllegalArgumentException(Texts.RGB);
-		if (template.getBitDepth() == 24)
-			throw new IllegalArgumentException("The template \"" + template.getTitle() + "\" is RGB, which is not supported. "
-				+ Texts.CONVERT_RGB);
-		// a selection on an image that is also the template marks the template, not the search
-		return run(image, templates(template), null, image == template, template.getStackSize() > 1, s, opts);
-	}
-
-	/**
-	 * Matches the templates of a folder (see {@link #folderTemplates}) without showing anything.
-	 *
-	 * @param image     the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
-	 * @param templates the templates and their names, which the Template column and the score
-	 *                  map's slice labels carry
-	 * @param s         the settings
-	 * @param opts      backend, threads, progress and cancellation (checked between groups of
-	 *                  templates; a cancel keeps whole slices only, see {@link Outcome#slicesMatched})
-	 * @return the detections, their table, and the score map if asked for
-	 * @throws IllegalArgumentException for bad input, before anything is shown or changed
-	 */
-	public static Outcome run(ImagePlus image, NamedTemplates templates, Settings s, ExecutionOptions opts) {
-		if (image == null) throw new IllegalArgumentException("There is no image.");
-		if (templates == null || templates.templates.isEmpty()) throw new IllegalArgumentException("There is no template.");
-		if (image.getBitDepth() == 24) throw new IllegalArgumentException(Texts.RGB);
-		return run(image, templates.templates, templates.names, false, true, s, opts);
-	}
-
-	/**
-	 * @param names      the Template column's names, or null to number the templates
-	 * @param selfSearch the image is its own template: its selection is not a search area
-	 * @param several    more than one template: the score map's labels say which
-	 */
-	private static Outcome run(ImagePlus image, List<Template> originals, List<String> names, boolean selfSearch,
-		boolean several, Settings s, ExecutionOptions opts)
-	{
-		checkSettings(s);
-		List<Template> bank = Template.bank(originals, s.flip, s.angles);
-		Rectangle search = selfSearch ? null : searchRectangle(image);
-		if (search != null) checkFits(bank, search);
-		ImageStack stack = image.getStack();
-		int first = s.stack ? 1 : image.getCurrentSlice(), last = s.stack ? stack.getSize() : first;
-		Outcome out = new Outcome();
-		out.namedTemplates = names != null;
-		List<float[]> maps = new ArrayList<>();
-		List<String> labels = new ArrayList<>();
-		List<int[]> sizes = new ArrayList<>();
-		Progress p = opts.progress();
-		out.firstSlice = first;
-		out.slices = last - first + 1;
-		for (int z = first; z <= last && !p.isCanceled(); z++) {
-			ImageProcessor ip = stack.getProcessor(z);
-			Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
-			if (search != null) plane = TemplateMatching.crop(plane, 0, new Region(search.x, search.y, search.width,
-				search.height, null));
-			int slice = z;
-			Planes searched = plane;
-			double done = (z - first) / (double) (last - first + 1), share = 1.0 / (last - first + 1);
-			boolean[] complete = { false };
-			ExecutionOptions sliceOpts = opts.withProgress(new Progress() {
-				@Override
-				public void update(double f) {
-					// detect reaches 1 only once every template of the bank is matched
-					if (f >= 1) complete[0] = true;
-					p.update(done + share * f);
-				}
-
-				@Override
-				public boolean isCanceled() {
-					return p.isCanceled();
-				}
-			});
-			int mapsBefore = maps.size();
-			List<Detection> found = TemplateMatching.detect(plane, 0, bank, s.threshold, s.maxObjects, s.nms, false,
-				s.scoreMap ? (t, unused, map) -> {
-					maps.add(map);
-					sizes.add(new int[] {t.width(), t.height(), searched.width(), searched.height()});
-					labels.add("slice " + slice + ", " + describe(t, names, bank.size() > 1 || several));
-				} : null, sliceOpts);
-			if (!complete[0]) {
-				// Esc between groups of templates: some templates were matched and others not, so
-				// the slice's detections would list some of its objects and silently miss others
-				maps.subList(mapsBefore, maps.size()).clear();
-				labels.subList(mapsBefore, labels.size()).clear();
-				sizes.subList(mapsBefore, sizes.size()).clear();
-				break;
-			}
-			for (Detection d : found) {
-				Detection inImage = search != null ? d.shifted(search.x, search.y) : d;
-				inImage = new Detection(inImage.x, inImage.y, inImage.width, inImage.height, inImage.score,
-					inImage.template, inImage.angle, inImage.flipped, z - 1, inImage.refinedX, inImage.refinedY);
-				out.detections.add(inImage);
-				addRow(out.table, image, inImage, names);
-			}
-			out.slicesMatched++;
-		}
-		// an Esc after the last slice was matched stopped nothing
-		out.canceled = out.slicesMatched < out.slices;
-		if (s.scoreMap && !maps.isEmpty()) {
-			out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
-			out.scoreMap.setCalibration(scoreMapCalibration(image, search));
-		}
-		return out;
-	}
-
-	/**
-	 * The operation refuses these too, naming them as an API does; here they are named as the
-	 * dialog and the macro name them (the SciJava command's inputs carry the same labels).
-	 */
-	private static void checkSettings(Settings s) {
-		if (!(s.threshold >= -1 && s.threshold <= 1)) throw THRESHOLD.refused("between -1 and 1", s.threshold);
-		// in the words of the dialog and the macro, which refuse a fraction too
-		if (s.maxObjects < 1) throw MAX_OBJECTS.refused("a whole number of at least 1", s.maxObjects);
-		if (!(s.nms >= 0 && s.nms <= 1)) throw NMS.refused("between 0 and 1", s.nms);
-	}
-
-	/**
-	 * @param v the number given for Max objects
-	 * @return it as an int (a fraction cut off, as the dialog's field has no decimals)
-	 * @throws IllegalArgumentException below 1, showing the value given (as an int, -1e12 read
-	 *                                  as -2147483648)
-	 */
-	/** The {@code max_objects} key of macro options (a number or a macro variable), checked as the dialog's. */
-	static int macroMaxObjects(String options, int dflt) {
-		return maxObjects(IjBridge.macroNumber(options, MAX_OBJECTS, dflt));
-	}
-
-	private static int maxObjects(double v) {
-		// refused, not cut to a whole number, as GPU Align Slices refuses its numbers: 2.7 ran as 2
-		// without a word, and ImageJ records the 2.7 typed into the dialog, so the recorded macro must
-		// refuse it too; a whole number past int's range keeps every detection, as the largest int does
-		if (!(v >= 1) || v != Math.rint(v)) throw MAX_OBJECTS.refused("a whole number of at least 1", v);
-		return (int) Math.min(v, Integer.MAX_VALUE);
-	}
-
-	private static void addRow(ResultsTable rt, ImagePlus image, Detection d, List<String> names) {
-		rt.incrementCounter();
-		rt.addValue("Image", image.getTitle());
-		rt.addValue("Slice", d.plane + 1);
-		if (names != null) rt.addValue("Template", names.get(d.template));
-		else rt.addValue("Template", d.template + 1);
-		rt.addValue("Angle", d.angle);
-		rt.addValue("Flip", d.flipped ? 1 : 0);
-		rt.addValue("Score", d.score);
-		rt.addValue("X", d.x);
-		rt.addValue("Y", d.y);
-		rt.addValue("Width", d.width);
-		rt.addValue("Height", d.height);
-		rt.addValue("Centre X", d.centreX());
-		rt.addValue("Centre Y", d.centreY());
-	}
-
-	/** Every slice of the template image, cut to its area selection with the selection's mask. */
-	static List<Template> templates(ImagePlus template) {
-		return templates(template, 0);
-	}
-
-	/** {@link #templates(ImagePlus)}, their {@link Template#index} counting from {@code first}. */
-	private static List<Template> templates(ImagePlus template, int first) {
-		Roi roi = template.getRoi();
-		Region r = roi != null && roi.isArea() ? ImagePlusPlanes.region(roi) : null;
-		ImageStack stack = template.getStack();
-		List<Template> out = new ArrayList<>();
-		for (int z = 1; z <= stack.getSize(); z++) {
-			ImageProcessor ip = stack.getProcessor(z);
-			Planes p = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
-			if (r == null) {
-				out.add(new Template(p, null, first + z - 1, 0, false));
-				continue;
-			}
-			Region c = r.clipTo(p.width(), p.height()); // clips the mask too
-			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, first + z - 1, 0, false));
-		}
-		return out;
-	}
-
-	/**
-	 * Reads a folder of templates: every .tif or .tiff file in it (not in its subfolders, and
-	 * not hidden files), sorted by name, and every slice of each, as one template. The files
-	 * may differ in size and type (8, 16 or 32-bit); each template is scored on its own, and
-	 * the detections of all compete in the same non-maximum suppression. An area selection
-	 * saved with a file cuts its templates to it, and masks them when it is not a rectangle,
-	 * as a selection on the Template image does.
-	 *
-	 * @param folder the folder
-	 * @return the templates, named "file.tif", or "file.tif:2" for slice 2 of a stack
-	 * @throws IllegalArgumentException when the folder does not exist, holds no .tif or .tiff
-	 *                                  file, or a file cannot be read or is RGB
-	 */
-	public static NamedTemplates folderTemplates(Path folder) {
-		return folderTemplates(folder, "template");
-	}
-
-	/** {@link #folderTemplates(Path)}, its messages naming the macro key that gave the folder. */
-	static NamedTemplates folderTemplates(Path folder, String key) {
-		if (folder != null && Files.isRegularFile(folder))
-			throw new IllegalArgumentException("'" + folder + "' is a file, not a folder: open it and give its title, "
-				+ "or give a folder of templates (" + key + ").");
-		if (folder == null || !Files.isDirectory(folder))
-			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist (" + key + ").");
-		List<Path> files;
-		try (Stream<Path> list = Files.list(folder)) {
-			files = list.filter(f -> isTiff(f.getFileName().toString()) && Files.isRegularFile(f)).sorted()
-				.collect(Collectors.toList());
-		} catch (IOException e) {
-			throw new IllegalArgumentException("The folder '" + folder + "' cannot be read (" + key + "): " + e.getMessage());
-		}
-		if (files.isEmpty())
-			throw new IllegalArgumentException("The folder '" + folder + "' holds no .tif or .tiff image (" + key + ").");
-		NamedTemplates out = new NamedTemplates();
-		for (Path f : files) {
-			String name = f.getFileName().toString();
-			ImagePlus imp = new Opener().openImage(f.toString());
-			if (imp == null)
-				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened (" + key
-					+ ").");
-			if (imp.getBitDepth() == 24)
-				throw new IllegalArgumentException("The template '" + name + "' in '" + folder
-					+ "' is RGB, which is not supported. " + Texts.CONVERT_RGB);
-			// the area selection saved with a file (which the Opener restores) cuts and masks its
-			// templates, as it does a single template file opened and given as template=: the same
-			// files moved into a folder gave other scores, their masked-out corners counted
-			List<Template> cut;
-			try {
-				cut = templates(imp, out.templates.size());
-			} catch (IllegalArgumentException e) {
-				String why = e.getMessage().replaceFirst("^" + Pattern.quote(TemplateMatching.NAME) + ": ", "");
-				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' (" + key + "): " + why);
-			}
-			int slices = imp.getStackSize();
-			for (int z = 1; z <= slices; z++) {
-				out.templates.add(cut.get(z - 1));
-				out.names.add(slices > 1 ? name + ":" + z : name);
-			}
-		}
-		return out;
-	}
-
-	private static boolean isTiff(String name) {
-		String n = name.toLowerCase(Locale.ROOT);
-		return !n.startsWith(".") && (n.endsWith(".tif") || n.endsWith(".tiff"));
-	}
-
-	/**
-	 * A {@code template} value that is no open image's title is taken as a folder when it is
-	 * one, or when it looks like a path (so that a missing folder gets its own message).
-	 */
-	private static boolean isFolderPath(String value) {
-		if (value == null || value.isEmpty()) return false;
-		File f = new File(value);
-		return f.isDirectory() || f.isAbsolute() || value.indexOf('/') >= 0 || value.indexOf(File.separatorChar) >= 0;
-	}
-
-	/** @return the bounds of the image's area selection clipped to the image, or null for the whole image */
-	private static Rectangle searchRectangle(ImagePlus image) {
-		Roi roi = image.getRoi();
-		if (roi == null || !roi.isArea()) return null;
-		Rectangle r = roi.getBounds().intersection(new Rectangle(0, 0, image.getWidth(), image.getHeight()));
-		if (r.width < 1 || r.height < 1)
-			throw new IllegalArgumentException("The search selection has no area inside the image.");
-		return r;
-	}
-
-	/**
-	 * The operation would call the searched rectangle "the image", which the user, looking at a
-	 * larger image, would not recognize: a template that does not fit is reported here.
-	 */
-	private static void checkFits(List<Template> bank, Rectangle search) {
-		for (Template t : bank)
-			if (t.width() > search.width || t.height() > search.height)
-				throw new IllegalArgumentException("The template" + (t.angle % 360 != 0 ? " rotated by "
-					+ format(new double[] {t.angle}) + " degrees" : "") + " (" + t.width() + "x" + t.height()
-					+ ") is larger than the search selection (" + search.width + "x" + search.height
-					+ "); enlarge the selection, or remove it to search the whole image.");
-	}
-
-	private static ImagePlus scoreMap(String title, List<float[]> maps, List<String> labels, List<int[]> sizes,
-		boolean sameSize)
-	{
-		int[] s0 = sizes.get(0);
-		boolean differ = false;
-		for (int[] s : sizes)
-			differ |= s[0] != s0[0] || s[1] != s0[1];
-		if (differ && !sameSize && !sizesNoted) {
-			// once: a batch that matched the same templates in every image got this line per image
-			sizesNoted = true;
-			IJ.log(COMMAND + ": the templates differ in size, so the score map has the image's size, as with same_size "
-				+ "(in this and any later run; said once per session).");
-		}
-		boolean same = sameSize || differ;
-		int w = same ? s0[2] : s0[2] - s0[0] + 1, h = same ? s0[3] : s0[3] - s0[1] + 1;
-		ImageStack st = new ImageStack(w, h);
-		for (int i = 0; i < maps.size(); i++) {
-			int[] s = sizes.get(i);
-			float[] m = same ? TemplateMatching.toSameSize(maps.get(i), s[2], s[3], s[0], s[1]) : maps.get(i);
-			st.addSlice(labels.get(i), new FloatProcessor(w, h, m));
-		}
-		ImagePlus imp = new ImagePlus("Score map of " + title, st);
-		imp.getProcessor().setMinAndMax(-1, 1);
-		return imp;
-	}
-
-	/**
-	 * The image's pixel size and unit, so that measurements on the score map are in the image's
-	 * units, with the origin moved so that each score lies over the image pixel it belongs to
-	 * (map pixel 0, 0 is the search rectangle's corner). Without the density calibration:
-	 * scores are no grey values of the image.
-	 */
-	private static ij.measure.Calibration scoreMapCalibration(ImagePlus image, Rectangle search) {
-		ij.measure.Calibration c = image.getCalibration().copy();
-		c.disableDensityCalibration();
-		if (search != null) {
-			c.xOrigin -= search.x;
-			c.yOrigin -= search.y;
-		}
-		return c;
-	}
-
-	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
-	private static void show(ImagePlus image, Outcome out) {
-		ResultsTable rt = ResultsTable.getResultsTable();
-		if (rt == null) rt = new ResultsTable();
-		rt.reset();
-		for (int i = 0; i < out.table.size(); i++) {
-			rt.incrementCounter();
-			for (String h : out.table.getHeadings())
-				if (h.equals("Image") || h.equals("Template") && out.namedTemplates)
-					rt.addValue(h, out.table.getStringValue(h, i));
-				else rt.addValue(h, out.table.getValue(h, i));
-		}
-		rt.show("Results");
-		RoiManager rm = RoiManager.getInstance();
-		if (rm == null) rm = Interpreter.getBatchModeRoiManager();
-		if (rm == null && !GraphicsEnvironment.isHeadless()) rm = new RoiManager();
-		// the Results table starts afresh, so do the matches of an earlier run, and only they:
-		// the user's own overlay and ROI Manager entries stay
-		Overlay overlay = withoutMatches(image.getOverlay());
-		if (rm != null) {
-			List<Integer> old = new ArrayList<>();
-			for (int i = 0; i < rm.getCount(); i++)
-				if (isMatchName(rm.getName(i))) old.add(i);
-			if (!old.isEmpty()) {
-				rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
-				rm.runCommand("Delete");
-			}
-		}
-		int n = 0;
-		for (Detection d : out.detections) {
-			Roi r = new Roi(d.x, d.y, d.width, d.height);
-			r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
-			r.setStrokeColor(Color.yellow);
-			placeOn(r, image, d.plane);
-			overlay.add(r);
-			if (rm != null) rm.addRoi((Roi) r.clone());
-		}
-		image.setOverlay(overlay);
-		if (out.scoreMap != null) out.scoreMap.show();
-		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
-		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
-	}
-
-	/**
-	 * The Log line of a canceled run, saying which slices were matched, as Align Slices and
-	 * Gaussian Blur 3D count what they finished: a slice Esc interrupted is not listed at all.
-	 */
-	static String canceled(Outcome out) {
-		int n = out.slicesMatched, first = out.firstSlice;
-		if (n == 0)
-			return out.slices == 1 ? "canceled; slice " + first + " was not matched, nothing is listed"
-				: "canceled; 0 of " + out.slices + " slices matched, nothing is listed";
-		return "canceled; " + n + " of " + out.slices + " slices matched (" + (n == 1 ? "slice " + first
-			: "slices " + first + "-" + (first + n - 1)) + "), only their detections are listed";
-	}
-
-	/** @return the overlay without the rectangles of an earlier run (a new one for null) */
-	static Overlay withoutMatches(Overlay overlay) {
-		if (overlay == null) return new Overlay();
-		for (int i = overlay.size() - 1; i >= 0; i--)
-			if (isMatchName(overlay.get(i).getName())) overlay.remove(i);
-		return overlay;
-	}
-
-	/** Puts r on 0-based stack index {@code plane}; a hyperstack reads a plain position as z or t. */
-	static void placeOn(Roi r, ImagePlus image, int plane) {
-		if (image.isHyperStack()) {
-			int[] czt = image.convertIndexToPosition(plane + 1);
-			r.setPosition(czt[0], czt[1], czt[2]);
-		} else if (image.getStackSize() > 1) {
-			r.setPosition(plane + 1);
-		}
-	}
-
-	private static boolean isMatchName(String name) {
-		return name != null && name.matches("Match \\d+ \\(.*\\)");
-	}
-
-	private static String describe(Template t, List<String> names, boolean withIndex) {
-		String s = names != null ? names.get(t.index) : withIndex ? "template " + (t.index + 1) : "template";
-		if (t.angle != 0) s += ", " + format(new double[] {t.angle}) + " deg";
-		if (t.flipped) s += ", flipped";
-		return s;
-	}
-
-	private static ImagePlus find(String title, String key) {
-		if (title == null || title.isEmpty())
-			throw new IllegalArgumentException("Please give the " + key + " (" + key + "=[title of an open image]"
-				+ (key.equals("template") ? ", or " + FOLDER_KEY + "=[folder of templates]" : "") + ").");
-		ImagePlus imp = WindowManager.getImage(title);
-		if (imp == null) throw new IllegalArgumentException("There is no open image called '" + title + "' (" + key + ").");
-		return imp;
-	}
-
-	static boolean flag(String options, String key) {
-		// not inside a bracketed value: image=[cells stack 1] does not set "stack"
-		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(outsideBrackets(options)).find();
-	}
-
-	/** @return the macro options with every bracketed value emptied: titles and paths hold no keys */
-	private static String outsideBrackets(String options) {
-		return options.replaceAll("\\[[^\\]]*\\]", "[]");
-	}
-
-	/**
-	 * @param list angles in degrees separated by spaces, commas or semicolons, e.g. "0 90 180"
-	 * @return the angles; {0} for an empty list
-	 * @throws IllegalArgumentException naming the first entry that is not a number
-	 */
-	public static double[] parseAngles(String list) {
-		String[] parts = list == null ? new String[0] : list.trim().split("[\\s,;]+");
-		List<Double> out = new ArrayList<>();
-		for (String p : parts) {
-			if (p.isEmpty()) continue;
-			double a;
-			try {
-				a = Double.parseDouble(p);
-			} catch (NumberFormatException e) {
-				a = Double.NaN;
-			}
-			// a word, NaN or infinity (which the bank would refuse as "not a finite number")
-			if (!Double.isFinite(a))
-				throw new IllegalArgumentException(ANGLES.label + " must be numbers separated by spaces, not "
-					+ Texts.option(ANGLES.key, list.trim()) + " ('" + p + "' is not " + (Double.isNaN(a) ? "a number" : "finite")
-					+ ").");
-			out.add(a);
-		}
-		if (out.isEmpty()) out.add(0.0);
-		return out.stream().mapToDouble(Double::doubleValue).toArray();
-	}
-
-	private static String format(double[] a) {
-		StringBuilder b = new StringBuilder();
-		for (double v : a)
-			b.append(b.length() > 0 ? " " : "").append(v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v));
-		return b.toString();
-	}
-
 	private static void copy(Settings from, Settings to) {
 		to.threshold = from.threshold;
 		to.maxObjects = from.maxObjects;
@@ -785,6 +418,14 @@ public class TemplateMatchingPlugin implements PlugIn {
 		to.stack = from.stack;
 		to.scoreMap = from.scoreMap;
 		to.sameSize = from.sameSize;
+	}
+
+	/** The angles as the dialog, messages and score map labels write them: whole degrees without ".0". */
+	static String format(double[] a) {
+		StringBuilder b = new StringBuilder();
+		for (double v : a)
+			b.append(b.length() > 0 ? " " : "").append(v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v));
+		return b.toString();
 	}
 
 }

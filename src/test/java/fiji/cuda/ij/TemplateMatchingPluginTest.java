@@ -230,20 +230,20 @@ class TemplateMatchingPluginTest {
 			assertEquals(4, out.table.size());
 			if (scoreMap) assertEquals(4, out.scoreMap.getStackSize());
 			assertEquals("canceled; 1 of 3 slices matched (slice 1), only their detections are listed",
-				TemplateMatchingPlugin.canceled(out));
+				TemplateMatchingResults.canceled(out));
 			// Esc within the first slice: nothing is listed
 			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(2)));
 			assertTrue(out.canceled);
 			assertEquals(0, out.slicesMatched);
 			assertTrue(out.detections.isEmpty(), out.detections::toString);
 			assertNull(out.scoreMap);
-			assertEquals("canceled; 0 of 3 slices matched, nothing is listed", TemplateMatchingPlugin.canceled(out));
+			assertEquals("canceled; 0 of 3 slices matched, nothing is listed", TemplateMatchingResults.canceled(out));
 			// the current slice only, interrupted
 			s.stack = false;
 			image.setSlice(2);
 			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(3)));
 			assertTrue(out.detections.isEmpty(), out.detections::toString);
-			assertEquals("canceled; slice 2 was not matched, nothing is listed", TemplateMatchingPlugin.canceled(out));
+			assertEquals("canceled; slice 2 was not matched, nothing is listed", TemplateMatchingResults.canceled(out));
 			// Esc after the last group of the last slice stops nothing
 			s.stack = true;
 			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(12)));
@@ -254,7 +254,7 @@ class TemplateMatchingPluginTest {
 			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(9)));
 			assertEquals(8, out.detections.size(), out.detections::toString);
 			assertEquals("canceled; 2 of 3 slices matched (slices 1-2), only their detections are listed",
-				TemplateMatchingPlugin.canceled(out));
+				TemplateMatchingResults.canceled(out));
 		} finally {
 			TemplateGroups.clear();
 		}
@@ -289,13 +289,13 @@ class TemplateMatchingPluginTest {
 	void rectanglesGoOnTheirPlaneOfAHyperstackAndTheUsersOverlayStays() {
 		ImagePlus hyper = IJ.createHyperStack("h", 20, 20, 2, 3, 1, 8);  // c = 2, z = 3
 		ij.gui.Roi r = new ij.gui.Roi(1, 1, 5, 5);
-		TemplateMatchingPlugin.placeOn(r, hyper, 3);  // stack index 4: c 2, z 2
+		TemplateMatchingResults.placeOn(r, hyper, 3);  // stack index 4: c 2, z 2
 		assertEquals(2, r.getCPosition());
 		assertEquals(2, r.getZPosition());
 		assertEquals(1, r.getTPosition());
 		ImagePlus plain = IJ.createImage("p", "8-bit black", 20, 20, 3);
 		ij.gui.Roi q = new ij.gui.Roi(1, 1, 5, 5);
-		TemplateMatchingPlugin.placeOn(q, plain, 2);
+		TemplateMatchingResults.placeOn(q, plain, 2);
 		assertEquals(3, q.getPosition());
 		ij.gui.Overlay o = new ij.gui.Overlay();
 		ij.gui.Roi mine = new ij.gui.OvalRoi(2, 2, 4, 4);
@@ -304,7 +304,7 @@ class TemplateMatchingPluginTest {
 		ij.gui.Roi old = new ij.gui.Roi(0, 0, 3, 3);
 		old.setName("Match 1 (0.950)");
 		o.add(old);
-		ij.gui.Overlay kept = TemplateMatchingPlugin.withoutMatches(o);
+		ij.gui.Overlay kept = TemplateMatchingResults.withoutMatches(o);
 		assertEquals(1, kept.size());
 		assertEquals("my nucleus", kept.get(0).getName());
 	}
@@ -509,7 +509,7 @@ class TemplateMatchingPluginTest {
 		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
 		s.scoreMap = true;
 		s.angles = new double[] {0, 90};
-		TemplateMatchingPlugin.sizesNoted = false;
+		TemplateMatchingResults.sizesNoted = false;
 		String log = LocalThresholdPluginTest.log(() -> {
 			for (long seed = 0; seed < 3; seed++) {
 				TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(noise("8-bit", 40, 30, 1, seed), tpl, s, CPU);

@@ -1,0 +1,184 @@
+package fiji.cuda.ij;
+
+import static fiji.cuda.ij.TemplateMatchingPlugin.COMMAND;
+
+import fiji.cuda.ij.TemplateMatchingPlugin.Outcome;
+import fiji.cuda.ncc.Detection;
+import fiji.cuda.ncc.Template;
+import fiji.cuda.ncc.TemplateMatching;
+import ij.IJ;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.gui.Overlay;
+import ij.gui.Roi;
+import ij.macro.Interpreter;
+import ij.measure.Calibration;
+import ij.measure.ResultsTable;
+import ij.plugin.frame.RoiManager;
+import ij.process.FloatProcessor;
+
+import java.awt.Color;
+import java.awt.GraphicsEnvironment;
+import java.awt.Rectangle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What "GPU Template Matching" gives back and shows: the rows of its table and its score map,
+ * which every caller gets in the {@link TemplateMatchingPlugin.Outcome}, and, for the menu
+ * command only, ImageJ's Results table, the ROI Manager and the image's overlay.
+ */
+final class TemplateMatchingResults {
+
+	/** Whether the Log has said that templates of different sizes give an image-sized score map; tests set it back. */
+	static boolean sizesNoted;
+
+	private TemplateMatchingResults() {}
+
+	static void addRow(ResultsTable rt, ImagePlus image, Detection d, List<String> names) {
+		rt.incrementCounter();
+		rt.addValue("Image", image.getTitle());
+		rt.addValue("Slice", d.plane + 1);
+		if (names != null) rt.addValue("Template", names.get(d.template));
+		else rt.addValue("Template", d.template + 1);
+		rt.addValue("Angle", d.angle);
+		rt.addValue("Flip", d.flipped ? 1 : 0);
+		rt.addValue("Score", d.score);
+		rt.addValue("X", d.x);
+		rt.addValue("Y", d.y);
+		rt.addValue("Width", d.width);
+		rt.addValue("Height", d.height);
+		rt.addValue("Centre X", d.centreX());
+		rt.addValue("Centre Y", d.centreY());
+	}
+
+	/** The template as a score map slice's label names it: by name or number, with its angle and flip. */
+	static String describe(Template t, List<String> names, boolean withIndex) {
+		String s = names != null ? names.get(t.index) : withIndex ? "template " + (t.index + 1) : "template";
+		if (t.angle != 0) s += ", " + TemplateMatchingPlugin.format(new double[] {t.angle}) + " deg";
+		if (t.flipped) s += ", flipped";
+		return s;
+	}
+
+	static ImagePlus scoreMap(String title, List<float[]> maps, List<String> labels, List<int[]> sizes,
+		boolean sameSize)
+	{
+		int[] s0 = sizes.get(0);
+		boolean differ = false;
+		for (int[] s : sizes)
+			differ |= s[0] != s0[0] || s[1] != s0[1];
+		if (differ && !sameSize && !sizesNoted) {
+			// once: a batch that matched the same templates in every image got this line per image
+			sizesNoted = true;
+			IJ.log(COMMAND + ": the templates differ in size, so the score map has the image's size, as with same_size "
+				+ "(in this and any later run; said once per session).");
+		}
+		boolean same = sameSize || differ;
+		int w = same ? s0[2] : s0[2] - s0[0] + 1, h = same ? s0[3] : s0[3] - s0[1] + 1;
+		ImageStack st = new ImageStack(w, h);
+		for (int i = 0; i < maps.size(); i++) {
+			int[] s = sizes.get(i);
+			float[] m = same ? TemplateMatching.toSameSize(maps.get(i), s[2], s[3], s[0], s[1]) : maps.get(i);
+			st.addSlice(labels.get(i), new FloatProcessor(w, h, m));
+		}
+		ImagePlus imp = new ImagePlus("Score map of " + title, st);
+		imp.getProcessor().setMinAndMax(-1, 1);
+		return imp;
+	}
+
+	/**
+	 * The image's pixel size and unit, so that measurements on the score map are in the image's
+	 * units, with the origin moved so that each score lies over the image pixel it belongs to
+	 * (map pixel 0, 0 is the search rectangle's corner). Without the density calibration:
+	 * scores are no grey values of the image.
+	 */
+	static Calibration scoreMapCalibration(ImagePlus image, Rectangle search) {
+		Calibration c = image.getCalibration().copy();
+		c.disableDensityCalibration();
+		if (search != null) {
+			c.xOrigin -= search.x;
+			c.yOrigin -= search.y;
+		}
+		return c;
+	}
+
+	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
+	static void show(ImagePlus image, Outcome out) {
+		ResultsTable rt = ResultsTable.getResultsTable();
+		if (rt == null) rt = new ResultsTable();
+		rt.reset();
+		for (int i = 0; i < out.table.size(); i++) {
+			rt.incrementCounter();
+			for (String h : out.table.getHeadings())
+				if (h.equals("Image") || h.equals("Template") && out.namedTemplates)
+					rt.addValue(h, out.table.getStringValue(h, i));
+				else rt.addValue(h, out.table.getValue(h, i));
+		}
+		rt.show("Results");
+		RoiManager rm = RoiManager.getInstance();
+		if (rm == null) rm = Interpreter.getBatchModeRoiManager();
+		if (rm == null && !GraphicsEnvironment.isHeadless()) rm = new RoiManager();
+		// the Results table starts afresh, so do the matches of an earlier run, and only they:
+		// the user's own overlay and ROI Manager entries stay
+		Overlay overlay = withoutMatches(image.getOverlay());
+		if (rm != null) {
+			List<Integer> old = new ArrayList<>();
+			for (int i = 0; i < rm.getCount(); i++)
+				if (isMatchName(rm.getName(i))) old.add(i);
+			if (!old.isEmpty()) {
+				rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
+				rm.runCommand("Delete");
+			}
+		}
+		int n = 0;
+		for (Detection d : out.detections) {
+			Roi r = new Roi(d.x, d.y, d.width, d.height);
+			r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
+			r.setStrokeColor(Color.yellow);
+			placeOn(r, image, d.plane);
+			overlay.add(r);
+			if (rm != null) rm.addRoi((Roi) r.clone());
+		}
+		image.setOverlay(overlay);
+		if (out.scoreMap != null) out.scoreMap.show();
+		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
+		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
+	}
+
+	/**
+	 * The Log line of a canceled run, saying which slices were matched, as Align Slices and
+	 * Gaussian Blur 3D count what they finished: a slice Esc interrupted is not listed at all.
+	 */
+	static String canceled(Outcome out) {
+		int n = out.slicesMatched, first = out.firstSlice;
+		if (n == 0)
+			return out.slices == 1 ? "canceled; slice " + first + " was not matched, nothing is listed"
+				: "canceled; 0 of " + out.slices + " slices matched, nothing is listed";
+		return "canceled; " + n + " of " + out.slices + " slices matched (" + (n == 1 ? "slice " + first
+			: "slices " + first + "-" + (first + n - 1)) + "), only their detections are listed";
+	}
+
+	/** @return the overlay without the rectangles of an earlier run (a new one for null) */
+	static Overlay withoutMatches(Overlay overlay) {
+		if (overlay == null) return new Overlay();
+		for (int i = overlay.size() - 1; i >= 0; i--)
+			if (isMatchName(overlay.get(i).getName())) overlay.remove(i);
+		return overlay;
+	}
+
+	/** Puts r on 0-based stack index {@code plane}; a hyperstack reads a plain position as z or t. */
+	static void placeOn(Roi r, ImagePlus image, int plane) {
+		if (image.isHyperStack()) {
+			int[] czt = image.convertIndexToPosition(plane + 1);
+			r.setPosition(czt[0], czt[1], czt[2]);
+		} else if (image.getStackSize() > 1) {
+			r.setPosition(plane + 1);
+		}
+	}
+
+	private static boolean isMatchName(String name) {
+		return name != null && name.matches("Match \\d+ \\(.*\\)");
+	}
+
+}

@@ -1,0 +1,146 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.ij.TemplateMatchingPlugin.Outcome;
+import fiji.cuda.ij.TemplateMatchingPlugin.Settings;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ncc.Detection;
+import fiji.cuda.ncc.Template;
+import fiji.cuda.ncc.TemplateMatching;
+import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.Progress;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.gui.Roi;
+import ij.process.ImageProcessor;
+
+import java.awt.Rectangle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One run of "GPU Template Matching" over the slices asked for. It shows nothing, so that the
+ * menu command, the SciJava command and the tests, which all come through
+ * {@link TemplateMatchingPlugin#run(ImagePlus, ImagePlus, Settings, ExecutionOptions)} or its
+ * folder twin, get the same detections.
+ */
+final class TemplateMatchingRun {
+
+	private TemplateMatchingRun() {}
+
+	/**
+	 * Matches the slices asked for with every rotation and flip of the templates.
+	 *
+	 * @param names      the Template column's names, or null to number the templates
+	 * @param selfSearch the image is its own template: its selection is not a search area
+	 * @param several    more than one template: the score map's labels say which
+	 */
+	static Outcome match(ImagePlus image, List<Template> originals, List<String> names, boolean selfSearch,
+		boolean several, Settings s, ExecutionOptions opts)
+	{
+		checkSettings(s);
+		List<Template> bank = Template.bank(originals, s.flip, s.angles);
+		Rectangle search = selfSearch ? null : searchRectangle(image);
+		if (search != null) checkFits(bank, search);
+		ImageStack stack = image.getStack();
+		int first = s.stack ? 1 : image.getCurrentSlice(), last = s.stack ? stack.getSize() : first;
+		Outcome out = new Outcome();
+		out.namedTemplates = names != null;
+		List<float[]> maps = new ArrayList<>();
+		List<String> labels = new ArrayList<>();
+		List<int[]> sizes = new ArrayList<>();
+		Progress p = opts.progress();
+		out.firstSlice = first;
+		out.slices = last - first + 1;
+		for (int z = first; z <= last && !p.isCanceled(); z++) {
+			ImageProcessor ip = stack.getProcessor(z);
+			Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+			if (search != null) plane = TemplateMatching.crop(plane, 0, new Region(search.x, search.y, search.width,
+				search.height, null));
+			int slice = z;
+			Planes searched = plane;
+			double done = (z - first) / (double) (last - first + 1), share = 1.0 / (last - first + 1);
+			boolean[] complete = { false };
+			ExecutionOptions sliceOpts = opts.withProgress(new Progress() {
+				@Override
+				public void update(double f) {
+					// detect reaches 1 only once every template of the bank is matched
+					if (f >= 1) complete[0] = true;
+					p.update(done + share * f);
+				}
+
+				@Override
+				public boolean isCanceled() {
+					return p.isCanceled();
+				}
+			});
+			int mapsBefore = maps.size();
+			List<Detection> found = TemplateMatching.detect(plane, 0, bank, s.threshold, s.maxObjects, s.nms, false,
+				s.scoreMap ? (t, unused, map) -> {
+					maps.add(map);
+					sizes.add(new int[] {t.width(), t.height(), searched.width(), searched.height()});
+					labels.add("slice " + slice + ", "
+						+ TemplateMatchingResults.describe(t, names, bank.size() > 1 || several));
+				} : null, sliceOpts);
+			if (!complete[0]) {
+				// Esc between groups of templates: some templates were matched and others not, so
+				// the slice's detections would list some of its objects and silently miss others
+				maps.subList(mapsBefore, maps.size()).clear();
+				labels.subList(mapsBefore, labels.size()).clear();
+				sizes.subList(mapsBefore, sizes.size()).clear();
+				break;
+			}
+			for (Detection d : found) {
+				Detection inImage = search != null ? d.shifted(search.x, search.y) : d;
+				inImage = new Detection(inImage.x, inImage.y, inImage.width, inImage.height, inImage.score,
+					inImage.template, inImage.angle, inImage.flipped, z - 1, inImage.refinedX, inImage.refinedY);
+				out.detections.add(inImage);
+				TemplateMatchingResults.addRow(out.table, image, inImage, names);
+			}
+			out.slicesMatched++;
+		}
+		// an Esc after the last slice was matched stopped nothing
+		out.canceled = out.slicesMatched < out.slices;
+		if (s.scoreMap && !maps.isEmpty()) {
+			out.scoreMap = TemplateMatchingResults.scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
+			out.scoreMap.setCalibration(TemplateMatchingResults.scoreMapCalibration(image, search));
+		}
+		return out;
+	}
+
+	/**
+	 * The operation refuses these too, naming them as an API does; here they are named as the
+	 * dialog and the macro name them (the SciJava command's inputs carry the same labels).
+	 */
+	private static void checkSettings(Settings s) {
+		if (!(s.threshold >= -1 && s.threshold <= 1))
+			throw TemplateMatchingPlugin.THRESHOLD.refused("between -1 and 1", s.threshold);
+		// in the words of the dialog and the macro, which refuse a fraction too
+		if (s.maxObjects < 1) throw TemplateMatchingPlugin.MAX_OBJECTS.refused("a whole number of at least 1", s.maxObjects);
+		if (!(s.nms >= 0 && s.nms <= 1)) throw TemplateMatchingPlugin.NMS.refused("between 0 and 1", s.nms);
+	}
+
+	/** @return the bounds of the image's area selection clipped to the image, or null for the whole image */
+	private static Rectangle searchRectangle(ImagePlus image) {
+		Roi roi = image.getRoi();
+		if (roi == null || !roi.isArea()) return null;
+		Rectangle r = roi.getBounds().intersection(new Rectangle(0, 0, image.getWidth(), image.getHeight()));
+		if (r.width < 1 || r.height < 1)
+			throw new IllegalArgumentException("The search selection has no area inside the image.");
+		return r;
+	}
+
+	/**
+	 * The operation would call the searched rectangle "the image", which the user, looking at a
+	 * larger image, would not recognize: a template that does not fit is reported here.
+	 */
+	private static void checkFits(List<Template> bank, Rectangle search) {
+		for (Template t : bank)
+			if (t.width() > search.width || t.height() > search.height)
+				throw new IllegalArgumentException("The template" + (t.angle % 360 != 0 ? " rotated by "
+					+ TemplateMatchingPlugin.format(new double[] {t.angle}) + " degrees" : "") + " (" + t.width() + "x" + t.height()
+					+ ") is larger than the search selection (" + search.width + "x" + search.height
+					+ "); enlarge the selection, or remove it to search the whole image.");
+	}
+
+}

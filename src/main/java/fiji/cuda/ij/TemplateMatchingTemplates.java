@@ -1,0 +1,122 @@
+package fiji.cuda.ij;
+
+import fiji.cuda.ij.TemplateMatchingPlugin.NamedTemplates;
+import fiji.cuda.image.Planes;
+import fiji.cuda.image.Region;
+import fiji.cuda.ncc.Template;
+import fiji.cuda.ncc.TemplateMatching;
+import fiji.cuda.ops.Texts;
+import ij.ImagePlus;
+import ij.ImageStack;
+import ij.gui.Roi;
+import ij.io.Opener;
+import ij.process.ImageProcessor;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Where the templates of "GPU Template Matching" come from: every slice of an open image (cut
+ * and masked by its area selection), or every slice of the .tif/.tiff files of a folder (cut
+ * and masked by the selection saved with each), so that both kinds reach the matching alike.
+ */
+final class TemplateMatchingTemplates {
+
+	private TemplateMatchingTemplates() {}
+
+	/** Every slice of the template image, cut to its area selection with the selection's mask. */
+	static List<Template> fromImage(ImagePlus template) {
+		return fromImage(template, 0);
+	}
+
+	/** {@link #fromImage(ImagePlus)}, their {@link Template#index} counting from {@code first}. */
+	private static List<Template> fromImage(ImagePlus template, int first) {
+		Roi roi = template.getRoi();
+		Region r = roi != null && roi.isArea() ? ImagePlusPlanes.region(roi) : null;
+		ImageStack stack = template.getStack();
+		List<Template> out = new ArrayList<>();
+		for (int z = 1; z <= stack.getSize(); z++) {
+			ImageProcessor ip = stack.getProcessor(z);
+			Planes p = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+			if (r == null) {
+				out.add(new Template(p, null, first + z - 1, 0, false));
+				continue;
+			}
+			Region c = r.clipTo(p.width(), p.height()); // clips the mask too
+			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, first + z - 1, 0, false));
+		}
+		return out;
+	}
+
+	/**
+	 * {@link TemplateMatchingPlugin#folderTemplates(Path)}, its messages naming the macro key
+	 * that gave the folder.
+	 */
+	static NamedTemplates fromFolder(Path folder, String key) {
+		if (folder != null && Files.isRegularFile(folder))
+			throw new IllegalArgumentException("'" + folder + "' is a file, not a folder: open it and give its title, "
+				+ "or give a folder of templates (" + key + ").");
+		if (folder == null || !Files.isDirectory(folder))
+			throw new IllegalArgumentException("The template folder '" + folder + "' does not exist (" + key + ").");
+		List<Path> files;
+		try (Stream<Path> list = Files.list(folder)) {
+			files = list.filter(f -> isTiff(f.getFileName().toString()) && Files.isRegularFile(f)).sorted()
+				.collect(Collectors.toList());
+		} catch (IOException e) {
+			throw new IllegalArgumentException("The folder '" + folder + "' cannot be read (" + key + "): " + e.getMessage());
+		}
+		if (files.isEmpty())
+			throw new IllegalArgumentException("The folder '" + folder + "' holds no .tif or .tiff image (" + key + ").");
+		NamedTemplates out = new NamedTemplates();
+		for (Path f : files) {
+			String name = f.getFileName().toString();
+			ImagePlus imp = new Opener().openImage(f.toString());
+			if (imp == null)
+				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened (" + key
+					+ ").");
+			if (imp.getBitDepth() == 24)
+				throw new IllegalArgumentException("The template '" + name + "' in '" + folder
+					+ "' is RGB, which is not supported. " + Texts.CONVERT_RGB);
+			// the area selection saved with a file (which the Opener restores) cuts and masks its
+			// templates, as it does a single template file opened and given as template=: the same
+			// files moved into a folder gave other scores, their masked-out corners counted
+			List<Template> cut;
+			try {
+				cut = fromImage(imp, out.templates.size());
+			} catch (IllegalArgumentException e) {
+				String why = e.getMessage().replaceFirst("^" + Pattern.quote(TemplateMatching.NAME) + ": ", "");
+				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' (" + key + "): " + why);
+			}
+			int slices = imp.getStackSize();
+			for (int z = 1; z <= slices; z++) {
+				out.templates.add(cut.get(z - 1));
+				out.names.add(slices > 1 ? name + ":" + z : name);
+			}
+		}
+		return out;
+	}
+
+	private static boolean isTiff(String name) {
+		String n = name.toLowerCase(Locale.ROOT);
+		return !n.startsWith(".") && (n.endsWith(".tif") || n.endsWith(".tiff"));
+	}
+
+	/**
+	 * A {@code template} value that is no open image's title is taken as a folder when it is
+	 * one, or when it looks like a path (so that a missing folder gets its own message).
+	 */
+	static boolean isFolderPath(String value) {
+		if (value == null || value.isEmpty()) return false;
+		File f = new File(value);
+		return f.isDirectory() || f.isAbsolute() || value.indexOf('/') >= 0 || value.indexOf(File.separatorChar) >= 0;
+	}
+
+}
