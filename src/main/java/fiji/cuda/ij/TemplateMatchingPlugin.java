@@ -239,7 +239,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 	}
 
 	/** angles= with an unbracketed value followed by a bare number: a list that lost its brackets. */
-	private static final java.util.regex.Pattern UNBRACKETED_ANGLES = java.util.regex.Pattern
+	private static final Pattern UNBRACKETED_ANGLES = Pattern
 		.compile("(?:^|\\s)angles=([^\\[\\s]\\S*)((?:\\s+[-+]?[0-9.]+(?=\\s|$))+)");
 
 	/**
