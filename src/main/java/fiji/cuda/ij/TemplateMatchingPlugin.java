@@ -421,6 +421,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 		if (s.scoreMap && !maps.isEmpty()) {
 			out.scoreMap = scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
 			out.scoreMap.setCalibration(scoreMapCalibration(image, search));
+			// the maps of a whole hyperstack keep its channels (each once per template), slices and
+			// frames, as its integral images and box statistics do: they were one long z-series
+			if (s.stack && !out.canceled && maps.size() % stack.getSize() == 0)
+				ImagePlusPlanes.copyLayout(out.scoreMap, image, maps.size() / stack.getSize());
 		}
 		return out;
 	}
@@ -702,9 +706,14 @@ public class TemplateMatchingPlugin implements PlugIn {
 		return overlay;
 	}
 
-	/** Puts r on 0-based stack index {@code plane}; a hyperstack reads a plain position as z or t. */
+	/**
+	 * Puts r on 0-based stack index {@code plane}; a hyperstack reads a plain position as z or t.
+	 * So does an image of channels alone, which is no "hyperstack" to ImageJ (three dimensions)
+	 * yet is drawn as one once it has several channels: a plain position 2 was read as frame 2,
+	 * and the matches of every channel but the first were never shown.
+	 */
 	static void placeOn(Roi r, ImagePlus image, int plane) {
-		if (image.isHyperStack()) {
+		if (image.isHyperStack() || image.getNChannels() > 1) {
 			int[] czt = image.convertIndexToPosition(plane + 1);
 			r.setPosition(czt[0], czt[1], czt[2]);
 		} else if (image.getStackSize() > 1) {
