@@ -205,15 +205,15 @@ public class LocalThresholdPlugin implements PlugIn {
 
 	/**
 	 * Refuses the images that no settings could threshold: RGB, and a 16 or 32-bit virtual
-	 * stack, which becomes 8-bit only as a whole (with {@code stack}), and whose changes would
-	 * then be lost. Such a stack was first told to check 'Stack', and then refused for being virtual.
+	 * stack (or single slice of one), which becomes 8-bit only as a whole, and whose changes
+	 * would be lost. Such a stack was first told to check 'Stack', and then refused for being virtual.
 	 *
 	 * @throws IllegalArgumentException saying why
 	 */
 	static void checkImage(ImagePlus imp) {
 		if (imp.getBitDepth() == 24)
 			throw new IllegalArgumentException(fiji.cuda.ops.Texts.RGB);
-		if (imp.getBitDepth() != 8 && imp.getStackSize() > 1) ImagePlusPlanes.checkNotVirtual(imp.getStack());
+		if (imp.getBitDepth() != 8) ImagePlusPlanes.checkNotVirtual(imp.getStack());
 	}
 
 	/**

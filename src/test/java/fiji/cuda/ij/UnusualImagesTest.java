@@ -66,10 +66,11 @@ class UnusualImagesTest {
 	@Test
 	void aSixteenOrThirtyTwoBitVirtualStackIsRefusedByLocalThresholdAsVirtual() {
 		// such a stack becomes 8-bit only as a whole, whose changes would be lost: it was told to
-		// check 'Stack' (after the dialog), and with it checked, then refused as virtual
+		// check 'Stack' (after the dialog), and with it checked, then refused as virtual; a single
+		// virtual slice was refused too, but only after the dialog
 		String virtual = LocalThresholdPlugin.COMMAND + ": This is a virtual stack, whose changes would be lost.";
-		for (String type : new String[] { "16-bit", "32-bit" }) {
-			ImagePlus mem = ImageJReference.noise(type, 20, 12, 3, 5);
+		for (String type : new String[] { "16-bit", "32-bit" }) for (int slices : new int[] { 3, 1 }) {
+			ImagePlus mem = ImageJReference.noise(type, 20, 12, slices, 5);
 			ImagePlus virt = BoxStatisticsPluginTest.virtualCopy(mem);
 			String log = fromTheMenu("GPU Local Threshold...", new LocalThresholdPlugin(), virt);
 			assertTrue(log.startsWith(virtual), log);
