@@ -47,6 +47,11 @@ public class BoxStatisticsPlugin implements PlugIn {
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
+		if (imp.getBitDepth() == 24) {
+			// before the dialog, as Integral Image refuses it: not after the user has chosen a window
+			IjErrors.report(COMMAND, Texts.RGB);
+			return;
+		}
 		String[] labels = new String[Statistic.values().length];
 		for (Statistic s : Statistic.values())
 			labels[s.ordinal()] = s.label();

@@ -57,6 +57,12 @@ public class LocalThresholdPlugin implements PlugIn {
 	public void run(String arg) {
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
+		try {
+			checkImage(imp); // before the dialog: no settings could threshold these
+		} catch (IllegalArgumentException e) {
+			IjErrors.report(COMMAND, e);
+			return;
+		}
 		String[] labels = new String[Method.values().length];
 		for (Method m : Method.values())
 			labels[m.ordinal()] = m.label();
@@ -198,6 +204,19 @@ public class LocalThresholdPlugin implements PlugIn {
 	}
 
 	/**
+	 * Refuses the images that no settings could threshold: RGB, and a 16 or 32-bit virtual
+	 * stack (or single slice of one), which becomes 8-bit only as a whole, and whose changes
+	 * would be lost. Such a stack was first told to check 'Stack', and then refused for being virtual.
+	 *
+	 * @throws IllegalArgumentException saying why
+	 */
+	static void checkImage(ImagePlus imp) {
+		if (imp.getBitDepth() == 24)
+			throw new IllegalArgumentException(fiji.cuda.ops.Texts.RGB);
+		if (imp.getBitDepth() != 8) ImagePlusPlanes.checkNotVirtual(imp.getStack());
+	}
+
+	/**
 	 * Thresholds the image (all slices, or the current one) in place, converting it to 8-bit.
 	 *
 	 * @return false when canceled (the slices not reached are unchanged; a 16 or 32-bit image
@@ -212,8 +231,7 @@ public class LocalThresholdPlugin implements PlugIn {
 	static boolean threshold(ImagePlus imp, Settings settings, boolean stack, Progress progress) {
 		int n = imp.getStackSize();
 		boolean eightBit = imp.getBitDepth() == 8;
-		if (imp.getBitDepth() == 24)
-			throw new IllegalArgumentException(fiji.cuda.ops.Texts.RGB);
+		checkImage(imp);
 		if (n > 1 && !stack && !eightBit)
 			throw new IllegalArgumentException("A " + imp.getBitDepth() + "-bit stack becomes 8-bit as a whole: "
 				+ "check 'Stack' (the macro flag stack) to threshold every slice.");

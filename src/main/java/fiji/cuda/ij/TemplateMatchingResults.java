@@ -167,9 +167,14 @@ final class TemplateMatchingResults {
 		return overlay;
 	}
 
-	/** Puts r on 0-based stack index {@code plane}; a hyperstack reads a plain position as z or t. */
+	/**
+	 * Puts r on 0-based stack index {@code plane}; a hyperstack reads a plain position as z or t.
+	 * So does an image of channels alone, which is no "hyperstack" to ImageJ (three dimensions)
+	 * yet is drawn as one once it has several channels: a plain position 2 was read as frame 2,
+	 * and the matches of every channel but the first were never shown.
+	 */
 	static void placeOn(Roi r, ImagePlus image, int plane) {
-		if (image.isHyperStack()) {
+		if (image.isHyperStack() || image.getNChannels() > 1) {
 			int[] czt = image.convertIndexToPosition(plane + 1);
 			r.setPosition(czt[0], czt[1], czt[2]);
 		} else if (image.getStackSize() > 1) {

@@ -36,17 +36,18 @@ class ImageLockTest {
 	}
 
 	@Test
-	void localThresholdAndAlignSlicesRefuseALockedImageWithAMessage() throws Exception {
+	void localThresholdAlignSlicesAndGaussianBlur3DRefuseALockedImageWithAMessage() throws Exception {
 		// both did nothing and said nothing, and a batch macro went on with the image unchanged
 		String[][] cases = { { "GPU Local Threshold", "method=Mean radius=2 parameter_1=0 parameter_2=0 white" },
-			{ "GPU Align Slices", "x=2 y=2 width=8 height=4 margin=2" } };
+			{ "GPU Align Slices", "x=2 y=2 width=8 height=4 margin=2" }, { "GPU Gaussian Blur 3D", "x=2 y=2 z=2" } };
 		for (String[] c : cases) {
 			ImagePlus imp = IJ.createImage("busy", "8-bit ramp", 20, 10, 3);
 			Thread other = new Thread(imp::lock);
 			other.start();
 			other.join();
 			byte[] before = ((byte[]) imp.getStack().getPixels(1)).clone();
-			ij.plugin.PlugIn plugin = c[0].contains("Threshold") ? new LocalThresholdPlugin() : new AlignSlicesPlugin();
+			ij.plugin.PlugIn plugin = c[0].contains("Threshold") ? new LocalThresholdPlugin()
+				: c[0].contains("Align") ? new AlignSlicesPlugin() : new GaussianBlur3DPlugin();
 			String log = LocalThresholdPluginTest.asMacro(plugin, imp, c[1]);
 			assertTrue(log.contains(c[0] + ": \"busy\" is in use by another command"), log);
 			assertTrue(java.util.Arrays.equals(before, (byte[]) imp.getStack().getPixels(1)), c[0]);

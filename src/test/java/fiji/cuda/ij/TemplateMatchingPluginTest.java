@@ -565,4 +565,53 @@ class TemplateMatchingPluginTest {
 			assertEquals(cal.getY(10), map.getY(0), 1e-12);
 		}
 	}
+
+	@Test
+	void theMatchesOfAnImageOfChannelsAloneGoOnTheirChannel() {
+		// a composite of 3 channels has three dimensions, so it is no "hyperstack", and its
+		// rectangles got plain positions; ImageJ draws any image of several channels as a
+		// hyperstack, where a plain position 2 is frame 2: the matches of channels 2 and 3 never showed
+		ImagePlus channels = IJ.createImage("c", "8-bit composite-mode black", 20, 20, 3, 1, 1);
+		assertTrue(channels.isComposite() && !channels.isHyperStack());
+		for (int plane = 0; plane < 3; plane++) {
+			Roi r = new Roi(1, 1, 5, 5);
+			TemplateMatchingResults.placeOn(r, channels, plane);
+			assertEquals(plane + 1, r.getCPosition(), "plane " + plane);
+			assertEquals(1, r.getZPosition());
+			assertEquals(1, r.getTPosition());
+		}
+		// a time series of one channel is drawn as a plain stack: a plain position is its frame
+		ImagePlus series = IJ.createImage("t", "8-bit black", 20, 20, 1, 1, 4);
+		Roi q = new Roi(1, 1, 5, 5);
+		TemplateMatchingResults.placeOn(q, series, 2);
+		assertEquals(3, q.getPosition());
+	}
+
+	@Test
+	void theScoreMapOfAWholeHyperstackKeepsItsChannelsSlicesAndFrames() {
+		// its maps were one z-series of 12 (or 24) slices, the channels, slices and frames to be
+		// counted out from the slice labels
+		ImagePlus hyper = noise("16-bit", 40, 30, 12, 21);
+		hyper.setDimensions(2, 3, 2);
+		hyper.setOpenAsHyperStack(true);
+		hyper.getCalibration().pixelWidth = 0.5;
+		ImagePlus tpl = noise("8-bit", 7, 7, 1, 22);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.scoreMap = true;
+		s.stack = true;
+		ImagePlus map = TemplateMatchingPlugin.run(hyper, tpl, s, CPU).scoreMap;
+		assertArrayEquals(new int[] { 34, 24, 2, 3, 2 }, map.getDimensions());
+		assertTrue(map.isHyperStack());
+		assertEquals(0.5, map.getCalibration().pixelWidth);
+		assertEquals("slice 4, template", map.getStack().getSliceLabel(4));
+		// two rotations: each channel twice, as the integral images give each channel two tables
+		s.angles = new double[] { 0, 90 };
+		assertArrayEquals(new int[] { 34, 24, 4, 3, 2 }, TemplateMatchingPlugin.run(hyper, tpl, s, CPU).scoreMap.getDimensions());
+		// the current plane alone, or a plain z-stack, stays a plain stack
+		s.stack = false;
+		assertArrayEquals(new int[] { 34, 24, 1, 2, 1 }, TemplateMatchingPlugin.run(hyper, tpl, s, CPU).scoreMap.getDimensions());
+		s.stack = true;
+		ImagePlus zs = noise("8-bit", 40, 30, 3, 23);
+		assertArrayEquals(new int[] { 34, 24, 1, 6, 1 }, TemplateMatchingPlugin.run(zs, tpl, s, CPU).scoreMap.getDimensions());
+	}
 }
