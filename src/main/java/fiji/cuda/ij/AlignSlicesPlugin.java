@@ -246,16 +246,21 @@ public class AlignSlicesPlugin implements PlugIn {
 	/** Fills ImageJ's Results table and says how it went. */
 	private static void show(ImagePlus imp, Outcome out) {
 		Undo.reset(); // ImageJ's Undo cannot restore a stack
-		ResultsTable rt = ResultsTable.getResultsTable();
-		if (rt == null) rt = new ResultsTable();
-		rt.reset();
-		rt.setPrecision(4);
-		for (int i = 0; i < out.table.size(); i++) {
-			rt.incrementCounter();
-			for (String h : out.table.getHeadings())
-				rt.addValue(h, out.table.getValue(h, i));
+		IjBridge.SHARED_WINDOWS.lock(); // another run's rows must not go in between
+		try {
+			ResultsTable rt = ResultsTable.getResultsTable();
+			if (rt == null) rt = new ResultsTable();
+			rt.reset();
+			rt.setPrecision(4);
+			for (int i = 0; i < out.table.size(); i++) {
+				rt.incrementCounter();
+				for (String h : out.table.getHeadings())
+					rt.addValue(h, out.table.getValue(h, i));
+			}
+			rt.show("Results");
+		} finally {
+			IjBridge.SHARED_WINDOWS.unlock();
 		}
-		rt.show("Results");
 		String msg = out.canceled ? String.format(Locale.US, "canceled; %d of %d slices aligned", out.shifts.size(),
 			imp.getStackSize()) : imp.getStackSize() + " slices aligned";
 		IJ.showStatus(COMMAND + ": " + msg);

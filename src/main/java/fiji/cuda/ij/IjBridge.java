@@ -8,6 +8,8 @@ import ij.Prefs;
 import ij.macro.Interpreter;
 import ij.util.Tools;
 
+import java.util.concurrent.locks.ReentrantLock;
+
 /**
  * One-time wiring of the operation layer into ImageJ 1: operation log lines (such as why
  * the CPU path ran) go to ImageJ's Log window, and the device chosen in "GPU Info..." is
@@ -20,6 +22,16 @@ public final class IjBridge {
 	public static final String PREF_DEVICE = "fiji.cuda.device";
 
 	private static boolean done;
+
+	/**
+	 * Held while a command fills ImageJ's windows that all commands share, the Results table and
+	 * the ROI Manager (with the matches' overlay). Each run empties them and writes its own, and
+	 * two runs at once (two macros, a script's threads) mixed them: the rows of one went on after
+	 * the other's, and one deleted the ROI Manager entries it had counted before the other added
+	 * its own. Commands fill them on their own threads (ImageJ runs menu commands on a thread of
+	 * their own), never on the event thread, which the ROI Manager waits for.
+	 */
+	static final ReentrantLock SHARED_WINDOWS = new ReentrantLock();
 
 	private IjBridge() {}
 

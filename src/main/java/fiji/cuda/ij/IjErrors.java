@@ -145,14 +145,29 @@ public final class IjErrors {
 	 * Stops the running macro without its error dialog. Interpreter.abort(String) opens that
 	 * dialog unless the interpreter ignores errors, so errors are ignored first; the macro ends
 	 * before its next statement (checked under Xvfb with ImageJ 1.54p in -batch mode). Macro.abort() covers commands run by IJ.run from Java.
+	 * <p>
+	 * ImageJ keeps one interpreter for all threads, the macro started last: a script's
+	 * {@code IJ.run} on a thread of its own, failing while a batch macro ran in the background,
+	 * stopped that macro, which had nothing to do with it. So the interpreter is stopped only
+	 * when this thread runs a macro.
 	 */
 	private static void abortMacro(String line) {
 		Interpreter interp = Interpreter.getInstance();
-		if (interp != null) {
+		if (interp != null && runsAMacro()) {
 			interp.setIgnoreErrors(true);
 			interp.abort(line); // becomes what IJ.runMacro and eval() return
 		}
 		Macro.abort();
+	}
+
+	/**
+	 * @return true when ImageJ's macro interpreter is on this thread's stack: the command was
+	 *         called by a macro (through {@code run}, {@code call} or {@code eval}), not by a
+	 *         script or plug-in of its own thread, which ImageJ names alike ("Run$_...")
+	 */
+	private static boolean runsAMacro() {
+		return StackWalker.getInstance()
+			.walk(frames -> frames.anyMatch(f -> f.getClassName().equals(Interpreter.class.getName())));
 	}
 
 	/** The operations already name themselves ("Gaussian Blur: ..."); don't say it twice. */

@@ -23,7 +23,9 @@ import java.util.regex.Pattern;
  * "GPU Template Matching...": finds the objects that look like a template in an image with
  * {@link TemplateMatching#detect} (normalized cross-correlation, TM_CCOEFF_NORMED).
  * <p>
- * Macro keys: {@code image} and {@code template} (titles of open images; every slice of the
+ * Macro keys: {@code image} and {@code template} (titles of open images; {@code image} left
+ * out is the current image, the one {@code IJ.run(imp, ...)} was given, shown or not, and the
+ * current image's title names it rather than another image of that title; every slice of the
  * template image is a template, and an area selection on it restricts the template to the
  * selection: its bounds, with a mask when it is not a rectangle; {@code template} may also be
  * a folder, see {@link #folderTemplates}), {@code template_folder} (a folder of templates,
@@ -123,7 +125,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 		try {
 			String options = Macro.getOptions();
 			int[] ids = WindowManager.getIDList();
-			if (ids == null) {
+			// the image IJ.run(imp, ...) was given, for this thread only: a script's image need not be shown
+			ImagePlus given = WindowManager.getCurrentImage();
+			if (ids == null && given == null) {
 				IjErrors.report(COMMAND, "There is no image open.");
 				return;
 			}
@@ -133,14 +137,15 @@ public class TemplateMatchingPlugin implements PlugIn {
 			if (options != null) {
 				// read the keys here: GenericDialog answers an unknown image title with a macro
 				// error dialog, which would hang a batch run
-				image = find(IjBridge.macroValue(options, "image", WindowManager.getCurrentImage().getTitle()), "image");
+				String title = IjBridge.macroValue(options, "image", null);
+				image = title == null && given != null ? given : find(title, "image", given);
 				// the dialog records template_folder=[] when the field is left empty: then template counts
 				String f = IjBridge.macroValue(options, FOLDER_KEY, "").trim();
 				String t = IjBridge.macroValue(options, "template", "");
 				if (!f.isEmpty()) folder = TemplateMatchingTemplates.fromFolder(new File(f).toPath(), FOLDER_KEY);
-				else if (WindowManager.getImage(t) == null && TemplateMatchingTemplates.isFolderPath(t))
+				else if (WindowManager.getImage(t) == null && !isTitleOf(given, t) && TemplateMatchingTemplates.isFolderPath(t))
 					folder = TemplateMatchingTemplates.fromFolder(new File(t).toPath(), "template");
-				else template = find(t, "template");
+				else template = find(t, "template", given);
 				s.threshold = IjBridge.macroNumber(options, THRESHOLD, s.threshold);
 				s.maxObjects = macroMaxObjects(options, s.maxObjects);
 				s.nms = IjBridge.macroNumber(options, NMS, s.nms);
@@ -152,6 +157,11 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s.sameSize = flag(options, "same_size");
 			} else {
 				if (IjErrors.noOptionsToRunWith(COMMAND, "image=cells.tif template=cell.tif score_threshold=0.5")) return;
+				if (ids == null) {
+					// the dialog offers open images only, and a script's image of its own is none
+					IjErrors.report(COMMAND, "There is no image open.");
+					return;
+				}
 				String[] titles = new String[ids.length];
 				int[][] sizes = new int[ids.length][];
 				int current = 0;
@@ -275,13 +285,24 @@ public class TemplateMatchingPlugin implements PlugIn {
 		return (int) Math.min(v, Integer.MAX_VALUE);
 	}
 
-	private static ImagePlus find(String title, String key) {
+	/**
+	 * @param given   this thread's current image, or null: the one named when it has the title.
+	 *                Several threads of a batch may each hold an image of the same title (a file
+	 *                of the same name in each folder), and the first open one of that title was
+	 *                another thread's, matched and marked instead of this one.
+	 */
+	private static ImagePlus find(String title, String key, ImagePlus given) {
 		if (title == null || title.isEmpty())
 			throw new IllegalArgumentException("Please give the " + key + " (" + key + "=[title of an open image]"
 				+ (key.equals("template") ? ", or " + FOLDER_KEY + "=[folder of templates]" : "") + ").");
+		if (isTitleOf(given, title)) return given;
 		ImagePlus imp = WindowManager.getImage(title);
 		if (imp == null) throw new IllegalArgumentException("There is no open image called '" + title + "' (" + key + ").");
 		return imp;
+	}
+
+	private static boolean isTitleOf(ImagePlus imp, String title) {
+		return imp != null && imp.getTitle().equals(title);
 	}
 
 	static boolean flag(String options, String key) {

@@ -105,42 +105,48 @@ final class TemplateMatchingResults {
 
 	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
 	static void show(ImagePlus image, Outcome out) {
-		ResultsTable rt = ResultsTable.getResultsTable();
-		if (rt == null) rt = new ResultsTable();
-		rt.reset();
-		for (int i = 0; i < out.table.size(); i++) {
-			rt.incrementCounter();
-			for (String h : out.table.getHeadings())
-				if (h.equals("Image") || h.equals("Template") && out.namedTemplates)
-					rt.addValue(h, out.table.getStringValue(h, i));
-				else rt.addValue(h, out.table.getValue(h, i));
-		}
-		rt.show("Results");
-		RoiManager rm = RoiManager.getInstance();
-		if (rm == null) rm = Interpreter.getBatchModeRoiManager();
-		if (rm == null && !GraphicsEnvironment.isHeadless()) rm = new RoiManager();
-		// the Results table starts afresh, so do the matches of an earlier run, and only they:
-		// the user's own overlay and ROI Manager entries stay
-		Overlay overlay = withoutMatches(image.getOverlay());
-		if (rm != null) {
-			List<Integer> old = new ArrayList<>();
-			for (int i = 0; i < rm.getCount(); i++)
-				if (isMatchName(rm.getName(i))) old.add(i);
-			if (!old.isEmpty()) {
-				rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
-				rm.runCommand("Delete");
+		// another run's rows and matches must not go in between
+		IjBridge.SHARED_WINDOWS.lock();
+		try {
+			ResultsTable rt = ResultsTable.getResultsTable();
+			if (rt == null) rt = new ResultsTable();
+			rt.reset();
+			for (int i = 0; i < out.table.size(); i++) {
+				rt.incrementCounter();
+				for (String h : out.table.getHeadings())
+					if (h.equals("Image") || h.equals("Template") && out.namedTemplates)
+						rt.addValue(h, out.table.getStringValue(h, i));
+					else rt.addValue(h, out.table.getValue(h, i));
 			}
+			rt.show("Results");
+			RoiManager rm = RoiManager.getInstance();
+			if (rm == null) rm = Interpreter.getBatchModeRoiManager();
+			if (rm == null && !GraphicsEnvironment.isHeadless()) rm = new RoiManager();
+			// the Results table starts afresh, so do the matches of an earlier run, and only they:
+			// the user's own overlay and ROI Manager entries stay
+			Overlay overlay = withoutMatches(image.getOverlay());
+			if (rm != null) {
+				List<Integer> old = new ArrayList<>();
+				for (int i = 0; i < rm.getCount(); i++)
+					if (isMatchName(rm.getName(i))) old.add(i);
+				if (!old.isEmpty()) {
+					rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
+					rm.runCommand("Delete");
+				}
+			}
+			int n = 0;
+			for (Detection d : out.detections) {
+				Roi r = new Roi(d.x, d.y, d.width, d.height);
+				r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
+				r.setStrokeColor(Color.yellow);
+				placeOn(r, image, d.plane);
+				overlay.add(r);
+				if (rm != null) rm.addRoi((Roi) r.clone());
+			}
+			image.setOverlay(overlay);
+		} finally {
+			IjBridge.SHARED_WINDOWS.unlock();
 		}
-		int n = 0;
-		for (Detection d : out.detections) {
-			Roi r = new Roi(d.x, d.y, d.width, d.height);
-			r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
-			r.setStrokeColor(Color.yellow);
-			placeOn(r, image, d.plane);
-			overlay.add(r);
-			if (rm != null) rm.addRoi((Roi) r.clone());
-		}
-		image.setOverlay(overlay);
 		if (out.scoreMap != null) out.scoreMap.show();
 		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
 		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
