@@ -246,7 +246,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	/** Fills ImageJ's Results table and says how it went. */
 	private static void show(ImagePlus imp, Outcome out) {
 		Undo.reset(); // ImageJ's Undo cannot restore a stack
-		IjBridge.SHARED_WINDOWS.lock(); // another run's rows must not go in between
+		boolean held = IjBridge.holdSharedWindows(); // another run's rows must not go in between
 		try {
 			ResultsTable rt = ResultsTable.getResultsTable();
 			if (rt == null) rt = new ResultsTable();
@@ -259,7 +259,7 @@ public class AlignSlicesPlugin implements PlugIn {
 			}
 			rt.show("Results");
 		} finally {
-			IjBridge.SHARED_WINDOWS.unlock();
+			IjBridge.releaseSharedWindows(held);
 		}
 		String msg = out.canceled ? String.format(Locale.US, "canceled; %d of %d slices aligned", out.shifts.size(),
 			imp.getStackSize()) : imp.getStackSize() + " slices aligned";

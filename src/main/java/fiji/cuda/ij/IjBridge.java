@@ -33,6 +33,25 @@ public final class IjBridge {
 	 */
 	static final ReentrantLock SHARED_WINDOWS = new ReentrantLock();
 
+	/**
+	 * Takes {@link #SHARED_WINDOWS}, except on the event thread, which must never wait for it:
+	 * the ROI Manager updates its list there, so a run holding the lock could wait for the event
+	 * thread while the event thread waited for the lock, and Fiji would hang. A plug-in called
+	 * from a button's action runs there; its tables are then filled unguarded, as before.
+	 *
+	 * @return whether the lock was taken, for {@link #releaseSharedWindows}
+	 */
+	static boolean holdSharedWindows() {
+		if (java.awt.EventQueue.isDispatchThread()) return false;
+		SHARED_WINDOWS.lock();
+		return true;
+	}
+
+	/** Gives back what {@link #holdSharedWindows} took. */
+	static void releaseSharedWindows(boolean held) {
+		if (held) SHARED_WINDOWS.unlock();
+	}
+
 	private IjBridge() {}
 
 	/** Installs the log sink and applies the stored device choice; later calls do nothing. */

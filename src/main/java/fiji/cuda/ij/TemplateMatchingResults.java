@@ -106,7 +106,7 @@ final class TemplateMatchingResults {
 	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
 	static void show(ImagePlus image, Outcome out) {
 		// another run's rows and matches must not go in between
-		IjBridge.SHARED_WINDOWS.lock();
+		boolean held = IjBridge.holdSharedWindows();
 		try {
 			ResultsTable rt = ResultsTable.getResultsTable();
 			if (rt == null) rt = new ResultsTable();
@@ -145,7 +145,7 @@ final class TemplateMatchingResults {
 			}
 			image.setOverlay(overlay);
 		} finally {
-			IjBridge.SHARED_WINDOWS.unlock();
+			IjBridge.releaseSharedWindows(held);
 		}
 		if (out.scoreMap != null) out.scoreMap.show();
 		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");

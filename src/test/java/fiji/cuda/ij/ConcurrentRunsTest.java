@@ -221,4 +221,26 @@ public class ConcurrentRunsTest {
 			assertEquals(i + 1, rt.getValue("Slice", i));
 		assertEquals(1, cells.getOverlay().size(), "Template Matching's match on its image");
 	}
+
+	@Test
+	void theEventThreadNeverWaitsForTheSharedWindows() throws Exception {
+		// a plug-in called from a button's action fills its tables on the event thread, which the
+		// ROI Manager of a run holding the lock may be waiting for: it must go on unguarded
+		IjBridge.SHARED_WINDOWS.lock();
+		try {
+			boolean[] took = { true };
+			org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20),
+				() -> java.awt.EventQueue.invokeAndWait(() -> {
+					took[0] = IjBridge.holdSharedWindows();
+					IjBridge.releaseSharedWindows(took[0]);
+				}));
+			assertFalse(took[0], "the event thread took the lock");
+		} finally {
+			IjBridge.SHARED_WINDOWS.unlock();
+		}
+		// and any other thread takes it
+		assertTrue(IjBridge.holdSharedWindows());
+		IjBridge.releaseSharedWindows(true);
+		assertFalse(IjBridge.SHARED_WINDOWS.isLocked());
+	}
 }
