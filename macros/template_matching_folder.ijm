@@ -44,6 +44,7 @@ if (nImages == opened)
 // Every image opened below has a title ending in .tif or .tiff; this one does not.
 templateTitle = "Template";
 rename(templateTitle);
+templateId = getImageID();
 // the template's size: its area selection's, if it has one, which is what the command matches
 template = areaSize();
 Table.create("Detections");
@@ -117,6 +118,10 @@ if (row == 0) {
 	Table.deleteRows(0, 0, "Detections");
 }
 Table.save(output, "Detections");
+// the template was opened here, so it is closed here too: in a Fiji session, or run by another
+// macro folder after folder, each run left one more image open, shown when batch mode ended
+selectImage(templateId);
+close();
 seconds = (getTime() - start) / 1000;
 summary = "Found " + row + " objects in " + images + " images from " + inDir + " in " + d2s(seconds, 1) + " s";
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";

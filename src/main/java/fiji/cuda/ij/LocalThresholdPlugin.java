@@ -13,6 +13,7 @@ import ij.ImagePlus;
 import ij.ImageStack;
 import ij.Macro;
 import ij.Undo;
+import ij.WindowManager;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 import ij.process.ByteProcessor;
@@ -52,6 +53,14 @@ public class LocalThresholdPlugin implements PlugIn {
 	private static String lastMethod = DEFAULT_METHOD;
 	private static double lastRadius = DEFAULT_RADIUS, lastP1, lastP2;
 	private static boolean lastWhite = true;
+
+	/**
+	 * The ID of the image whose 16 or 32-bit processor the last conversion left to Undo, or 0.
+	 * ImageJ lets go of it when that image's window closes, but closing a batch-mode image
+	 * tells no one: a batch macro kept the whole last image in memory while it thresholded the
+	 * next, and one heap enough for a single image ran out of memory on the second.
+	 */
+	private static volatile int convertedForUndo;
 
 	@Override
 	public void run(String arg) {
@@ -235,6 +244,7 @@ public class LocalThresholdPlugin implements PlugIn {
 		if (n > 1 && !stack && !eightBit)
 			throw new IllegalArgumentException("A " + imp.getBitDepth() + "-bit stack becomes 8-bit as a whole: "
 				+ "check 'Stack' (the macro flag stack) to threshold every slice.");
+		releaseClosedConversion();
 		// the fraction done is planes done over planes given: what a canceled run must report
 		double[] reached = { 0 };
 		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new Progress() {
@@ -267,6 +277,7 @@ public class LocalThresholdPlugin implements PlugIn {
 				throw e;
 			}
 			if (onePlane) Undo.setup(Undo.FILTER, imp);
+			convertedForUndo = 0; // Undo let go of any earlier conversion's processor
 		} else {
 			Planes planes = ImagePlusPlanes.wrap(imp);
 			Planes result = LocalThreshold.newResult(planes, opts.threads());
@@ -276,11 +287,13 @@ public class LocalThresholdPlugin implements PlugIn {
 				java.awt.image.ColorModel lut = imp.getProcessor().getColorModel();
 				if (n == 1) {
 					Undo.setup(Undo.TYPE_CONVERSION, imp); // keeps the 16 or 32-bit processor for Undo
+					convertedForUndo = imp.getID();
 					ByteProcessor bp = new ByteProcessor(planes.width(), planes.height(), (byte[]) result.plane(0));
 					bp.setColorModel(lut);
 					imp.setProcessor(bp);
 				} else {
 					Undo.reset();
+					convertedForUndo = 0;
 					ImageStack old = imp.getStack(), s = new ImageStack(planes.width(), planes.height());
 					for (int z = 0; z < result.depth(); z++)
 						s.addSlice(old.getSliceLabel(z + 1),
@@ -320,5 +333,19 @@ public class LocalThresholdPlugin implements PlugIn {
 		imp.updateAndDraw();
 		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");
 		return !r.canceled();
+	}
+
+	/**
+	 * Before a run takes its own memory: once the image an earlier conversion left to Undo is
+	 * closed, no Undo can reach that processor any more, and Undo lets go of it. Whatever Undo
+	 * holds instead would be replaced at the end of this run anyway, as every run that gets
+	 * past its checks sets up Undo anew.
+	 */
+	private static void releaseClosedConversion() {
+		int id = convertedForUndo;
+		if (id != 0 && WindowManager.getImage(id) == null) {
+			Undo.reset();
+			convertedForUndo = 0;
+		}
 	}
 }
