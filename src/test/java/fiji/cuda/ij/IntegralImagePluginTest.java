@@ -128,26 +128,7 @@ class IntegralImagePluginTest {
 		Display.required();
 		// the dialog asked for the tables first, and only then said that RGB is not taken
 		ImagePlus rgb = ImageJReference.noise("RGB", 8, 6, 1, 3);
-		Thread t = new Thread(() -> new IntegralImagePlugin().run(""), "GPU Integral Image...");
-		ij.WindowManager.setTempCurrentImage(t, rgb);
-		String log;
-		boolean waiting;
-		try {
-			log = LocalThresholdPluginTest.log(() -> {
-				t.start();
-				try {
-					t.join(10_000);
-				} catch (InterruptedException e) {
-					Thread.currentThread().interrupt();
-				}
-			});
-			waiting = t.isAlive();
-		} finally {
-			ij.WindowManager.setTempCurrentImage(t, null);
-			for (java.awt.Window w : java.awt.Window.getWindows())
-				if (w instanceof ij.gui.GenericDialog) w.dispose();
-		}
-		org.junit.jupiter.api.Assertions.assertFalse(waiting, "a dialog waits for an answer");
+		String log = UnusualImagesTest.fromTheMenu("GPU Integral Image...", new IntegralImagePlugin(), rgb);
 		assertEquals("GPU Integral Image: " + fiji.cuda.ops.Texts.RGB, log.trim());
 	}
 

@@ -28,7 +28,7 @@ class UnusualImagesTest {
 	 *
 	 * @return the Log; fails when a dialog is left waiting for an answer
 	 */
-	private static String fromTheMenu(String command, PlugIn plugin, ImagePlus imp) {
+	static String fromTheMenu(String command, PlugIn plugin, ImagePlus imp) {
 		Thread t = new Thread(() -> plugin.run(""), command);
 		ij.WindowManager.setTempCurrentImage(t, imp);
 		String log;
