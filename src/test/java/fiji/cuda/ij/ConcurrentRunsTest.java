@@ -129,10 +129,7 @@ public class ConcurrentRunsTest {
 	void templateMatchingMatchesTheImageItWasGivenNotAnotherOfTheSameTitle(@TempDir Path dir) throws Exception {
 		// threads of a batch each hold an image of the same title (a file of the same name in each
 		// folder): the image of that title found first, another thread's, was matched and marked
-		ImagePlus tpl = TemplateMatchingPluginTest.noise("8-bit", 12, 10, 1, 301);
-		assertTrue(IJ.saveAsTiff(tpl, dir.resolve("cell.tif").toString()));
-		ImagePlus given = TemplateMatchingPluginTest.noise("8-bit", 60, 50, 1, 302);
-		TemplateMatchingPluginTest.plant(given, 1, tpl.getProcessor(), 30, 20);
+		ImagePlus given = cellsWithATemplateIn(dir, 301);
 		given.setTitle("cells.tif");
 		ImagePlus other = TemplateMatchingPluginTest.noise("8-bit", 60, 50, 1, 303);
 		other.setTitle("cells.tif");
@@ -155,6 +152,18 @@ public class ConcurrentRunsTest {
 		}
 	}
 
+	/**
+	 * @return a 60x50 noise image with a 12x10 template planted at (30, 20), the template saved
+	 *         as the only file of {@code dir}, for template_folder=
+	 */
+	private static ImagePlus cellsWithATemplateIn(Path dir, int seed) {
+		ImagePlus tpl = TemplateMatchingPluginTest.noise("8-bit", 12, 10, 1, seed);
+		assertTrue(IJ.saveAsTiff(tpl, dir.resolve("cell.tif").toString()));
+		ImagePlus cells = TemplateMatchingPluginTest.noise("8-bit", 60, 50, 1, seed + 1);
+		TemplateMatchingPluginTest.plant(cells, 1, tpl.getProcessor(), 30, 20);
+		return cells;
+	}
+
 	/** The Results table, holding one thread in its first row until the test lets it go on. */
 	private static final class PausedTable extends ResultsTable {
 		final CountDownLatch reached = new CountDownLatch(1), letGo = new CountDownLatch(1);
@@ -175,10 +184,7 @@ public class ConcurrentRunsTest {
 	void twoRunsAtOnceDoNotMixTheirRowsInTheResultsTable(@TempDir Path dir) throws Exception {
 		// both empty the Results table and write their rows: Align Slices' rows went in while
 		// Template Matching was writing its own, which followed them
-		ImagePlus tpl = TemplateMatchingPluginTest.noise("8-bit", 12, 10, 1, 311);
-		assertTrue(IJ.saveAsTiff(tpl, dir.resolve("cell.tif").toString()));
-		ImagePlus cells = TemplateMatchingPluginTest.noise("8-bit", 60, 50, 1, 312);
-		TemplateMatchingPluginTest.plant(cells, 1, tpl.getProcessor(), 30, 20);
+		ImagePlus cells = cellsWithATemplateIn(dir, 311);
 		fiji.cuda.image.Planes p = fiji.cuda.ncc.DriftingStack.make(fiji.cuda.image.PixelType.UINT8, 40, 30,
 			new double[] { 0, 1, -2 }, new double[] { 0, 2, 1 }, 7);
 		ImageStack st = new ImageStack(40, 30);
