@@ -16,9 +16,10 @@ import org.scijava.plugin.Plugin;
  * standard deviation of every slice over a square window of side 2r+1 (or width x height when
  * both are above 0), clipped at the borders; it has no choice of one slice, which the menu
  * command's {@code stack} gives. No menu path: the menu entry is ImageJ 1's "GPU Box
- * Statistics...", whose result image it shares. Bad input cancels with the reason. No input
- * is remembered between runs: a stale rectangle would silently replace the radius of a later
- * run that gives none.
+ * Statistics...", whose result image and progress bar it shares. Bad input cancels with the
+ * reason, and so does Esc in ImageJ, which stops it between slices as it stops the menu
+ * command. No input is remembered between runs: a stale rectangle would silently replace the
+ * radius of a later run that gives none.
  */
 @Plugin(type = Command.class, headless = true, label = "GPU Box Statistics")
 public class BoxStatisticsCommand extends ContextCommand {
@@ -52,6 +53,9 @@ public class BoxStatisticsCommand extends ContextCommand {
 			// one of its title and Info, which the result would carry as its own)
 			result = BoxStatisticsPlugin.compute(image, BoxStatisticsPlugin.statistic(statistic), w,
 				image.getStackSize() > 1);
+			// Esc in ImageJ stops the menu command's computation, which then gives no image: a script
+			// got a null result and no word that it was canceled
+			if (result == null) cancel(BoxStatisticsPlugin.COMMAND + ": canceled.");
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.BoxStatisticsPlugin.COMMAND, e));

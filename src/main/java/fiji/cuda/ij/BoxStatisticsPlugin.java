@@ -174,8 +174,12 @@ public class BoxStatisticsPlugin implements PlugIn {
 		if (imp.getBitDepth() != 32 && imp.getCalibration().calibrated())
 			planes = calibrated(planes, imp.getCalibration().getCTable(), opts.threads());
 		Planes result = BoxStatistics.newResult(planes, opts.threads());
-		OpReport r = BoxStatistics.computeInto(planes, result, statistic, window, opts);
-		IJ.showProgress(1.0);
+		OpReport r;
+		try {
+			r = BoxStatistics.computeInto(planes, result, statistic, window, opts);
+		} finally {
+			IJ.showProgress(1.0); // also after a failure, which would leave the bar standing part way
+		}
 		if (r.canceled()) {
 			IJ.log(COMMAND + ": canceled");
 			return null;

@@ -129,6 +129,14 @@ public class GaussianBlur3DPlugin implements PlugIn {
 	 * @throws PartlyDoneException when a volume after the first fails, saying how many are blurred
 	 */
 	static int blur(ImagePlus imp, double x, double y, double z) {
+		try {
+			return blurShown(imp, x, y, z);
+		} finally {
+			IJ.showProgress(1.0); // also after a failure, which would leave the bar standing part way
+		}
+	}
+
+	private static int blurShown(ImagePlus imp, double x, double y, double z) {
 		if (x == 0 && y == 0 && z == 0) {
 			imp.deleteRoi(); // ImageJ changes no pixel either, but drops the selection first
 			return 0;
@@ -177,7 +185,6 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			done++;
 			IJ.showProgress((double) done / m);
 		}
-		IJ.showProgress(1.0);
 		if (done < m) IJ.log(COMMAND + ": canceled after " + done + " of " + m + " volumes");
 		if (done > 0) changed(imp, single);
 		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");

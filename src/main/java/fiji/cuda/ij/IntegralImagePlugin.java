@@ -118,21 +118,25 @@ public class IntegralImagePlugin implements PlugIn {
 		boolean floats32 = planes.type() == fiji.cuda.image.PixelType.FLOAT32;
 		// each plane's 64-bit tables become floats at once: held for a whole stack they would
 		// take 16 bytes a pixel of it
-		int built = IntegralImage.buildEach(planes, SatBuild.AUTO, ExecutionOptions.defaults().withProgress(new IjProgress()),
-			(t, z) -> {
-				if (sum) {
-					largest[0] = Math.max(largest[0], largest(t, false));
-					t.toFloats(false, (float[]) floats[z * per], threads);
-				}
-				if (sq) {
-					largest[0] = Math.max(largest[0], largest(t, true));
-					t.toFloats(true, (float[]) floats[z * per + per - 1], threads);
-				}
-				if (floats32 && !(allFinite((float[]) floats[z * per], threads)
-					&& (per == 1 || allFinite((float[]) floats[z * per + 1], threads))) && nonFinite[0]++ == 0)
-					nonFinite[1] = z;
-			});
-		IJ.showProgress(1.0);
+		int built;
+		try {
+			built = IntegralImage.buildEach(planes, SatBuild.AUTO, ExecutionOptions.defaults().withProgress(new IjProgress()),
+				(t, z) -> {
+					if (sum) {
+						largest[0] = Math.max(largest[0], largest(t, false));
+						t.toFloats(false, (float[]) floats[z * per], threads);
+					}
+					if (sq) {
+						largest[0] = Math.max(largest[0], largest(t, true));
+						t.toFloats(true, (float[]) floats[z * per + per - 1], threads);
+					}
+					if (floats32 && !(allFinite((float[]) floats[z * per], threads)
+						&& (per == 1 || allFinite((float[]) floats[z * per + 1], threads))) && nonFinite[0]++ == 0)
+						nonFinite[1] = z;
+				});
+		} finally {
+			IJ.showProgress(1.0); // also after a failure, which would leave the bar standing part way
+		}
 		if (built < planes.depth()) {
 			IJ.log(COMMAND + ": canceled");
 			return null;

@@ -238,6 +238,14 @@ public class LocalThresholdPlugin implements PlugIn {
 
 	/** {@link #threshold(ImagePlus, Settings, boolean)} with its progress and cancellation from {@code progress}. */
 	static boolean threshold(ImagePlus imp, Settings settings, boolean stack, Progress progress) {
+		try {
+			return thresholdShown(imp, settings, stack, progress);
+		} finally {
+			IJ.showProgress(1.0); // also after a failure, which would leave the bar standing part way
+		}
+	}
+
+	private static boolean thresholdShown(ImagePlus imp, Settings settings, boolean stack, Progress progress) {
 		int n = imp.getStackSize();
 		boolean eightBit = imp.getBitDepth() == 8;
 		checkImage(imp);
@@ -314,7 +322,6 @@ public class LocalThresholdPlugin implements PlugIn {
 				imp.getCalibration().disableDensityCalibration();
 			}
 		}
-		IJ.showProgress(1.0);
 		int given = eightBit && !stack ? 1 : n, done = (int) Math.round(reached[0] * given);
 		if (r.canceled()) {
 			boolean unchanged = !eightBit || done == 0;

@@ -149,7 +149,8 @@ public final class AlignSlices {
 	 *
 	 * @param stack the slices, changed in place
 	 * @param s     landmark, margin, reference, mode, sub-pixel and interpolation
-	 * @param opts  backend and threads of the matching, progress and cancellation (between slices)
+	 * @param opts  backend and threads of the matching, progress and cancellation (between slices,
+	 *              and on the CPU within a slice's matching, before the slice is touched)
 	 * @return one shift per slice done, in slice order (all slices unless canceled)
 	 * @throws IllegalArgumentException for bad input, before any slice is changed
 	 * @throws PartlyDoneException      when a failure stops it after some slices are aligned: each
@@ -193,7 +194,22 @@ public final class AlignSlices {
 					from = done[z < s.reference ? z + 1 : z - 1];
 					template = TemplateMatching.crop(stack, from.plane, landmark);
 				}
-				Shift shift = measure(stack, z, template, landmark, s, from, matchOpts);
+				// a large landmark and margin take seconds a slice on the CPU: its matching moves the bar
+				// and stops on a cancel, before the slice is touched
+				int step = k;
+				Progress within = new Progress() {
+					@Override
+					public void update(double f) {
+						progress.update((step + f) / order.length);
+					}
+
+					@Override
+					public boolean isCanceled() {
+						return progress.isCanceled();
+					}
+				};
+				Shift shift = measure(stack, z, template, landmark, s, from, matchOpts, within);
+				if (shift == null) break; // canceled within the slice's matching: the slice is untouched
 				translate(stack, z, shift.dx, shift.dy, interp, opts.threads());
 				done[z] = shift;
 				progress.update((k + 1) / (double) order.length);
@@ -253,16 +269,27 @@ public final class AlignSlices {
 	/**
 	 * Finds the landmark in one slice.
 	 *
-	 * @param from the aligned neighbour the template was cut from ("previous slice" mode), or null
-	 * @return the translation that brings the landmark back to its reference position
+	 * @param from   the aligned neighbour the template was cut from ("previous slice" mode), or null
+	 * @param opts   backend and threads of the matching
+	 * @param within hears the fraction of the CPU's matching done, and may cancel it
+	 * @return the translation that brings the landmark back to its reference position; null when
+	 *         canceled
 	 */
 	private static Shift measure(Planes stack, int z, Planes template, Region landmark, Settings s, Shift from,
-		ExecutionOptions opts)
+		ExecutionOptions opts, Progress within)
 	{
 		Search search = new Search(stack.width(), stack.height(), landmark, s, from);
 		if (!usable(template)) return search.keep(z);
 		Planes area = TemplateMatching.crop(stack, z, search.area);
-		return search.pick(z, TemplateMatching.match(area, 0, template, 0, null, false, opts));
+		float[] map;
+		if (opts.backend() == Backend.CPU) {
+			TemplateMatching.check(area, 0, template, 0, null);
+			map = TemplateMatchingCpu.match(area, 0, template, 0, null, false, opts.threads(), within);
+			if (map == null) return null;
+		} else {
+			map = TemplateMatching.match(area, 0, template, 0, null, false, opts);
+		}
+		return search.pick(z, map);
 	}
 
 	/** Where the landmark is expected in one slice, the area searched around it, and the choice of the peak. */

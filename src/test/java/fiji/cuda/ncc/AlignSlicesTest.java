@@ -241,6 +241,30 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void aCancelWithinASlicesMatchingLeavesThatSliceUntouched() {
+		// a large landmark and margin took seconds a slice on the CPU with the bar standing still,
+		// and Esc waited for the slice to be matched and shifted
+		double[] sx = {0, 2, 4}, sy = {0, 1, 2};
+		Planes p = DriftingStack.make(PixelType.FLOAT32, 80, 70, sx, sy, 9), before = p.copy();
+		Settings s = settings(20, 20, 30, 30, 10);
+		TemplateMatchingCpu.bandWorkForTest = 1; // one row of the score map a band
+		fiji.cuda.RecordedProgress cancelAtSecond = new fiji.cuda.RecordedProgress(2);
+		List<Shift> shifts;
+		try {
+			shifts = AlignSlices.align(p, s, CPU.withProgress(cancelAtSecond));
+		} finally {
+			TemplateMatchingCpu.bandWorkForTest = 0;
+		}
+		assertEquals(1, shifts.size(), shifts::toString); // the reference only
+		for (int z = 0; z < 3; z++)
+			assertArrayEquals((float[]) before.plane(z), (float[]) p.plane(z), "slice " + (z + 1) + " was changed");
+		// both reports within slice 2's matching, the first half of the work
+		assertEquals(2, cancelAtSecond.heard.size(), cancelAtSecond.heard::toString);
+		for (double f : cancelAtSecond.heard)
+			assertTrue(f > 0 && f < 0.5, cancelAtSecond.heard::toString);
+	}
+
+	@Test
 	void aFailureAfterSomeSlicesSaysWhichAreAligned() {
 		// a listener failing after the 2nd slice: the error used to be its own, with slices 2-3
 		// shifted and nothing saying so

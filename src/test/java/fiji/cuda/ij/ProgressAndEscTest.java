@@ -1,0 +1,108 @@
+package fiji.cuda.ij;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ij.ImagePlus;
+
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ImageJ's progress bar and Esc around the menu commands that show their own progress, seen
+ * through {@link RecordingBar}: Esc and failures come at a fixed report, not at a time.
+ */
+class ProgressAndEscTest {
+
+	@BeforeAll
+	static void display() {
+		Display.required();
+	}
+
+	private static ImagePlus stack(String type) {
+		return ImageJReference.noise(type, 64, 48, 4, 3);
+	}
+
+	private static ImagePlus twoVolumes() {
+		ImagePlus imp = ImageJReference.noise("32-bit", 64, 48, 8, 3);
+		imp.setDimensions(1, 4, 2);
+		return imp;
+	}
+
+	/** Runs the command as a macro; @return its Log. */
+	private static String run(ij.plugin.PlugIn plugin, ImagePlus imp, String options) {
+		return LocalThresholdPluginTest.asMacro(plugin, imp, options).trim();
+	}
+
+	private static void clearedAfterAFailure(String name, Supplier<ImagePlus> image, ij.plugin.PlugIn plugin,
+		String options) throws Exception
+	{
+		try (RecordingBar bar = RecordingBar.failingAt(2)) {
+			String log = run(plugin, image.get(), options);
+			assertTrue(log.contains("out of memory") || log.contains("ran out of memory"), name + ": " + log);
+			// the bar stood at the failing slice's value until the next command moved it
+			assertTrue(bar.cleared(), name + " left the bar at " + bar.shown);
+		}
+	}
+
+	@Test
+	void theBarIsClearedAfterAFailurePartWay() throws Exception {
+		clearedAfterAFailure("Box Statistics", () -> stack("32-bit"), new BoxStatisticsPlugin(),
+			"radius=2 statistic=Mean stack");
+		clearedAfterAFailure("Integral Image", () -> stack("32-bit"), new IntegralImagePlugin(), "table=Both stack");
+		clearedAfterAFailure("Local Threshold in place", () -> stack("8-bit"), new LocalThresholdPlugin(),
+			"method=Mean radius=3 stack");
+		clearedAfterAFailure("Local Threshold to 8-bit", () -> stack("32-bit"), new LocalThresholdPlugin(),
+			"method=Mean radius=3 stack");
+		clearedAfterAFailure("Gaussian Blur 3D", ProgressAndEscTest::twoVolumes, new GaussianBlur3DPlugin(), "x=1 y=1 z=1");
+		clearedAfterAFailure("Align Slices", () -> stack("32-bit"), new AlignSlicesPlugin(),
+			"reference=1 x=20 y=20 width=16 height=16 margin=3 interpolation=Bilinear");
+	}
+
+	private static void escStopsBetweenSlices(String name, Supplier<ImagePlus> image, ij.plugin.PlugIn plugin,
+		String options, String line, boolean changes) throws Exception
+	{
+		ImagePlus imp = image.get(), before = imp.duplicate();
+		try (RecordingBar bar = RecordingBar.escAfter(2)) {
+			String log = run(plugin, imp, options);
+			String[] lines = log.split("\n");
+			assertEquals(line, lines[lines.length - 1], name);
+			assertTrue(bar.between() >= 2 && bar.cleared(), name + ": " + bar.shown);
+		}
+		assertEquals(changes, !ImageJReference.samePixels(before, imp), name + " changed the image");
+	}
+
+	@Test
+	void escStopsBetweenSlicesAndTheLogSaysWhatIsLeft() throws Exception {
+		escStopsBetweenSlices("Box Statistics", () -> stack("32-bit"), new BoxStatisticsPlugin(),
+			"radius=2 statistic=Mean stack", "GPU Box Statistics: canceled", false);
+		escStopsBetweenSlices("Integral Image", () -> stack("32-bit"), new IntegralImagePlugin(), "table=Both stack",
+			"GPU Integral Image: canceled", false);
+		escStopsBetweenSlices("Local Threshold in place", () -> stack("8-bit"), new LocalThresholdPlugin(),
+			"method=Mean radius=3 stack", "GPU Local Threshold: canceled after 2 of 4 slices; the others are unchanged",
+			true);
+		escStopsBetweenSlices("Local Threshold to 8-bit", () -> stack("32-bit"), new LocalThresholdPlugin(),
+			"method=Mean radius=3 stack", "GPU Local Threshold: canceled; the image is unchanged", false);
+		escStopsBetweenSlices("Align Slices", () -> stack("32-bit"), new AlignSlicesPlugin(),
+			"reference=1 x=20 y=20 width=16 height=16 margin=3 interpolation=Bilinear",
+			"GPU Align Slices: canceled; 3 of 4 slices aligned (32-bit noise).", true);
+	}
+
+	@Test
+	void escInAVolumeStopsBeforeTheNext() throws Exception {
+		ImagePlus imp = twoVolumes(), before = imp.duplicate();
+		try (RecordingBar bar = RecordingBar.escAfter(2)) {
+			String log = run(new GaussianBlur3DPlugin(), imp, "x=1 y=1 z=1");
+			assertTrue(log.endsWith("GPU Gaussian Blur 3D: canceled after 1 of 2 volumes"), log);
+			assertTrue(bar.cleared(), "bar: " + bar.shown);
+		}
+		// volume 1 (the first 4 planes) blurred, volume 2 as it was
+		for (int s = 1; s <= 8; s++)
+			assertEquals(s > 4, java.util.Arrays.equals((float[]) before.getStack().getPixels(s),
+				(float[]) imp.getStack().getPixels(s)), "slice " + s);
+		assertFalse(ImageJReference.samePixels(before, imp));
+	}
+}
