@@ -97,6 +97,9 @@ final class GaussianBlurCpu {
 	/** The most floats a task of the z pass holds: 16 MiB (tests lower it to get many strips). */
 	static long zBlockFloats = 1L << 22;
 
+	/** Makes the z pass's blocks; tests put in one that runs out of memory. */
+	static java.util.function.IntFunction<float[]> zBlock = float[]::new;
+
 	/**
 	 * Blurs a volume in place as ImageJ's "Gaussian Blur 3D" does on a plain stack: every
 	 * plane in x and y, stored to its type (rounded for integers), then along z, stored
@@ -117,6 +120,17 @@ final class GaussianBlurCpu {
 		int w = volume.width(), h = volume.height(), d = volume.depth();
 		PixelType type = volume.type();
 		double xyShare = kz == null ? 1 : 0.5;
+		// A task's z-lines are a strip of one image row: at most zBlockFloats floats for all
+		// planes, so that a wide and deep volume neither overflows d * w nor needs a buffer of
+		// the whole row times the depth per thread (8192 x 8192 planes once asked 256 MB each).
+		int sw = (int) Math.max(1, Math.min(w, zBlockFloats / d));
+		int strips = (w + sw - 1) / sw;
+		// The z pass's buffers, one pair per thread, are taken before any plane is written: running
+		// out of memory for them after the x and y passes left a volume blurred in x and y only
+		java.util.Queue<float[][]> zBuffers = new java.util.concurrent.ConcurrentLinkedQueue<>();
+		if (kz != null)
+			for (int t = 0; t < Math.max(1, Math.min(opts.threads(), (long) h * strips)); t++)
+				zBuffers.add(new float[][] { zBlock.apply(d * sw), new float[sw] });
 		if (kx != null || ky != null) {
 			PlaneBlur blur = new PlaneBlur(w, h, kx, ky, Region.all(w, h), opts.threads());
 			int channels = type.channels();
@@ -129,28 +143,28 @@ final class GaussianBlurCpu {
 			}
 		}
 		if (kz == null) return;
-		// A task's z-lines are a strip of one image row: at most zBlockFloats floats for all
-		// planes, so that a wide and deep volume neither overflows d * w nor needs a buffer of
-		// the whole row times the depth per thread (8192 x 8192 planes once asked 256 MB each).
-		int sw = (int) Math.max(1, Math.min(w, zBlockFloats / d));
-		int strips = (w + sw - 1) / sw;
 		for (int c = 0; c < type.channels(); c++) {
 			int channel = c;
 			// The z-lines of one strip are stored together, so a strip of every plane is read
 			// once and the inner loop runs along x.
 			CpuParallel.forRange(0, Math.toIntExact((long) h * strips), opts.threads(), (long) sw * d * kz.radius(),
 				(i0, i1) -> {
-					float[] block = new float[d * sw];
-					float[] acc = new float[sw];
-					for (int i = i0; i < i1; i++) {
-						int y = i / strips, x0 = (i % strips) * sw, n = Math.min(sw, w - x0);
-						int at = y * w + x0;
-						for (int z = 0; z < d; z++)
-							load(volume.plane(z), type, channel, at, block, z * n, n);
-						for (int z = 0; z < d; z++) {
-							convolveAcross(block, 0, n, d, kz, z, acc, n);
-							store(acc, 0, volume.plane(z), type, channel, at, n);
+					// no more tasks run at once than there are threads, so one of the pairs is free
+					float[][] pair = zBuffers.poll();
+					float[] block = pair[0], acc = pair[1];
+					try {
+						for (int i = i0; i < i1; i++) {
+							int y = i / strips, x0 = (i % strips) * sw, n = Math.min(sw, w - x0);
+							int at = y * w + x0;
+							for (int z = 0; z < d; z++)
+								load(volume.plane(z), type, channel, at, block, z * n, n);
+							for (int z = 0; z < d; z++) {
+								convolveAcross(block, 0, n, d, kz, z, acc, n);
+								store(acc, 0, volume.plane(z), type, channel, at, n);
+							}
 						}
+					} finally {
+						zBuffers.add(pair);
 					}
 				});
 			progress.update(xyShare + (1 - xyShare) * (c + 1) / type.channels());

@@ -409,4 +409,31 @@ class GaussianBlurCpuTest {
 			assertTrue(TestImages.sameBits(whole, banded), t + ": in bands the pixels differ");
 		}
 	}
+
+	@Test
+	void aVolumeWhoseZPassFindsNoMemoryIsLeftAsItWas() {
+		// the z pass's buffers used to be taken after the x and y passes had written every plane:
+		// running out of memory there left a volume blurred in x and y only
+		java.util.function.IntFunction<float[]> old = GaussianBlurCpu.zBlock;
+		GaussianBlurCpu.zBlock = n -> {
+			throw new OutOfMemoryError("Java heap space (injected by a test)");
+		};
+		try {
+			for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.FLOAT32, PixelType.RGB }) {
+				Planes volume = TestImages.random(t, 37, 23, 9, 61), before = volume.copy();
+				OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
+					() -> GaussianBlur.blur3D(volume, 1.5, 1.5, 2, CPU.withThreads(3)));
+				assertTrue(e.getMessage().contains("injected"), e.getMessage());
+				assertTrue(TestImages.sameBits(before, volume), t + ": the volume was changed");
+			}
+		} finally {
+			GaussianBlurCpu.zBlock = old;
+		}
+		// and with memory, the same volume blurs as before
+		Planes volume = TestImages.random(PixelType.UINT8, 37, 23, 9, 61), want = volume.copy();
+		GaussianBlur.blur3D(volume, 1.5, 1.5, 2, CPU.withThreads(3));
+		GaussianBlur.blur3D(want, 1.5, 1.5, 2, CPU.withThreads(1));
+		assertTrue(TestImages.sameBits(want, volume), "3 threads against 1");
+		assertFalse(TestImages.sameBits(volume, TestImages.random(PixelType.UINT8, 37, 23, 9, 61)), "nothing was blurred");
+	}
 }
