@@ -184,17 +184,7 @@ public final class GaussianBlur {
 	 */
 	private static Progress share(Progress p, int from, int to, int n) {
 		if (from == 0 && to == n) return p;
-		return new Progress() {
-			@Override
-			public void update(double fraction) {
-				p.update((from + fraction * (to - from)) / n);
-			}
-
-			@Override
-			public boolean isCanceled() {
-				return p.isCanceled();
-			}
-		};
+		return p.part(from / (double) n, (to - from) / (double) n);
 	}
 
 	/**

@@ -196,19 +196,8 @@ public final class AlignSlices {
 				}
 				// a large landmark and margin take seconds a slice on the CPU: its matching moves the bar
 				// and stops on a cancel, before the slice is touched
-				int step = k;
-				Progress within = new Progress() {
-					@Override
-					public void update(double f) {
-						progress.update((step + f) / order.length);
-					}
-
-					@Override
-					public boolean isCanceled() {
-						return progress.isCanceled();
-					}
-				};
-				Shift shift = measure(stack, z, template, landmark, s, from, matchOpts, within);
+				Shift shift = measure(stack, z, template, landmark, s, from, matchOpts,
+					progress.part(k / (double) order.length, 1.0 / order.length));
 				if (shift == null) break; // canceled within the slice's matching: the slice is untouched
 				translate(stack, z, shift.dx, shift.dy, interp, opts.threads());
 				done[z] = shift;

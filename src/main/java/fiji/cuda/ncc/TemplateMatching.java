@@ -183,19 +183,8 @@ public final class TemplateMatching {
 				if (peaks == null) opts = opts.withBackend(Backend.CPU);
 			}
 			boolean[] fellBack = { false };
-			int done = i, size = j - i;
 			// the CPU tells how far into the group it is, never 1 (which means the bank is matched)
-			Progress within = new Progress() {
-				@Override
-				public void update(double f) {
-					progress.update((done + size * f) / bank.size());
-				}
-
-				@Override
-				public boolean isCanceled() {
-					return progress.isCanceled();
-				}
-			};
+			Progress within = progress.part(i / (double) bank.size(), (j - i) / (double) bank.size());
 			List<float[]> groupMaps = peaks == null ? maps(image, plane, group, opts, fellBack, within) : null;
 			if (fellBack[0]) opts = opts.withBackend(Backend.CPU);
 			// Esc within a map on the CPU: the group is incomplete, and so is the bank
@@ -319,19 +308,9 @@ public final class TemplateMatching {
 				within.update(k / (double) n);
 				if (within.isCanceled()) break;
 			}
-			int before = k;
 			Template t = templates.get(k);
-			float[] map = TemplateMatchingCpu.match(image, plane, t.pixels, 0, t.mask, false, opts.threads(), new Progress() {
-				@Override
-				public void update(double f) {
-					within.update((before + f) / n);
-				}
-
-				@Override
-				public boolean isCanceled() {
-					return within.isCanceled();
-				}
-			});
+			float[] map = TemplateMatchingCpu.match(image, plane, t.pixels, 0, t.mask, false, opts.threads(),
+				within.part(k / (double) n, 1.0 / n));
 			if (map == null) break;
 			maps.add(map);
 		}

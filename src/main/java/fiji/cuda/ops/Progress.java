@@ -16,6 +16,29 @@ public interface Progress {
 	/** @return true when the user asked to stop */
 	boolean isCanceled();
 
+	/**
+	 * A part of this progress, for work done in steps: its fraction f is reported here as
+	 * {@code start + share * f}, and it is canceled when this is.
+	 *
+	 * @param start the fraction of the whole done before the part
+	 * @param share the part's share of the whole
+	 * @return the part's progress
+	 */
+	default Progress part(double start, double share) {
+		Progress whole = this;
+		return new Progress() {
+			@Override
+			public void update(double fraction) {
+				whole.update(start + share * fraction);
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return whole.isCanceled();
+			}
+		};
+	}
+
 	/** Reports nowhere and never cancels. */
 	Progress NONE = new Progress() {
 		@Override
