@@ -28,9 +28,9 @@
 //                           Above 48 KiB the host must first raise
 //                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; where the
 //                           device's opt-in limit is lower, use the generic kernels.
-//  gauss_row_<T>            blockDim (128,1,1), grid (ceil((colTo-colFrom)/512),
-//                           min(rowTo-rowFrom, 65535), 1), no dynamic shared memory
-//  gauss_col_<T>            blockDim (32,8,1), grid (ceil(roiW/32), ceil(roiH/64), 1),
+//  gauss_row_<T>            blockDim (256,1,1), grid (ceil((colTo-colFrom)/128),
+//                           min(ceil((rowTo-rowFrom)/32), 65535), 1), no dynamic shared memory
+//  gauss_col_<T>            blockDim (256,1,1), grid (ceil(roiW/32), ceil(roiH/128), 1),
 //                           no dynamic shared memory
 //  gauss_z_<T>              blockDim (256,1,1), grid (ceil(planeSize/256), ceil(depth/8), 1),
 //                           no dynamic shared memory
@@ -41,9 +41,11 @@
 //  pixels, as in ImageJ, and 0 * NaN is NaN: so float planes use gauss_xy_f32_r<R> with RMAX
 //  equal to the radius of both axes (no zero padding), and the host sends float blurs with
 //  unequal radii, or a skipped axis, to the generic kernels, which never multiply beyond R.
+//  Float passes of radius 25 to 64 run the class kernels of gaussian_blur_wide.cu instead.
 //  Integer planes cannot hold NaN and share a coarser list of RMAX classes with zero padding.
 
 #include "common.cuh"
+#include "gauss.cuh"
 
 using namespace fc;
 
@@ -51,8 +53,6 @@ using namespace fc;
 // Host-visible launch table
 // ---------------------------------------------------------------------------------------------
 
-#define GAUSS_TAPS_CENTRE 64   // GaussTaps::w index of offset 0
-#define GAUSS_TAPS_MAX_R 64    // largest radius a GaussTaps can hold
 
 #define GAUSS_XY_THREADS 256   // blockDim.x; blockDim.y = blockDim.z = 1
 #define GAUSS_XY_TILE_W 32     // output columns per block: grid.x = ceil(roiW / 32)
@@ -73,22 +73,18 @@ using namespace fc;
 #define GAUSS_XYF_SMEM_BYTES(R) (4 * GAUSS_XY_XB_STRIDE * (GAUSS_XYF_TILE_H + 2 * (R)))
 #define GAUSS_XYF_BIG_BANDS(roiH) ((roiH) > 2 * GAUSS_XYF_TILE_H ? (roiH) / GAUSS_XYF_TILE_H - 1 : 0)
 
-#define GAUSS_ROW_THREADS 128  // blockDim.x
-#define GAUSS_ROW_OUT 512      // output columns per block (4 per thread)
-#define GAUSS_ROW_SEG 512      // taps handled per shared-memory pass (any R works)
-
-#define GAUSS_COL_THREADS_X 32 // blockDim.x: one column per thread
-#define GAUSS_COL_THREADS_Y 8  // blockDim.y
-#define GAUSS_COL_OUT_Y 64     // output rows per block (8 per thread)
-#define GAUSS_COL_SEG 128      // taps handled per shared-memory pass (any R works)
+#define GAUSS_SEP_THREADS 256  // blockDim.x of gauss_row and gauss_col (blockDim.y = 1)
+#define GAUSS_SEP_SEG 120      // taps per shared-memory pass of both (any R works)
+#define GAUSS_ROW_TILE_W 128   // output columns per gauss_row block (16 per warp)
+#define GAUSS_ROW_TILE_H 32    // rows per gauss_row block (one per lane)
+// floats per staged row: >= 128 + 120 + 8 and == 4 (mod 32), so that the float4 window loads
+// of a quarter warp (8 rows) hit 32 distinct banks
+#define GAUSS_ROW_STRIDE 260
+#define GAUSS_COL_TILE_H 128   // output rows per gauss_col block (16 per warp); 32 columns
+#define GAUSS_COL_ROWS 256     // staged rows: >= 128 + 120 + 8
 
 #define GAUSS_Z_THREADS 256    // blockDim.x: one pixel of the plane per thread
 #define GAUSS_Z_OUT 8          // output planes per thread: grid.y = ceil(depth / 8)
-
-/** Per-launch taps, passed by value so they live in constant bank 0 (no shared state). */
-struct GaussTaps {
-	float w[2 * GAUSS_TAPS_MAX_R + 1];
-};
 
 // ---------------------------------------------------------------------------------------------
 // Fused XY blur for 8 and 16-bit planes (radius classes up to 24; the template takes RMAX up to 64)
@@ -369,157 +365,180 @@ __device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, floa
 // ---------------------------------------------------------------------------------------------
 // Generic separable kernels (any radius; weights in a device array of 2R+1 floats)
 //
-// Taps are consumed in segments of a fixed size so shared memory does not grow with R: for
-// each segment the block stages the inputs the segment touches and the segment's weights
-// (zero-padded to a multiple of 4), then every thread slides a register window over them.
+// Taps are consumed in segments of GAUSS_SEP_SEG so shared memory does not grow with R: for
+// each segment the block stages the inputs the segment touches and the segment's weights,
+// then every thread makes 16 adjacent outputs from a register window over them, 8 taps at a
+// time. Per 8 taps a thread issues 128 FMAs against four shared-memory loads (two of the
+// window, two broadcast loads of the taps), which is what keeps these kernels on the FMA
+// pipe; the earlier 4 and 8-output versions spent a third of their issue slots elsewhere
+// (H200, sigma 10: 0.23 ms for both passes over 4096^2 floats).
+//
+// Both passes add the taps in ascending order from 0, as ImageJ and the CPU path do, and the
+// last taps of a segment that are not a whole group of 8 run one by one: a zero pad tap would
+// turn a NaN or an infinity one pixel beyond the radius into NaN, which ImageJ never does.
 // ---------------------------------------------------------------------------------------------
 
-// X blur of one row: a block makes 512 adjacent outputs, 4 per thread.
+// acc[j] += sum over the segment's taps k of s_w[k] * win(j + k), in ascending k, where win(i)
+// is the i-th value of the window: s[i] for the X pass (one staged row), s[i * 32] for the Y
+// pass (one column of 32-float staged rows). The caller stages at least 16 + roundup8(nT) + 8
+// values, so every load below reads staged data.
+template <int PITCH>
+__device__ __forceinline__ void gaussSlide16(const float* s, const float4* s_w4, int nT, float acc[16]) {
+	float a[16];
+	if (PITCH == 1) {
+#pragma unroll
+		for (int q = 0; q < 4; ++q) {
+			const float4 v = reinterpret_cast<const float4*>(s)[q];
+			a[4 * q] = v.x; a[4 * q + 1] = v.y; a[4 * q + 2] = v.z; a[4 * q + 3] = v.w;
+		}
+	} else {
+#pragma unroll
+		for (int i = 0; i < 16; ++i) a[i] = s[i * PITCH];
+	}
+	const int nFull = nT >> 3;
+#pragma unroll 2
+	for (int m = 0; m < nFull; ++m) {
+		float v[24];
+#pragma unroll
+		for (int i = 0; i < 16; ++i) v[i] = a[i];
+		if (PITCH == 1) {
+			const float4 b0 = reinterpret_cast<const float4*>(s + 8 * m + 16)[0];
+			const float4 b1 = reinterpret_cast<const float4*>(s + 8 * m + 16)[1];
+			v[16] = b0.x; v[17] = b0.y; v[18] = b0.z; v[19] = b0.w;
+			v[20] = b1.x; v[21] = b1.y; v[22] = b1.z; v[23] = b1.w;
+		} else {
+#pragma unroll
+			for (int i = 16; i < 24; ++i) v[i] = s[(8 * m + i) * PITCH];
+		}
+		const float4 t0 = s_w4[2 * m], t1 = s_w4[2 * m + 1];
+		const float t[8] = {t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z, t1.w};
+#pragma unroll
+		for (int u = 0; u < 8; ++u) {
+#pragma unroll
+			for (int j = 0; j < 16; ++j) acc[j] = fmaf(t[u], v[j + u], acc[j]);
+		}
+#pragma unroll
+		for (int i = 0; i < 16; ++i) a[i] = v[i + 8];
+	}
+	const int rem = nT & 7;
+	if (rem) {
+		float v[23];
+#pragma unroll
+		for (int i = 0; i < 16; ++i) v[i] = a[i];
+#pragma unroll
+		for (int i = 16; i < 23; ++i) v[i] = s[(8 * nFull + i) * PITCH];
+		const float4 t0 = s_w4[2 * nFull], t1 = s_w4[2 * nFull + 1];
+		const float t[7] = {t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z};
+#pragma unroll
+		for (int u = 0; u < 7; ++u) {
+			if (u < rem) {
+#pragma unroll
+				for (int j = 0; j < 16; ++j) acc[j] = fmaf(t[u], v[j + u], acc[j]);
+			}
+		}
+	}
+}
+
+// The segment's weights into shared memory, zero beyond nT (never multiplied, see above).
+__device__ __forceinline__ void gaussStageTaps(float* s_w, const float* __restrict__ d_w, int seg, int nT) {
+	if (threadIdx.x < GAUSS_SEP_SEG) s_w[threadIdx.x] = (int)threadIdx.x < nT ? d_w[seg + threadIdx.x] : 0.0f;
+}
+
+// X blur of rows [rowFrom, rowTo), columns [colFrom, colTo), into the float plane d_tmp. A
+// block makes 32 rows x 128 columns: lane l takes row l, warp w the 16 columns 16w.. of it.
 template <typename T>
 __device__ __forceinline__ void gaussRow(const T* __restrict__ d_src, float* __restrict__ d_tmp,
 	int width, int height, int step, int rowFrom, int rowTo, int colFrom, int colTo,
 	const float* __restrict__ d_w, int R)
 {
-	__shared__ float4 s_in4[(GAUSS_ROW_OUT + GAUSS_ROW_SEG) / 4 + 1];
-	__shared__ float4 s_w4[GAUSS_ROW_SEG / 4];
+	__shared__ float4 s_in4[GAUSS_ROW_TILE_H * GAUSS_ROW_STRIDE / 4];
+	__shared__ float4 s_w4[GAUSS_SEP_SEG / 4];
 	float* s_in = reinterpret_cast<float*>(s_in4);
-	float* s_w = reinterpret_cast<float*>(s_w4);
 
-	const int t = threadIdx.x;
-	const int xBase = colFrom + blockIdx.x * GAUSS_ROW_OUT;
-	if (xBase >= colTo) return;
+	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	const int x0 = colFrom + blockIdx.x * GAUSS_ROW_TILE_W;
+	if (x0 >= colTo) return;
 	const int taps = 2 * R + 1;
+	const int xs = x0 + 16 * warp;  // this thread's first output column
 
-	for (int y = rowFrom + blockIdx.y; y < rowTo; y += gridDim.y) {
-		const T* row = d_src + elem((size_t)y * (size_t)width, step);
-		float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-		for (int seg = 0; seg < taps; seg += GAUSS_ROW_SEG) {
-			const int nT = min(GAUSS_ROW_SEG, taps - seg);
-			const int nT4 = (nT + 3) & ~3;
-			// output x with tap j reads x - R + j; staged index L is input xBase - R + seg + L
-			const int left = xBase - R + seg;
-			for (int L = t; L < GAUSS_ROW_OUT + nT4; L += GAUSS_ROW_THREADS)
-				s_in[L] = loadPixel(row + elem(clampi(left + L, 0, width - 1), step));
-			for (int j = t; j < nT4; j += GAUSS_ROW_THREADS) s_w[j] = j < nT ? d_w[seg + j] : 0.0f;
+	for (int y0 = rowFrom + blockIdx.y * GAUSS_ROW_TILE_H; y0 < rowTo; y0 += gridDim.y * GAUSS_ROW_TILE_H) {
+		float acc[16];
+#pragma unroll
+		for (int j = 0; j < 16; ++j) acc[j] = 0.0f;
+		for (int seg = 0; seg < taps; seg += GAUSS_SEP_SEG) {
+			const int nT = min(GAUSS_SEP_SEG, taps - seg);
+			// staged column c is input column x0 - R + seg + c; one column per thread (<= 256)
+			const int nStaged = GAUSS_ROW_TILE_W + ((nT + 7) & ~7) + 8;
+			if (tid < nStaged) {
+				const size_t cx = elem((size_t)clampi(x0 - R + seg + tid, 0, width - 1), step);
+#pragma unroll 8
+				for (int r = 0; r < GAUSS_ROW_TILE_H; ++r) {
+					// rows past rowTo stage the last row: valid data, never stored
+					const int y = min(y0 + r, rowTo - 1);
+					gaussStage(s_in + r * GAUSS_ROW_STRIDE + tid, d_src + elem((size_t)y * (size_t)width, step) + cx);
+				}
+			}
+			gaussStageWait();
+			gaussStageTaps(reinterpret_cast<float*>(s_w4), d_w, seg, nT);
 			__syncthreads();
-
-			// outputs 4t..4t+3; window a (inputs of taps 4m..4m+3) and b (the next 4 inputs).
-			// The last nT % 4 taps run singly: a zero pad tap would still turn an Inf or NaN
-			// one pixel beyond the radius into NaN, which ImageJ never does.
-			float4 a = s_in4[t];
-			const int nFull = nT >> 2;
-			for (int m = 0; m < nFull; ++m) {
-				const float4 b = s_in4[t + m + 1];
-				const float4 w = s_w4[m];
-				const float in[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-				const float wv[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-				for (int u = 0; u < 4; ++u) {
-#pragma unroll
-					for (int i = 0; i < 4; ++i) acc[i] = fmaf(wv[u], in[i + u], acc[i]);
-				}
-				a = b;
-			}
-			if (nT & 3) {
-				const float4 b = s_in4[t + nFull + 1];
-				const float in[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-#pragma unroll
-				for (int u = 0; u < 3; ++u) {
-					if (u < (nT & 3)) {
-						const float w = s_w[4 * nFull + u];
-#pragma unroll
-						for (int i = 0; i < 4; ++i) acc[i] = fmaf(w, in[i + u], acc[i]);
-					}
-				}
-			}
+			gaussSlide16<1>(s_in + lane * GAUSS_ROW_STRIDE + 16 * warp, s_w4, nT, acc);
 			__syncthreads();
 		}
+		const int y = y0 + lane;
+		if (y < rowTo && xs < colTo) {
+			float* out = d_tmp + (size_t)y * (size_t)width + (size_t)xs;
+			if (xs + 16 <= colTo && (reinterpret_cast<size_t>(out) & 15) == 0) {
 #pragma unroll
-		for (int i = 0; i < 4; ++i) {
-			const int x = xBase + 4 * t + i;
-			if (x < colTo) d_tmp[(size_t)y * (size_t)width + (size_t)x] = acc[i];
+				for (int q = 0; q < 4; ++q)
+					reinterpret_cast<float4*>(out)[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+			} else {
+#pragma unroll
+				for (int j = 0; j < 16; ++j)
+					if (xs + j < colTo) out[j] = acc[j];
+			}
 		}
 	}
 }
 
-// Y blur of the roi from a float plane: a block makes 64 rows x 32 columns, 8 rows per thread.
+// Y blur of the roi from the float plane d_tmp. A block makes 128 rows x 32 columns: lane l
+// takes column l, warp w the 16 rows 16w.. of it.
 template <typename T>
 __device__ __forceinline__ void gaussCol(const float* __restrict__ d_tmp, T* __restrict__ d_dst,
 	int width, int height, int step, int roiX, int roiY, int roiW, int roiH,
 	const float* __restrict__ d_w, int R)
 {
-	constexpr int ROWS = GAUSS_COL_OUT_Y + GAUSS_COL_SEG;  // staged rows per segment
-	__shared__ float s_in[ROWS][GAUSS_COL_THREADS_X];
-	__shared__ float4 s_w4[GAUSS_COL_SEG / 4];
-	float* s_w = reinterpret_cast<float*>(s_w4);
+	__shared__ float s_in[GAUSS_COL_ROWS * 32];
+	__shared__ float4 s_w4[GAUSS_SEP_SEG / 4];
 
-	const int tx = threadIdx.x;
-	const int ty = threadIdx.y;
-	const int tid = ty * GAUSS_COL_THREADS_X + tx;
-	const int x = roiX + blockIdx.x * GAUSS_COL_THREADS_X + tx;
-	const int yBase = roiY + blockIdx.y * GAUSS_COL_OUT_Y;
-	if (yBase >= roiY + roiH || roiX + blockIdx.x * GAUSS_COL_THREADS_X >= roiX + roiW) return;
+	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	const int x = roiX + blockIdx.x * 32 + lane;
+	const int y0 = roiY + blockIdx.y * GAUSS_COL_TILE_H;
+	if (y0 >= roiY + roiH || roiX + blockIdx.x * 32 >= roiX + roiW) return;
 	const int xr = min(x, width - 1);  // columns past the roi stage something valid, store nothing
 	const int taps = 2 * R + 1;
-	const int r0 = ty * 8;             // first local output row of this thread
 
-	float acc[8];
+	float acc[16];
 #pragma unroll
-	for (int i = 0; i < 8; ++i) acc[i] = 0.0f;
-
-	for (int seg = 0; seg < taps; seg += GAUSS_COL_SEG) {
-		const int nT = min(GAUSS_COL_SEG, taps - seg);
-		const int nT4 = (nT + 3) & ~3;
-		const int top = yBase - R + seg;  // image row of staged row 0
-		// the window below reads staged rows up to 56 + nT4 + 6
-		const int nRows = min(ROWS, GAUSS_COL_OUT_Y + nT4);
-		for (int r = ty; r < nRows; r += GAUSS_COL_THREADS_Y) {
-			const int gy = clampi(top + r, 0, height - 1);
-			s_in[r][tx] = d_tmp[(size_t)gy * (size_t)width + (size_t)xr];
-		}
-		for (int j = tid; j < nT4; j += GAUSS_COL_THREADS_X * GAUSS_COL_THREADS_Y)
-			s_w[j] = j < nT ? d_w[seg + j] : 0.0f;
+	for (int j = 0; j < 16; ++j) acc[j] = 0.0f;
+	for (int seg = 0; seg < taps; seg += GAUSS_SEP_SEG) {
+		const int nT = min(GAUSS_SEP_SEG, taps - seg);
+		// staged row r is image row y0 - R + seg + r (clamped)
+		const int nRows = GAUSS_COL_TILE_H + ((nT + 7) & ~7) + 8;
+		const int top = y0 - R + seg;
+#pragma unroll 4
+		for (int r = warp; r < nRows; r += 8)
+			gaussStage(s_in + r * 32 + lane, d_tmp + (size_t)clampi(top + r, 0, height - 1) * (size_t)width + (size_t)xr);
+		gaussStageWait();
+		gaussStageTaps(reinterpret_cast<float*>(s_w4), d_w, seg, nT);
 		__syncthreads();
-
-		// output r0+i with tap j reads staged row r0 + i + j
-		float win[11];
-#pragma unroll
-		for (int k = 0; k < 7; ++k) win[k] = s_in[r0 + k][tx];
-		// full groups of 4 taps, then the last nT % 4 singly (no zero pad taps, see gaussRow)
-		const int nFull = nT >> 2;
-		for (int m = 0; m < nFull; ++m) {
-#pragma unroll
-			for (int k = 0; k < 4; ++k) win[7 + k] = s_in[r0 + 4 * m + 7 + k][tx];
-			const float4 w = s_w4[m];
-			const float wv[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-			for (int u = 0; u < 4; ++u) {
-#pragma unroll
-				for (int i = 0; i < 8; ++i) acc[i] = fmaf(wv[u], win[i + u], acc[i]);
-			}
-#pragma unroll
-			for (int k = 0; k < 7; ++k) win[k] = win[k + 4];
-		}
-		if (nT & 3) {
-#pragma unroll
-			for (int k = 0; k < 3; ++k) win[7 + k] = s_in[r0 + 4 * nFull + 7 + k][tx];
-#pragma unroll
-			for (int u = 0; u < 3; ++u) {
-				if (u < (nT & 3)) {
-					const float w = s_w[4 * nFull + u];
-#pragma unroll
-					for (int i = 0; i < 8; ++i) acc[i] = fmaf(w, win[i + u], acc[i]);
-				}
-			}
-		}
+		gaussSlide16<32>(s_in + 16 * warp * 32 + lane, s_w4, nT, acc);
 		__syncthreads();
 	}
-
 	if (x < roiX + roiW) {
 #pragma unroll
-		for (int i = 0; i < 8; ++i) {
-			const int y = yBase + r0 + i;
-			if (y < roiY + roiH) storePixel(d_dst + elem((size_t)y * (size_t)width + (size_t)x, step), acc[i]);
+		for (int j = 0; j < 16; ++j) {
+			const int y = y0 + 16 * warp + j;
+			if (y < roiY + roiH) storePixel(d_dst + elem((size_t)y * (size_t)width + (size_t)x, step), acc[j]);
 		}
 	}
 }
@@ -600,13 +619,13 @@ GAUSS_XYF_ENTRY(16) GAUSS_XYF_ENTRY(17) GAUSS_XYF_ENTRY(18) GAUSS_XYF_ENTRY(19) 
 GAUSS_XYF_ENTRY(21) GAUSS_XYF_ENTRY(22) GAUSS_XYF_ENTRY(23) GAUSS_XYF_ENTRY(24)
 
 #define GAUSS_GENERIC_ENTRIES(TN, T)                                                             \
-	extern "C" __global__ void __launch_bounds__(GAUSS_ROW_THREADS) gauss_row_##TN(             \
+	extern "C" __global__ void __launch_bounds__(GAUSS_SEP_THREADS, 4) gauss_row_##TN(             \
 		const T* d_src, float* d_tmp, int width, int height, int step, int rowFrom, int rowTo, \
 		int colFrom, int colTo, const float* d_w, int R)                                       \
 	{                                                                                          \
 		gaussRow<T>(d_src, d_tmp, width, height, step, rowFrom, rowTo, colFrom, colTo, d_w, R); \
 	}                                                                                          \
-	extern "C" __global__ void __launch_bounds__(GAUSS_COL_THREADS_X * GAUSS_COL_THREADS_Y)     \
+	extern "C" __global__ void __launch_bounds__(GAUSS_SEP_THREADS, 4)                          \
 		gauss_col_##TN(const float* d_tmp, T* d_dst, int width, int height, int step,          \
 			int roiX, int roiY, int roiW, int roiH, const float* d_w, int R)                   \
 	{                                                                                          \

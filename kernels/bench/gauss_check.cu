@@ -9,7 +9,10 @@
 
 #include "bench_util.cuh"
 #include "../gaussian_blur.cu"
+#include "../gaussian_blur_wide.cu"
 #include "gauss_stream.cuh"
+#include "gauss_old.cuh"
+
 
 #include <algorithm>
 #include <cmath>
@@ -400,11 +403,12 @@ static float* uploadTaps(const std::vector<float>& w) {
 template <typename T>
 static void launchGeneric(const Case<T>& c, Roi r, const float* d_wx, int rx, const float* d_wy, int ry) {
 	const int rowFrom = std::max(0, r.y - ry), rowTo = std::min(c.H, r.y + r.h + ry);
-	const dim3 gRow((r.w + GAUSS_ROW_OUT - 1) / GAUSS_ROW_OUT, std::min(rowTo - rowFrom, 65535));
-	Fns<T>::row<<<gRow, GAUSS_ROW_THREADS>>>(c.srcChan(), c.d_tmp, c.W, c.H, c.step, rowFrom, rowTo, r.x, r.x + r.w, d_wx, rx);
+	const dim3 gRow((r.w + GAUSS_ROW_TILE_W - 1) / GAUSS_ROW_TILE_W,
+		std::min((rowTo - rowFrom + GAUSS_ROW_TILE_H - 1) / GAUSS_ROW_TILE_H, 65535));
+	Fns<T>::row<<<gRow, GAUSS_SEP_THREADS>>>(c.srcChan(), c.d_tmp, c.W, c.H, c.step, rowFrom, rowTo, r.x, r.x + r.w, d_wx, rx);
 	CK(cudaGetLastError());
-	const dim3 gCol((r.w + GAUSS_COL_THREADS_X - 1) / GAUSS_COL_THREADS_X, (r.h + GAUSS_COL_OUT_Y - 1) / GAUSS_COL_OUT_Y);
-	Fns<T>::col<<<gCol, dim3(GAUSS_COL_THREADS_X, GAUSS_COL_THREADS_Y)>>>(c.d_tmp, c.dstChan(), c.W, c.H, c.step,
+	const dim3 gCol((r.w + 31) / 32, (r.h + GAUSS_COL_TILE_H - 1) / GAUSS_COL_TILE_H);
+	Fns<T>::col<<<gCol, GAUSS_SEP_THREADS>>>(c.d_tmp, c.dstChan(), c.W, c.H, c.step,
 		r.x, r.y, r.w, r.h, d_wy, ry);
 	CK(cudaGetLastError());
 }
@@ -557,6 +561,17 @@ static void bench(std::mt19937& rng) {
 		}
 		const float tg = medianMs([&] { launchGeneric(c, r, d_w, R, d_w, R); });
 		std::printf("  row+col (generic) radius %2d: %8.4f ms  %7.1f GB/s\n", R, tg, bytes / (tg * 1e6));
+		{
+			const dim3 gr((N + GAUSS_ROW_TILE_W - 1) / GAUSS_ROW_TILE_W, (N + GAUSS_ROW_TILE_H - 1) / GAUSS_ROW_TILE_H);
+			const dim3 gc(N / 32, (N + GAUSS_COL_TILE_H - 1) / GAUSS_COL_TILE_H);
+			const float trow = medianMs([&] { Fns<f32>::row<<<gr, GAUSS_SEP_THREADS>>>(c.srcChan(), c.d_tmp, N, N, 1, 0, N, 0, N, d_w, R); });
+			const float tcol = medianMs([&] { Fns<f32>::col<<<gc, GAUSS_SEP_THREADS>>>(c.d_tmp, c.dstChan(), N, N, 1, 0, 0, N, N, d_w, R); });
+			const float to = medianMs([&] {
+				gauss_row_old_f32<<<dim3(N / 512, N), 128>>>(c.srcChan(), c.d_tmp, N, N, 1, 0, N, 0, N, d_w, R);
+				gauss_col_old_f32<<<dim3(N / 32, N / 64), dim3(32, 8)>>>(c.d_tmp, c.dstChan(), N, N, 1, 0, 0, N, N, d_w, R);
+			});
+			std::printf("    of which row %.4f ms, col %.4f ms; the previous row+col %.4f ms\n", trow, tcol, to);
+		}
 		if (xysFn(R)) {
 			for (int seg : {0, 512, 1024, 2048, 4096}) {
 				int used = 0;
@@ -567,6 +582,86 @@ static void bench(std::mt19937& rng) {
 			}
 		}
 		cudaFree(d_w);
+	}
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// `gauss_check fixed`: the radius-class float kernels against the generic pair, bit for bit
+// ---------------------------------------------------------------------------------------------
+
+typedef void (*RowFix)(const f32*, float*, int, int, int, int, int, int, GaussTaps, int);
+typedef void (*ColFix)(const float*, f32*, int, int, int, int, int, int, GaussTaps, int);
+struct FixPair { int rc; RowFix row; ColFix col; };
+static const FixPair kFix[] = {{26, gauss_row_f32_r26, gauss_col_f32_r26}, {28, gauss_row_f32_r28, gauss_col_f32_r28}, {30, gauss_row_f32_r30, gauss_col_f32_r30}, {32, gauss_row_f32_r32, gauss_col_f32_r32}, {34, gauss_row_f32_r34, gauss_col_f32_r34}, {36, gauss_row_f32_r36, gauss_col_f32_r36}, {38, gauss_row_f32_r38, gauss_col_f32_r38}, {40, gauss_row_f32_r40, gauss_col_f32_r40}, {42, gauss_row_f32_r42, gauss_col_f32_r42}, {44, gauss_row_f32_r44, gauss_col_f32_r44}, {46, gauss_row_f32_r46, gauss_col_f32_r46}, {48, gauss_row_f32_r48, gauss_col_f32_r48}, {50, gauss_row_f32_r50, gauss_col_f32_r50}, {52, gauss_row_f32_r52, gauss_col_f32_r52}, {54, gauss_row_f32_r54, gauss_col_f32_r54}, {56, gauss_row_f32_r56, gauss_col_f32_r56}, {58, gauss_row_f32_r58, gauss_col_f32_r58}, {60, gauss_row_f32_r60, gauss_col_f32_r60}, {62, gauss_row_f32_r62, gauss_col_f32_r62}, {64, gauss_row_f32_r64, gauss_col_f32_r64}};
+
+static void launchFixed(const FixPair& f, const Case<f32>& c, Roi r, const std::vector<float>& wx, const std::vector<float>& wy) {
+	const int rx = ((int)wx.size() - 1) / 2, ry = ((int)wy.size() - 1) / 2;
+	const int rowFrom = std::max(0, r.y - ry), rowTo = std::min(c.H, r.y + r.h + ry);
+	const dim3 gRow((r.w + GAUSS_FIX_TILE - 1) / GAUSS_FIX_TILE, (rowTo - rowFrom + 31) / 32);
+	f.row<<<gRow, GAUSS_FIX_THREADS(f.rc), GAUSS_FIX_ROW_SMEM(f.rc)>>>(c.srcChan(), c.d_tmp, c.W, c.H, rowFrom, rowTo, r.x, r.x + r.w, toGaussTaps(wx), rx);
+	const dim3 gCol((r.w + 31) / 32, (r.h + GAUSS_FIX_TILE - 1) / GAUSS_FIX_TILE);
+	f.col<<<gCol, GAUSS_FIX_THREADS(f.rc), GAUSS_FIX_COL_SMEM(f.rc)>>>(c.d_tmp, c.dstChan(), c.W, c.H, r.x, r.y, r.w, r.h, toGaussTaps(wy), ry);
+	CK(cudaGetLastError());
+}
+
+static void testFixed(int W, int H, const std::vector<Roi>& rois, int nanEvery, std::mt19937& rng) {
+	Case<f32> c(W, H, 1, rng);
+	if (nanEvery > 0) {  // NaN and infinities scattered, as in an ImageJ float image with holes
+		for (size_t i = 0; i < c.src.size(); i += nanEvery + rng() % nanEvery)
+			c.src[i] = (rng() % 3 == 0) ? INFINITY : (rng() % 2 ? -INFINITY : NAN);
+		CK(cudaMemcpy(c.d_src, c.src.data(), c.src.size() * 4, cudaMemcpyHostToDevice));
+	}
+	for (const FixPair& f : kFix) {
+		for (int R : {f.rc, f.rc - 1, 1, 0}) {
+			if (R < 0 || (R < 20 && R > 1)) continue;
+			for (const Roi& r : rois) {
+				++g_checks;
+				const std::vector<float> w = gaussTaps(R), wy = R > 2 ? gaussTaps(R - 2) : gaussTaps(R);
+				float* d_wx = uploadTaps(w);
+				float* d_wy = uploadTaps(wy);
+				c.resetDst();
+				launchGeneric(c, r, d_wx, R, d_wy, ((int)wy.size() - 1) / 2);
+				CK(cudaDeviceSynchronize());
+				const std::vector<f32> want = c.download();
+				c.resetDst();
+				launchFixed(f, c, r, w, wy);
+				CK(cudaDeviceSynchronize());
+				const std::vector<f32> got = c.download();
+				long bad = 0;
+				for (size_t i = 0; i < got.size(); ++i)
+					if (std::memcmp(&got[i], &want[i], 4) != 0 && !(std::isnan(got[i]) && std::isnan(want[i]))) ++bad;
+				if (bad) {
+					++g_failures;
+					std::printf("FAIL fixed r%d R %d %dx%d roi %d,%d %dx%d nan %d: %ld pixels differ\n", f.rc, R, W, H, r.x, r.y,
+						r.w, r.h, nanEvery, bad);
+				}
+				cudaFree(d_wx);
+				cudaFree(d_wy);
+			}
+		}
+	}
+}
+
+static void benchFixed(std::mt19937& rng) {
+	const int N = 4096;
+	Case<f32> c(N, N, 1, rng);
+	const Roi r = {0, 0, N, N};
+	for (const FixPair& f : kFix) {
+		if (f.rc != 26 && f.rc != 42 && f.rc != 44 && f.rc != 48 && f.rc != 50 && f.rc != 64) continue;
+		for (int R : {f.rc, f.rc - 2}) {
+			const std::vector<float> w = gaussTaps(R);
+			float* d_w = uploadTaps(w);
+			const float tg = medianMs([&] { launchGeneric(c, r, d_w, R, d_w, R); });
+			const float tf = medianMs([&] { launchFixed(f, c, r, w, w); });
+			const dim3 gRow(N / GAUSS_FIX_TILE, N / 32), gCol(N / 32, N / GAUSS_FIX_TILE);
+			const GaussTaps t = toGaussTaps(w);
+			const float trow = medianMs([&] { f.row<<<gRow, GAUSS_FIX_THREADS(f.rc), GAUSS_FIX_ROW_SMEM(f.rc)>>>(c.srcChan(), c.d_tmp, N, N, 0, N, 0, N, t, R); });
+			const float tcol = medianMs([&] { f.col<<<gCol, GAUSS_FIX_THREADS(f.rc), GAUSS_FIX_COL_SMEM(f.rc)>>>(c.d_tmp, c.dstChan(), N, N, 0, 0, N, N, t, R); });
+			std::printf("  radius %2d: class %2d row+col %.4f ms (row %.4f, col %.4f); generic row+col %.4f ms\n", R, f.rc,
+				tf, trow, tcol, tg);
+			cudaFree(d_w);
+		}
 	}
 }
 
@@ -594,6 +689,39 @@ int main(int argc, char** argv) {
 		std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
 		bench(rng);
 		return g_failures ? 1 : 0;
+	}
+	for (const FixPair& f : kFix) {  // above 48 KB the opt-in limit must be granted per kernel
+		CK(cudaFuncSetAttribute(f.row, cudaFuncAttributeMaxDynamicSharedMemorySize, GAUSS_FIX_ROW_SMEM(f.rc)));
+		CK(cudaFuncSetAttribute(f.col, cudaFuncAttributeMaxDynamicSharedMemorySize, GAUSS_FIX_COL_SMEM(f.rc)));
+	}
+	if (argc > 1 && std::string(argv[1]) == "fixed") {
+		testFixed(1, 1, {{0, 0, 1, 1}}, 0, rng);
+		testFixed(1, 7, {{0, 0, 1, 7}}, 0, rng);
+		testFixed(7, 1, {{0, 0, 7, 1}}, 0, rng);
+		testFixed(37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, 0, rng);
+		testFixed(37, 53, {{0, 0, 37, 53}}, 40, rng);
+		testFixed(1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}}, 0, rng);
+		testFixed(1021, 769, {{0, 0, 1021, 769}, {3, 1, 1000, 700}}, 997, rng);
+		testFixed(1024, 300, {{0, 0, 1024, 300}, {4, 5, 1000, 290}}, 0, rng);
+		std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
+		benchFixed(rng);
+		return g_failures ? 1 : 0;
+	}
+	if (argc > 2 && std::string(argv[1]) == "fixsep") {  // `gauss_check fixsep R`: the class-44 pair once, for ncu
+		const int N = 4096, R = std::atoi(argv[2]);
+		Case<f32> c(N, N, 1, rng);
+		const std::vector<float> w = gaussTaps(R);
+		for (int i = 0; i < 2; ++i) launchFixed(kFix[8], c, {0, 0, N, N}, w, w);
+		CK(cudaDeviceSynchronize());
+		return 0;
+	}
+	if (argc > 2 && std::string(argv[1]) == "sep") {  // `gauss_check sep R`: one row and one col launch, for ncu
+		const int N = 4096, R = std::atoi(argv[2]);
+		Case<f32> c(N, N, 1, rng);
+		float* d_w = uploadTaps(gaussTaps(R));
+		for (int i = 0; i < 2; ++i) launchGeneric(c, {0, 0, N, N}, d_w, R, d_w, R);
+		CK(cudaDeviceSynchronize());
+		return 0;
 	}
 	if (benchOnly) {  // `gauss_check bench [bigBands]`: timings only, e.g. under ncu
 		if (argc > 2) g_bigBands = std::atoi(argv[2]);

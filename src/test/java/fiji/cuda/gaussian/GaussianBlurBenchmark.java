@@ -63,9 +63,9 @@ public final class GaussianBlurBenchmark {
 	 */
 	static void moduleLoads(Gpu g, boolean all) {
 		String[] modules = all
-			? new String[] { GaussianBlurKernels.MODULE, "runtime", "integral_image", "box_statistics",
+			? new String[] { GaussianBlurKernels.MODULE, GaussianBlurKernels.WIDE_MODULE, "runtime", "integral_image", "box_statistics",
 				"local_threshold", "template_matching", "align_slices" }
-			: new String[] { GaussianBlurKernels.MODULE, "runtime" };
+			: new String[] { GaussianBlurKernels.MODULE, GaussianBlurKernels.WIDE_MODULE, "runtime" };
 		for (String m : modules) {
 			double[] t = new double[5];
 			for (int i = 0; i < t.length; i++)

@@ -180,6 +180,55 @@ class GaussianBlurGpuTest {
 	}
 
 	@Test
+	void floatRadiusClassesMatchCpu() {
+		// radii 25..64 of float planes run gauss_row_f32_r<RC> / gauss_col_f32_r<RC>, whose zero
+		// taps past the radius must neither change a finite sum nor carry a NaN or an infinity
+		// further than the radius (the kernel then redoes the thread's outputs with exact taps):
+		// every class, with an odd radius below it (one zero tap each side), 64 and 65 (generic),
+		// one axis on a class kernel and the other on the generic kernel, rois with and without
+		// 16-byte staging, NaN and infinities scattered
+		java.util.Set<Integer> classes = new java.util.TreeSet<>();
+		int seed = 400;
+		double acc = GaussianKernel.defaultAccuracy(PixelType.FLOAT32);
+		for (int target = 25; target <= 65; target += target < 63 ? 2 : 1) {
+			double sigma = 5;
+			while (GaussianKernel.imagej(sigma, acc, 1021).radius() < target)
+				sigma += 0.01;
+			assertEquals(target, GaussianKernel.imagej(sigma, acc, 1021).radius(), "sigma " + sigma);
+			classes.add(GaussianBlurKernels.fixedClass(target));
+			for (int[] s : new int[][] { { 1024, 333 }, { 1021, 290 } })
+				for (Region roi : new Region[] { null, new Region(4, 9, s[0] - 12, s[1] - 20, null) }) {
+					Planes gpu = TestImages.random(PixelType.FLOAT32, s[0], s[1], 1, seed++);
+					float[] p = (float[]) gpu.plane(0);
+					for (int i = 23; i < p.length; i += 2999) {
+						// no infinity on the border: there ImageJ's edge sums differ (see the README)
+						int x = i % s[0], y = i / s[0];
+						boolean border = x == 0 || y == 0 || x == s[0] - 1 || y == s[1] - 1;
+						p[i] = i % 3 == 0 || border ? Float.NaN : i % 3 == 1 ? Float.POSITIVE_INFINITY : Float.NEGATIVE_INFINITY;
+					}
+					Planes orig = gpu.copy(), cpu = gpu.copy();
+					double other = (seed & 2) == 0 ? sigma : 2;
+					double sx = (seed & 1) == 0 ? sigma : other, sy = (seed & 1) == 0 ? other : sigma;
+					assertEquals(Backend.GPU, GaussianBlur.blur2D(gpu, sx, sy, roi, GPU).ranOn());
+					GaussianBlur.blur2D(cpu, sx, sy, roi, CPU);
+					String what = s[0] + "x" + s[1] + " sigma " + sx + "," + sy + " roi " + roi;
+					float[] a = (float[]) cpu.plane(0), b = (float[]) gpu.plane(0);
+					for (int i = 0; i < a.length; i++) {
+						String at = what + " pixel " + i + ": GPU " + b[i] + ", CPU " + a[i];
+						assertEquals(Float.isNaN(a[i]), Float.isNaN(b[i]), at);
+						if (Float.isInfinite(a[i]) || Float.isInfinite(b[i])) assertEquals(a[i], b[i], at);
+						else if (!Float.isNaN(a[i])) assertTrue(Math.abs(a[i] - b[i]) <= 1e-5 * TestImages.FLOAT_RANGE, at);
+					}
+					if (roi != null) assertOutsideUnchanged(orig, gpu, roi);
+				}
+		}
+		// every class was used, and the widest radius fell back to the generic kernels
+		for (int c : GaussianBlurKernels.FIX_RC_LIST)
+			assertTrue(classes.contains(c), "class " + c + " not exercised: " + classes);
+		assertTrue(classes.contains(0), "no radius beyond the classes: " + classes);
+	}
+
+	@Test
 	void stacksMoveInBatchesAndCancelBetweenThem() {
 		// 250 planes of 600 KB: several batches, the last one partial, chunks spanning planes
 		Planes gpu = TestImages.random(PixelType.UINT16, 640, 480, 250, 21);

@@ -1,0 +1,46 @@
+// Shared by the Gaussian blur kernel files (gaussian_blur.cu, gaussian_blur_wide.cu): the
+// by-value taps and the staging of input values into shared memory.
+#pragma once
+
+#include "common.cuh"
+
+#define GAUSS_TAPS_CENTRE 64   // GaussTaps::w index of offset 0
+#define GAUSS_TAPS_MAX_R 64    // largest radius a GaussTaps can hold
+
+/** Per-launch taps, passed by value so they live in constant bank 0 (no shared state). */
+struct GaussTaps {
+	float w[2 * GAUSS_TAPS_MAX_R + 1];
+};
+
+namespace fc {
+
+// One input value into shared memory as float. Float planes copy asynchronously where the
+// device can (sm_80 and later), so that a thread's staging loads are all in flight at once
+// instead of a few at a time through registers; gaussStageWait then waits for this thread's
+// copies, and the barrier after it for everyone's.
+__device__ __forceinline__ void gaussStage(float* s, const f32* p) {
+#if __CUDA_ARCH__ >= 800
+	const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(sa), "l"(p) : "memory");
+#else
+	*s = __ldg(p);
+#endif
+}
+// Four floats, 16-byte aligned at both ends (float planes only; sm_80 and later, else loads).
+__device__ __forceinline__ void gaussStage4(float* s, const f32* p) {
+#if __CUDA_ARCH__ >= 800
+	const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(p) : "memory");
+#else
+	*reinterpret_cast<float4*>(s) = __ldg(reinterpret_cast<const float4*>(p));
+#endif
+}
+__device__ __forceinline__ void gaussStage(float* s, const u8* p) { *s = loadPixel(p); }
+__device__ __forceinline__ void gaussStage(float* s, const u16* p) { *s = loadPixel(p); }
+__device__ __forceinline__ void gaussStageWait() {
+#if __CUDA_ARCH__ >= 800
+	asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+} // namespace fc
