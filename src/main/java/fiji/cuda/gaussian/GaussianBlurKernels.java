@@ -22,7 +22,7 @@ final class GaussianBlurKernels implements AutoCloseable {
 	private static final int XY_THREADS = 256, XY_TILE_W = 32, XY_RAW_ROWS = 64, XY_XB_STRIDE = 36;
 	/** Rows per block of the float kernels, gauss_xy_f32_r&lt;R&gt; (GAUSS_XYF_TILE_H). */
 	private static final int XYF_TILE_H = 256;
-	/** gauss_row_&lt;T&gt; and gauss_col_&lt;T&gt;, and the float class kernels: 256 threads (GAUSS_SEP_THREADS). */
+	/** Threads of gauss_row_&lt;T&gt; and gauss_col_&lt;T&gt; (GAUSS_SEP_THREADS). */
 	private static final int SEP_THREADS = 256;
 	/** A gauss_row block's tile (GAUSS_ROW_TILE_W x GAUSS_ROW_TILE_H) and a gauss_col block's rows (GAUSS_COL_TILE_H). */
 	private static final int ROW_TILE_W = 128, ROW_TILE_H = 32, COL_TILE_W = 32, COL_TILE_H = 128;
@@ -137,11 +137,11 @@ final class GaussianBlurKernels implements AutoCloseable {
 				int[] rowGrid = { ceil(rect.width, ROW_TILE_W), ceil(rowTo - rowFrom, ROW_TILE_H) };
 				int[] colGrid = { ceil(rect.width, COL_TILE_W), ceil(rect.height, COL_TILE_H) };
 				// (grids past 65535 blocks, images millions of rows tall, stay generic)
-				int rcx = isFloat && ceil(rowTo - rowFrom, 32) <= 65535 ? fixedClass(rx) : 0;
+				int rcx = isFloat && ceil(rowTo - rowFrom, ROW_TILE_H) <= 65535 ? fixedClass(rx) : 0;
 				int rcy = isFloat && ceil(rect.height, FIX_TILE) <= 65535 ? fixedClass(ry) : 0;
 				if (rcx > 0) {
 					s.launch(s.function(WIDE_MODULE, "gauss_row_f32_r" + rcx),
-						new int[] { ceil(rect.width, FIX_TILE), ceil(rowTo - rowFrom, 32) }, new int[] { fixThreads(rcx) },
+						new int[] { ceil(rect.width, FIX_TILE), ceil(rowTo - rowFrom, ROW_TILE_H) }, new int[] { fixThreads(rcx) },
 						fixRowSharedBytes(rcx), sc, tmp, width, height, rowFrom, rowTo, rect.x, rect.x + rect.width, taps(kx),
 						rx);
 				} else {
@@ -151,7 +151,7 @@ final class GaussianBlurKernels implements AutoCloseable {
 				}
 				if (rcy > 0) {
 					s.launch(s.function(WIDE_MODULE, "gauss_col_f32_r" + rcy),
-						new int[] { ceil(rect.width, 32), ceil(rect.height, FIX_TILE) }, new int[] { fixThreads(rcy) },
+						new int[] { ceil(rect.width, COL_TILE_W), ceil(rect.height, FIX_TILE) }, new int[] { fixThreads(rcy) },
 						fixColSharedBytes(rcy), tmp, dc, width, height, rect.x, rect.y, rect.width, rect.height, taps(ky), ry);
 				} else {
 					s.launch(s.function(MODULE, "gauss_col_" + suffix), colGrid, new int[] { SEP_THREADS }, 0, tmp, dc, width,
