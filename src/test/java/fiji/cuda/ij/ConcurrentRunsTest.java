@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
-import ij.Menus;
 import ij.WindowManager;
 import ij.macro.Interpreter;
 import ij.measure.ResultsTable;
@@ -19,6 +18,7 @@ import ij.text.TextWindow;
 
 import java.awt.Rectangle;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -39,13 +39,9 @@ public class ConcurrentRunsTest {
 		BOX = "GPU Box Statistics...";
 
 	@BeforeAll
-	@SuppressWarnings("unchecked") // ImageJ's command table is a raw Hashtable
 	static void registerCommands() {
-		Display.required();
-		IJ.run(IJ.createImage("init", "8-bit black", 1, 1, 1), "Select None", "");
-		Menus.getCommands().put(MATCHING, TemplateMatchingPlugin.class.getName());
-		Menus.getCommands().put(ALIGN, AlignSlicesPlugin.class.getName());
-		Menus.getCommands().put(BOX, BoxStatisticsPlugin.class.getName());
+		Display.registerCommands(Map.of(MATCHING, TemplateMatchingPlugin.class.getName(), ALIGN,
+			AlignSlicesPlugin.class.getName(), BOX, BoxStatisticsPlugin.class.getName()));
 	}
 
 	@AfterEach

@@ -18,6 +18,7 @@ import ij.gui.Roi;
 import ij.measure.Calibration;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -36,14 +37,9 @@ class GaussianBlurPluginTest {
 	private static final String[] TYPES = { "8-bit", "16-bit", "32-bit", "RGB" };
 
 	@BeforeAll
-	@SuppressWarnings("unchecked") // ImageJ's command table is a raw Hashtable
 	static void registerCommands() {
-		Display.required();
-		// any command makes ImageJ read its command table, to which the plug-ins are added as
-		// plugins.config would add them
-		IJ.run(IJ.createImage("init", "8-bit black", 1, 1, 1), "Select None", "");
-		Menus.getCommands().put(GPU2D, GaussianBlurPlugin.class.getName());
-		Menus.getCommands().put(GPU3D, GaussianBlur3DPlugin.class.getName());
+		Display.registerCommands(
+			Map.of(GPU2D, GaussianBlurPlugin.class.getName(), GPU3D, GaussianBlur3DPlugin.class.getName()));
 	}
 
 	/** Runs ImageJ's command and ours on copies of src prepared alike; both must agree. */

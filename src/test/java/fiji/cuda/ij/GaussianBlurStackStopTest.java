@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import ij.IJ;
 import ij.ImagePlus;
-import ij.Menus;
 import ij.Prefs;
 import ij.WindowManager;
 import ij.process.ImageProcessor;
 
 import java.awt.event.KeyEvent;
+import java.util.Map;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,11 +31,8 @@ class GaussianBlurStackStopTest {
 	}
 
 	@BeforeAll
-	@SuppressWarnings("unchecked") // ImageJ's command table is a raw Hashtable
 	static void registerCommands() {
-		Display.required();
-		IJ.run(IJ.createImage("init", "8-bit black", 1, 1, 1), "Select None", "");
-		Menus.getCommands().put(ESC, EscapeAfterSlice2.class.getName());
+		Display.registerCommands(Map.of(ESC, EscapeAfterSlice2.class.getName()));
 	}
 
 	@Test

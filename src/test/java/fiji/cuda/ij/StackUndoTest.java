@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ij.IJ;
 import ij.ImagePlus;
-import ij.Menus;
 import ij.WindowManager;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,12 +30,8 @@ class StackUndoTest {
 		{ "GPU Align Slices...", AlignSlicesPlugin.class.getName(), "reference=1 x=5 y=5 width=20 height=15 margin=3" } };
 
 	@BeforeAll
-	@SuppressWarnings("unchecked") // ImageJ's command table is a raw Hashtable
 	static void registerCommands() {
-		Display.required();
-		IJ.run(IJ.createImage("init", "8-bit black", 1, 1, 1), "Select None", "");
-		for (String[] c : COMMANDS)
-			Menus.getCommands().put(c[0], c[1]);
+		Display.registerCommands(Arrays.stream(COMMANDS).collect(Collectors.toMap(c -> c[0], c -> c[1])));
 	}
 
 	@Test
