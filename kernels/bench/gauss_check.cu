@@ -12,6 +12,7 @@
 #include "../gaussian_blur_wide.cu"
 #include "gauss_stream.cuh"
 #include "gauss_old.cuh"
+#include "gauss_xyw.cuh"
 
 
 #include <algorithm>
@@ -665,6 +666,66 @@ static void benchFixed(std::mt19937& rng) {
 	}
 }
 
+// ---------------------------------------------------------------------------------------------
+// `gauss_check xyw`: the per-warp staged fused variants (gauss_xyw.cuh) against the product
+// gauss_xy_f32_r<R>, bit for bit, then timed
+// ---------------------------------------------------------------------------------------------
+
+static void launchXyw(const XywVariant& v, const Case<f32>& c, Roi r, const GaussTaps& wx, const GaussTaps& wy) {
+	v.fn<<<dim3((r.w + 31) / 32, (r.h + v.TH - 1) / v.TH), 256, v.smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, r.x, r.y,
+		r.w, r.h, wx, wy);
+	CK(cudaGetLastError());
+}
+
+static void testXyw(int W, int H, const std::vector<Roi>& rois, int nanEvery, std::mt19937& rng) {
+	Case<f32> c(W, H, 1, rng);
+	if (nanEvery > 0) {
+		for (size_t i = 0; i < c.src.size(); i += nanEvery + rng() % nanEvery)
+			c.src[i] = (rng() % 3 == 0) ? INFINITY : (rng() % 2 ? -INFINITY : NAN);
+		CK(cudaMemcpy(c.d_src, c.src.data(), c.src.size() * 4, cudaMemcpyHostToDevice));
+	}
+	for (const XywVariant& v : kXyw) {
+		const std::vector<float> w = gaussTaps(v.R), sk = skewTaps(v.R, rng);
+		for (const Roi& r : rois) {
+			++g_checks;
+			c.resetDst();
+			launchXy(c, r, sk, w);
+			CK(cudaDeviceSynchronize());
+			const std::vector<f32> want = c.download();
+			c.resetDst();
+			launchXyw(v, c, r, toGaussTaps(sk), toGaussTaps(w));
+			CK(cudaDeviceSynchronize());
+			const std::vector<f32> got = c.download();
+			long bad = 0;
+			for (size_t i = 0; i < got.size(); ++i)
+				if (std::memcmp(&got[i], &want[i], 4) != 0 && !(std::isnan(got[i]) && std::isnan(want[i]))) ++bad;
+			if (bad) {
+				++g_failures;
+				std::printf("FAIL xyw %s %dx%d roi %d,%d %dx%d nan %d: %ld pixels differ\n", v.name, W, H, r.x, r.y, r.w,
+					r.h, nanEvery, bad);
+			}
+		}
+	}
+}
+
+static void benchXyw(std::mt19937& rng) {
+	const int N = 4096;
+	Case<f32> c(N, N, 1, rng);
+	const Roi r = {0, 0, N, N};
+	for (int rep = 0; rep < 2; ++rep)
+		for (int R : {9, 13, 21, 24}) {
+			const std::vector<float> w = gaussTaps(R);
+			const GaussTaps t = toGaussTaps(w);
+			const float tp = medianMs([&] { launchXy(c, r, w, w); });
+			std::printf("  radius %2d: product gauss_xy_f32_r%d %.4f ms\n", R, R, tp);
+			for (const XywVariant& v : kXyw) {
+				if (v.R != R) continue;
+				const float tv = medianMs([&] { launchXyw(v, c, r, t, t); });
+				std::printf("             xyw %-22s %.4f ms  (smem %d B)\n", v.name, tv, v.smem);
+			}
+		}
+}
+
 int main(int argc, char** argv) {
 	const bool benchOnly = argc > 1 && std::string(argv[1]) == "bench";
 	int dev = 0;
@@ -688,6 +749,30 @@ int main(int argc, char** argv) {
 		testXys(4096, 4096, {{0, 0, 4096, 4096}, {1, 3, 4001, 4090}}, true, rng, {0, 512});
 		std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
 		bench(rng);
+		return g_failures ? 1 : 0;
+	}
+	if (argc > 1 && std::string(argv[1]) == "xyw") {
+		for (const XywVariant& v : kXyw) {
+			CK(cudaFuncSetAttribute((const void*)v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+			int perSm = 0, regs = 0;
+			cudaFuncAttributes fa;
+			CK(cudaFuncGetAttributes(&fa, (const void*)v.fn));
+			regs = fa.numRegs;
+			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.fn, 256, v.smem));
+			std::printf("xyw %-22s smem %6d B, %3d registers, %zu B spill, %d blocks per SM\n", v.name, v.smem, regs,
+				(size_t)fa.localSizeBytes, perSm);
+		}
+		testXyw(1, 1, {{0, 0, 1, 1}}, 0, rng);
+		testXyw(1, 7, {{0, 0, 1, 7}}, 0, rng);
+		testXyw(7, 1, {{0, 0, 7, 1}}, 0, rng);
+		testXyw(37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, 0, rng);
+		testXyw(37, 53, {{0, 0, 37, 53}}, 40, rng);
+		testXyw(1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}}, 0, rng);
+		testXyw(1024, 1300, {{0, 0, 1024, 1300}, {4, 5, 1000, 1290}, {32, 0, 64, 300}, {28, 1, 96, 1299}}, 0, rng);
+		testXyw(1024, 1300, {{0, 0, 1024, 1300}, {8, 3, 1000, 1200}}, 997, rng);
+		testXyw(4096, 4096, {{0, 0, 4096, 4096}}, 0, rng);
+		std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
+		benchXyw(rng);
 		return g_failures ? 1 : 0;
 	}
 	for (const FixPair& f : kFix) {  // above 48 KB the opt-in limit must be granted per kernel
