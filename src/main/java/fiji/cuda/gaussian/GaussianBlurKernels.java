@@ -45,6 +45,8 @@ final class GaussianBlurKernels implements AutoCloseable {
 	private final String suffix;
 	private final GaussianKernel kx, ky;
 	private final int rx, ry, rmax;
+	/** The wide module's class for the X and the Y pass, or 0 for the generic kernel. */
+	private final int rcx, rcy;
 	private final boolean fused, isFloat;
 	private DeviceBuffer dwx, dwy, dwz;
 
@@ -76,6 +78,10 @@ final class GaussianBlurKernels implements AutoCloseable {
 		this.rmax = m;
 		this.isFloat = t == PixelType.FLOAT32;
 		this.fused = m > 0 && xySharedBytes(isFloat, m) <= s.device().maxSharedPerBlockOptin;
+		// the whole height bounds every rect's grid: planes millions of rows tall, whose grids
+		// would pass 65535 blocks, stay generic
+		this.rcx = isFloat && ceil(height, ROW_TILE_H) <= 65535 ? fixedClass(rx) : 0;
+		this.rcy = isFloat && ceil(height, FIX_TILE) <= 65535 ? fixedClass(ry) : 0;
 	}
 
 	/**
@@ -101,7 +107,6 @@ final class GaussianBlurKernels implements AutoCloseable {
 	/** @return the name of the kernel the XY blur launches (for benchmarks and logs) */
 	String xyKernelName() {
 		if (fused) return "gauss_xy_" + suffix + "_r" + rmax;
-		int rcx = isFloat ? fixedClass(rx) : 0, rcy = isFloat ? fixedClass(ry) : 0;
 		return (rcx > 0 ? "gauss_row_f32_r" + rcx : "gauss_row_" + suffix) + " + "
 			+ (rcy > 0 ? "gauss_col_f32_r" + rcy : "gauss_col_" + suffix);
 	}
@@ -129,23 +134,16 @@ final class GaussianBlurKernels implements AutoCloseable {
 						width, height, step, rect.x, rect.y, rect.width, rect.height, taps(kx), taps(ky));
 				}
 			} else {
-				if (dwx == null) {
-					dwx = weights(kx);
-					dwy = weights(ky);
-				}
 				int rowFrom = Math.max(0, rect.y - ry), rowTo = Math.min(height, rect.y + rect.height + ry);
-				int[] rowGrid = { ceil(rect.width, ROW_TILE_W), ceil(rowTo - rowFrom, ROW_TILE_H) };
-				int[] colGrid = { ceil(rect.width, COL_TILE_W), ceil(rect.height, COL_TILE_H) };
-				// (grids past 65535 blocks, images millions of rows tall, stay generic)
-				int rcx = isFloat && ceil(rowTo - rowFrom, ROW_TILE_H) <= 65535 ? fixedClass(rx) : 0;
-				int rcy = isFloat && ceil(rect.height, FIX_TILE) <= 65535 ? fixedClass(ry) : 0;
 				if (rcx > 0) {
 					s.launch(s.function(WIDE_MODULE, "gauss_row_f32_r" + rcx),
 						new int[] { ceil(rect.width, FIX_TILE), ceil(rowTo - rowFrom, ROW_TILE_H) }, new int[] { fixThreads(rcx) },
 						fixRowSharedBytes(rcx), sc, tmp, width, height, rowFrom, rowTo, rect.x, rect.x + rect.width, taps(kx),
 						rx);
 				} else {
-					s.launch(s.function(MODULE, "gauss_row_" + suffix), new int[] { rowGrid[0], Math.min(rowGrid[1], 65535) },
+					if (dwx == null) dwx = weights(kx);
+					s.launch(s.function(MODULE, "gauss_row_" + suffix),
+						new int[] { ceil(rect.width, ROW_TILE_W), Math.min(ceil(rowTo - rowFrom, ROW_TILE_H), 65535) },
 						new int[] { SEP_THREADS }, 0, sc, tmp, width, height, step, rowFrom, rowTo, rect.x,
 						rect.x + rect.width, dwx, rx);
 				}
@@ -154,8 +152,10 @@ final class GaussianBlurKernels implements AutoCloseable {
 						new int[] { ceil(rect.width, COL_TILE_W), ceil(rect.height, FIX_TILE) }, new int[] { fixThreads(rcy) },
 						fixColSharedBytes(rcy), tmp, dc, width, height, rect.x, rect.y, rect.width, rect.height, taps(ky), ry);
 				} else {
-					s.launch(s.function(MODULE, "gauss_col_" + suffix), colGrid, new int[] { SEP_THREADS }, 0, tmp, dc, width,
-						height, step, rect.x, rect.y, rect.width, rect.height, dwy, ry);
+					if (dwy == null) dwy = weights(ky);
+					s.launch(s.function(MODULE, "gauss_col_" + suffix),
+						new int[] { ceil(rect.width, COL_TILE_W), ceil(rect.height, COL_TILE_H) }, new int[] { SEP_THREADS }, 0,
+						tmp, dc, width, height, step, rect.x, rect.y, rect.width, rect.height, dwy, ry);
 				}
 			}
 		}
