@@ -13,6 +13,7 @@
 #include "gauss_stream.cuh"
 #include "gauss_old.cuh"
 #include "gauss_xyw.cuh"
+#include "gauss_xyt.cuh"
 
 
 #include <algorithm>
@@ -726,6 +727,98 @@ static void benchXyw(std::mt19937& rng) {
 		}
 }
 
+// ---------------------------------------------------------------------------------------------
+// `gauss_check xyt`: the tensor-core X pass variants (gauss_xyt.cuh) against the product
+// gauss_xy_f32_r<R>: NaN where the product has NaN, infinities equal, finite values within
+// 1e-6 of the data range (the Java tests allow 1e-5), then timed
+// ---------------------------------------------------------------------------------------------
+
+static double g_xytWorst = 0;
+
+static uint2* g_frag = nullptr;  // xytFragments of the X (or, for gauss_xyy, Y) taps of the next launches
+static void setXytTaps(const std::vector<float>& wx, bool yPass = false) {
+	const std::vector<uint32_t> f = xytFragments(wx, ((int)wx.size() - 1) / 2, yPass);
+	if (!g_frag) CK(cudaMalloc(&g_frag, 64 * 1024));
+	CK(cudaMemcpy(g_frag, f.data(), f.size() * 4, cudaMemcpyHostToDevice));
+}
+static void launchXyt(const XytVariant& v, const Case<f32>& c, Roi r, const GaussTaps& wx, const GaussTaps& wy) {
+	v.fn<<<dim3((r.w + 31) / 32, (r.h + v.TH - 1) / v.TH), 256, v.smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, r.x, r.y,
+		r.w, r.h, wx, wy, g_frag);
+	CK(cudaGetLastError());
+}
+
+static void testXyt(int W, int H, const std::vector<Roi>& rois, int nanEvery, std::mt19937& rng, bool yPass = false) {
+	const XytVariant* list = yPass ? kXyy : kXyt;
+	const int n = yPass ? (int)(sizeof kXyy / sizeof kXyy[0]) : (int)(sizeof kXyt / sizeof kXyt[0]);
+	Case<f32> c(W, H, 1, rng);
+	if (nanEvery > 0) {
+		for (size_t i = 0; i < c.src.size(); i += nanEvery + rng() % nanEvery)
+			c.src[i] = (rng() % 3 == 0) ? INFINITY : (rng() % 2 ? -INFINITY : NAN);
+		CK(cudaMemcpy(c.d_src, c.src.data(), c.src.size() * 4, cudaMemcpyHostToDevice));
+	}
+	const double range = 1200.0;
+	for (int vi = 0; vi < n; ++vi) {
+		const XytVariant& v = list[vi];
+		if (!v.check) continue;
+		const std::vector<float> w = gaussTaps(v.R), sk = skewTaps(v.R, rng);
+		for (const Roi& r : rois) {
+			++g_checks;
+			c.resetDst();
+			launchXy(c, r, sk, w);
+			CK(cudaDeviceSynchronize());
+			const std::vector<f32> want = c.download();
+			c.resetDst();
+			setXytTaps(yPass ? w : sk, yPass);
+			launchXyt(v, c, r, toGaussTaps(sk), toGaussTaps(w));
+			CK(cudaDeviceSynchronize());
+			const std::vector<f32> got = c.download();
+			long bad = 0;
+			double worst = 0;
+			for (size_t i = 0; i < got.size(); ++i) {
+				const float a = got[i], b = want[i];
+				if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) {
+					if (!(std::isnan(a) && std::isnan(b)) && std::memcmp(&a, &b, 4) != 0) ++bad;
+					continue;
+				}
+				const double d = std::fabs((double)a - (double)b) / range;
+				worst = std::max(worst, d);
+				if (d > 1e-6) ++bad;
+			}
+			g_xytWorst = std::max(g_xytWorst, worst);
+			if (bad) {
+				++g_failures;
+				std::printf("FAIL xyt %s %dx%d roi %d,%d %dx%d nan %d: %ld pixels differ (worst %.2e of range)\n", v.name, W,
+					H, r.x, r.y, r.w, r.h, nanEvery, bad, worst);
+			}
+		}
+	}
+}
+
+static void benchXyt(std::mt19937& rng) {
+	const int N = 4096;
+	Case<f32> c(N, N, 1, rng);
+	const Roi r = {0, 0, N, N};
+	for (int rep = 0; rep < 2; ++rep)
+		for (int R : {9, 13, 21, 24}) {
+			const std::vector<float> w = gaussTaps(R);
+			const GaussTaps t = toGaussTaps(w);
+			const float tp = medianMs([&] { launchXy(c, r, w, w); });
+			std::printf("  radius %2d: product gauss_xy_f32_r%d %.4f ms\n", R, R, tp);
+			setXytTaps(w);
+			for (const XytVariant& v : kXyt) {
+				if (v.R != R) continue;
+				const float tv = medianMs([&] { launchXyt(v, c, r, t, t); });
+				std::printf("             xyt %-22s %.4f ms  (smem %d B)\n", v.name, tv, v.smem);
+			}
+			setXytTaps(w, true);
+			for (const XytVariant& v : kXyy) {
+				if (v.R != R) continue;
+				const float tv = medianMs([&] { launchXyt(v, c, r, t, t); });
+				std::printf("             %-26s %.4f ms  (smem %d B)\n", v.name, tv, v.smem);
+			}
+		}
+}
+
 int main(int argc, char** argv) {
 	const bool benchOnly = argc > 1 && std::string(argv[1]) == "bench";
 	int dev = 0;
@@ -749,6 +842,61 @@ int main(int argc, char** argv) {
 		testXys(4096, 4096, {{0, 0, 4096, 4096}, {1, 3, 4001, 4090}}, true, rng, {0, 512});
 		std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
 		bench(rng);
+		return g_failures ? 1 : 0;
+	}
+	if (argc > 2 && std::string(argv[1]) == "xytone") {  // `gauss_check xytone K`: variant K twice at 4096^2, for ncu
+		const XytVariant& v = kXyt[std::atoi(argv[2])];
+		CK(cudaFuncSetAttribute((const void*)v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+		const int N = 4096;
+		Case<f32> c(N, N, 1, rng);
+		const std::vector<float> w = gaussTaps(v.R);
+		setXytTaps(w);
+		for (int i = 0; i < 2; ++i) launchXyt(v, c, {0, 0, N, N}, toGaussTaps(w), toGaussTaps(w));
+		CK(cudaDeviceSynchronize());
+		std::printf("%s\n", v.name);
+		return 0;
+	}
+	if (argc > 1 && std::string(argv[1]) == "xyt") {
+		for (const XytVariant& v : kXyy) {
+			CK(cudaFuncSetAttribute((const void*)v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+			int perSm = 0;
+			cudaFuncAttributes fa;
+			CK(cudaFuncGetAttributes(&fa, (const void*)v.fn));
+			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.fn, 256, v.smem));
+			std::printf("%-26s smem %6d B, %3d registers, %zu B spill, %d blocks per SM\n", v.name, v.smem, fa.numRegs,
+				(size_t)fa.localSizeBytes, perSm);
+		}
+		for (const XytVariant& v : kXyt) {
+			CK(cudaFuncSetAttribute((const void*)v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+			int perSm = 0;
+			cudaFuncAttributes fa;
+			CK(cudaFuncGetAttributes(&fa, (const void*)v.fn));
+			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.fn, 256, v.smem));
+			std::printf("xyt %-22s smem %6d B, %3d registers, %zu B spill, %d blocks per SM\n", v.name, v.smem, fa.numRegs,
+				(size_t)fa.localSizeBytes, perSm);
+		}
+		const bool quick = argc > 2 && std::string(argv[2]) == "quick";
+		testXyt(1, 1, {{0, 0, 1, 1}}, 0, rng);
+		testXyt(1, 7, {{0, 0, 1, 7}}, 0, rng);
+		testXyt(7, 1, {{0, 0, 7, 1}}, 0, rng);
+		testXyt(37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, 0, rng);
+		testXyt(37, 53, {{0, 0, 37, 53}}, 40, rng);
+		testXyt(1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}}, 0, rng);
+		testXyt(1024, 1300, {{0, 0, 1024, 1300}, {4, 5, 1000, 1290}, {32, 0, 64, 300}, {28, 1, 96, 1299}}, 0, rng);
+		testXyt(1024, 1300, {{0, 0, 1024, 1300}, {8, 3, 1000, 1200}}, 997, rng);
+		if (!quick) testXyt(4096, 4096, {{0, 0, 4096, 4096}}, 0, rng);
+		testXyt(1, 1, {{0, 0, 1, 1}}, 0, rng, true);
+		testXyt(1, 7, {{0, 0, 1, 7}}, 0, rng, true);
+		testXyt(7, 1, {{0, 0, 7, 1}}, 0, rng, true);
+		testXyt(37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, 0, rng, true);
+		testXyt(37, 53, {{0, 0, 37, 53}}, 40, rng, true);
+		testXyt(1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}, {3, 1, 1017, 767}}, 0, rng, true);
+		testXyt(1024, 1300, {{0, 0, 1024, 1300}, {4, 5, 1000, 1290}, {32, 0, 64, 300}, {28, 1, 96, 1299}}, 0, rng, true);
+		testXyt(1024, 1300, {{0, 0, 1024, 1300}, {8, 3, 1000, 1200}}, 997, rng, true);
+		testXyt(4096, 4096, {{0, 0, 4096, 4096}}, 0, rng, true);
+		std::printf("\n%d checks, %d failed; worst difference from the product %.2e of the range\n", g_checks, g_failures,
+			g_xytWorst);
+		benchXyt(rng);
 		return g_failures ? 1 : 0;
 	}
 	if (argc > 1 && std::string(argv[1]) == "xyw") {
