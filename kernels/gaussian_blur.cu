@@ -271,32 +271,18 @@ struct XyfShape {
 	static_assert(4 * XB_S * (TH + 2 * R) == GAUSS_XYF_SMEM_BYTES(R), "launch table");
 };
 
-template <int R>
-__device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, float* __restrict__ d_dst,
-	int width, int height, int roiX, int roiY, int roiW, int roiH, const GaussTaps& wx, const GaussTaps& wy,
-	int bigBands)
+// X pass of a band: X-blurred rows q = 0 .. rows-1 (image row yb - R + q, clamped) of the 32
+// columns from x0 into s_xb (row stride XB_S, == 4 (mod 32) for conflict-free float4 stores), by
+// all of the block's threads. Window position p is column xs + p; it feeds output i with tap
+// p - R4 - i + R, so only positions R4 - R .. XN + R4 + R - 1 are loaded, and taps run in
+// ascending order as in every other kernel here (the results match gaussXy and the CPU path's
+// order bit for bit). vec: the whole window of every task lies in the row and is 16-byte aligned.
+template <int R, int XB_S>
+__device__ __forceinline__ void gaussXyfRows(const float* __restrict__ d_src, int width, int height, int x0, int yb,
+	int rows, bool vec, const GaussTaps& wx, float* s_xb)
 {
 	typedef XyfShape<R> S;
-	extern __shared__ float4 s_dyn[];
-	float* s_xb = reinterpret_cast<float*>(s_dyn);  // (TH + 2R) x XB_S
-
-	const int tid = threadIdx.x;
-	const int lane = tid & 31;
-	const int warp = tid >> 5;
-	const int x0 = roiX + blockIdx.x * S::TW;
-	// bands 0 .. bigBands-1 are TH rows tall, the rest TH/4: the blocks of the last wave are
-	// short, so the SMs finish closer together (see the launch table)
-	const bool big = (int)blockIdx.y < bigBands;
-	const int yb = roiY + (big ? blockIdx.y * S::TH : bigBands * S::TH + (blockIdx.y - bigBands) * (S::TH / 4));
-	const int bandRows = min(big ? S::TH : S::TH / 4, roiY + roiH - yb);
-	if (bandRows <= 0 || x0 >= roiX + roiW) return;  // uniform over the block
-	const int need = bandRows + 2 * R;                // row q of s_xb is image row yb - R + q
-	const bool vec = ((x0 | width) & 3) == 0 && x0 - S::R4 >= 0 && x0 + S::TW + S::R4 <= width;
-
-	// X pass. Window position p is column xs + p; it feeds output i with tap p - R4 - i + R, so
-	// only positions R4 - R .. XN + R4 + R - 1 are loaded, and taps run in ascending order as in
-	// every other kernel here (the results match gaussXy and the CPU path's order bit for bit).
-	for (int t = tid; t < need * S::XSEG; t += GAUSS_XY_THREADS) {
+	for (int t = threadIdx.x; t < rows * S::XSEG; t += GAUSS_XY_THREADS) {
 		const int q = t / S::XSEG;
 		const int seg = t - q * S::XSEG;
 		const float* row = d_src + (size_t)clampi(yb - R + q, 0, height - 1) * (size_t)width;
@@ -330,36 +316,66 @@ __device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, floa
 				if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - R + k], v[p], acc[i]);
 			}
 		}
-		float4* out4 = reinterpret_cast<float4*>(s_xb + q * S::XB_S + seg * S::XN);
+		float4* out4 = reinterpret_cast<float4*>(s_xb + q * XB_S + seg * S::XN);
 		out4[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
 		out4[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
 	}
-	__syncthreads();
+}
 
-	// Y pass: lane = column, warp w takes row groups w, w + 8, ...
+// Y pass of a band from the X-blurred rows in s_xb (row q = image row yb - R + q): output rows
+// yb .. yb + bandRows - 1 of the 32 columns from x0, lane = column, warp w the row groups w,
+// w + 8, ... of YM rows.
+template <int R, int YM, int XB_S>
+__device__ __forceinline__ void gaussXyfColumns(const float* s_xb, float* __restrict__ d_dst, int width, int x0, int yb,
+	int bandRows, int colEnd, const GaussTaps& wy)
+{
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	constexpr int WARPS = GAUSS_XY_THREADS / 32;
 	const int x = x0 + lane;
-	const bool colInRoi = x < roiX + roiW;
+	const bool colInRoi = x < colEnd;
 #pragma unroll 1
-	for (int o0 = warp * S::YM; o0 < bandRows; o0 += S::WARPS * S::YM) {
-		float acc[S::YM];
-		gaussColumnGroup<R, S::YM, S::XB_S>(s_xb + o0 * S::XB_S + lane, wy, acc);
+	for (int o0 = warp * YM; o0 < bandRows; o0 += WARPS * YM) {
+		float acc[YM];
+		gaussColumnGroup<R, YM, XB_S>(s_xb + o0 * XB_S + lane, wy, acc);
 		if (colInRoi) {
 			// whole groups store through a moving pointer: a bounds test per store had cost more
 			// issue slots than the store itself (H200: radius 9 0.062 -> 0.056 ms)
 			float* out = d_dst + (size_t)(yb + o0) * (size_t)width + (size_t)x;
-			if (o0 + S::YM <= bandRows) {
+			if (o0 + YM <= bandRows) {
 #pragma unroll
-				for (int i = 0; i < S::YM; ++i) {
+				for (int i = 0; i < YM; ++i) {
 					*out = acc[i];
 					out += width;
 				}
 			} else {
 #pragma unroll
-				for (int i = 0; i < S::YM; ++i)
+				for (int i = 0; i < YM; ++i)
 					if (o0 + i < bandRows) out[(size_t)i * (size_t)width] = acc[i];
 			}
 		}
 	}
+}
+
+template <int R>
+__device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, float* __restrict__ d_dst,
+	int width, int height, int roiX, int roiY, int roiW, int roiH, const GaussTaps& wx, const GaussTaps& wy,
+	int bigBands)
+{
+	typedef XyfShape<R> S;
+	extern __shared__ float4 s_dyn[];
+	float* s_xb = reinterpret_cast<float*>(s_dyn);  // (TH + 2R) x XB_S
+
+	const int x0 = roiX + blockIdx.x * S::TW;
+	// bands 0 .. bigBands-1 are TH rows tall, the rest TH/4: the blocks of the last wave are
+	// short, so the SMs finish closer together (see the launch table)
+	const bool big = (int)blockIdx.y < bigBands;
+	const int yb = roiY + (big ? blockIdx.y * S::TH : bigBands * S::TH + (blockIdx.y - bigBands) * (S::TH / 4));
+	const int bandRows = min(big ? S::TH : S::TH / 4, roiY + roiH - yb);
+	if (bandRows <= 0 || x0 >= roiX + roiW) return;  // uniform over the block
+	const bool vec = ((x0 | width) & 3) == 0 && x0 - S::R4 >= 0 && x0 + S::TW + S::R4 <= width;
+	gaussXyfRows<R, S::XB_S>(d_src, width, height, x0, yb, bandRows + 2 * R, vec, wx, s_xb);
+	__syncthreads();
+	gaussXyfColumns<R, S::YM, S::XB_S>(s_xb, d_dst, width, x0, yb, bandRows, roiX + roiW, wy);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -668,97 +668,62 @@ static void benchFixed(std::mt19937& rng) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// `gauss_check xyw`: the per-warp staged fused variants (gauss_xyw.cuh) against the product
-// gauss_xy_f32_r<R>, bit for bit, then timed
+// `gauss_check xyw` and `gauss_check xyt`: experimental fused float kernels (gauss_xyw.cuh,
+// gauss_xyt.cuh) against the product gauss_xy_f32_r<R>, then timed. xyw must match bit for bit;
+// xyt (the tensor cores) must have NaN where the product has NaN, the same infinities, and
+// finite values within 1e-6 of the data range (the Java tests allow 1e-5).
 // ---------------------------------------------------------------------------------------------
 
-static void launchXyw(const XywVariant& v, const Case<f32>& c, Roi r, const GaussTaps& wx, const GaussTaps& wy) {
-	v.fn<<<dim3((r.w + 31) / 32, (r.h + v.TH - 1) / v.TH), 256, v.smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, r.x, r.y,
-		r.w, r.h, wx, wy);
-	CK(cudaGetLastError());
-}
+static uint2* g_frag = nullptr;  // the band fragments the next xyt launches read
 
-static void testXyw(int W, int H, const std::vector<Roi>& rois, int nanEvery, std::mt19937& rng) {
-	Case<f32> c(W, H, 1, rng);
-	if (nanEvery > 0) {
-		for (size_t i = 0; i < c.src.size(); i += nanEvery + rng() % nanEvery)
-			c.src[i] = (rng() % 3 == 0) ? INFINITY : (rng() % 2 ? -INFINITY : NAN);
-		CK(cudaMemcpy(c.d_src, c.src.data(), c.src.size() * 4, cudaMemcpyHostToDevice));
-	}
-	for (const XywVariant& v : kXyw) {
-		const std::vector<float> w = gaussTaps(v.R), sk = skewTaps(v.R, rng);
-		for (const Roi& r : rois) {
-			++g_checks;
-			c.resetDst();
-			launchXy(c, r, sk, w);
-			CK(cudaDeviceSynchronize());
-			const std::vector<f32> want = c.download();
-			c.resetDst();
-			launchXyw(v, c, r, toGaussTaps(sk), toGaussTaps(w));
-			CK(cudaDeviceSynchronize());
-			const std::vector<f32> got = c.download();
-			long bad = 0;
-			for (size_t i = 0; i < got.size(); ++i)
-				if (std::memcmp(&got[i], &want[i], 4) != 0 && !(std::isnan(got[i]) && std::isnan(want[i]))) ++bad;
-			if (bad) {
-				++g_failures;
-				std::printf("FAIL xyw %s %dx%d roi %d,%d %dx%d nan %d: %ld pixels differ\n", v.name, W, H, r.x, r.y, r.w,
-					r.h, nanEvery, bad);
-			}
-		}
-	}
-}
-
-static void benchXyw(std::mt19937& rng) {
-	const int N = 4096;
-	Case<f32> c(N, N, 1, rng);
-	const Roi r = {0, 0, N, N};
-	for (int rep = 0; rep < 2; ++rep)
-		for (int R : {9, 13, 21, 24}) {
-			const std::vector<float> w = gaussTaps(R);
-			const GaussTaps t = toGaussTaps(w);
-			const float tp = medianMs([&] { launchXy(c, r, w, w); });
-			std::printf("  radius %2d: product gauss_xy_f32_r%d %.4f ms\n", R, R, tp);
-			for (const XywVariant& v : kXyw) {
-				if (v.R != R) continue;
-				const float tv = medianMs([&] { launchXyw(v, c, r, t, t); });
-				std::printf("             xyw %-22s %.4f ms  (smem %d B)\n", v.name, tv, v.smem);
-			}
-		}
-}
-
-// ---------------------------------------------------------------------------------------------
-// `gauss_check xyt`: the tensor-core X pass variants (gauss_xyt.cuh) against the product
-// gauss_xy_f32_r<R>: NaN where the product has NaN, infinities equal, finite values within
-// 1e-6 of the data range (the Java tests allow 1e-5), then timed
-// ---------------------------------------------------------------------------------------------
-
-static double g_xytWorst = 0;
-
-static uint2* g_frag = nullptr;  // xytFragments of the X (or, for gauss_xyy, Y) taps of the next launches
-static void setXytTaps(const std::vector<float>& wx, bool yPass = false) {
-	const std::vector<uint32_t> f = xytFragments(wx, ((int)wx.size() - 1) / 2, yPass);
+// Uploads what variant v's launches need besides the taps.
+static void prepareVariant(const FusedVariant& v, const std::vector<float>& wx, const std::vector<float>& wy) {
+	if (v.frag == 0) return;
+	const std::vector<float>& w = v.frag == 1 ? wx : wy;
+	const std::vector<uint32_t> f = xytFragments(w, ((int)w.size() - 1) / 2, v.frag == 2);
 	if (!g_frag) CK(cudaMalloc(&g_frag, 64 * 1024));
 	CK(cudaMemcpy(g_frag, f.data(), f.size() * 4, cudaMemcpyHostToDevice));
 }
-static void launchXyt(const XytVariant& v, const Case<f32>& c, Roi r, const GaussTaps& wx, const GaussTaps& wy) {
-	v.fn<<<dim3((r.w + 31) / 32, (r.h + v.TH - 1) / v.TH), 256, v.smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, r.x, r.y,
-		r.w, r.h, wx, wy, g_frag);
+
+static void launchVariant(const FusedVariant& v, const Case<f32>& c, Roi r, const GaussTaps& wx, const GaussTaps& wy) {
+	const dim3 grid((r.w + 31) / 32, (r.h + v.TH - 1) / v.TH);
+	if (v.frag == 0)
+		((XywFn)v.fn)<<<grid, 256, v.smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, r.x, r.y, r.w, r.h, wx, wy);
+	else
+		((XytFn)v.fn)<<<grid, 256, v.smem>>>(c.srcChan(), c.dstChan(), c.W, c.H, r.x, r.y, r.w, r.h, wx, wy, g_frag);
 	CK(cudaGetLastError());
 }
 
-static void testXyt(int W, int H, const std::vector<Roi>& rois, int nanEvery, std::mt19937& rng, bool yPass = false) {
-	const XytVariant* list = yPass ? kXyy : kXyt;
-	const int n = yPass ? (int)(sizeof kXyy / sizeof kXyy[0]) : (int)(sizeof kXyt / sizeof kXyt[0]);
+// Grants the variants their shared memory and prints what each kernel occupies.
+static void describeVariants(const FusedVariant* list, int n) {
+	for (int i = 0; i < n; ++i) {
+		const FusedVariant& v = list[i];
+		CK(cudaFuncSetAttribute(v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+		int perSm = 0;
+		cudaFuncAttributes fa;
+		CK(cudaFuncGetAttributes(&fa, v.fn));
+		CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.fn, 256, v.smem));
+		std::printf("%-30s smem %6d B, %3d registers, %zu B spill, %d blocks per SM\n", v.name, v.smem, fa.numRegs,
+			(size_t)fa.localSizeBytes, perSm);
+	}
+}
+
+static double g_variantWorst = 0;  // largest difference from the product seen, / data range
+
+// The variants' checks on one image: skewed X taps, the image's rois, NaN and infinities every
+// nanEvery pixels or so (0: none).
+static void testVariants(const FusedVariant* list, int n, bool exact, int W, int H, const std::vector<Roi>& rois,
+	int nanEvery, std::mt19937& rng)
+{
 	Case<f32> c(W, H, 1, rng);
 	if (nanEvery > 0) {
 		for (size_t i = 0; i < c.src.size(); i += nanEvery + rng() % nanEvery)
 			c.src[i] = (rng() % 3 == 0) ? INFINITY : (rng() % 2 ? -INFINITY : NAN);
 		CK(cudaMemcpy(c.d_src, c.src.data(), c.src.size() * 4, cudaMemcpyHostToDevice));
 	}
-	const double range = 1200.0;
+	const double range = 1200.0;  // Px<f32>::random
 	for (int vi = 0; vi < n; ++vi) {
-		const XytVariant& v = list[vi];
+		const FusedVariant& v = list[vi];
 		if (!v.check) continue;
 		const std::vector<float> w = gaussTaps(v.R), sk = skewTaps(v.R, rng);
 		for (const Roi& r : rois) {
@@ -768,55 +733,79 @@ static void testXyt(int W, int H, const std::vector<Roi>& rois, int nanEvery, st
 			CK(cudaDeviceSynchronize());
 			const std::vector<f32> want = c.download();
 			c.resetDst();
-			setXytTaps(yPass ? w : sk, yPass);
-			launchXyt(v, c, r, toGaussTaps(sk), toGaussTaps(w));
+			prepareVariant(v, sk, w);
+			launchVariant(v, c, r, toGaussTaps(sk), toGaussTaps(w));
 			CK(cudaDeviceSynchronize());
 			const std::vector<f32> got = c.download();
 			long bad = 0;
 			double worst = 0;
 			for (size_t i = 0; i < got.size(); ++i) {
 				const float a = got[i], b = want[i];
-				if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) {
-					if (!(std::isnan(a) && std::isnan(b)) && std::memcmp(&a, &b, 4) != 0) ++bad;
+				if (std::memcmp(&a, &b, 4) == 0 || (std::isnan(a) && std::isnan(b))) continue;
+				if (exact || !std::isfinite(a) || !std::isfinite(b)) {
+					++bad;
 					continue;
 				}
 				const double d = std::fabs((double)a - (double)b) / range;
 				worst = std::max(worst, d);
 				if (d > 1e-6) ++bad;
 			}
-			g_xytWorst = std::max(g_xytWorst, worst);
+			g_variantWorst = std::max(g_variantWorst, worst);
 			if (bad) {
 				++g_failures;
-				std::printf("FAIL xyt %s %dx%d roi %d,%d %dx%d nan %d: %ld pixels differ (worst %.2e of range)\n", v.name, W,
-					H, r.x, r.y, r.w, r.h, nanEvery, bad, worst);
+				std::printf("FAIL %s %dx%d roi %d,%d %dx%d nan %d: %ld pixels differ (worst %.2e of range)\n", v.name, W, H,
+					r.x, r.y, r.w, r.h, nanEvery, bad, worst);
 			}
 		}
 	}
 }
 
-static void benchXyt(std::mt19937& rng) {
+static void testVariants(const FusedVariant* list, int n, bool exact, std::mt19937& rng) {
+	testVariants(list, n, exact, 1, 1, {{0, 0, 1, 1}}, 0, rng);
+	testVariants(list, n, exact, 1, 7, {{0, 0, 1, 7}}, 0, rng);
+	testVariants(list, n, exact, 7, 1, {{0, 0, 7, 1}}, 0, rng);
+	testVariants(list, n, exact, 37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, 0, rng);
+	testVariants(list, n, exact, 37, 53, {{0, 0, 37, 53}}, 40, rng);
+	testVariants(list, n, exact, 1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}, {3, 1, 1017, 767}}, 0, rng);
+	testVariants(list, n, exact, 1024, 1300, {{0, 0, 1024, 1300}, {4, 5, 1000, 1290}, {32, 0, 64, 300}, {28, 1, 96, 1299}},
+		0, rng);
+	testVariants(list, n, exact, 1024, 1300, {{0, 0, 1024, 1300}, {8, 3, 1000, 1200}}, 997, rng);
+	testVariants(list, n, exact, 4096, 4096, {{0, 0, 4096, 4096}}, 0, rng);
+}
+
+// Kernel ms at 4096^2 for each radius some variant has: the product first, then the variants.
+static void benchVariants(const FusedVariant* list, int n, std::mt19937& rng) {
 	const int N = 4096;
 	Case<f32> c(N, N, 1, rng);
 	const Roi r = {0, 0, N, N};
 	for (int rep = 0; rep < 2; ++rep)
-		for (int R : {9, 13, 21, 24}) {
+		for (int R = 1; R <= 24; ++R) {
+			bool any = false;
+			for (int i = 0; i < n; ++i) any |= list[i].R == R;
+			if (!any) continue;
 			const std::vector<float> w = gaussTaps(R);
 			const GaussTaps t = toGaussTaps(w);
-			const float tp = medianMs([&] { launchXy(c, r, w, w); });
-			std::printf("  radius %2d: product gauss_xy_f32_r%d %.4f ms\n", R, R, tp);
-			setXytTaps(w);
-			for (const XytVariant& v : kXyt) {
+			std::printf("  radius %2d: product gauss_xy_f32_r%d %.4f ms\n", R, R, medianMs([&] { launchXy(c, r, w, w); }));
+			for (int i = 0; i < n; ++i) {
+				const FusedVariant& v = list[i];
 				if (v.R != R) continue;
-				const float tv = medianMs([&] { launchXyt(v, c, r, t, t); });
-				std::printf("             xyt %-22s %.4f ms  (smem %d B)\n", v.name, tv, v.smem);
-			}
-			setXytTaps(w, true);
-			for (const XytVariant& v : kXyy) {
-				if (v.R != R) continue;
-				const float tv = medianMs([&] { launchXyt(v, c, r, t, t); });
-				std::printf("             %-26s %.4f ms  (smem %d B)\n", v.name, tv, v.smem);
+				prepareVariant(v, w, w);
+				const float tv = medianMs([&] { launchVariant(v, c, r, t, t); });
+				std::printf("             %-30s %.4f ms  (smem %d B)\n", v.name, tv, v.smem);
 			}
 		}
+}
+
+// `gauss_check xyw` / `gauss_check xyt`: the family's checks, then its timings.
+static int runVariants(const std::vector<const FusedVariant*>& lists, const std::vector<int>& sizes, bool exact,
+	std::mt19937& rng)
+{
+	for (size_t i = 0; i < lists.size(); ++i) describeVariants(lists[i], sizes[i]);
+	for (size_t i = 0; i < lists.size(); ++i) testVariants(lists[i], sizes[i], exact, rng);
+	std::printf("\n%d checks, %d failed; worst difference from the product %.2e of the range\n", g_checks, g_failures,
+		g_variantWorst);
+	for (size_t i = 0; i < lists.size(); ++i) benchVariants(lists[i], sizes[i], rng);
+	return g_failures ? 1 : 0;
 }
 
 int main(int argc, char** argv) {
@@ -844,85 +833,20 @@ int main(int argc, char** argv) {
 		bench(rng);
 		return g_failures ? 1 : 0;
 	}
+#define N_OF(a) (int)(sizeof(a) / sizeof((a)[0]))
 	if (argc > 2 && std::string(argv[1]) == "xytone") {  // `gauss_check xytone K`: variant K twice at 4096^2, for ncu
-		const XytVariant& v = kXyt[std::atoi(argv[2])];
-		CK(cudaFuncSetAttribute((const void*)v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+		const FusedVariant& v = kXyt[std::atoi(argv[2])];
+		describeVariants(&v, 1);
 		const int N = 4096;
 		Case<f32> c(N, N, 1, rng);
 		const std::vector<float> w = gaussTaps(v.R);
-		setXytTaps(w);
-		for (int i = 0; i < 2; ++i) launchXyt(v, c, {0, 0, N, N}, toGaussTaps(w), toGaussTaps(w));
+		prepareVariant(v, w, w);
+		for (int i = 0; i < 2; ++i) launchVariant(v, c, {0, 0, N, N}, toGaussTaps(w), toGaussTaps(w));
 		CK(cudaDeviceSynchronize());
-		std::printf("%s\n", v.name);
 		return 0;
 	}
-	if (argc > 1 && std::string(argv[1]) == "xyt") {
-		for (const XytVariant& v : kXyy) {
-			CK(cudaFuncSetAttribute((const void*)v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
-			int perSm = 0;
-			cudaFuncAttributes fa;
-			CK(cudaFuncGetAttributes(&fa, (const void*)v.fn));
-			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.fn, 256, v.smem));
-			std::printf("%-26s smem %6d B, %3d registers, %zu B spill, %d blocks per SM\n", v.name, v.smem, fa.numRegs,
-				(size_t)fa.localSizeBytes, perSm);
-		}
-		for (const XytVariant& v : kXyt) {
-			CK(cudaFuncSetAttribute((const void*)v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
-			int perSm = 0;
-			cudaFuncAttributes fa;
-			CK(cudaFuncGetAttributes(&fa, (const void*)v.fn));
-			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.fn, 256, v.smem));
-			std::printf("xyt %-22s smem %6d B, %3d registers, %zu B spill, %d blocks per SM\n", v.name, v.smem, fa.numRegs,
-				(size_t)fa.localSizeBytes, perSm);
-		}
-		const bool quick = argc > 2 && std::string(argv[2]) == "quick";
-		testXyt(1, 1, {{0, 0, 1, 1}}, 0, rng);
-		testXyt(1, 7, {{0, 0, 1, 7}}, 0, rng);
-		testXyt(7, 1, {{0, 0, 7, 1}}, 0, rng);
-		testXyt(37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, 0, rng);
-		testXyt(37, 53, {{0, 0, 37, 53}}, 40, rng);
-		testXyt(1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}}, 0, rng);
-		testXyt(1024, 1300, {{0, 0, 1024, 1300}, {4, 5, 1000, 1290}, {32, 0, 64, 300}, {28, 1, 96, 1299}}, 0, rng);
-		testXyt(1024, 1300, {{0, 0, 1024, 1300}, {8, 3, 1000, 1200}}, 997, rng);
-		if (!quick) testXyt(4096, 4096, {{0, 0, 4096, 4096}}, 0, rng);
-		testXyt(1, 1, {{0, 0, 1, 1}}, 0, rng, true);
-		testXyt(1, 7, {{0, 0, 1, 7}}, 0, rng, true);
-		testXyt(7, 1, {{0, 0, 7, 1}}, 0, rng, true);
-		testXyt(37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, 0, rng, true);
-		testXyt(37, 53, {{0, 0, 37, 53}}, 40, rng, true);
-		testXyt(1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}, {3, 1, 1017, 767}}, 0, rng, true);
-		testXyt(1024, 1300, {{0, 0, 1024, 1300}, {4, 5, 1000, 1290}, {32, 0, 64, 300}, {28, 1, 96, 1299}}, 0, rng, true);
-		testXyt(1024, 1300, {{0, 0, 1024, 1300}, {8, 3, 1000, 1200}}, 997, rng, true);
-		testXyt(4096, 4096, {{0, 0, 4096, 4096}}, 0, rng, true);
-		std::printf("\n%d checks, %d failed; worst difference from the product %.2e of the range\n", g_checks, g_failures,
-			g_xytWorst);
-		benchXyt(rng);
-		return g_failures ? 1 : 0;
-	}
-	if (argc > 1 && std::string(argv[1]) == "xyw") {
-		for (const XywVariant& v : kXyw) {
-			CK(cudaFuncSetAttribute((const void*)v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
-			int perSm = 0, regs = 0;
-			cudaFuncAttributes fa;
-			CK(cudaFuncGetAttributes(&fa, (const void*)v.fn));
-			regs = fa.numRegs;
-			CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, v.fn, 256, v.smem));
-			std::printf("xyw %-22s smem %6d B, %3d registers, %zu B spill, %d blocks per SM\n", v.name, v.smem, regs,
-				(size_t)fa.localSizeBytes, perSm);
-		}
-		testXyw(1, 1, {{0, 0, 1, 1}}, 0, rng);
-		testXyw(1, 7, {{0, 0, 1, 7}}, 0, rng);
-		testXyw(7, 1, {{0, 0, 7, 1}}, 0, rng);
-		testXyw(37, 53, {{0, 0, 37, 53}, {5, 7, 20, 30}}, 0, rng);
-		testXyw(37, 53, {{0, 0, 37, 53}}, 40, rng);
-		testXyw(1021, 769, {{0, 0, 1021, 769}, {100, 33, 700, 500}}, 0, rng);
-		testXyw(1024, 1300, {{0, 0, 1024, 1300}, {4, 5, 1000, 1290}, {32, 0, 64, 300}, {28, 1, 96, 1299}}, 0, rng);
-		testXyw(1024, 1300, {{0, 0, 1024, 1300}, {8, 3, 1000, 1200}}, 997, rng);
-		testXyw(4096, 4096, {{0, 0, 4096, 4096}}, 0, rng);
-		std::printf("\n%d checks, %d failed\n", g_checks, g_failures);
-		benchXyw(rng);
-		return g_failures ? 1 : 0;
-	}
+	if (argc > 1 && std::string(argv[1]) == "xyt") return runVariants({kXyt, kXyy}, {N_OF(kXyt), N_OF(kXyy)}, false, rng);
+	if (argc > 1 && std::string(argv[1]) == "xyw") return runVariants({kXyw}, {N_OF(kXyw)}, true, rng);
 	for (const FixPair& f : kFix) {  // above 48 KB the opt-in limit must be granted per kernel
 		CK(cudaFuncSetAttribute(f.row, cudaFuncAttributeMaxDynamicSharedMemorySize, GAUSS_FIX_ROW_SMEM(f.rc)));
 		CK(cudaFuncSetAttribute(f.col, cudaFuncAttributeMaxDynamicSharedMemorySize, GAUSS_FIX_COL_SMEM(f.rc)));

@@ -38,6 +38,102 @@ __device__ __forceinline__ void mma(float (&c)[4], unsigned a0, unsigned a1, uns
 		: "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// The band's fragments A_j(g, t + 4h) for jj = j + 1, j = -1 .. J-1 (A_j(g + 8, k) = A_{j-1}(g, k)),
+// big and small TF32 parts, made on the host (xytFragments): AS copies them into s_frag for
+// fragsAt, otherwise each lane loads its own into registers for the whole block.
+template <int J, bool AS>
+__device__ __forceinline__ void loadFrags(const uint2* __restrict__ d_frag, uint2* s_frag, unsigned (&ab)[J + 1][2],
+	unsigned (&as)[J + 1][2])
+{
+	const int lane = threadIdx.x & 31;
+	if (AS) {
+		for (int i = threadIdx.x; i < (J + 1) * 2 * 32; i += blockDim.x) s_frag[i] = __ldg(d_frag + i);
+	} else {
+#pragma unroll
+		for (int jj = 0; jj <= J; ++jj)
+#pragma unroll
+			for (int h = 0; h < 2; ++h) {
+				const uint2 f = __ldg(d_frag + (jj * 2 + h) * 32 + lane);
+				ab[jj][h] = f.x;
+				as[jj][h] = f.y;
+			}
+	}
+}
+
+// The band's fragments from shared memory (AS variants), loaded as late as the step that first
+// needs them: jj = 0 before step 0, jj = s + 1 at step s; the older ones stay in registers.
+template <int J>
+__device__ __forceinline__ void fragsAt(int s, const uint2* s_frag, int lane, unsigned (&ab)[J + 1][2],
+	unsigned (&as)[J + 1][2])
+{
+	if (s == 0)
+#pragma unroll
+		for (int h = 0; h < 2; ++h) {
+			const uint2 f = s_frag[h * 32 + lane];
+			ab[0][h] = f.x;
+			as[0][h] = f.y;
+		}
+	if (s + 1 <= J)
+#pragma unroll
+		for (int h = 0; h < 2; ++h) {
+			const uint2 f = s_frag[((s + 1) * 2 + h) * 32 + lane];
+			ab[s + 1][h] = f.x;
+			as[s + 1][h] = f.y;
+		}
+}
+
+// k step s of both 16-output blocks (block b takes it as its step s - 2b): B values v0, v1 split
+// into TF32 big and small parts, three products into three accumulators per block.
+template <int J, bool CVT>
+__device__ __forceinline__ void bandStep(int s, float v0, float v1, const unsigned (&ab)[J + 1][2],
+	const unsigned (&as)[J + 1][2], float (&c)[2][3][4])
+{
+	// big = the top 10 significand bits (a mask on the integer pipe, not a conversion); small =
+	// the exact rest, whose low bits the tensor core ignores
+	unsigned bb0, bb1, bs0, bs1;
+	if (CVT) {
+		bb0 = tf32r(v0);
+		bb1 = tf32r(v1);
+		bs0 = tf32r(v0 - __uint_as_float(bb0));
+		bs1 = tf32r(v1 - __uint_as_float(bb1));
+	} else {
+		bb0 = __float_as_uint(v0) & 0xffffe000u;
+		bb1 = __float_as_uint(v1) & 0xffffe000u;
+		bs0 = __float_as_uint(v0 - __uint_as_float(bb0));
+		bs1 = __float_as_uint(v1 - __uint_as_float(bb1));
+	}
+#pragma unroll
+	for (int b = 0; b < 2; ++b) {
+		const int j = s - 2 * b;
+		if (j < 0 || j >= J) continue;
+		mma(c[b][2], as[j + 1][0], as[j][0], as[j + 1][1], as[j][1], bb0, bb1);
+		mma(c[b][1], ab[j + 1][0], ab[j][0], ab[j + 1][1], ab[j][1], bs0, bs1);
+		mma(c[b][0], ab[j + 1][0], ab[j][0], ab[j + 1][1], ab[j][1], bb0, bb1);
+	}
+}
+
+__device__ __forceinline__ void zero(float (&c)[2][3][4]) {
+#pragma unroll
+	for (int b = 0; b < 2; ++b)
+#pragma unroll
+		for (int k = 0; k < 3; ++k)
+#pragma unroll
+			for (int q = 0; q < 4; ++q) c[b][k][q] = 0.0f;
+}
+
+// The three products summed, small ones first; true where any lane of the warp has a NaN.
+__device__ __forceinline__ bool combine(const float (&c)[2][3][4], float (&o)[2][4]) {
+	bool bad = false;
+#pragma unroll
+	for (int b = 0; b < 2; ++b)
+#pragma unroll
+		for (int q = 0; q < 4; ++q) {
+			o[b][q] = c[b][0][q] + (c[b][1][q] + c[b][2][q]);
+			bad |= o[b][q] != o[b][q];
+		}
+	return __any_sync(0xffffffffu, bad);
+}
+
 template <int R, int TH, int NBUF = 1, bool AS = false>
 struct Shape {
 	static constexpr int TW = 32;
@@ -81,29 +177,14 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 	float* s_raw0 = s_xb + S::NX * S::XB_S + warp * NBUF * 8 * S::RS;
 	uint2* s_frag = reinterpret_cast<uint2*>(s_xb + S::NX * S::XB_S + S::WARPS * NBUF * 8 * S::RS);
 
-	const int x0 = roiX + blockIdx.x * S::TW;
-	const int yb = roiY + blockIdx.y * TH;
-	const int bandRows = min(TH, roiY + roiH - yb);
-	if (bandRows <= 0 || x0 >= roiX + roiW) return;
-	const int need = bandRows + 2 * R;
+	gauss_xyw::Band bd;
+	if (!gauss_xyw::band(TH, roiX, roiY, roiW, roiH, bd)) return;
+	const int x0 = bd.x0, yb = bd.yb, bandRows = bd.rows, need = bandRows + 2 * R;
 	const int left = x0 - S::R4;
 	const bool vec = ((x0 | width) & 3) == 0 && left >= 0 && left + S::SW <= width;
 
-	// the band's fragments: A_j(g, t + 4h) for jj = j + 1, j = -1 .. J-1 (A_j(g + 8, k) = A_{j-1}(g, k)),
-	// big and small TF32 parts, made on the host (xytFragments)
 	unsigned ab[S::J + 1][2], as[S::J + 1][2];
-	if (AS) {
-		for (int i = tid; i < (S::J + 1) * 2 * 32; i += 256) s_frag[i] = __ldg(d_frag + i);
-	} else {
-#pragma unroll
-		for (int jj = 0; jj <= S::J; ++jj)
-#pragma unroll
-			for (int h = 0; h < 2; ++h) {
-				const uint2 f = __ldg(d_frag + (jj * 2 + h) * 32 + lane);
-				ab[jj][h] = f.x;
-				as[jj][h] = f.y;
-			}
-	}
+	loadFrags<S::J, AS>(d_frag, s_frag, ab, as);
 
 	auto stage = [&](int u, float* s_raw) {  // rows 8u .. 8u+7 of the band's X input (image rows yb - R + q, clamped)
 		if (8 * u >= need) return;
@@ -145,63 +226,14 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 		cpCommit();
 
 		float c[2][3][4];
-#pragma unroll
-		for (int b = 0; b < 2; ++b)
-#pragma unroll
-			for (int k = 0; k < 3; ++k)
-#pragma unroll
-				for (int q = 0; q < 4; ++q) c[b][k][q] = 0.0f;
+		zero(c);
 #pragma unroll
 		for (int s = 0; s < S::KS; ++s) {
-			if (AS) {  // this step's new fragments (jj = s + 1); the older ones are still in registers
-				if (s == 0)
-#pragma unroll
-					for (int h = 0; h < 2; ++h) {
-						const uint2 f = s_frag[h * 32 + lane];
-						ab[0][h] = f.x;
-						as[0][h] = f.y;
-					}
-				if (s + 1 <= S::J)
-#pragma unroll
-					for (int h = 0; h < 2; ++h) {
-						const uint2 f = s_frag[((s + 1) * 2 + h) * 32 + lane];
-						ab[s + 1][h] = f.x;
-						as[s + 1][h] = f.y;
-					}
-			}
-			// big = the top 10 significand bits (a mask on the integer pipe, not a conversion);
-			// small = the exact rest, whose low bits the tensor core ignores
-			unsigned bb0, bb1, bs0, bs1;
-			if (CVT) {
-				bb0 = tf32r(bv[s][0]);
-				bb1 = tf32r(bv[s][1]);
-				bs0 = tf32r(bv[s][0] - __uint_as_float(bb0));
-				bs1 = tf32r(bv[s][1] - __uint_as_float(bb1));
-			} else {
-				bb0 = __float_as_uint(bv[s][0]) & 0xffffe000u;
-				bb1 = __float_as_uint(bv[s][1]) & 0xffffe000u;
-				bs0 = __float_as_uint(bv[s][0] - __uint_as_float(bb0));
-				bs1 = __float_as_uint(bv[s][1] - __uint_as_float(bb1));
-			}
-#pragma unroll
-			for (int b = 0; b < 2; ++b) {
-				const int j = s - 2 * b;
-				if (j < 0 || j >= S::J) continue;
-				mma(c[b][2], as[j + 1][0], as[j][0], as[j + 1][1], as[j][1], bb0, bb1);
-				mma(c[b][1], ab[j + 1][0], ab[j][0], ab[j + 1][1], ab[j][1], bs0, bs1);
-				mma(c[b][0], ab[j + 1][0], ab[j][0], ab[j + 1][1], ab[j][1], bb0, bb1);
-			}
+			if (AS) fragsAt<S::J>(s, s_frag, lane, ab, as);
+			bandStep<S::J, CVT>(s, bv[s][0], bv[s][1], ab, as, c);
 		}
 		float o[2][4];
-		bool bad = false;
-#pragma unroll
-		for (int b = 0; b < 2; ++b)
-#pragma unroll
-			for (int q = 0; q < 4; ++q) {
-				o[b][q] = c[b][0][q] + (c[b][1][q] + c[b][2][q]);
-				bad |= o[b][q] != o[b][q];
-			}
-		if (__any_sync(0xffffffffu, bad)) {
+		if (combine(c, o)) {
 			// exact taps from global memory, in the product's order: lane = row (lane >> 2), 8 outputs
 			const float* row = d_src + (size_t)clampi(yb - R + 8 * u + (lane >> 2), 0, height - 1) * (size_t)width;
 			float* dst = s_xb + (8 * u + (lane >> 2)) * S::XB_S + 8 * (lane & 3);
@@ -229,27 +261,7 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 		return;
 	}
 
-	const int x = x0 + lane;
-	const bool colInRoi = x < roiX + roiW;
-#pragma unroll 1
-	for (int o0 = warp * S::YM; o0 < bandRows; o0 += S::WARPS * S::YM) {
-		float acc[S::YM];
-		gaussian_blur::gaussColumnGroup<R, S::YM, S::XB_S>(s_xb + o0 * S::XB_S + lane, wy, acc);
-		if (colInRoi) {
-			float* out = d_dst + (size_t)(yb + o0) * (size_t)width + (size_t)x;
-			if (o0 + S::YM <= bandRows) {
-#pragma unroll
-				for (int i = 0; i < S::YM; ++i) {
-					*out = acc[i];
-					out += width;
-				}
-			} else {
-#pragma unroll
-				for (int i = 0; i < S::YM; ++i)
-					if (o0 + i < bandRows) out[(size_t)i * (size_t)width] = acc[i];
-			}
-		}
-	}
+	gaussian_blur::gaussXyfColumns<R, S::YM, S::XB_S>(s_xb, d_dst, width, x0, yb, bandRows, roiX + roiW, wy);
 }
 
 } // namespace gauss_xyt
@@ -263,7 +275,6 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 	}
 
 typedef void (*XytFn)(const float*, float*, int, int, int, int, int, int, GaussTaps, GaussTaps, const uint2*);
-struct XytVariant { const char* name; int R, TH, smem; XytFn fn; bool check; };
 
 // The band fragments of gauss_xyt::run for taps w (2R + 1 of them): entry (jj * 2 + h) * 32 + lane
 // holds A_{jj-1}(g, t + 4h) = w(8(jj - 1) + t + 4h - g - OFF) as TF32 big and small parts
@@ -302,8 +313,8 @@ XYT(21, 214, 3, 1, 2, 1)
 XYT(21, 214, 3, 0, 2, 1)
 XYT(21, 342, 2, 1, 2, 1)
 #define XYTV(R, TH, B, Y, NB, AS) {"r" #R " TH " #TH " b" #B " y" #Y " nbuf" #NB " as" #AS, R, TH, \
-	gauss_xyt::Shape<R, TH, NB, AS>::SMEM, gauss_xyt_r##R##_h##TH##_b##B##_y##Y##_n##NB##_a##AS, Y != 0}
-static const XytVariant kXyt[] = {XYTV(21, 342, 2, 1, 1, 0), XYTV(21, 342, 2, 0, 1, 0), XYTV(21, 342, 2, 1, 2, 0),
+	gauss_xyt::Shape<R, TH, NB, AS>::SMEM, (const void*)gauss_xyt_r##R##_h##TH##_b##B##_y##Y##_n##NB##_a##AS, 1, Y != 0}
+static const FusedVariant kXyt[] = {XYTV(21, 342, 2, 1, 1, 0), XYTV(21, 342, 2, 0, 1, 0), XYTV(21, 342, 2, 1, 2, 0),
 	XYTV(21, 342, 2, 0, 2, 0), XYTV(21, 256, 3, 1, 1, 1), XYTV(21, 256, 3, 0, 1, 1), XYTV(21, 214, 2, 1, 2, 0),
 	XYTV(21, 214, 3, 1, 2, 1), XYTV(21, 214, 3, 0, 2, 1), XYTV(21, 342, 2, 1, 2, 1)};
 
@@ -322,7 +333,6 @@ template <int R, int TH>
 struct Shape {
 	static constexpr int TW = 32;
 	static constexpr int R4 = (R + 3) & ~3;
-	static constexpr int XN = 8, NW = XN + 2 * R4, XSEG = TW / XN;
 	static constexpr int J = (15 + 2 * R) / 8 + 1;   // k steps of one 16-row m block (OFF = 0)
 	static constexpr int KS = J + 2;
 	static constexpr int XB_S = 40;
@@ -341,65 +351,16 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 	uint2* s_frag = reinterpret_cast<uint2*>(s_xb + S::NX * S::XB_S);
 	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 	const int g = lane >> 2, t = lane & 3;
-	const int x0 = roiX + blockIdx.x * S::TW;
-	const int yb = roiY + blockIdx.y * TH;
-	const int bandRows = min(TH, roiY + roiH - yb);
-	if (bandRows <= 0 || x0 >= roiX + roiW) return;
+	gauss_xyw::Band bd;
+	if (!gauss_xyw::band(TH, roiX, roiY, roiW, roiH, bd)) return;
+	const int x0 = bd.x0, yb = bd.yb, bandRows = bd.rows;
 	const bool vec = ((x0 | width) & 3) == 0 && x0 - S::R4 >= 0 && x0 + S::TW + S::R4 <= width;
-	if (AS)
-		for (int i = tid; i < (S::J + 1) * 2 * 32; i += 256) s_frag[i] = __ldg(d_frag + i);
+	unsigned ab[S::J + 1][2], as[S::J + 1][2];
+	gauss_xyt::loadFrags<S::J, AS>(d_frag, s_frag, ab, as);
 
 	// X pass: the product's (gaussXyF32), over all NX rows (rows past the band are clamped
 	// image rows, finite unless the image is not: then the unit's exact path takes over)
-	for (int task = tid; task < S::NX * S::XSEG; task += 256) {
-		const int q = task / S::XSEG;
-		const int seg = task - q * S::XSEG;
-		const float* row = d_src + (size_t)clampi(yb - R + q, 0, height - 1) * (size_t)width;
-		const int xs = x0 + seg * S::XN - S::R4;
-		float v[S::NW];
-		if (vec) {
-			const float4* row4 = reinterpret_cast<const float4*>(row + xs);
-#pragma unroll
-			for (int j = 0; j < S::NW / 4; ++j) {
-				if (4 * j + 3 >= S::R4 - R && 4 * j <= S::XN + S::R4 + R - 1) {
-					const float4 f = __ldg(row4 + j);
-					v[4 * j] = f.x;
-					v[4 * j + 1] = f.y;
-					v[4 * j + 2] = f.z;
-					v[4 * j + 3] = f.w;
-				}
-			}
-		} else {
-#pragma unroll
-			for (int p = 0; p < S::NW; ++p)
-				if (p >= S::R4 - R && p <= S::XN + S::R4 + R - 1) v[p] = __ldg(row + clampi(xs + p, 0, width - 1));
-		}
-		float acc[S::XN];
-#pragma unroll
-		for (int i = 0; i < S::XN; ++i) acc[i] = 0.0f;
-#pragma unroll
-		for (int p = 0; p < S::NW; ++p) {
-#pragma unroll
-			for (int i = 0; i < S::XN; ++i) {
-				const int k = p - S::R4 - i + R;
-				if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - R + k], v[p], acc[i]);
-			}
-		}
-		float4* out4 = reinterpret_cast<float4*>(s_xb + q * S::XB_S + seg * S::XN);
-		out4[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-		out4[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
-	}
-	unsigned ab[S::J + 1][2], as[S::J + 1][2];
-	if (!AS) {
-#pragma unroll
-		for (int jj = 0; jj <= S::J; ++jj)
-#pragma unroll
-			for (int h = 0; h < 2; ++h) {
-				const uint2 f = __ldg(d_frag + (jj * 2 + h) * 32 + lane);
-				ab[jj][h] = f.x;
-				as[jj][h] = f.y;
-			}
-	}
+	gaussian_blur::gaussXyfRows<R, S::XB_S>(d_src, width, height, x0, yb, S::NX, vec, wx, s_xb);
 	__syncthreads();
 
 	// Y pass: unit u = (row pair u >> 2: output rows 32 * (u >> 2) .., column group u & 3)
@@ -408,53 +369,16 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 		const int o0 = 32 * (u >> 2), cg = 8 * (u & 3);
 		const float* col = s_xb + o0 * S::XB_S + cg + g;
 		float c[2][3][4];
-#pragma unroll
-		for (int b = 0; b < 2; ++b)
-#pragma unroll
-			for (int k = 0; k < 3; ++k)
-#pragma unroll
-				for (int q = 0; q < 4; ++q) c[b][k][q] = 0.0f;
+		gauss_xyt::zero(c);
 #pragma unroll
 		for (int s = 0; s < S::KS; ++s) {
-			if (AS) {
-				if (s == 0)
-#pragma unroll
-					for (int h = 0; h < 2; ++h) {
-						const uint2 f = s_frag[h * 32 + lane];
-						ab[0][h] = f.x;
-						as[0][h] = f.y;
-					}
-				if (s + 1 <= S::J)
-#pragma unroll
-					for (int h = 0; h < 2; ++h) {
-						const uint2 f = s_frag[((s + 1) * 2 + h) * 32 + lane];
-						ab[s + 1][h] = f.x;
-						as[s + 1][h] = f.y;
-					}
-			}
-			const float v0 = col[(8 * s + t) * S::XB_S], v1 = col[(8 * s + t + 4) * S::XB_S];
-			const unsigned bb0 = __float_as_uint(v0) & 0xffffe000u, bb1 = __float_as_uint(v1) & 0xffffe000u;
-			const unsigned bs0 = __float_as_uint(v0 - __uint_as_float(bb0)), bs1 = __float_as_uint(v1 - __uint_as_float(bb1));
-#pragma unroll
-			for (int b = 0; b < 2; ++b) {
-				const int j = s - 2 * b;
-				if (j < 0 || j >= S::J) continue;
-				gauss_xyt::mma(c[b][2], as[j + 1][0], as[j][0], as[j + 1][1], as[j][1], bb0, bb1);
-				gauss_xyt::mma(c[b][1], ab[j + 1][0], ab[j][0], ab[j + 1][1], ab[j][1], bs0, bs1);
-				gauss_xyt::mma(c[b][0], ab[j + 1][0], ab[j][0], ab[j + 1][1], ab[j][1], bb0, bb1);
-			}
+			if (AS) gauss_xyt::fragsAt<S::J>(s, s_frag, lane, ab, as);
+			gauss_xyt::bandStep<S::J, false>(s, col[(8 * s + t) * S::XB_S], col[(8 * s + t + 4) * S::XB_S], ab, as, c);
 		}
 		float o[2][4];
-		bool bad = false;
-#pragma unroll
-		for (int b = 0; b < 2; ++b)
-#pragma unroll
-			for (int q = 0; q < 4; ++q) {
-				o[b][q] = c[b][0][q] + (c[b][1][q] + c[b][2][q]);
-				bad |= o[b][q] != o[b][q];
-			}
+		const bool bad = gauss_xyt::combine(c, o);
 		const int xc = x0 + cg;
-		if (__any_sync(0xffffffffu, bad)) {
+		if (bad) {
 			// exact taps in the product's order: lane = column (lane & 7), 8 rows from 8 * (lane >> 3)
 			const int cx = xc + (lane & 7);
 #pragma unroll 1
@@ -504,6 +428,6 @@ GAUSS_XYY_ENTRY(21, 352, 3, 1)
 GAUSS_XYY_ENTRY(9, 256, 4, 1)
 GAUSS_XYY_ENTRY(24, 256, 3, 1)
 #define XYYV(R, TH, B, AS) {"yT r" #R " TH " #TH " b" #B " as" #AS, R, TH, gauss_xyy::Shape<R, TH>::SMEM, \
-	gauss_xyy_r##R##_h##TH##_b##B##_a##AS, true}
-static const XytVariant kXyy[] = {XYYV(21, 256, 2, 0), XYYV(21, 256, 3, 0), XYYV(21, 256, 3, 1), XYYV(21, 256, 4, 1),
+	(const void*)gauss_xyy_r##R##_h##TH##_b##B##_a##AS, 2, true}
+static const FusedVariant kXyy[] = {XYYV(21, 256, 2, 0), XYYV(21, 256, 3, 0), XYYV(21, 256, 3, 1), XYYV(21, 256, 4, 1),
 	XYYV(21, 352, 3, 1), XYYV(9, 256, 4, 1), XYYV(24, 256, 3, 1)};

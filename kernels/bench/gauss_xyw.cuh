@@ -17,6 +17,18 @@
 
 namespace gauss_xyw {
 
+// The band of a fused block (32 columns from x0, rows yb .. yb + rows - 1 of the roi); false
+// for a block wholly outside the roi.
+struct Band {
+	int x0, yb, rows;
+};
+__device__ __forceinline__ bool band(int TH, int roiX, int roiY, int roiW, int roiH, Band& b) {
+	b.x0 = roiX + blockIdx.x * 32;
+	b.yb = roiY + blockIdx.y * TH;
+	b.rows = min(TH, roiY + roiH - b.yb);
+	return b.rows > 0 && b.x0 < roiX + roiW;
+}
+
 template <int R, int TH, int OUT>
 struct Shape {
 	static constexpr int TW = 32;
@@ -43,11 +55,9 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 	float* s_raw = s_xb + S::NX * S::XB_S + warp * S::CH * S::RS;
 
-	const int x0 = roiX + blockIdx.x * S::TW;
-	const int yb = roiY + blockIdx.y * TH;
-	const int bandRows = min(TH, roiY + roiH - yb);
-	if (bandRows <= 0 || x0 >= roiX + roiW) return;
-	const int need = bandRows + 2 * R;
+	Band bd;
+	if (!band(TH, roiX, roiY, roiW, roiH, bd)) return;
+	const int x0 = bd.x0, yb = bd.yb, bandRows = bd.rows, need = bandRows + 2 * R;
 	const int left = x0 - S::R4;
 	const bool vec = ((x0 | width) & 3) == 0 && left >= 0 && left + S::RAWW <= width;
 
@@ -112,27 +122,7 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 	}
 	__syncthreads();
 
-	const int x = x0 + lane;
-	const bool colInRoi = x < roiX + roiW;
-#pragma unroll 1
-	for (int o0 = warp * S::YM; o0 < bandRows; o0 += S::WARPS * S::YM) {
-		float acc[S::YM];
-		gaussian_blur::gaussColumnGroup<R, S::YM, S::XB_S>(s_xb + o0 * S::XB_S + lane, wy, acc);
-		if (colInRoi) {
-			float* out = d_dst + (size_t)(yb + o0) * (size_t)width + (size_t)x;
-			if (o0 + S::YM <= bandRows) {
-#pragma unroll
-				for (int i = 0; i < S::YM; ++i) {
-					*out = acc[i];
-					out += width;
-				}
-			} else {
-#pragma unroll
-				for (int i = 0; i < S::YM; ++i)
-					if (o0 + i < bandRows) out[(size_t)i * (size_t)width] = acc[i];
-			}
-		}
-	}
+	gaussian_blur::gaussXyfColumns<R, S::YM, S::XB_S>(s_xb, d_dst, width, x0, yb, bandRows, roiX + roiW, wy);
 }
 
 } // namespace gauss_xyw
@@ -145,8 +135,16 @@ __device__ __forceinline__ void run(const float* __restrict__ d_src, float* __re
 		gauss_xyw::run<R, TH, OUT, P>(d_src, d_dst, width, height, roiX, roiY, roiW, roiH, wx, wy); \
 	}
 
+// An experimental fused float kernel, as gauss_check's xyw and xyt modes run it: blockDim 256,
+// grid (ceil(roiW / 32), ceil(roiH / TH)), smem bytes of dynamic shared memory.
+struct FusedVariant {
+	const char* name;
+	int R, TH, smem;
+	const void* fn;
+	int frag;    // 0: none (gauss_xyw); 1: the X taps' band fragments (gauss_xyt); 2: the Y taps' (gauss_xyy)
+	bool check;  // compared with the product; false for a timing-only variant that skips a pass
+};
 typedef void (*XywFn)(const float*, float*, int, int, int, int, int, int, GaussTaps, GaussTaps);
-struct XywVariant { const char* name; int R, TH, OUT, smem; XywFn fn; };
 
 #define XYW(R, TH, OUT, MINB, P) GAUSS_XYW_ENTRY(R, TH, OUT, MINB, P)
 XYW(21, 342, 8, 3, 0)
@@ -158,6 +156,7 @@ XYW(21, 166, 8, 4, 1)
 XYW(9, 374, 8, 3, 1)
 XYW(13, 366, 8, 3, 1)
 XYW(24, 336, 8, 3, 1)
-#define XYWV(R, TH, OUT, P) {"r" #R " TH " #TH " OUT " #OUT " pipe " #P, R, TH, OUT, gauss_xyw::Shape<R, TH, OUT>::SMEM, gauss_xyw_r##R##_h##TH##_o##OUT##_p##P}
-static const XywVariant kXyw[] = {XYWV(21, 342, 8, 0), XYWV(21, 342, 8, 1), XYWV(21, 214, 8, 1), XYWV(21, 342, 16, 1),
+#define XYWV(R, TH, OUT, P) {"r" #R " TH " #TH " OUT " #OUT " pipe " #P, R, TH, gauss_xyw::Shape<R, TH, OUT>::SMEM, \
+	(const void*)gauss_xyw_r##R##_h##TH##_o##OUT##_p##P, 0, true}
+static const FusedVariant kXyw[] = {XYWV(21, 342, 8, 0), XYWV(21, 342, 8, 1), XYWV(21, 214, 8, 1), XYWV(21, 342, 16, 1),
 	XYWV(21, 470, 8, 1), XYWV(21, 166, 8, 1), XYWV(9, 374, 8, 1), XYWV(13, 366, 8, 1), XYWV(24, 336, 8, 1)};
