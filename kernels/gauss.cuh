@@ -1,4 +1,4 @@
-// Shared by the Gaussian blur kernel files (gaussian_blur.cu, gaussian_blur_wide.cu): the
+// Shared by the Gaussian blur kernel files (gaussian_blur.cu, gauss_wide.cuh): the
 // by-value taps and the staging of input values into shared memory.
 #pragma once
 

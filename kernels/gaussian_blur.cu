@@ -41,7 +41,7 @@
 //  pixels, as in ImageJ, and 0 * NaN is NaN: so float planes use gauss_xy_f32_r<R> with RMAX
 //  equal to the radius of both axes (no zero padding), and the host sends float blurs with
 //  unequal radii, or a skipped axis, to the generic kernels, which never multiply beyond R.
-//  Float passes of radius 25 to 64 run the class kernels of gaussian_blur_wide.cu instead.
+//  Float passes of radius 25 to 64 run the class kernels of gauss_wide.cuh instead.
 //  Integer planes cannot hold NaN and share a coarser list of RMAX classes with zero padding.
 
 #include "common.cuh"

@@ -9,7 +9,10 @@
 
 #include "bench_util.cuh"
 #include "../gaussian_blur.cu"
-#include "../gaussian_blur_wide.cu"
+#include "../gaussian_blur_wide_26.cu"
+#include "../gaussian_blur_wide_36.cu"
+#include "../gaussian_blur_wide_46.cu"
+#include "../gaussian_blur_wide_56.cu"
 #include "gauss_stream.cuh"
 #include "gauss_old.cuh"
 #include "gauss_xyw.cuh"

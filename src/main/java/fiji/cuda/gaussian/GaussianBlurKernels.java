@@ -27,14 +27,15 @@ final class GaussianBlurKernels implements AutoCloseable {
 	/** A gauss_row block's tile (GAUSS_ROW_TILE_W x GAUSS_ROW_TILE_H) and a gauss_col block's rows (GAUSS_COL_TILE_H). */
 	private static final int ROW_TILE_W = 128, ROW_TILE_H = 32, COL_TILE_W = 32, COL_TILE_H = 128;
 	/**
-	 * The module of the float class kernels, gauss_row_f32_r&lt;RC&gt; and gauss_col_f32_r&lt;RC&gt;
-	 * ({@code kernels/gaussian_blur_wide.cu}): float passes of radius 25 to 64 take the smallest
-	 * even class RC at least as wide, with the taps by value, which on the H200 made a sigma-10
-	 * blur of a 4096² float image 0.15 ms instead of 0.22. A module of its own, loaded only when
-	 * such a blur first runs.
+	 * The modules of the float class kernels, gauss_row_f32_r&lt;RC&gt; and gauss_col_f32_r&lt;RC&gt;
+	 * ({@code kernels/gauss_wide.cuh}): float passes of radius 25 to 64 take the smallest even
+	 * class RC at least as wide, with the taps by value, which on the H200 made a sigma-10 blur
+	 * of a 4096² float image 0.15 ms instead of 0.22. Five classes to a module, each loaded only
+	 * when a blur first needs one of them: all forty in one module took up to 1.1 ms to load.
 	 */
-	static final String WIDE_MODULE = "gaussian_blur_wide";
-	/** The classes of the wide module (every even radius from 26 to 64). */
+	static final String[] WIDE_MODULES = { "gaussian_blur_wide_26", "gaussian_blur_wide_36", "gaussian_blur_wide_46",
+		"gaussian_blur_wide_56" };
+	/** The classes of the wide modules (every even radius from 26 to 64), five to a module. */
 	static final int[] FIX_RC_LIST = java.util.stream.IntStream.rangeClosed(13, 32).map(i -> 2 * i).toArray();
 	/** Columns of a class kernel's row block and rows of its column block (GAUSS_FIX_TILE). */
 	private static final int FIX_TILE = 128;
@@ -136,7 +137,7 @@ final class GaussianBlurKernels implements AutoCloseable {
 			} else {
 				int rowFrom = Math.max(0, rect.y - ry), rowTo = Math.min(height, rect.y + rect.height + ry);
 				if (rcx > 0) {
-					s.launch(s.function(WIDE_MODULE, "gauss_row_f32_r" + rcx),
+					s.launch(s.function(wideModule(rcx), "gauss_row_f32_r" + rcx),
 						new int[] { ceil(rect.width, FIX_TILE), ceil(rowTo - rowFrom, ROW_TILE_H) }, new int[] { fixThreads(rcx) },
 						fixRowSharedBytes(rcx), sc, tmp, width, height, rowFrom, rowTo, rect.x, rect.x + rect.width, taps(kx),
 						rx);
@@ -148,7 +149,7 @@ final class GaussianBlurKernels implements AutoCloseable {
 						rect.x + rect.width, dwx, rx);
 				}
 				if (rcy > 0) {
-					s.launch(s.function(WIDE_MODULE, "gauss_col_f32_r" + rcy),
+					s.launch(s.function(wideModule(rcy), "gauss_col_f32_r" + rcy),
 						new int[] { ceil(rect.width, COL_TILE_W), ceil(rect.height, FIX_TILE) }, new int[] { fixThreads(rcy) },
 						fixColSharedBytes(rcy), tmp, dc, width, height, rect.x, rect.y, rect.width, rect.height, taps(ky), ry);
 				} else {
@@ -169,6 +170,11 @@ final class GaussianBlurKernels implements AutoCloseable {
 			s.launch(s.function(MODULE, "gauss_z_" + suffix), new int[] { ceil(planeSize, Z_THREADS), ceil(depth, Z_OUT) },
 				new int[] { Z_THREADS }, 0, (CUdeviceptr) src.withByteOffset(c), (CUdeviceptr) dst.withByteOffset(c),
 				planeSize, depth, step, dwz, kz.radius());
+	}
+
+	/** @return the module of class {@code rc}, one of {@link #FIX_RC_LIST} */
+	static String wideModule(int rc) {
+		return WIDE_MODULES[(rc - FIX_RC_LIST[0]) / 10];
 	}
 
 	/**

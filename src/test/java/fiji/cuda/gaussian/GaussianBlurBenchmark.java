@@ -62,10 +62,12 @@ public final class GaussianBlurBenchmark {
 	 * holds each load to 1 ms.
 	 */
 	static void moduleLoads(Gpu g, boolean all) {
-		String[] modules = all
-			? new String[] { GaussianBlurKernels.MODULE, GaussianBlurKernels.WIDE_MODULE, "runtime", "integral_image", "box_statistics",
-				"local_threshold", "template_matching", "align_slices" }
-			: new String[] { GaussianBlurKernels.MODULE, GaussianBlurKernels.WIDE_MODULE, "runtime" };
+		java.util.List<String> modules = new java.util.ArrayList<>();
+		modules.add(GaussianBlurKernels.MODULE);
+		modules.addAll(java.util.Arrays.asList(GaussianBlurKernels.WIDE_MODULES));
+		modules.add("runtime");
+		if (all) modules.addAll(java.util.Arrays.asList("integral_image", "box_statistics", "local_threshold",
+			"template_matching", "align_slices"));
 		for (String m : modules) {
 			double[] t = new double[5];
 			for (int i = 0; i < t.length; i++)

@@ -8,6 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import fiji.cuda.image.PixelType;
 import ij.plugin.filter.GaussianBlur;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
 import org.junit.jupiter.api.Test;
 
 class GaussianKernelTest {
@@ -17,6 +23,29 @@ class GaussianKernelTest {
 	private static final double[] ACCURACIES = { 0.002, 0.0002, 0.01, 0.02, 1e-5 };
 	/** Short lines (below 50, below the kernel radius) make ImageJ clamp the kernel. */
 	private static final int[] LENGTHS = { 1, 2, 3, 7, 30, 49, 50, 51, 64, 100, 257, 1000, 4096 };
+
+	/**
+	 * Every radius class the host launches lives in the module it loads for it: its entry in that
+	 * module's source, whose fatbin is shipped, and in no other wide module.
+	 */
+	@Test
+	void everyWideClassIsInTheModuleTheHostLoads() throws IOException {
+		for (int rc : GaussianBlurKernels.FIX_RC_LIST) {
+			String entry = "GAUSS_FIX_ENTRIES(" + rc + ")";
+			for (String m : GaussianBlurKernels.WIDE_MODULES) {
+				String src = new String(Files.readAllBytes(Paths.get("kernels", m + ".cu")), StandardCharsets.UTF_8);
+				assertEquals(m.equals(GaussianBlurKernels.wideModule(rc)), src.contains(entry), "class " + rc + " in " + m);
+			}
+		}
+		for (String m : GaussianBlurKernels.WIDE_MODULES) {
+			Path fatbin = Paths.get("src/main/resources/fiji/cuda/kernels", m + ".fatbin");
+			assertTrue(Files.size(fatbin) > 0, fatbin.toString());
+		}
+		// a radius just past each module's first class still maps to that module
+		assertEquals("gaussian_blur_wide_26", GaussianBlurKernels.wideModule(GaussianBlurKernels.fixedClass(25)));
+		assertEquals("gaussian_blur_wide_36", GaussianBlurKernels.wideModule(GaussianBlurKernels.fixedClass(35)));
+		assertEquals("gaussian_blur_wide_56", GaussianBlurKernels.wideModule(GaussianBlurKernels.fixedClass(64)));
+	}
 
 	@Test
 	void bitIdenticalToImageJ() {

@@ -1,8 +1,11 @@
-// Gaussian blur kernels for Fiji CUDA: the float planes' wide radii (25 to 64).
+// Gaussian blur kernels for Fiji CUDA: the float planes' wide radii (25 to 64), shared by the
+// four modules gaussian_blur_wide_26, _36, _46 and _56.cu, each of which instantiates five of
+// the radius classes below (26..34, 36..44, 46..54, 56..64).
 //
-// A module of their own, loaded only when a blur needs them, so that the common blurs do not
-// pay for loading these 40 fully unrolled kernels (gaussian_blur.fatbin's load stays near
-// 0.5 ms on the H200; this one takes about as long again, once).
+// Modules of their own, each loaded only when a blur first needs one of its classes, so that
+// the common blurs do not pay for loading these 40 fully unrolled kernels. All 40 in one
+// module (19 MB of fatbin) took 0.7-1.1 ms to load on the H200, against the foundation issue's
+// 1 ms; a quarter of them loads in about a quarter of that.
 //
 // Conventions: those at the top of gaussian_blur.cu (correlation taps w(d) = w[64 + d], edges
 // that repeat the border pixel, float sums added in ascending tap order from zero).
@@ -16,9 +19,12 @@
 //  gauss_col_f32_r<RC>      Y pass of the roi from that plane. blockDim (GAUSS_FIX_THREADS(RC),1,1),
 //                           grid (ceil(roiW/32), ceil(roiH/128), 1), dynamic shared bytes
 //                           GAUSS_FIX_COL_SMEM(RC)
-//  RC is every even radius from 26 to 64; a pass of radius R takes the smallest RC >= R, with
+//  RC is every even radius from 26 to 64, in module gaussian_blur_wide_<F> with
+//  F = 26 + 10 * floor((RC - 26) / 10); a pass of radius R takes the smallest RC >= R, with
 //  GaussTaps by value and R as the last parameter. Above 48 KiB of dynamic shared memory the
 //  host must first raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+
+#pragma once
 
 #include "common.cuh"
 #include "gauss.cuh"
@@ -221,10 +227,9 @@ __device__ __forceinline__ void gaussColFixed(const float* __restrict__ d_tmp, f
 
 } // namespace gaussian_blur_wide
 
-using namespace gaussian_blur_wide;
-
 // ---------------------------------------------------------------------------------------------
-// Exported entry points (extern "C": unmangled names for cuModuleGetFunction)
+// Exported entry points (extern "C": unmangled names for cuModuleGetFunction); a module file
+// expands GAUSS_FIX_ENTRIES for each of its classes
 // ---------------------------------------------------------------------------------------------
 
 #define GAUSS_FIX_ENTRIES(RC)                                                                    \
@@ -232,19 +237,13 @@ using namespace gaussian_blur_wide;
 	gauss_row_f32_r##RC(const f32* d_src, float* d_tmp, int width, int height, int rowFrom,    \
 		int rowTo, int colFrom, int colTo, GaussTaps w, int R)                                 \
 	{                                                                                          \
-		gaussRowFixed<RC, GAUSS_FIX_OUT(RC), GAUSS_FIX_TILE>(d_src, d_tmp, width, height,       \
-			rowFrom, rowTo, colFrom, colTo, w, R);                                             \
+		gaussian_blur_wide::gaussRowFixed<RC, GAUSS_FIX_OUT(RC), GAUSS_FIX_TILE>(d_src, d_tmp,  \
+			width, height, rowFrom, rowTo, colFrom, colTo, w, R);                              \
 	}                                                                                          \
 	extern "C" __global__ void __launch_bounds__(GAUSS_FIX_THREADS(RC), (RC) <= 48 ? 6 : 4)      \
 	gauss_col_f32_r##RC(const float* d_tmp, f32* d_dst, int width, int height, int roiX,       \
 		int roiY, int roiW, int roiH, GaussTaps w, int R)                                      \
 	{                                                                                          \
-		gaussColFixed<RC, GAUSS_FIX_OUT(RC), GAUSS_FIX_TILE>(d_tmp, d_dst, width, height, roiX, \
-			roiY, roiW, roiH, w, R);                                                           \
+		gaussian_blur_wide::gaussColFixed<RC, GAUSS_FIX_OUT(RC), GAUSS_FIX_TILE>(d_tmp, d_dst,  \
+			width, height, roiX, roiY, roiW, roiH, w, R);                                      \
 	}
-
-GAUSS_FIX_ENTRIES(26) GAUSS_FIX_ENTRIES(28) GAUSS_FIX_ENTRIES(30) GAUSS_FIX_ENTRIES(32)
-GAUSS_FIX_ENTRIES(34) GAUSS_FIX_ENTRIES(36) GAUSS_FIX_ENTRIES(38) GAUSS_FIX_ENTRIES(40)
-GAUSS_FIX_ENTRIES(42) GAUSS_FIX_ENTRIES(44) GAUSS_FIX_ENTRIES(46) GAUSS_FIX_ENTRIES(48)
-GAUSS_FIX_ENTRIES(50) GAUSS_FIX_ENTRIES(52) GAUSS_FIX_ENTRIES(54) GAUSS_FIX_ENTRIES(56)
-GAUSS_FIX_ENTRIES(58) GAUSS_FIX_ENTRIES(60) GAUSS_FIX_ENTRIES(62) GAUSS_FIX_ENTRIES(64)
