@@ -46,7 +46,7 @@ final class GaussianBlurKernels implements AutoCloseable {
 	private final String suffix;
 	private final GaussianKernel kx, ky;
 	private final int rx, ry, rmax;
-	/** The wide module's class for the X and the Y pass, or 0 for the generic kernel. */
+	/** The radius class (of the wide modules) of the X and the Y pass, or 0 for the generic kernel. */
 	private final int rcx, rcy;
 	private final boolean fused, isFloat;
 	private DeviceBuffer dwx, dwy, dwz;
