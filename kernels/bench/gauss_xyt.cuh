@@ -1,18 +1,23 @@
-// Experiment (bench only, not in the jar): the fused float blur with its X pass on the tensor
-// cores in the 3xTF32 split, and the product's FP32 Y pass.
+// Experiment (bench only, not in the jar): the fused float blur with one pass on the tensor cores
+// in the 3xTF32 split and the other on FP32. gauss_xyt puts the X pass on the tensor cores,
+// gauss_xyy (at the end of this file) the Y pass.
 //
 // The product kernel (gaussXyF32) issues about 93 FFMA per pixel, and at sigma 5 that alone
-// keeps it above 0.07 ms. Here the X pass is a product with a band matrix of the taps:
-// out(row n, column m) = sum_k A(m, k) B(k, n), A(m, k) = w(k - m - OFF) the taps (16 outputs
-// along the row by 8 staged columns per mma.m16n8k8), B(k, n) the staged input of 8 rows. The
-// taps' band fragments stay in registers for the whole block, and each B fragment is split
-// into TF32 big + small parts once and feeds both 16-output blocks of the tile's 32 columns.
-// Three products (small*big, big*small, big*big) keep about FP32 accuracy; the sums differ
-// from the FFMA kernels' by rounding only (about 1e-6 of the values).
+// keeps it above 0.07 ms. Here a pass is a product with a band matrix of the taps:
+// out(n, m) = sum_k A(m, k) B(k, n), A(m, k) = w(k - m - OFF) the taps (16 outputs by 8 inputs
+// per mma.m16n8k8), B(k, n) the input of 8 rows (X) or columns (Y). The band's fragments are made
+// on the host (xytFragments) and stay in registers for the whole block, or, with AS, come from
+// shared memory a step at a time. Each B fragment is split once into a TF32 big part (a mask)
+// and the exact rest, and feeds both 16-output blocks of a unit. Three products (small*big,
+// big*small, big*big) keep about FP32 accuracy; the sums differ from the FFMA kernels' by
+// rounding only (at most 3.6e-7 of the data range on the H200).
 //
-// Band zeros meet NaN and infinities too (0 * inf = NaN), so a unit of 8 rows whose results
-// hold a NaN is made again with exact FFMA taps, the product's order: then NaN spreads exactly R
-// pixels and every such pixel is bit for bit the product's X pass.
+// Band zeros meet NaN and infinities too (0 * inf = NaN), so a unit whose results hold a NaN is
+// made again with exact FFMA taps, the product's order: then NaN spreads exactly R pixels and
+// every such pixel is bit for bit the product's.
+//
+// Measured on the H200 (docs/benchmarks.md, twenty-third session): both hybrids are slower than
+// the FP32 product at every radius tried.
 #pragma once
 
 #include "../common.cuh"
