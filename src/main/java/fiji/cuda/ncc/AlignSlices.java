@@ -270,15 +270,8 @@ public final class AlignSlices {
 		Search search = new Search(stack.width(), stack.height(), landmark, s, from);
 		if (!usable(template)) return search.keep(z);
 		Planes area = TemplateMatching.crop(stack, z, search.area);
-		float[] map;
-		if (opts.backend() == Backend.CPU) {
-			TemplateMatching.check(area, 0, template, 0, null);
-			map = TemplateMatchingCpu.match(area, 0, template, 0, null, false, opts.threads(), within);
-			if (map == null) return null;
-		} else {
-			map = TemplateMatching.match(area, 0, template, 0, null, false, opts);
-		}
-		return search.pick(z, map);
+		float[] map = TemplateMatching.match(area, 0, template, 0, null, false, opts, within);
+		return map == null ? null : search.pick(z, map);
 	}
 
 	/** Where the landmark is expected in one slice, the area searched around it, and the choice of the peak. */

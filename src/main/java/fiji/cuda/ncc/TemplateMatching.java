@@ -66,6 +66,20 @@ public final class TemplateMatching {
 	public static float[] match(Planes image, int plane, Planes template, int templatePlane, byte[] mask,
 		boolean sameSize, ExecutionOptions opts)
 	{
+		return match(image, plane, template, templatePlane, mask, sameSize, opts, Progress.NONE);
+	}
+
+	/**
+	 * {@link #match(Planes, int, Planes, int, byte[], boolean, ExecutionOptions)}, with the CPU
+	 * path's progress and cancellation in {@code within}: one map there can take seconds (Align
+	 * Slices' large landmarks), also when the GPU has just failed over to it. The GPU's map is
+	 * one short launch and hears neither.
+	 *
+	 * @return the score map; null when {@code within} canceled the CPU path
+	 */
+	static float[] match(Planes image, int plane, Planes template, int templatePlane, byte[] mask, boolean sameSize,
+		ExecutionOptions opts, Progress within)
+	{
 		check(image, plane, template, templatePlane, mask);
 		opts = ExecutionOptions.orDefaults(opts);
 		if (opts.backend() != Backend.CPU) {
@@ -75,7 +89,7 @@ public final class TemplateMatching {
 				Fallback.reason(NAME, opts, e);
 			}
 		}
-		return TemplateMatchingCpu.match(image, plane, template, templatePlane, mask, sameSize, opts.threads());
+		return TemplateMatchingCpu.match(image, plane, template, templatePlane, mask, sameSize, opts.threads(), within);
 	}
 
 	/**
