@@ -47,6 +47,18 @@ rename(templateTitle);
 templateId = getImageID();
 // the template's size: its area selection's, if it has one, which is what the command matches
 template = areaSize();
+// the size of each turned copy of the template, as the command makes it: the bounding box of
+// the turned rectangle
+turns = split(angles, " ,;");
+turnedWidth = newArray(turns.length);
+turnedHeight = newArray(turns.length);
+for (a = 0; a < turns.length; a++) {
+	rad = parseFloat(turns[a]) * PI / 180;
+	c = abs(snap(cos(rad)));
+	s = abs(snap(sin(rad)));
+	turnedWidth[a] = maxOf(1, -floor(-(template[0] * c + template[1] * s - 1e-6)));
+	turnedHeight[a] = maxOf(1, -floor(-(template[0] * s + template[1] * c - 1e-6)));
+}
 Table.create("Detections");
 files = getFileList(inDir);
 images = 0;
@@ -80,6 +92,19 @@ for (i = 0; i < files.length; i++) {
 		if (searched[0] < template[0] || searched[1] < template[1]) {
 			print("Skipped " + name + ": its " + searched[0] + "x" + searched[1] + " pixels are smaller than the "
 				+ template[0] + "x" + template[1] + " template");
+			close();
+			skipped++;
+			continue;
+		}
+		// and a turned copy can be wider or taller than the template itself
+		tooSmall = "";
+		for (a = 0; a < turns.length && tooSmall == ""; a++) {
+			if (searched[0] < turnedWidth[a] || searched[1] < turnedHeight[a])
+				tooSmall = "its " + searched[0] + "x" + searched[1] + " pixels are smaller than the template turned by "
+					+ turns[a] + " degrees (" + turnedWidth[a] + "x" + turnedHeight[a] + ")";
+		}
+		if (tooSmall != "") {
+			print("Skipped " + name + ": " + tooSmall);
 			close();
 			skipped++;
 			continue;
@@ -151,6 +176,14 @@ function outsideBrackets(s) {
 			out = out + c;
 	}
 	return out;
+}
+
+// A cosine or sine within 1e-9 of a whole number is that number, as in the command, so that a
+// quarter turn of a 40x20 template is 20x40, not 21x41.
+function snap(v) {
+	r = round(v);
+	if (abs(v - r) < 1e-9) return r;
+	return v;
 }
 
 // File.makeDirectory makes only the last folder of a path

@@ -6,6 +6,7 @@ import fiji.cuda.ncc.AlignSlices.Interpolation;
 import fiji.cuda.ncc.AlignSlices.Settings;
 import fiji.cuda.ncc.AlignSlices.Shift;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpLog;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Texts;
 import ij.IJ;
@@ -18,6 +19,7 @@ import ij.measure.ResultsTable;
 import ij.plugin.PlugIn;
 
 import java.awt.Rectangle;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -124,7 +126,8 @@ public class AlignSlicesPlugin implements PlugIn {
 	 *                                  (they are shown, and the message names them)
 	 */
 	public static Outcome run(ImagePlus imp, Settings s, ExecutionOptions opts) {
-		if (imp == null) throw new IllegalArgumentException("There is no image.");
+		// SciJava fills an image input left out with an empty ImagePlus, which is no image either
+		if (imp == null || imp.getProcessor() == null) throw new IllegalArgumentException("There is no image.");
 		checkImage(imp);
 		Planes planes = ImagePlusPlanes.wrap(imp);
 		List<Shift> shifts;
@@ -139,7 +142,45 @@ public class AlignSlicesPlugin implements PlugIn {
 		ImagePlusPlanes.noUndo(imp);
 		imp.changes = true;
 		imp.updateAndDraw();
+		warnOfDoubtfulShifts(imp, s, shifts);
 		return new Outcome(shifts, planes.depth());
+	}
+
+	/**
+	 * Says in the Log which shifts deserve a look, since their scores alone do not tell: those
+	 * whose best match lies on the border of the area searched (the landmark may lie beyond it),
+	 * and those where nothing matched at all.
+	 */
+	static void warnOfDoubtfulShifts(ImagePlus imp, Settings s, List<Shift> shifts) {
+		String where = " of \"" + imp.getTitle() + "\"";
+		boolean wide = s.width >= imp.getWidth() && s.margin > 0, tall = s.height >= imp.getHeight() && s.margin > 0;
+		if (wide || tall)
+			OpLog.log(COMMAND + ": the landmark spans the whole " + (wide && tall ? "image" : wide ? "width" : "height")
+				+ where + ", so no slice could be shifted " + (wide && tall ? "at all" : wide ? "left or right" : "up or down")
+				+ "; choose a smaller landmark, inside the image, to follow that motion.");
+		List<Integer> border = AlignSlices.atSearchBorder(shifts, s, imp.getWidth(), imp.getHeight());
+		if (!border.isEmpty())
+			OpLog.log(COMMAND + ": in " + slices(border) + where + " the best match lies on the border of the area "
+				+ "searched, so the landmark may lie beyond it and the shift be cut short. Check "
+				+ (border.size() == 1 ? "it" : "them") + ", or align again with a larger margin (now " + s.margin
+				+ ") or a landmark further from the image's edges.");
+		List<Integer> none = new ArrayList<>();
+		for (Shift sh : shifts)
+			if (sh.plane != s.reference && !(sh.score > 0)) none.add(sh.plane);
+		if (!none.isEmpty())
+			OpLog.log(COMMAND + ": in " + slices(none) + where + " nothing matched the landmark (the area searched "
+				+ (s.previous ? "or the landmark in the slice compared with " : "") + "is flat, or not finite), so "
+				+ (s.previous ? "the shift of the slice compared with was kept." : (none.size() == 1 ? "it was" : "they were")
+					+ " not moved."));
+	}
+
+	/** @return "slice 3" or "slices 3, 7, 9", 1-based, at most ten listed */
+	static String slices(List<Integer> planes) {
+		StringBuilder b = new StringBuilder(planes.size() == 1 ? "slice " : "slices ");
+		for (int i = 0; i < Math.min(10, planes.size()); i++)
+			b.append(i > 0 ? ", " : "").append(planes.get(i) + 1);
+		if (planes.size() > 10) b.append(" and ").append(planes.size() - 10).append(" more");
+		return b.toString();
 	}
 
 	/**

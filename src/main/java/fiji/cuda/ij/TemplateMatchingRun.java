@@ -2,12 +2,14 @@ package fiji.cuda.ij;
 
 import fiji.cuda.ij.TemplateMatchingPlugin.Outcome;
 import fiji.cuda.ij.TemplateMatchingPlugin.Settings;
+import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
 import fiji.cuda.ncc.Detection;
 import fiji.cuda.ncc.Template;
 import fiji.cuda.ncc.TemplateMatching;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpLog;
 import fiji.cuda.ops.Progress;
 import ij.ImagePlus;
 import ij.ImageStack;
@@ -40,6 +42,7 @@ final class TemplateMatchingRun {
 	{
 		checkSettings(s);
 		List<Template> bank = Template.bank(originals, s.flip, s.angles);
+		warnOfFlatTemplates(originals, names);
 		Rectangle search = selfSearch ? null : searchRectangle(image);
 		if (search != null) checkFits(bank, search);
 		ImageStack stack = image.getStack();
@@ -110,6 +113,24 @@ final class TemplateMatchingRun {
 				ImagePlusPlanes.copyLayout(out.scoreMap, image, maps.size() / stack.getSize());
 		}
 		return out;
+	}
+
+	/**
+	 * Says in the Log which templates cannot find anything: a flat one scores 0 everywhere (the
+	 * operation's documented answer), which otherwise looked like a search that found no object.
+	 */
+	private static void warnOfFlatTemplates(List<Template> originals, List<String> names) {
+		List<String> flat = new ArrayList<>();
+		for (Template t : originals)
+			if (t.pixels.type() != PixelType.RGB && t.isFlat())
+				flat.add(names != null && t.index < names.size() ? "'" + names.get(t.index) + "'"
+					: originals.size() > 1 ? String.valueOf(t.index + 1) : "");
+		if (flat.isEmpty()) return;
+		String which = flat.get(0).isEmpty() ? "The template is"
+			: (flat.size() == 1 ? "Template " : "Templates ") + String.join(", ", flat) + (flat.size() == 1 ? " is" : " are");
+		OpLog.log(TemplateMatchingPlugin.COMMAND + ": " + which + " flat (all " + (flat.size() == 1 ? "its"
+			: "their") + " pixels are equal, as in any 1x1 template), so " + (flat.size() == 1 ? "it scores" : "they score")
+			+ " 0 everywhere and can find nothing; choose a template with structure.");
 	}
 
 	/**

@@ -50,7 +50,14 @@ final class TemplateMatchingTemplates {
 				out.add(new Template(p, null, first + z - 1, 0, false));
 				continue;
 			}
-			Region c = r.clipTo(p.width(), p.height()); // clips the mask too
+			Region c;
+			try {
+				c = r.clipTo(p.width(), p.height()); // clips the mask too
+			} catch (IllegalArgumentException e) {
+				// "the selection lies outside the image" read as the image searched, not the template
+				throw new IllegalArgumentException("The selection of the template \"" + template.getTitle()
+					+ "\" lies outside it; select a part of the template, or none for all of it.");
+			}
 			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, first + z - 1, 0, false));
 		}
 		return out;
@@ -78,7 +85,9 @@ final class TemplateMatchingTemplates {
 		NamedTemplates out = new NamedTemplates();
 		for (Path f : files) {
 			String name = f.getFileName().toString();
-			ImagePlus imp = new Opener().openImage(f.toString());
+			// ImageJ's Opener answers a file that is no TIFF with an error dialog, which in a
+			// batch macro nobody can close: such a file is refused here before it is opened
+			ImagePlus imp = Opener.getTiffFileInfo(f.toString()) == null ? null : new Opener().openImage(f.toString());
 			if (imp == null)
 				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened (" + key
 					+ ").");

@@ -239,6 +239,46 @@ public final class AlignSlices {
 			.toString();
 	}
 
+	/**
+	 * The slices whose best match lies on the border of the positions searched, along an axis
+	 * that had more than one: the landmark may lie beyond the search there (a margin too small
+	 * for the drift, or a landmark so near the image's border that the search was cut), and the
+	 * shift reported is then the one cut short at that border, with a plausible score.
+	 *
+	 * @param shifts as {@link #align} returned them for a stack of this size and these settings
+	 * @param s      the settings of that alignment
+	 * @param width  the stack's width
+	 * @param height the stack's height
+	 * @return the 0-based slices, ascending; slices that kept a shift because nothing matched
+	 *         (score NaN or at most 0) are not among them
+	 */
+	public static List<Integer> atSearchBorder(List<Shift> shifts, Settings s, int width, int height) {
+		Shift[] byPlane = new Shift[shifts.stream().mapToInt(sh -> sh.plane).max().orElse(-1) + 1];
+		for (Shift sh : shifts)
+			byPlane[sh.plane] = sh;
+		Region landmark = s.landmark();
+		List<Integer> out = new ArrayList<>();
+		for (Shift sh : byPlane) {
+			if (sh == null || sh.plane == s.reference || !(sh.score > 0)) continue;
+			int neighbour = sh.plane < s.reference ? sh.plane + 1 : sh.plane - 1;
+			Shift from = s.previous && neighbour < byPlane.length ? byPlane[neighbour] : null;
+			if (s.previous && from == null) continue;
+			Search search = new Search(width, height, landmark, s, from);
+			int mw = TemplateMatching.validSize(search.area.width, landmark.width);
+			int mh = TemplateMatching.validSize(search.area.height, landmark.height);
+			// the position found in the map, back from the shift: a peak on the border is not
+			// refined along that axis, so it lies exactly on it
+			double fx = landmark.x - sh.dx - search.area.x, fy = landmark.y - sh.dy - search.area.y;
+			if (mw > 1 && (onto(fx, 0) || onto(fx, mw - 1)) || mh > 1 && (onto(fy, 0) || onto(fy, mh - 1)))
+				out.add(sh.plane);
+		}
+		return out;
+	}
+
+	private static boolean onto(double position, int border) {
+		return Math.abs(position - border) < 1e-6;
+	}
+
 	/** Slices other than the reference: in order, or outwards from it for "previous slice" mode. */
 	private static int[] order(int n, int reference, boolean previous) {
 		int[] o = new int[n - 1];

@@ -62,6 +62,24 @@ public final class Template {
 	}
 
 	/**
+	 * @return true when every pixel that counts (all, or the mask's) has the same value, as in
+	 *         any 1x1 template: such a template has no variance to correlate, so it scores 0
+	 *         everywhere and finds nothing
+	 */
+	public boolean isFlat() {
+		Object a = pixels.plane(0);
+		PixelType type = pixels.type();
+		double first = Double.NaN;
+		for (int i = 0; i < width() * height(); i++) {
+			if (mask != null && mask[i] == 0) continue;
+			double v = TemplateMatchingCpu.value(a, type, i);
+			if (Double.isNaN(first)) first = v;
+			else if (v != first) return false;
+		}
+		return true;
+	}
+
+	/**
 	 * Every plane of a template stack as a template, each with the same mask.
 	 *
 	 * @param stack one template per plane

@@ -129,6 +129,38 @@ class AlignSlicesPluginTest {
 	}
 
 	@Test
+	void theLogNamesTheShiftsCutShortAtTheSearchsBorderAndTheSlicesWhereNothingMatched() {
+		// the table alone showed a plausible score for a shift cut short at the margin, and a
+		// NaN score with no word on what it meant
+		double[] sx = {0, 3, 7, 0}, sy = {0, -1, 1, 0};
+		Planes p = DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 5);
+		java.util.Arrays.fill((byte[]) p.plane(3), (byte) 77); // slice 4 is blank
+		ImagePlus imp = image("drift [a]", p);
+		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp, "x=30 y=25 width=36 height=30 margin=4");
+		java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+		fiji.cuda.ops.OpLog.setSink(lines::add);
+		try {
+			AlignSlicesPlugin.Outcome out = AlignSlicesPlugin.run(imp, s, CPU);
+			assertEquals(-4, out.table.getValue("dX", 2), 0.0);
+			assertTrue(Double.isNaN(out.table.getValue("Score", 3)) || out.table.getValue("Score", 3) <= 0);
+			assertTrue(lines.contains("GPU Align Slices: in slice 3 of \"drift [a]\" the best match lies on the border of "
+				+ "the area searched, so the landmark may lie beyond it and the shift be cut short. Check it, or align "
+				+ "again with a larger margin (now 4) or a landmark further from the image's edges."), lines::toString);
+			assertTrue(lines.contains("GPU Align Slices: in slice 4 of \"drift [a]\" nothing matched the landmark (the "
+				+ "area searched is flat, or not finite), so it was not moved."), lines::toString);
+			// a landmark as wide as the image cannot follow a motion along x
+			lines.clear();
+			ImagePlus wide = image("wide", DriftingStack.make(PixelType.UINT8, 100, 90, new double[2], new double[2], 6));
+			AlignSlicesPlugin.run(wide, AlignSlicesPlugin.fromMacro(wide, "x=0 y=20 width=100 height=30 margin=4"), CPU);
+			assertEquals(java.util.List.of("GPU Align Slices: the landmark spans the whole width of \"wide\", so no slice "
+				+ "could be shifted left or right; choose a smaller landmark, inside the image, to follow that motion."),
+				lines);
+		} finally {
+			fiji.cuda.ops.OpLog.setSink(IJ::log);
+		}
+	}
+
+	@Test
 	void rgbAndMultiChannelImagesAreRefusedUnchanged() {
 		ImagePlus rgb = IJ.createImage("rgb", "RGB noise", 40, 30, 3);
 		int[] before = ((int[]) rgb.getStack().getPixels(2)).clone();

@@ -195,6 +195,29 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void folderMacroSkipsAnImageTooSmallForATurnedTemplateAndSearchesTheRest() throws Exception {
+		// a 60x30 image holds a 40x20 template but not its quarter turn: the command's "larger than
+		// the image" stopped the macro, the images after it were not searched and no CSV was written
+		Path in = Files.createDirectories(dir.resolve("in-turned-small"));
+		ImagePlus tpl = noise("8-bit", 40, 20, 1, 170);
+		ImageJProcess.save(tpl, dir.resolve("template-wide.tif"));
+		ImagePlus a = noise("8-bit", 60, 30, 1, 171), b = noise("8-bit", 90, 80, 1, 172);
+		plant(b, 1, tpl.getProcessor().duplicate().rotateLeft(), 50, 12);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		Path csv = dir.resolve("turned-small.csv");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-wide.tif"), csv,
+			"score_threshold=0.9 angles=[0, 90]");
+		assertTrue(r.output.contains("Skipped a.tif: its 60x30 pixels are smaller than the template turned by 90 degrees "
+			+ "(20x40)"), r::toString);
+		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("; skipped 1 (see above)"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertEquals(2, lines.size(), lines::toString);
+		assertTrue(lines.get(1).startsWith("b.tif,1,50,12,") && lines.get(1).endsWith(",1,90,0"), lines::toString);
+	}
+
+	@Test
 	void folderMacroSkipsAnRgbImageAndSearchesTheRest() throws Exception {
 		// the command's "RGB images are not supported" stopped the macro, and no CSV was written
 		Path in = Files.createDirectories(dir.resolve("in-rgb"));
@@ -411,6 +434,31 @@ class TemplateMatchingMacroTest {
 				+ "run(\"GPU Template Matching...\", \"image=dialog-scene.tif template=dialog-scene.tif template_folder=["
 				+ b[0] + "]\");\nprint(\"still running\");\n"), dir.resolve("dialog-scene.tif").toString());
 			assertTrue(r.output.contains("GPU Template Matching: " + b[1]), r::toString);
+			assertFalse(r.output.contains("still running"), r::toString);
+		}
+	}
+
+	@Test
+	void aTemplateFolderWithAFileThatIsNoTiffStopsTheMacroWithAMessageInsteadOfHanging() throws Exception {
+		// ImageJ's Opener answered a .tif it could not read with an error dialog, on which a batch
+		// run waited until it was killed: bytes of no known format, and a TIFF cut short in its header
+		ImagePlus cell = noise("8-bit", 10, 10, 1, 160);
+		ImagePlus image = noise("8-bit", 60, 50, 1, 161);
+		plant(image, 1, cell.getProcessor(), 20, 15);
+		ImageJProcess.save(image, dir.resolve("junk-scene.tif"));
+		byte[][] junk = { "junk\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+			{ 'I', 'I', 42, 0, (byte) 0xF0, (byte) 0xFF, 0, 0 } };
+		for (int k = 0; k < junk.length; k++) {
+			Path templates = Files.createDirectories(dir.resolve("junk-templates-" + k));
+			ImageJProcess.save(cell, templates.resolve("a.tif"));
+			Files.write(templates.resolve("b.tif"), junk[k]);
+			ImageJProcess.Result r = imagej.run(Files.writeString(dir.resolve("junk.ijm"), "dir = getArgument();\n"
+				+ "open(dir + \"/junk-scene.tif\");\n"
+				+ "run(\"GPU Template Matching...\", \"image=junk-scene.tif template=[\" + dir + \"/junk-templates-" + k
+				+ "]\");\n"
+				+ "print(\"still running\");\n"), dir.toString());
+			assertTrue(r.output.contains("GPU Template Matching: The template 'b.tif' in '" + templates
+				+ "' cannot be opened (template)."), r::toString);
 			assertFalse(r.output.contains("still running"), r::toString);
 		}
 	}

@@ -168,6 +168,32 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aFlatTemplateIsNamedInTheLogAsOneThatCanFindNothing() {
+		// a flat or 1x1 template scored 0 everywhere: no detection and no word on why
+		ImagePlus image = noise("8-bit", 50, 40, 1, 44);
+		List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, noise("8-bit", 6, 5, 1, 45), s, CPU);
+		fiji.cuda.ops.OpLog.setSink(lines::add);
+		try {
+			out = TemplateMatchingPlugin.run(image, IJ.createImage("black", "8-bit black", 5, 5, 1), s, CPU);
+			assertTrue(out.detections.isEmpty());
+			out = TemplateMatchingPlugin.run(image, noise("8-bit", 1, 1, 1, 46), s, CPU);
+			assertTrue(out.detections.isEmpty());
+			ImagePlus stack = noise("8-bit", 6, 5, 3, 47);
+			stack.getStack().getProcessor(2).setValue(9);
+			stack.getStack().getProcessor(2).fill();
+			TemplateMatchingPlugin.run(image, stack, s, CPU);
+			String tail = " flat (all its pixels are equal, as in any 1x1 template), so it scores 0 everywhere and can find "
+				+ "nothing; choose a template with structure.";
+			assertEquals(List.of("GPU Template Matching: The template is" + tail, "GPU Template Matching: The template is"
+				+ tail, "GPU Template Matching: Template 2 is" + tail), lines);
+		} finally {
+			fiji.cuda.ops.OpLog.setSink(IJ::log);
+		}
+	}
+
+	@Test
 	void anEscWithinOneScoreMapOnTheCpuStopsTheRunAndListsNothingOfThatSlice() {
 		// one template, one slice: the CPU's map was one step, with no Esc heard until its end
 		ImagePlus image = noise("8-bit", 80, 60, 2, 42);
@@ -498,7 +524,8 @@ class TemplateMatchingPluginTest {
 		ImageJProcess.save(outside, dir.resolve("bad.tif"));
 		String msg = assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.folderTemplates(dir))
 			.getMessage();
-		assertEquals("The template 'bad.tif' in '" + dir + "' (template): The selection lies outside the image.", msg);
+		assertEquals("The template 'bad.tif' in '" + dir + "' (template): The selection of the template \"bad.tif\" lies "
+			+ "outside it; select a part of the template, or none for all of it.", msg);
 	}
 
 	@Test

@@ -159,6 +159,40 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void shiftsCutShortAtTheBorderOfTheSearchAreNamed() {
+		// slice 3 drifts 7 pixels right, past a margin of 4; slice 2's 3 pixels lie inside it
+		double[] sx = {0, 3, 7, -2}, sy = {0, -1, 1, 4};
+		for (boolean subpixel : new boolean[] {false, true}) {
+			Settings s = settings(30, 25, 36, 30, 4);
+			s.subpixel = subpixel;
+			List<Shift> shifts = AlignSlices.align(DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 5), s, CPU);
+			assertEquals(-4, shifts.get(2).dx, 0.0, shifts.get(2).toString()); // cut short at the margin
+			assertEquals(-3, shifts.get(1).dx, subpixel ? 0.1 : 0.0, shifts.get(1).toString());
+			// slice 4 moved 4 down: exactly the margin, where it cannot tell
+			assertEquals(List.of(2, 3), AlignSlices.atSearchBorder(shifts, s, 100, 90), "subpixel=" + subpixel);
+			// a margin that holds every drift names none
+			s.margin = 9;
+			shifts = AlignSlices.align(DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 5), s, CPU);
+			assertEquals(List.of(), AlignSlices.atSearchBorder(shifts, s, 100, 90), "subpixel=" + subpixel);
+		}
+		// a landmark at the image's left edge cannot be followed further left: the search is cut there
+		Settings edge = settings(0, 25, 36, 30, 9);
+		List<Shift> shifts = AlignSlices.align(DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 5), edge, CPU);
+		assertTrue(AlignSlices.atSearchBorder(shifts, edge, 100, 90).contains(3), shifts::toString);
+		// in "previous slice" mode each search is centred on the neighbour's match: slice 3 moved 4
+		// from slice 2, within a margin of 5, and slice 4 moved 9 from slice 3, past it
+		Settings previous = settings(30, 25, 36, 30, 5);
+		previous.previous = true;
+		previous.subpixel = false;
+		shifts = AlignSlices.align(DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 5), previous, CPU);
+		assertEquals(List.of(3), AlignSlices.atSearchBorder(shifts, previous, 100, 90), shifts::toString);
+		// a landmark the size of the image has a single position to search: no border to name
+		Settings whole = settings(0, 0, 100, 90, 5);
+		shifts = AlignSlices.align(DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 5), whole, CPU);
+		assertEquals(List.of(), AlignSlices.atSearchBorder(shifts, whole, 100, 90));
+	}
+
+	@Test
 	void translationIsImageJsBitForBit() {
 		double[][] shifts = {{2, -3}, {0.3, -1.7}, {-0.5, 0}, {0, 0.25}, {5.25, 4.75}, {-40, 3.5}, {-1.5, -1.5}};
 		for (PixelType type : new PixelType[] {PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32})
