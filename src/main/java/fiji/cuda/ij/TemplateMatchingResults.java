@@ -40,6 +40,13 @@ final class TemplateMatchingResults {
 		rt.incrementCounter();
 		rt.addValue("Image", image.getTitle());
 		rt.addValue("Slice", d.plane + 1);
+		if (image.getNChannels() > 1 || image.getNFrames() > 1) {
+			// Slice counts every plane of the stack; in a hyperstack the user looks for the position
+			int[] czt = image.convertIndexToPosition(d.plane + 1);
+			rt.addValue("Channel", czt[0]);
+			rt.addValue("Z", czt[1]);
+			rt.addValue("Frame", czt[2]);
+		}
 		if (names != null) rt.addValue("Template", names.get(d.template));
 		else rt.addValue("Template", d.template + 1);
 		rt.addValue("Angle", d.angle);

@@ -615,6 +615,29 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void theDetectionsOfAHyperstackSayTheirChannelZAndFrame() {
+		// Slice alone was the plane's index in the stack: c2 z2 t2 of 2x3x2 read as slice 10
+		ImagePlus hyper = noise("8-bit", 40, 30, 12, 23);
+		hyper.setDimensions(2, 3, 2);
+		hyper.setOpenAsHyperStack(true);
+		ImagePlus tpl = noise("8-bit", 7, 6, 1, 24);
+		plant(hyper, 10, tpl.getProcessor(), 12, 9);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.threshold = 0.99;
+		ResultsTable rt = TemplateMatchingPlugin.run(hyper, tpl, s, CPU).table;
+		assertEquals(1, rt.size());
+		assertEquals(List.of(10.0, 2.0, 2.0, 2.0), List.of(rt.getValue("Slice", 0), rt.getValue("Channel", 0),
+			rt.getValue("Z", 0), rt.getValue("Frame", 0)));
+		// a plain stack has no such columns
+		ImagePlus plain = noise("8-bit", 40, 30, 3, 25);
+		plant(plain, 2, tpl.getProcessor(), 12, 9);
+		rt = TemplateMatchingPlugin.run(plain, tpl, s, CPU).table;
+		assertEquals(2, rt.getValue("Slice", 0));
+		assertFalse(rt.columnExists("Channel"));
+	}
+
+	@Test
 	void theScoreMapOfAWholeHyperstackKeepsItsChannelsSlicesAndFrames() {
 		// its maps were one z-series of 12 (or 24) slices, the channels, slices and frames to be
 		// counted out from the slice labels

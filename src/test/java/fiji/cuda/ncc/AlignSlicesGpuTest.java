@@ -109,6 +109,30 @@ class AlignSlicesGpuTest {
 	}
 
 	@Test
+	void theShiftsCutShortAtTheSearchsBorderAreTheSameOnBothPaths() {
+		// slices 3 and 6 drift past the margin of 4, slice 4 exactly to it; in groups and slice by
+		// slice, sub-pixel and whole-pixel, the GPU's shifts name the same slices as the CPU's
+		double[] sx = { 0, 3, 7, -2, 1.5, -9 }, sy = { 0, -1, 1, 4, 0.5, 2 };
+		int groups = AlignSlicesGpu.groupSlicesForTest;
+		try {
+			for (PixelType type : TYPES)
+				for (int group : new int[] { 0, -1 })
+					for (boolean subpixel : new boolean[] { false, true }) {
+						AlignSlicesGpu.groupSlicesForTest = group;
+						Planes stack = DriftingStack.make(type, 100, 90, sx, sy, 5);
+						Settings s = AlignSlicesTest.settings(30, 25, 36, 30, 4);
+						s.subpixel = subpixel;
+						List<Shift> a = AlignSlices.align(stack.copy(), s, CPU), b = AlignSlices.align(stack.copy(), s, GPU);
+						String what = type + " group " + group + " subpixel " + subpixel;
+						assertEquals(List.of(2, 3, 5), AlignSlices.atSearchBorder(a, s, 100, 90), what + " " + a);
+						assertEquals(List.of(2, 3, 5), AlignSlices.atSearchBorder(b, s, 100, 90), what + " " + b);
+					}
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = groups;
+		}
+	}
+
+	@Test
 	void aNarrowTallStackSearchedOverItsHeightIsAlignedInGroupsThatTheKernelsTake() {
 		// 2x30000 16-bit slices, the landmark searched over the whole height: 99 search areas of
 		// 30000 rows fit the staging, but their column is taller than the map kernels' grid takes
