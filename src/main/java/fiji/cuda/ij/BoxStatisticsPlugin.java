@@ -73,7 +73,8 @@ public class BoxStatisticsPlugin implements PlugIn {
 		if (isStack) gd.addCheckbox("Stack (all slices)", true);
 		gd.addMessage("Square window of side 2r+1 centred on each pixel (not a circle),\n"
 			+ "or width x height with the extra row and column below and right.\n"
-			+ "At the borders only the pixels inside the image count.");
+			+ "At the borders only the pixels inside the image count.\n"
+			+ "The whole image is computed: a selection is ignored (Image>Duplicate it first).");
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
 		try {
@@ -167,8 +168,10 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * @throws IllegalArgumentException for bad input
 	 */
 	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
-		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
+		// before the copy and the result planes, which take seconds for a large stack: made after
+		// them, it cleared an Esc pressed meanwhile
 		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
+		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		// the values shown and measured are the calibrated ones (a signed 16-bit image, a DICOM
 		// rescale, Analyze>Calibrate): the raw mean of a signed image was 32768 too high
 		if (imp.getBitDepth() != 32 && imp.getCalibration().calibrated())

@@ -181,6 +181,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 				changed(imp, single);
 				throw new PartlyDoneException(GaussianBlur.NAME_3D, e, Fallback.prefixDone(i, m, "volumes"));
 			}
+			GaussianBlurPlugin.hintWhereImageJIsFaster(COMMAND, "Gaussian Blur 3D...", r, x, y, z);
 			if (r.canceled()) break;
 			done++;
 			IJ.showProgress((double) done / m);

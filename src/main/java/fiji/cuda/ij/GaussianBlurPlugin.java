@@ -199,7 +199,8 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			// a single image shows the blur's progress, as ImageJ's does: seconds on the CPU at a
 			// large sigma (the runner shows a stack's progress itself, slice by slice)
 			ExecutionOptions o = (flags & DOES_STACKS) != 0 ? options : options.withProgress(IjProgress.BAR_ONLY);
-			sliceBlur.blur(ImagePlusPlanes.wrap(ip), sx, sy, ImagePlusPlanes.rectangle(ip), o);
+			OpReport r = sliceBlur.blur(ImagePlusPlanes.wrap(ip), sx, sy, ImagePlusPlanes.rectangle(ip), o);
+			if (r != null) hintWhereImageJIsFaster(COMMAND, "Gaussian Blur...", r, sx, sy);
 			if ((flags & DOES_STACKS) != 0) slicesDone.add(ip.getSliceNumber());
 		} catch (fiji.cuda.runtime.GpuException e) {
 			// the operation saw one plane; the user needs to know which slice of the stack it was
@@ -209,6 +210,26 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			// out of memory too: ImageJ would log it and let a macro go on with the slice unblurred
 			if (failure.compareAndSet(null, e)) failedSlice = ip.getSliceNumber();
 		}
+	}
+
+	/** ImageJ's Gaussian Blur downsamples above this sigma, in pixels (2 · 4 + 0.5). */
+	static final double IMAGEJ_DOWNSAMPLES_ABOVE = 8.5;
+	/** Whether {@link #hintWhereImageJIsFaster} has spoken this session (tests reset it). */
+	static final AtomicBoolean HINTED = new AtomicBoolean();
+
+	/**
+	 * Says once a session, when a blur at a sigma where ImageJ downsamples ran on the CPU, that
+	 * ImageJ's own command is then the faster one: a user without a GPU took this command for
+	 * the faster of the two at every sigma.
+	 */
+	static void hintWhereImageJIsFaster(String command, String imagejCommand, OpReport r, double... sigmas) {
+		boolean large = false;
+		for (double sigma : sigmas)
+			large |= sigma > IMAGEJ_DOWNSAMPLES_ABOVE;
+		if (!large || r.ranOn() != fiji.cuda.ops.Backend.CPU || HINTED.getAndSet(true)) return;
+		IJ.log(command + ": on the CPU, above sigma " + IMAGEJ_DOWNSAMPLES_ABOVE + " (pixels) ImageJ's own Process>Filters>"
+			+ imagejCommand + " is faster: it blurs a downsampled image, an approximation, where this command "
+			+ "computes the full kernel. (Said once a session.)");
 	}
 
 	/**

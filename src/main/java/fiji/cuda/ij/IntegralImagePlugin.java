@@ -13,6 +13,7 @@ import ij.Macro;
 import ij.gui.GenericDialog;
 import ij.plugin.PlugIn;
 
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * "GPU Integral Image...": the summed-area table of each slice (Σ I, Σ I², or both) as a new
@@ -99,29 +100,46 @@ public class IntegralImagePlugin implements PlugIn {
 		return null;
 	}
 
+	/** The part of the progress bar for making the result planes; the tables take the rest. */
+	private static final double PLANES_SHARE = 0.3;
+
 	/**
 	 * @param table one of {@link #TABLES}
 	 * @param stack all slices, else the current one
 	 * @return the new 32-bit image (not shown), or null when canceled
 	 */
 	static ImagePlus compute(ImagePlus imp, String table, boolean stack) {
+		// before the copy and the result planes, which take seconds for a large stack: made after
+		// them, it cleared an Esc pressed meanwhile
+		IjProgress progress = new IjProgress();
 		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		boolean sum = !table.equals(TABLES[1]), sq = !table.equals(TABLES[0]);
 		int per = sum && sq ? 2 : 1, n = planes.planeSize(), threads = ExecutionOptions.defaults().threads();
 		// the result planes first, on several threads: zeroed one after another they took longer
 		// than the tables of a large stack, and a stack whose tables do not fit in memory fails
-		// here, before any table is built
-		Object[] floats = CpuParallel.newArrays(planes.depth() * per, threads, 4L * n, i -> new float[n]);
+		// here, before any table is built. They take seconds for a large stack, most of the
+		// work on a GPU: they move the bar, and an Esc meanwhile stops the making of the rest.
+		int count = planes.depth() * per;
+		AtomicInteger made = new AtomicInteger();
 		double[] largest = { 0 };
 		// planes whose 32-bit tables hold NaN or infinity, and the first of them
 		int[] nonFinite = { 0, -1 };
 		boolean floats32 = planes.type() == fiji.cuda.image.PixelType.FLOAT32;
-		// each plane's 64-bit tables become floats at once: held for a whole stack they would
-		// take 16 bytes a pixel of it
-		int built;
 		try {
-			built = IntegralImage.buildEach(planes, SatBuild.AUTO, ExecutionOptions.defaults().withProgress(new IjProgress()),
-				(t, z) -> {
+			Object[] floats = CpuParallel.newArrays(count, threads, 4L * n, i -> {
+				if (progress.isCanceled()) return null;
+				float[] f = new float[n];
+				progress.update(PLANES_SHARE * made.incrementAndGet() / count);
+				return f;
+			});
+			if (progress.isCanceled()) {
+				IJ.log(COMMAND + ": canceled");
+				return null;
+			}
+			// each plane's 64-bit tables become floats at once: held for a whole stack they would
+			// take 16 bytes a pixel of it
+			int built = IntegralImage.buildEach(planes, SatBuild.AUTO,
+				ExecutionOptions.defaults().withProgress(progress.part(PLANES_SHARE, 1 - PLANES_SHARE)), (t, z) -> {
 					if (sum) {
 						largest[0] = Math.max(largest[0], largest(t, false));
 						t.toFloats(false, (float[]) floats[z * per], threads);
@@ -134,17 +152,23 @@ public class IntegralImagePlugin implements PlugIn {
 						&& (per == 1 || allFinite((float[]) floats[z * per + 1], threads))) && nonFinite[0]++ == 0)
 						nonFinite[1] = z;
 				});
+			if (built == planes.depth()) return finish(imp, planes, floats, sum, sq, stack, largest[0], nonFinite);
 		} finally {
 			IJ.showProgress(1.0); // also after a failure, which would leave the bar standing part way
 		}
-		if (built < planes.depth()) {
-			IJ.log(COMMAND + ": canceled");
-			return null;
-		}
-		if (planes.type().isInteger() && largest[0] > FLOAT_EXACT && !floatWarned) {
+		IJ.log(COMMAND + ": canceled");
+		return null;
+	}
+
+	/** The warnings the tables call for, and the tables as a new image. */
+	private static ImagePlus finish(ImagePlus imp, Planes planes, Object[] floats, boolean sum, boolean sq, boolean stack,
+		double largest, int[] nonFinite)
+	{
+		int per = sum && sq ? 2 : 1;
+		if (planes.type().isInteger() && largest > FLOAT_EXACT && !floatWarned) {
 			// once: most 8-bit images from 256x256 up pass 2^24, and a batch got this line per image
 			floatWarned = true;
-			IJ.log(COMMAND + ": values reach " + fiji.cuda.ops.Texts.number(largest[0]) + " in " + imp.getTitle()
+			IJ.log(COMMAND + ": values reach " + fiji.cuda.ops.Texts.number(largest) + " in " + imp.getTitle()
 				+ ", above 2^24 = 16777216, where 32-bit images no longer hold every integer: the table is rounded "
 				+ "there (in this and any later table; said once per session). The SciJava command and the API "
 				+ "give exact 64-bit tables.");

@@ -92,6 +92,18 @@ class ProgressAndEscTest {
 	}
 
 	@Test
+	void escWhileIntegralImageMakesItsResultPlanesStopsItThere() throws Exception {
+		// the bar stood blank while the planes of a large stack were made, seconds on a GPU, and
+		// an Esc meanwhile was cleared by the progress made after them
+		try (RecordingBar bar = RecordingBar.escAfter(1)) {
+			String log = run(new IntegralImagePlugin(), stack("32-bit"), "table=Both stack");
+			assertTrue(log.endsWith("GPU Integral Image: canceled"), log);
+			// one plane of the 8 (4 slices, 2 tables) made, in the first 30% of the bar, then cleared
+			assertEquals(java.util.List.of(0.3 / 8, 1.0), bar.shown);
+		}
+	}
+
+	@Test
 	void escInAVolumeStopsBeforeTheNext() throws Exception {
 		ImagePlus imp = twoVolumes(), before = imp.duplicate();
 		try (RecordingBar bar = RecordingBar.escAfter(2)) {
