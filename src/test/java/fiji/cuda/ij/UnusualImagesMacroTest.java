@@ -202,6 +202,9 @@ class UnusualImagesMacroTest {
 				check(cases.get(kind + "/" + c[0]), c);
 	}
 
+	private static final java.util.regex.Pattern NOTES = java.util.regex.Pattern.compile("values reach|NaN or infinite"
+		+ "|the best match lies on the border|nothing matched the landmark|the landmark spans the whole|flat \\(all");
+
 	private static void check(Case k, String[] command) {
 		String name = command[1].replace("...", "");
 		assertNotNull(k.before, k::toString);
@@ -209,10 +212,11 @@ class UnusualImagesMacroTest {
 		String[] before = k.before.split("\\|", -1), after = k.after.split("\\|", -1);
 		assertEquals(FIELDS.length, before.length, k::toString);
 		String expected = refusal(k.kind, k.command);
-		// the Integral Image's notes on float precision are no refusal
+		// the Integral Image's notes on float precision are no refusal, nor are Align Slices' on
+		// doubtful shifts (noise matched at the search's border) or Template Matching's on a flat template
 		List<String> said = new ArrayList<>();
 		for (String line : k.lines)
-			if (line.startsWith(name + ": ") && !line.contains("values reach") && !line.contains("NaN or infinite")) said.add(line);
+			if (line.startsWith(name + ": ") && !NOTES.matcher(line).find()) said.add(line);
 		if (expected != null) {
 			assertEquals(1, said.size(), () -> "one message expected: " + k);
 			assertTrue(said.get(0).startsWith(name + ": " + expected), k::toString);
