@@ -3,6 +3,7 @@ package fiji.cuda.ij;
 import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
+import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.PartlyDoneException;
@@ -226,7 +227,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		boolean large = false;
 		for (double sigma : sigmas)
 			large |= sigma > IMAGEJ_DOWNSAMPLES_ABOVE;
-		if (!large || r.ranOn() != fiji.cuda.ops.Backend.CPU || HINTED.getAndSet(true)) return;
+		if (!large || r.ranOn() != Backend.CPU || HINTED.getAndSet(true)) return;
 		IJ.log(command + ": on the CPU, above sigma " + IMAGEJ_DOWNSAMPLES_ABOVE + " (pixels) ImageJ's own Process>Filters>"
 			+ imagejCommand + " is faster: it blurs a downsampled image, an approximation, where this command "
 			+ "computes the full kernel. (Said once a session.)");
