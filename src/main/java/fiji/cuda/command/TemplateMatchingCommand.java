@@ -39,7 +39,8 @@ public class TemplateMatchingCommand extends ContextCommand {
 	@Parameter(label = "NMS (maximal overlap)", min = "0", max = "1", persist = false)
 	private double nms = 0.3;
 
-	@Parameter(label = "Angles (degrees)", required = false, persist = false)
+	@Parameter(label = "Angles (degrees)", description = "counter-clockwise, as displayed; e.g. 0 90 180 270",
+		required = false, persist = false)
 	private String angles = "0";
 
 	@Parameter(label = "Flip", description = "also mirrored templates", required = false, persist = false)

@@ -406,7 +406,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 		gd.addNumericField("Score_threshold:", LAST.threshold, 2);
 		gd.addNumericField("Max_objects:", LAST.maxObjects, 0);
 		gd.addNumericField("NMS (maximal overlap, 0-1):", LAST.nms, 2);
-		gd.addStringField("Angles (degrees):", format(LAST.angles), 20);
+		// the macro key stays "angles": GenericDialog keys a field by the first word of its label
+		gd.addStringField("Angles (degrees, counter-clockwise):", format(LAST.angles), 20);
 		gd.addCheckbox("Flip (also mirrored templates)", LAST.flip);
 		gd.addCheckbox("Stack (match every slice)", LAST.stack);
 		gd.addCheckbox("Score_map", LAST.scoreMap);
