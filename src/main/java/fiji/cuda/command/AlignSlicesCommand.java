@@ -71,6 +71,7 @@ public class AlignSlicesCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			Inputs.requireImage(image, "image");
 			AlignSlices.Settings s = new AlignSlices.Settings();
 			if (width == 0 && height == 0 && image != null && image.getRoi() != null && image.getRoi().isArea()) {
 				Rectangle r = image.getRoi().getBounds();

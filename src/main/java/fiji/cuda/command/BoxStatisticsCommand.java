@@ -45,6 +45,7 @@ public class BoxStatisticsCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			Inputs.requireImage(image, "image");
 			// the menu command's window, and its words for a bad one: past the image's larger side every
 			// window covers all of it, and is not refused as too large
 			Window w = BoxStatisticsPlugin.window(radius, width, height, Math.max(image.getWidth(), image.getHeight()));

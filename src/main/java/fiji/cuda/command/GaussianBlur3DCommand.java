@@ -47,11 +47,10 @@ public class GaussianBlur3DCommand extends ContextCommand {
 
 	@Override
 	public void run() {
-		if (image.isComposite() && image.getNChannels() == image.getStackSize()) {
-			cancel(GaussianBlur3DPlugin.COMMAND + ": " + GaussianBlur3DPlugin.COMPOSITE); // the menu command's words
-			return;
-		}
 		try {
+			Inputs.requireImage(image, "image");
+			if (image.isComposite() && image.getNChannels() == image.getStackSize())
+				throw new IllegalArgumentException(GaussianBlur3DPlugin.COMPOSITE); // the menu command's words
 			GaussianBlur3DPlugin.checkSigmas(x, y, z);
 			// as ImageJ and the menu command: nothing to blur, no pixel changes, yet the selection goes
 			if (x == 0 && y == 0 && z == 0) ImagePlusPlanes.whileLocked(image, image::deleteRoi);

@@ -43,6 +43,7 @@ public class GaussianBlurCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			Inputs.requireImage(image, "image");
 			GaussianBlurPlugin.checkPositiveSigma(sigma);
 			// as the menu command: an image in pixels has no units to scale to, whatever its pixel size
 			boolean units = scaled && !image.getCalibration().getUnits().equals("pixels");

@@ -43,6 +43,7 @@ public class IntegralImageCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			Inputs.requireImage(image, "image");
 			int index = slice > 0 ? slice : image.getCurrentSlice();
 			// a negative slice is refused, not taken for the current one as 0 is
 			if (slice < 0 || index > image.getStackSize())

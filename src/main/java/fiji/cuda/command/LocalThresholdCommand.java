@@ -48,6 +48,7 @@ public class LocalThresholdCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			Inputs.requireImage(image, "image");
 			// in the menu command's words, and in its order
 			LocalThresholdPlugin.checkRadius(radius);
 			LocalThresholdPlugin.checkParameters(parameter1, parameter2);

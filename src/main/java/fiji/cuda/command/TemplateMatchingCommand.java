@@ -64,6 +64,8 @@ public class TemplateMatchingCommand extends ContextCommand {
 	@Override
 	public void run() {
 		try {
+			Inputs.requireImage(image, "image");
+			Inputs.requireImage(template, "template");
 			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
 			s.threshold = scoreThreshold;
 			s.maxObjects = maxObjects;

@@ -83,7 +83,9 @@ public final class ImagePlusPlanes {
 	 * The z-series that ImageJ's "Gaussian Blur 3D..." blurs along its third axis: for a
 	 * hyperstack one per channel and frame (stack indices of one (c, t), z ascending); for a
 	 * hyperstack with a single z slice one per channel, running along time (ImageJ's quirk);
-	 * and for a plain stack the whole stack. Together they hold every slice exactly once.
+	 * for a composite image of channels alone one plane per channel (ImageJ's command refuses
+	 * such an image); and for a plain stack the whole stack. Together they hold every slice
+	 * exactly once.
 	 *
 	 * @param imp an image
 	 * @return the volumes, channel-major then frame, sharing the image's arrays
@@ -93,7 +95,9 @@ public final class ImagePlusPlanes {
 		ImageStack stack = imp.getStack();
 		checkNotVirtual(stack);
 		List<Planes> out = new ArrayList<>();
-		if (!imp.isHyperStack()) {
+		// a composite of channels alone is no hyperstack to ImageJ (three dimensions), yet its
+		// planes are channels: one volume of all of them blurred the channels into each other
+		if (!imp.isHyperStack() && !(imp.isComposite() && imp.getNChannels() > 1)) {
 			out.add(wrap(stack));
 			return out;
 		}

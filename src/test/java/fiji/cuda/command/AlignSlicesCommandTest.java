@@ -43,15 +43,6 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 	}
 
 	@Test
-	void anEmptyImageIsNoImage() throws Exception {
-		// SciJava fills an image left out with an empty ImagePlus, which was refused as "a single slice"
-		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", new ImagePlus(), "x", 1, "y", 1, "width",
-			5, "height", 5).get();
-		assertTrue(m.isCanceled());
-		assertEquals("GPU Align Slices: There is no image.", m.getCancelReason());
-	}
-
-	@Test
 	void undoAfterwardsDoesNotPutBackAnEarlierFiltersSnapshot() throws Exception {
 		// a one-slice filter before left its snapshot for Edit>Undo; the menu command resets Undo,
 		// the command did not, and Undo then replaced the aligned slice with the unaligned one

@@ -38,6 +38,36 @@ class CommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void everyCommandCancelsWithoutAnImageItCanUse() throws Exception {
+		// SciJava fills an image it cannot convert (an ImgLib2 image, a file name) with an empty
+		// ImagePlus: the blurs failed with a NullPointerException, Box Statistics said "radius 0",
+		// Integral Image "Stack argument out of range", Align Slices "a single slice"
+		Object[][] runs = { { GaussianBlurCommand.class, "GPU Gaussian Blur" },
+			{ GaussianBlur3DCommand.class, "GPU Gaussian Blur 3D" }, { BoxStatisticsCommand.class, "GPU Box Statistics" },
+			{ IntegralImageCommand.class, "GPU Integral Image" }, { LocalThresholdCommand.class, "GPU Local Threshold" },
+			{ TemplateMatchingCommand.class, "GPU Template Matching" },
+			{ AlignSlicesCommand.class, "GPU Align Slices" } };
+		String why = ": There is no image (image): give an ImageJ 1 image, an ImagePlus; an ImgLib2 image, an "
+			+ "ImageProcessor or a file name is not converted to one.";
+		for (Object[] r : runs)
+			for (Object image : new Object[] { new ImagePlus(), net.imglib2.img.array.ArrayImgs.unsignedBytes(10, 10) }) {
+				@SuppressWarnings("unchecked")
+				Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) r[0];
+				CommandModule m = c == TemplateMatchingCommand.class
+					? commands.run(c, true, "image", image, "template", noise("8-bit", 3, 3, 1, 9)).get()
+					: commands.run(c, true, "image", image).get();
+				assertTrue(m.isCanceled(), r[1] + " ran on " + image);
+				assertEquals(r[1] + why, m.getCancelReason());
+			}
+		// and the template, as the image
+		ImagePlus image = noise("8-bit", 20, 20, 1, 10);
+		CommandModule m = commands.run(TemplateMatchingCommand.class, true, "image", image, "template", new ImagePlus())
+			.get();
+		assertEquals("GPU Template Matching: There is no image (template): give an ImageJ 1 image, an ImagePlus; an ImgLib2 "
+			+ "image, an ImageProcessor or a file name is not converted to one.", m.getCancelReason());
+	}
+
+	@Test
 	void gaussianBlurCommandEqualsTheFacadeWithTheSelectionsMask() throws Exception {
 		ImagePlus imp = noise("16-bit", 40, 30, 3, 1);
 		imp.setRoi(new OvalRoi(5, 4, 25, 20));

@@ -94,6 +94,19 @@ class ImagePlusPlanesTest {
 	}
 
 	@Test
+	void aCompositeOfChannelsAloneIsOneVolumePerChannel() {
+		// no hyperstack to ImageJ, so it was one volume, and a 3D blur mixed its channels
+		ImagePlus imp = IJ.createImage("c", "8-bit composite-mode black", 4, 4, 3, 1, 1);
+		assertTrue(imp.isComposite() && !imp.isHyperStack());
+		List<Planes> v = ImagePlusPlanes.volumes(imp);
+		assertEquals(3, v.size());
+		for (int c = 0; c < 3; c++) {
+			assertEquals(1, v.get(c).depth());
+			assertSame(imp.getStack().getPixels(c + 1), v.get(c).plane(0));
+		}
+	}
+
+	@Test
 	void regionsFromSelections() {
 		assertNull(ImagePlusPlanes.region(null));
 		Region r = ImagePlusPlanes.region(new Roi(2, 3, 10, 5));
