@@ -40,7 +40,8 @@ import java.util.regex.Pattern;
  * frames, are refused (reduce them to one axis first).
  * <p>
  * Output: the Results table, one row per slice: Slice, dX, dY (the translation applied,
- * positive right and down) and Score (the landmark's best match; 1 for the reference).
+ * positive right and down) and Score (the landmark's best match; 1 for the reference). The Log
+ * names the shifts to doubt ({@link #warnOfDoubtfulShifts}).
  * Progress shows on ImageJ's bar; Esc stops between slices, leaving each slice either aligned
  * or untouched, and the table lists the slices done.
  */

@@ -45,7 +45,8 @@ import java.util.regex.Pattern;
  * <p>
  * Outputs: the Results table (one row per detection: Image, Slice, Template, Angle, Flip,
  * Score, X, Y, Width, Height, Centre X, Centre Y; Template is the template's slice number, or
- * for a folder the file name, with ":slice" for a slice of a stack), the ROI Manager (a rectangle per detection,
+ * for a folder the file name, with ":slice" for a slice of a stack; an image of several channels
+ * or frames adds Channel, Z and Frame after Slice), the ROI Manager (a rectangle per detection,
  * named with its score), and an overlay of the same rectangles on the image.
  */
 public class TemplateMatchingPlugin implements PlugIn {
