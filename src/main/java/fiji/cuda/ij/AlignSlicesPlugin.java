@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
  * <p>
  * Output: the Results table, one row per slice: Slice, dX, dY (the translation applied,
  * positive right and down) and Score (the landmark's best match; 1 for the reference). The Log
- * names the shifts to doubt ({@link #warnOfDoubtfulShifts}).
+ * names the shifts to doubt: cut short at the border of the search, or kept where nothing matched.
  * Progress shows on ImageJ's bar; Esc stops between slices, leaving each slice either aligned
  * or untouched, and the table lists the slices done.
  */
