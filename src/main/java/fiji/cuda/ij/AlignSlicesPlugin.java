@@ -175,13 +175,12 @@ public class AlignSlicesPlugin implements PlugIn {
 					+ " not moved."));
 	}
 
-	/** @return "slice 3" or "slices 3, 7, 9", 1-based, at most ten listed */
+	/** @return "slice 3" or "slices 3-5 and 9", 1-based */
 	static String slices(List<Integer> planes) {
-		StringBuilder b = new StringBuilder(planes.size() == 1 ? "slice " : "slices ");
-		for (int i = 0; i < Math.min(10, planes.size()); i++)
-			b.append(i > 0 ? ", " : "").append(planes.get(i) + 1);
-		if (planes.size() > 10) b.append(" and ").append(planes.size() - 10).append(" more");
-		return b.toString();
+		List<Integer> oneBased = new ArrayList<>();
+		for (int p : planes)
+			oneBased.add(p + 1);
+		return (planes.size() == 1 ? "slice " : "slices ") + Texts.runs(oneBased);
 	}
 
 	/**

@@ -7,6 +7,7 @@ import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.PartlyDoneException;
+import fiji.cuda.ops.Texts;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.Macro;
@@ -245,29 +246,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		if (slicesDone.isEmpty() && !partly) return e;
 		StringBuilder what = new StringBuilder();
 		if (!slicesDone.isEmpty()) {
-			what.append(slicesDone.size() == 1 ? "slice " : "slices ").append(ranges(slicesDone)).append(" of ")
+			what.append(slicesDone.size() == 1 ? "slice " : "slices ").append(Texts.runs(slicesDone)).append(" of ")
 				.append(imp.getStackSize()).append(slicesDone.size() == 1 ? " holds" : " hold").append(" the result, ");
 		}
 		if (partly) what.append("slice ").append(failedSlice).append(" may be part blurred, ");
 		what.append("and the others are unchanged");
 		return new PartlyDoneException(GaussianBlur.NAME, partly ? e.getCause() : e, what.toString());
-	}
-
-	/** @return "1-2, 5 and 7-9" for slices 1, 2, 5, 7, 8, 9 */
-	private static String ranges(Set<Integer> slices) {
-		java.util.List<String> parts = new java.util.ArrayList<>();
-		int first = -1, last = -1;
-		for (int s : slices) {
-			if (s != last + 1 && first >= 0) {
-				parts.add(first == last ? String.valueOf(first) : first + "-" + last);
-				first = -1;
-			}
-			if (first < 0) first = s;
-			last = s;
-		}
-		parts.add(first == last ? String.valueOf(first) : first + "-" + last);
-		int n = parts.size();
-		return n == 1 ? parts.get(0) : String.join(", ", parts.subList(0, n - 1)) + " and " + parts.get(n - 1);
 	}
 
 	/** @return the sigma in the units of the dialog (for tests) */

@@ -418,11 +418,7 @@ public final class AlignSlices {
 	}
 
 	private static boolean flat(Planes p) {
-		Object a = p.plane(0);
-		double first = TemplateMatchingCpu.value(a, p.type(), 0);
-		for (int i = 1; i < p.planeSize(); i++)
-			if (TemplateMatchingCpu.value(a, p.type(), i) != first) return false;
-		return true;
+		return new Template(p, null, 0, 0, false).isFlat();
 	}
 
 	/** Why an RGB stack is refused, and what to do. */

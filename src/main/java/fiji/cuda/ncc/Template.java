@@ -69,12 +69,17 @@ public final class Template {
 	public boolean isFlat() {
 		Object a = pixels.plane(0);
 		PixelType type = pixels.type();
-		double first = Double.NaN;
+		boolean seen = false;
+		double first = 0;
 		for (int i = 0; i < width() * height(); i++) {
 			if (mask != null && mask[i] == 0) continue;
 			double v = TemplateMatchingCpu.value(a, type, i);
-			if (Double.isNaN(first)) first = v;
-			else if (v != first) return false;
+			if (!seen) {
+				first = v;
+				seen = true;
+			} else if (v != first) {
+				return false; // a NaN differs from everything, itself included
+			}
 		}
 		return true;
 	}

@@ -19,6 +19,26 @@ public final class Texts {
 	private Texts() {}
 
 	/**
+	 * @param ascending slice numbers (or any whole numbers), ascending, at least one
+	 * @return them as runs, the way a person lists them: "1-2, 5 and 7-9" for 1, 2, 5, 7, 8, 9
+	 */
+	public static String runs(Iterable<Integer> ascending) {
+		java.util.List<String> parts = new java.util.ArrayList<>();
+		int first = -1, last = -1;
+		for (int s : ascending) {
+			if (s != last + 1 && first >= 0) {
+				parts.add(first == last ? String.valueOf(first) : first + "-" + last);
+				first = -1;
+			}
+			if (first < 0) first = s;
+			last = s;
+		}
+		parts.add(first == last ? String.valueOf(first) : first + "-" + last);
+		int n = parts.size();
+		return n == 1 ? parts.get(0) : String.join(", ", parts.subList(0, n - 1)) + " and " + parts.get(n - 1);
+	}
+
+	/**
 	 * @param v a value the user gave or will recognize
 	 * @return its shortest exact decimal form: whole numbers without ".0" ("-1", "2000000000"),
 	 *         others in plain notation from 0.00001 to 1e9 ("0.0000123", "2.5"), and in
