@@ -129,13 +129,12 @@ final class TemplateMatchingResults {
 			RoiManager rm = RoiManager.getInstance();
 			if (rm == null) rm = Interpreter.getBatchModeRoiManager();
 			if (rm == null && !GraphicsEnvironment.isHeadless()) rm = new RoiManager();
-			// the Results table starts afresh, so do the matches of an earlier run, and only they:
-			// the user's own overlay and ROI Manager entries stay
+			// the Results table starts afresh, so do this image's matches of an earlier run, and only
+			// they: the user's own overlay and ROI Manager entries stay, and so do the matches of other
+			// images (a batch, or a second image compared by eye)
 			Overlay overlay = withoutMatches(image.getOverlay());
 			if (rm != null) {
-				List<Integer> old = new ArrayList<>();
-				for (int i = 0; i < rm.getCount(); i++)
-					if (isMatchName(rm.getName(i))) old.add(i);
+				List<Integer> old = earlierMatches(rm, image);
 				if (!old.isEmpty()) {
 					rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
 					rm.runCommand("Delete");
@@ -146,6 +145,7 @@ final class TemplateMatchingResults {
 				Roi r = new Roi(d.x, d.y, d.width, d.height);
 				r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
 				r.setStrokeColor(Color.yellow);
+				r.setProperty(MATCH_OF, Integer.toString(image.getID()));
 				placeOn(r, image, d.plane);
 				overlay.add(r);
 				if (rm != null) rm.addRoi((Roi) r.clone());
@@ -193,6 +193,24 @@ final class TemplateMatchingResults {
 		} else if (image.getStackSize() > 1) {
 			r.setPosition(plane + 1);
 		}
+	}
+
+	/**
+	 * The ROI property that ties a match to the image it was found on (ImageJ's image ID, unique
+	 * in a session), so that a new run on that image replaces only its own matches in the ROI
+	 * Manager, which all images share.
+	 */
+	static final String MATCH_OF = "FijiCudaMatchOf";
+
+	/** @return the indexes of the ROI Manager's entries that an earlier run put there for {@code image} */
+	static List<Integer> earlierMatches(RoiManager rm, ImagePlus image) {
+		String id = Integer.toString(image.getID());
+		List<Integer> out = new ArrayList<>();
+		for (int i = 0; i < rm.getCount(); i++) {
+			Roi r = rm.getRoi(i);
+			if (r != null && isMatchName(r.getName()) && id.equals(r.getProperty(MATCH_OF))) out.add(i);
+		}
+		return out;
 	}
 
 	private static boolean isMatchName(String name) {

@@ -336,6 +336,51 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aNewRunReplacesOnlyThatImagesMatchesInTheRoiManager() {
+		// the ROI Manager is shared by all images: a run on a second image deleted the first's
+		// matches, so a batch or two images compared side by side kept only the last image's
+		Display.required();
+		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		try {
+			Roi mine = new Roi(0, 0, 4, 4);
+			mine.setName("Match 9 (0.500)"); // the user's own entry, named like a match
+			rm.addRoi(mine);
+			ImagePlus a = noise("8-bit", 60, 40, 1, 11), b = noise("8-bit", 60, 40, 1, 12);
+			ImagePlus tpl = noise("8-bit", 9, 7, 1, 13);
+			plant(a, 1, tpl.getProcessor(), 5, 6);
+			plant(a, 1, tpl.getProcessor(), 40, 20);
+			plant(b, 1, tpl.getProcessor(), 30, 30);
+			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+			s.threshold = 0.99;
+			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			shownWith(rm, b, TemplateMatchingPlugin.run(b, tpl, s, CPU));
+			assertEquals(4, rm.getCount(), "the user's entry, a's two matches and b's one");
+			assertEquals(2, TemplateMatchingResults.earlierMatches(rm, a).size());
+			assertEquals(1, TemplateMatchingResults.earlierMatches(rm, b).size());
+			b.getProcessor().setColor(0);
+			b.getProcessor().fill(); // nothing to find in b any more
+			shownWith(rm, b, TemplateMatchingPlugin.run(b, tpl, s, CPU));
+			assertEquals(3, rm.getCount(), "b's earlier match went, a's stayed");
+			assertEquals(0, TemplateMatchingResults.earlierMatches(rm, b).size());
+			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			assertEquals(3, rm.getCount(), "a's two matches replaced by the same two");
+			assertEquals("Match 9 (0.500)", rm.getRoi(0).getName());
+			assertEquals(2, TemplateMatchingResults.earlierMatches(rm, a).size());
+		} finally {
+			rm.reset();
+			rm.close();
+			java.awt.Window results = ij.WindowManager.getWindow("Results");
+			if (results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
+		}
+	}
+
+	/** Shows an outcome as the command does; {@code rm} is the ROI Manager's window, which it uses. */
+	private static void shownWith(ij.plugin.frame.RoiManager rm, ImagePlus image, TemplateMatchingPlugin.Outcome out) {
+		assertEquals(rm, ij.plugin.frame.RoiManager.getInstance());
+		TemplateMatchingResults.show(image, out);
+	}
+
+	@Test
 	void everySliceIsSearchedAndTheTableHasEveryColumn() {
 		ImagePlus image = noise("16-bit", 120, 90, 3, 1);
 		ImagePlus tpl = noise("8-bit", 11, 7, 1, 2);
