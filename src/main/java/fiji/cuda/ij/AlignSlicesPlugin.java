@@ -131,6 +131,8 @@ public class AlignSlicesPlugin implements PlugIn {
 		if (imp == null || imp.getProcessor() == null) throw new IllegalArgumentException("There is no image.");
 		checkImage(imp);
 		Planes planes = ImagePlusPlanes.wrap(imp);
+		// looked for now: the alignment moves the pixels
+		List<Integer> notFinite = AlignSlices.notFiniteInSearch(planes, s, ExecutionOptions.orDefaults(opts).threads());
 		List<Shift> shifts;
 		try {
 			shifts = AlignSlices.align(planes, s, opts);
@@ -143,16 +145,18 @@ public class AlignSlicesPlugin implements PlugIn {
 		ImagePlusPlanes.noUndo(imp);
 		imp.changes = true;
 		imp.updateAndDraw();
-		warnOfDoubtfulShifts(imp, s, shifts);
+		warnOfDoubtfulShifts(imp, s, shifts, notFinite);
 		return new Outcome(shifts, planes.depth());
 	}
 
 	/**
 	 * Says in the Log which shifts deserve a look, since their scores alone do not tell: those
 	 * whose best match lies on the border of the area searched (the landmark may lie beyond it),
-	 * and those where nothing matched at all.
+	 * those where nothing matched at all, and those whose search met NaN or infinite pixels.
+	 *
+	 * @param notFinite the slices {@link AlignSlices#notFiniteInSearch} named before the alignment
 	 */
-	static void warnOfDoubtfulShifts(ImagePlus imp, Settings s, List<Shift> shifts) {
+	static void warnOfDoubtfulShifts(ImagePlus imp, Settings s, List<Shift> shifts, List<Integer> notFinite) {
 		String where = " of \"" + imp.getTitle() + "\"";
 		boolean wide = s.width >= imp.getWidth() && s.margin > 0, tall = s.height >= imp.getHeight() && s.margin > 0;
 		if (wide || tall)
@@ -173,6 +177,14 @@ public class AlignSlicesPlugin implements PlugIn {
 				+ (s.previous ? "or the landmark in the slice compared with " : "") + "is flat, or not finite), so "
 				+ (s.previous ? "the shift of the slice compared with was kept." : (none.size() == 1 ? "it was" : "they were")
 					+ " not moved."));
+		List<Integer> holes = new ArrayList<>();
+		for (Shift sh : shifts)
+			if (notFinite.contains(sh.plane) && !none.contains(sh.plane)) holes.add(sh.plane);
+		if (!holes.isEmpty())
+			OpLog.log(COMMAND + ": " + slices(holes) + where + (holes.size() == 1 ? " holds" : " hold")
+				+ " NaN or infinite pixels where the landmark was searched; positions whose window includes one were passed over, so the landmark is not found where "
+				+ "it covers one. Check " + (holes.size() == 1 ? "its shift" : "their shifts")
+				+ ", or replace those pixels first (Process>Math>Remove NaNs...).");
 	}
 
 	/** @return "slice 3" or "slices 3-5 and 9", 1-based */

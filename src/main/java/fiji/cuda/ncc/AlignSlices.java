@@ -275,6 +275,49 @@ public final class AlignSlices {
 		return out;
 	}
 
+	/**
+	 * The slices of a 32-bit stack that hold a NaN or an infinite pixel where {@link #align}
+	 * may search them. Every position whose window includes such a pixel scores NaN and is
+	 * passed over, so the landmark is not found where it covers one, and another position wins
+	 * with a plausible score. To be called before the stack is aligned, which moves the pixels.
+	 * With {@code previous} the search follows the neighbours' shifts, each up to the margin
+	 * (and a pixel of rounding), so slice z is checked within that many margins of the landmark.
+	 *
+	 * @param stack   the stack as it will be aligned
+	 * @param s       the settings it will be aligned with
+	 * @param threads at most this many threads
+	 * @return the 0-based slices other than the reference, ascending; none for 8 and 16-bit
+	 */
+	public static List<Integer> notFiniteInSearch(Planes stack, Settings s, int threads) {
+		List<Integer> out = new ArrayList<>();
+		if (stack.type() != PixelType.FLOAT32) return out;
+		check(stack, s);
+		Region landmark = s.landmark();
+		int w = stack.width(), h = stack.height(), n = stack.depth();
+		long m = Search.margin(s, w, h);
+		boolean[] found = new boolean[n];
+		CpuParallel.forRange(0, n, threads, (long) w * h, (from, to) -> {
+			for (int z = from; z < to; z++) {
+				if (z == s.reference) continue;
+				long reach = s.previous ? (m + 1) * Math.abs(z - s.reference) : m;
+				int x0 = (int) Math.max(0, landmark.x - reach), y0 = (int) Math.max(0, landmark.y - reach);
+				int x1 = (int) Math.min(w, landmark.x + landmark.width + reach);
+				int y1 = (int) Math.min(h, landmark.y + landmark.height + reach);
+				float[] p = (float[]) stack.plane(z);
+				rows:
+				for (int y = y0; y < y1; y++)
+					for (int i = y * w + x0, end = y * w + x1; i < end; i++)
+						if (!Float.isFinite(p[i])) {
+							found[z] = true;
+							break rows;
+						}
+			}
+		});
+		for (int z = 0; z < n; z++)
+			if (found[z]) out.add(z);
+		return out;
+	}
+
 	private static boolean onto(double position, int border) {
 		return Math.abs(position - border) < 1e-6;
 	}

@@ -161,6 +161,30 @@ class AlignSlicesPluginTest {
 	}
 
 	@Test
+	void theLogNamesTheSlicesWhoseSearchMetNaN() {
+		double[] sx = {0, 2, -1}, sy = {0, 1, 2};
+		Planes p = DriftingStack.make(PixelType.FLOAT32, 90, 80, sx, sy, 7);
+		// in slice 3 the landmark now lies at 29, 27: a NaN there hides it
+		((float[]) p.plane(2))[(27 + 5) * 90 + 29 + 5] = Float.NaN;
+		ImagePlus imp = image("with NaN", p);
+		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp, "x=30 y=25 width=24 height=20 margin=5");
+		java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+		fiji.cuda.ops.OpLog.setSink(lines::add);
+		try {
+			AlignSlicesPlugin.Outcome out = AlignSlicesPlugin.run(imp, s, CPU);
+			assertEquals(-2, out.table.getValue("dX", 1), 0.0);
+			// the landmark hidden, the best match of slice 3 is elsewhere (here on the border, said too)
+			assertEquals(1, lines.stream().filter(l -> l.contains("NaN or infinite")).count(), lines::toString);
+			assertTrue(lines.contains("GPU Align Slices: slice 3 of \"with NaN\" holds NaN or infinite pixels where "
+				+ "the landmark was searched; positions whose window includes one were passed over, so the landmark is not "
+				+ "found where it covers one. Check its shift, or replace those pixels first (Process>Math>Remove NaNs...)."),
+				lines::toString);
+		} finally {
+			fiji.cuda.ops.OpLog.setSink(IJ::log);
+		}
+	}
+
+	@Test
 	void rgbAndMultiChannelImagesAreRefusedUnchanged() {
 		ImagePlus rgb = IJ.createImage("rgb", "RGB noise", 40, 30, 3);
 		int[] before = ((int[]) rgb.getStack().getPixels(2)).clone();

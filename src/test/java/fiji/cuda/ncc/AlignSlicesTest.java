@@ -38,6 +38,33 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void theSlicesWithNaNOrInfinityWhereTheyMayBeSearchedAreNamed() {
+		// a window over a NaN scores NaN and is passed over: where it covers the landmark,
+		// another position wins with a plausible score, and nothing said so
+		Planes p = DriftingStack.make(PixelType.FLOAT32, 60, 50, new double[5], new double[5], 3);
+		Settings s = new Settings().landmark(20, 15, 12, 10);
+		s.margin = 3;
+		s.reference = 2;
+		// the area searched in every slice with a fixed reference: x 17-34, y 12-27
+		((float[]) p.plane(0))[12 * 60 + 17] = Float.NaN; // its first pixel
+		((float[]) p.plane(1))[12 * 60 + 16] = Float.NaN; // just left of it
+		((float[]) p.plane(2))[0] = Float.NaN; // the reference is not searched
+		((float[]) p.plane(3))[27 * 60 + 34] = Float.POSITIVE_INFINITY; // its last pixel
+		((float[]) p.plane(4))[27 * 60 + 35] = Float.NEGATIVE_INFINITY; // just right of it
+		assertEquals(List.of(0, 3), AlignSlices.notFiniteInSearch(p, s, 2));
+		// following the neighbours, slice z may be searched up to (margin + 1) per step further out
+		s.previous = true;
+		assertEquals(List.of(0, 1, 3, 4), AlignSlices.notFiniteInSearch(p, s, 2));
+		s.previous = false;
+		s.margin = 0;
+		assertEquals(List.of(), AlignSlices.notFiniteInSearch(p, s, 1));
+		Planes bytes = DriftingStack.make(PixelType.UINT8, 60, 50, new double[3], new double[3], 3);
+		assertEquals(List.of(), AlignSlices.notFiniteInSearch(bytes, new Settings().landmark(20, 15, 12, 10), 2));
+		assertThrows(IllegalArgumentException.class,
+			() -> AlignSlices.notFiniteInSearch(p, new Settings().landmark(55, 15, 12, 10), 2));
+	}
+
+	@Test
 	void aGroupsColumnOfSearchAreasStaysWithinTheMapKernelsGrid() {
 		long half = 16L << 20;
 		// 512x512 8-bit slices, areas of 200 rows: half a staging buffer decides
