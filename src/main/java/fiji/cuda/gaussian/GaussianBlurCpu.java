@@ -351,6 +351,18 @@ final class GaussianBlurCpu {
 	}
 
 	/**
+	 * Whether point {@code i} gets the weight beyond the far end times the end pixel. At
+	 * {@code i + kRadius == length} that weight is what lies beyond the kernel's last tap: a
+	 * rounding residue, zero or even slightly negative, unless the kernel was cut to a short
+	 * line. ImageJ adds it there only when {@code i >= kRadius}; this class adds it too when it
+	 * is a real tail (see {@link #convolveAlong}), but not a residue that is not positive, which
+	 * would turn an infinite end pixel into NaN where ImageJ gives the infinity.
+	 */
+	private static boolean farEnd(int i, int kr, int length, float[] sums) {
+		return i + kr > length || i + kr == length && (i >= kr || sums[kr - 1] > 0);
+	}
+
+	/**
 	 * Point {@code i} of a line where the kernel reaches past an end: the centre, the weight beyond
 	 * each end times the end pixel, then the pairs by increasing offset (ImageJ's order).
 	 */
@@ -358,7 +370,7 @@ final class GaussianBlurCpu {
 		int kr = k.length;
 		float result = in[i] * k[0];
 		if (i < kr) result += sums[i] * in[0];
-		if (i + kr >= length) result += sums[length - i - 1] * in[length - 1];
+		if (farEnd(i, kr, length, sums)) result += sums[length - i - 1] * in[length - 1];
 		for (int j = 1; j < kr; j++) {
 			float v = 0;
 			if (i - j >= 0) v += in[i - j];
@@ -417,7 +429,7 @@ final class GaussianBlurCpu {
 			for (int x = 0; x < n; x++)
 				acc[x] += s * src[row + x];
 		}
-		if (i + kr >= length) {
+		if (farEnd(i, kr, length, sums)) {
 			float s = sums[length - i - 1];
 			int row = (length - 1 - firstRow) * stride;
 			for (int x = 0; x < n; x++)

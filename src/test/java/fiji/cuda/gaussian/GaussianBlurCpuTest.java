@@ -299,6 +299,38 @@ class GaussianBlurCpuTest {
 	}
 
 	@Test
+	void anInfinityAtTheFarEndOfAShortLineSpreadsAsInImageJ() {
+		// on a line shorter than two kernel radii, the point one radius from the far end got the
+		// weight beyond the kernel (a rounding residue, here slightly negative) times the end
+		// pixel: -Infinity, and with the end pixel's own tap NaN, where ImageJ, which leaves that
+		// weight out there, gives Infinity
+		double[][] cases = { { 6, 3, 5, 0, 0.4888991, 0 }, { 22, 1, 21, 0, 3.2994, 0 }, { 3, 22, 0, 21, 0, 3.2994 },
+			{ 4, 29, 3, 28, 0.66, 0.66 } };
+		for (double[] c : cases) {
+			int w = (int) c[0], h = (int) c[1];
+			for (float inf : new float[] { Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY }) {
+				Planes ours = TestImages.random(PixelType.FLOAT32, w, h, 1, 900);
+				((float[]) ours.plane(0))[(int) c[3] * w + (int) c[2]] = inf;
+				Planes ij = ours.copy();
+				GaussianBlur.blur2D(ours, c[4], c[5], null, CPU);
+				ImageJReference.blur2D(ij, c[4], c[5], null);
+				float[] a = (float[]) ours.plane(0), b = (float[]) ij.plane(0);
+				for (int i = 0; i < a.length; i++)
+					assertEquals(b[i], a[i], 0f, w + "x" + h + " " + inf + " at " + i % w + "," + i / w);
+			}
+		}
+		// and along z: 5 planes, the last one infinite
+		Planes ours = TestImages.random(PixelType.FLOAT32, 3, 2, 5, 901);
+		java.util.Arrays.fill((float[]) ours.plane(4), Float.POSITIVE_INFINITY);
+		Planes ij = ours.copy();
+		GaussianBlur.blur3D(ours, 0, 0, 1.1, CPU);
+		ImageJReference.blur3D(ij, 0, 0, 1.1);
+		for (int z = 0; z < 5; z++)
+			for (int i = 0; i < 6; i++)
+				assertEquals(((float[]) ij.plane(z))[i], ((float[]) ours.plane(z))[i], 0f, "plane " + z + " at " + i);
+	}
+
+	@Test
 	void matchesImageJ3D() {
 		double[][] sigmas = { { 1, 1, 1 }, { 2, 1.5, 3 }, { 0, 0, 2 }, { 2, 3, 0 }, { 0.8, 0, 8.5 }, { 0, 1.2, 0.6 } };
 		long seed = 700;

@@ -121,6 +121,30 @@ class GaussianBlurGpuTest {
 	}
 
 	@Test
+	void anInfinityAtTheFarEndOfAShortLineIsTheSameOnBothPaths() {
+		// lines shorter than two kernel radii, the last column (or row) infinite: the CPU path
+		// gave NaN one radius from it, where ImageJ and the GPU give the infinity
+		double[][] cases = { { 6, 3, 0.4888991, 0 }, { 22, 5, 3.2994, 0 }, { 5, 22, 0, 3.2994 }, { 4, 29, 0.66, 0.66 } };
+		for (double[] c : cases) {
+			int w = (int) c[0], h = (int) c[1];
+			Planes gpu = TestImages.random(PixelType.FLOAT32, w, h, 1, 77);
+			float[] p = (float[]) gpu.plane(0);
+			for (int i = 0; i < p.length; i++)
+				if (c[2] > 0 ? i % w == w - 1 : i / w == h - 1) p[i] = Float.POSITIVE_INFINITY;
+			Planes cpu = gpu.copy();
+			assertEquals(Backend.GPU, GaussianBlur.blur2D(gpu, c[2], c[3], null, GPU).ranOn());
+			GaussianBlur.blur2D(cpu, c[2], c[3], null, CPU);
+			float[] a = (float[]) cpu.plane(0), b = (float[]) gpu.plane(0);
+			for (int i = 0; i < a.length; i++) {
+				String at = w + "x" + h + " pixel " + i % w + "," + i / w + ": GPU " + b[i] + ", CPU " + a[i];
+				assertEquals(Float.isNaN(a[i]), Float.isNaN(b[i]), at);
+				if (Float.isInfinite(a[i]) || Float.isInfinite(b[i])) assertEquals(a[i], b[i], at);
+				else if (!Float.isNaN(a[i])) assertTrue(Math.abs(a[i] - b[i]) <= 1e-5 * TestImages.FLOAT_RANGE, at);
+			}
+		}
+	}
+
+	@Test
 	void nanAndInfinitySpreadExactlyAsOnTheCpu() {
 		// NaN backgrounds are common in ImageJ float images; the padded taps of the fused
 		// kernel must not carry them further than the kernel radius
