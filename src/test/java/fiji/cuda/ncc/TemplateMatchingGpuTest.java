@@ -411,6 +411,17 @@ class TemplateMatchingGpuTest {
 			assertLikeCpu(TemplateMatching.match(image, 0, tpl, 0, null, false, CPU),
 				TemplateMatching.match(image, 0, tpl, 0, null, false, GPU), "non-finite image, template " + tt);
 		}
+		// a flat template scores 0 everywhere, over the non-finite windows too (README)
+		for (PixelType tt : TYPES) {
+			byte[] sevens = new byte[60];
+			java.util.Arrays.fill(sevens, (byte) 7);
+			Planes flat = NccReference.cut(Planes.wrap(10, 6, sevens), 0, 0, 10, 6, tt);
+			for (ExecutionOptions opts : new ExecutionOptions[] { CPU, GPU }) {
+				float[] map = TemplateMatching.match(image, 0, flat, 0, null, false, opts);
+				for (int i = 0; i < map.length; i++)
+					assertEquals(0f, map[i], "flat " + tt + " template on " + opts.backend() + " at " + i);
+			}
+		}
 	}
 
 	@Test
