@@ -182,8 +182,9 @@ public class AlignSlicesPlugin implements PlugIn {
 			if (notFinite.contains(sh.plane) && !none.contains(sh.plane)) holes.add(sh.plane);
 		if (!holes.isEmpty())
 			OpLog.log(COMMAND + ": " + slices(holes) + where + (holes.size() == 1 ? " holds" : " hold")
-				+ " NaN or infinite pixels where the landmark was searched; positions whose window includes one were passed over, so the landmark is not found where "
-				+ "it covers one. Check " + (holes.size() == 1 ? "its shift" : "their shifts")
+				+ " NaN or infinite pixels where the landmark was searched; positions whose window includes one "
+				+ "were passed over, so the landmark is not found where it covers one. Check "
+				+ (holes.size() == 1 ? "its shift" : "their shifts")
 				+ ", or replace those pixels first (Process>Math>Remove NaNs...).");
 	}
 
