@@ -99,7 +99,7 @@ public class AlignSlicesPlugin implements PlugIn {
 			String options = Macro.getOptions();
 			if (IjErrors.noOptionsToRunWith(COMMAND, "x=10 y=10 width=64 height=64 margin=20")) return;
 			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);
-			if (s == null) return;
+			if (s == null || !IjBridge.mayReplaceResults()) return; // canceled, or unsaved measurements kept
 			if (!IjErrors.lock(COMMAND, imp)) return; // another command is still working on these pixels
 			Outcome out;
 			try {

@@ -52,6 +52,25 @@ public final class IjBridge {
 		if (held) SHARED_WINDOWS.unlock();
 	}
 
+	/**
+	 * What {@link #mayReplaceResults} asks; ImageJ's own question unless a test puts its answer
+	 * here.
+	 */
+	static java.util.function.BooleanSupplier resultsReset = ij.plugin.filter.Analyzer::resetCounter;
+
+	/**
+	 * Lets a command that starts the Results table afresh do so as ImageJ's own do (Analyze
+	 * Particles with "Clear results"): run from a menu, with measurements not yet saved, ImageJ
+	 * asks whether to save them, and Cancel stops the command; a macro clears without asking.
+	 * Asked before the work starts, so that a Cancel leaves everything as it was.
+	 *
+	 * @return false when the user canceled: nothing is to be done
+	 */
+	static boolean mayReplaceResults() {
+		ij.measure.ResultsTable rt = ij.measure.ResultsTable.getResultsTable();
+		return rt == null || rt.size() == 0 || resultsReset.getAsBoolean();
+	}
+
 	private IjBridge() {}
 
 	/** Installs the log sink and applies the stored device choice; later calls do nothing. */

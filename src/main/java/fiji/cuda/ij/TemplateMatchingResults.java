@@ -133,13 +133,7 @@ final class TemplateMatchingResults {
 			// they: the user's own overlay and ROI Manager entries stay, and so do the matches of other
 			// images (a batch, or a second image compared by eye)
 			Overlay overlay = withoutMatches(image.getOverlay());
-			if (rm != null) {
-				List<Integer> old = earlierMatches(rm, image);
-				if (!old.isEmpty()) {
-					rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
-					rm.runCommand("Delete");
-				}
-			}
+			List<Roi> matches = new ArrayList<>();
 			int n = 0;
 			for (Detection d : out.detections) {
 				Roi r = new Roi(d.x, d.y, d.width, d.height);
@@ -148,8 +142,9 @@ final class TemplateMatchingResults {
 				r.setProperty(MATCH_OF, Integer.toString(image.getID()));
 				placeOn(r, image, d.plane);
 				overlay.add(r);
-				if (rm != null) rm.addRoi((Roi) r.clone());
+				matches.add((Roi) r.clone());
 			}
+			if (rm != null) replaceMatches(rm, image, matches);
 			image.setOverlay(overlay);
 		} finally {
 			IjBridge.releaseSharedWindows(held);
@@ -201,6 +196,37 @@ final class TemplateMatchingResults {
 	 * Manager, which all images share.
 	 */
 	static final String MATCH_OF = "FijiCudaMatchOf";
+
+	/**
+	 * Puts {@code matches} in the ROI Manager in place of the earlier ones of {@code image}.
+	 * Entries are deleted by index, not selected and deleted: a selection in a shown manager
+	 * put one old match on the current image as its selection (and the next run searched only
+	 * inside it), and the Recorder wrote each selection as a macro line. A shown manager's list
+	 * is changed on the event thread, where Swing paints it, never from the command's thread.
+	 */
+	static void replaceMatches(RoiManager rm, ImagePlus image, List<Roi> matches) {
+		Runnable change = () -> {
+			List<Integer> old = earlierMatches(rm, image);
+			for (int k = old.size() - 1; k >= 0; k--)
+				rm.delete(old.get(k));
+			for (Roi r : matches)
+				rm.addRoi(r);
+		};
+		if (!rm.isShowing() || java.awt.EventQueue.isDispatchThread()) {
+			change.run();
+			return;
+		}
+		try {
+			java.awt.EventQueue.invokeAndWait(change);
+		} catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+		} catch (java.lang.reflect.InvocationTargetException e) {
+			Throwable c = e.getCause();
+			if (c instanceof RuntimeException) throw (RuntimeException) c;
+			if (c instanceof Error) throw (Error) c;
+			throw new IllegalStateException(c);
+		}
+	}
 
 	/** @return the indexes of the ROI Manager's entries that an earlier run put there for {@code image} */
 	static List<Integer> earlierMatches(RoiManager rm, ImagePlus image) {

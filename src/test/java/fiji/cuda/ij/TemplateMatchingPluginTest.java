@@ -336,11 +336,14 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
-	void aNewRunReplacesOnlyThatImagesMatchesInTheRoiManager() {
+	void aNewRunReplacesOnlyThatImagesMatchesInTheRoiManager() throws Exception {
 		// the ROI Manager is shared by all images: a run on a second image deleted the first's
-		// matches, so a batch or two images compared side by side kept only the last image's
+		// matches, so a batch or two images compared side by side kept only the last image's.
+		// And the old matches were selected to be deleted: one stayed on the shown image as its
+		// selection (the next run searched only inside it), and the Recorder wrote every selection
 		Display.required();
 		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ImagePlus[] shown = new ImagePlus[2];
 		try {
 			Roi mine = new Roi(0, 0, 4, 4);
 			mine.setName("Match 9 (0.500)"); // the user's own entry, named like a match
@@ -350,9 +353,19 @@ class TemplateMatchingPluginTest {
 			plant(a, 1, tpl.getProcessor(), 5, 6);
 			plant(a, 1, tpl.getProcessor(), 40, 20);
 			plant(b, 1, tpl.getProcessor(), 30, 30);
+			shown[0] = a;
+			shown[1] = b;
+			b.show();
+			a.show(); // the current image, where a selected match would land
 			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
 			s.threshold = 0.99;
-			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			String recorded = Interactive.recorded(() -> {
+				shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+				shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			});
+			assertFalse(recorded.contains("roiManager"), recorded);
+			java.awt.EventQueue.invokeAndWait(() -> {}); // what the manager's list did on the event thread is done
+			assertNull(a.getRoi(), "a selection left on the image");
 			shownWith(rm, b, TemplateMatchingPlugin.run(b, tpl, s, CPU));
 			assertEquals(4, rm.getCount(), "the user's entry, a's two matches and b's one");
 			assertEquals(2, TemplateMatchingResults.earlierMatches(rm, a).size());
@@ -366,7 +379,15 @@ class TemplateMatchingPluginTest {
 			assertEquals(3, rm.getCount(), "a's two matches replaced by the same two");
 			assertEquals("Match 9 (0.500)", rm.getRoi(0).getName());
 			assertEquals(2, TemplateMatchingResults.earlierMatches(rm, a).size());
+			java.awt.EventQueue.invokeAndWait(() -> {});
+			assertNull(a.getRoi(), "a selection left on the image");
+			assertNull(b.getRoi(), "a selection left on the other image");
 		} finally {
+			for (ImagePlus imp : shown)
+				if (imp != null) {
+					imp.changes = false;
+					imp.close();
+				}
 			rm.reset();
 			rm.close();
 			java.awt.Window results = ij.WindowManager.getWindow("Results");
