@@ -209,8 +209,10 @@ final class TemplateMatchingResults {
 			List<Integer> old = earlierMatches(rm, image);
 			for (int k = old.size() - 1; k >= 0; k--)
 				rm.delete(old.get(k));
+			// with the image given: addRoi would place a match by the current image, which on
+			// the event thread is the front window's, not necessarily the image matched
 			for (Roi r : matches)
-				rm.addRoi(r);
+				rm.add(image, r, -1);
 		};
 		if (!rm.isShowing() || java.awt.EventQueue.isDispatchThread()) {
 			change.run();
