@@ -33,7 +33,42 @@ public final class IjErrors {
 	 *                there is; anything else also names its class, as it is a bug
 	 */
 	public static void report(String command, Throwable e) {
-		report(command, message(e));
+		if (!(e instanceof OutOfMemoryError || e.getCause() instanceof OutOfMemoryError)) {
+			report(command, message(e));
+			return;
+		}
+		reserve = null; // room for the message, the Log line and the macro's abort
+		try {
+			for (int attempt = 1;; attempt++) {
+				try {
+					report(command, message(e));
+					return;
+				} catch (OutOfMemoryError again) {
+					// the report itself found no room (the failed work's pool threads may still have
+					// been letting go of theirs): an error escaping here reaches ImageJ's own handler,
+					// which logs "<Out of memory>" and lets a batch macro go on with the unchanged image
+					if (attempt == 3) throw again;
+					System.gc();
+				}
+			}
+		} finally {
+			reserve();
+		}
+	}
+
+	/**
+	 * A little heap held back for reporting that the heap is full: a stack that fills all but a
+	 * few megabytes leaves too little for the report's strings and the Log's window after a
+	 * failed allocation.
+	 */
+	private static volatile byte[] reserve = new byte[1 << 20];
+
+	private static void reserve() {
+		try {
+			if (reserve == null) reserve = new byte[1 << 20];
+		} catch (OutOfMemoryError e) {
+			// still full: the next report goes without it
+		}
 	}
 
 	/**

@@ -31,8 +31,23 @@ public final class CpuParallel {
 	static ExecutorService pool = Executors.newCachedThreadPool(r -> {
 		Thread t = new Thread(r, "Fiji CUDA CPU " + COUNT.incrementAndGet());
 		t.setDaemon(true);
+		t.setUncaughtExceptionHandler(CpuParallel::uncaught);
 		return t;
 	});
+
+	/**
+	 * A pool thread's work hands its failures to the caller (see forRange), so what reaches a
+	 * pool thread's own handler comes from the pool's bookkeeping. Out of memory, that is a
+	 * thread that could not queue itself for more work after its task: no failure of the
+	 * caller's, who reports the memory it ran out of itself, only a stack trace on the console
+	 * of every batch run that ran out of memory.
+	 */
+	private static void uncaught(Thread t, Throwable e) {
+		if (e instanceof OutOfMemoryError) return;
+		Thread.UncaughtExceptionHandler d = Thread.getDefaultUncaughtExceptionHandler();
+		if (d != null) d.uncaughtException(t, e);
+		else t.getThreadGroup().uncaughtException(t, e);
+	}
 
 	private CpuParallel() {}
 
@@ -69,11 +84,22 @@ public final class CpuParallel {
 				task.run((int) s, (int) Math.min(to, s + chunk));
 			}
 		};
+		// a pool thread keeps its failure here instead of handing it to its FutureTask: out of
+		// memory, that hand-over itself failed, and the error went to the thread's uncaught-exception
+		// handler (a trace on the console of every batch run that ran out of memory)
+		FirstFailure pooledFailure = new FirstFailure();
+		Runnable pooled = () -> {
+			try {
+				worker.run();
+			} catch (Throwable t) {
+				pooledFailure.keep(t);
+			}
+		};
 		Future<?>[] others = new Future<?>[n - 1];
 		int started = 0;
 		try {
 			for (; started < others.length; started++)
-				others[started] = pool.submit(worker);
+				others[started] = pool.submit(pooled);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			// no thread to be had ("unable to create native thread", a refusing pool): throwing here
 			// would leave the workers already started writing the caller's data after it was told
@@ -101,9 +127,23 @@ public final class CpuParallel {
 			}
 		}
 		if (interrupted) Thread.currentThread().interrupt();
+		if (failure == null) failure = pooledFailure.first();
 		if (failure instanceof RuntimeException) throw (RuntimeException) failure;
 		if (failure instanceof Error) throw (Error) failure;
 		if (failure != null) throw new IllegalStateException(failure);
+	}
+
+	/** The first failure of the pool threads of one call; a monitor, which needs no allocation to record it. */
+	private static final class FirstFailure {
+		private Throwable first;
+
+		synchronized void keep(Throwable t) {
+			if (first == null) first = t;
+		}
+
+		synchronized Throwable first() {
+			return first;
+		}
 	}
 
 	/**

@@ -55,6 +55,21 @@ class OutOfMemoryMacroTest {
 			+ "run('GPU Gaussian Blur...', 'sigma=2');");
 	}
 
+	@Test
+	void localThresholdOfAStackStopsTheMacro() throws Exception {
+		// the 8-bit result planes are made on several threads: a pool thread that ran out of
+		// memory printed its own OutOfMemoryError, and now and then the report found no room and
+		// ImageJ's handler let the macro go on
+		stopsTheMacro("GPU Local Threshold", "newImage('a', '16-bit random', 1000, 1000, 32);\n"
+			+ "run('GPU Local Threshold...', 'method=Sauvola radius=15 stack');");
+	}
+
+	@Test
+	void boxStatisticsOfAStackStopsTheMacro() throws Exception {
+		stopsTheMacro("GPU Box Statistics", "newImage('a', '8-bit random', 1000, 1000, 60);\n"
+			+ "run('GPU Box Statistics...', 'radius=3 statistic=Mean stack');");
+	}
+
 	private static void stopsTheMacro(String command, String code) throws Exception {
 		Path macro = Files.writeString(dir.resolve(command.replace(' ', '_') + ".ijm"),
 			"setBatchMode(true);\n" + code + "\nprint('still running');\n");

@@ -114,6 +114,44 @@ class CpuParallelTest {
 	}
 
 	@Test
+	void aPoolThreadsFailureReachesTheCallerWithoutPassingThroughItsFuture() {
+		// out of memory, a FutureTask could not record the error it caught: the error went to the
+		// pool thread's uncaught-exception handler, a stack trace on the console of every batch run
+		java.util.List<Throwable> handedOver = new java.util.concurrent.CopyOnWriteArrayList<>();
+		ExecutorService saved = CpuParallel.pool;
+		CpuParallel.pool = new java.util.concurrent.ThreadPoolExecutor(0, 8, 1, TimeUnit.SECONDS,
+			new java.util.concurrent.SynchronousQueue<>()) {
+			@Override
+			protected <T> java.util.concurrent.RunnableFuture<T> newTaskFor(Runnable r, T value) {
+				return new java.util.concurrent.FutureTask<T>(r, value) {
+					@Override
+					protected void setException(Throwable t) {
+						handedOver.add(t);
+						super.setException(t);
+					}
+				};
+			}
+		};
+		try {
+			String caller = Thread.currentThread().getName();
+			OutOfMemoryError e = assertThrows(OutOfMemoryError.class, () -> CpuParallel.forRange(0, 64, 4, 1_000_000,
+				(s, t) -> {
+					if (!Thread.currentThread().getName().equals(caller)) throw new OutOfMemoryError("in a pool thread");
+					try {
+						Thread.sleep(20); // the pool threads take chunks too
+					} catch (InterruptedException x) {
+						Thread.currentThread().interrupt();
+					}
+				}));
+			assertEquals("in a pool thread", e.getMessage());
+			assertEquals(java.util.List.of(), handedOver);
+		} finally {
+			CpuParallel.pool.shutdown();
+			CpuParallel.pool = saved;
+		}
+	}
+
+	@Test
 	void newArraysMakesEachArrayOnceInOrderOnSeveralThreads() {
 		java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
 		AtomicInteger calls = new AtomicInteger();
