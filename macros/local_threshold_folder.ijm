@@ -27,6 +27,10 @@ makeFolders(outDir);
 if (!File.isDirectory(outDir))
 	exit("Could not create the output folder " + outDir);
 setBatchMode(true);
+// ImageJ started with -batch loads its plug-ins at the first command it runs; call() below needs
+// this plug-in's classes before that
+List.setCommands;
+List.clear();
 start = getTime();
 files = getFileList(inDir);
 n = 0;
@@ -37,6 +41,13 @@ for (i = 0; i < files.length; i++) {
 	name = files[i];
 	lower = toLowerCase(name);
 	if (endsWith(lower, ".tif") || endsWith(lower, ".tiff")) {
+		// ImageJ's open() throws on a TIFF cut short in its header, which would end the macro
+		// here with the rest of the folder undone: the plug-in's check reads the header first
+		if (call("fiji.cuda.ij.TiffFiles.readable", inDir + name) != "true") {
+			print("Skipped " + name + ": could not open it");
+			skipped++;
+			continue;
+		}
 		opened = nImages;
 		open(inDir + name);
 		// a file that does not open (not really a TIFF, cut short) is skipped: the next command

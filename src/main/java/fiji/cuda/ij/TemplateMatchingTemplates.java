@@ -9,7 +9,6 @@ import fiji.cuda.ops.Texts;
 import ij.ImagePlus;
 import ij.ImageStack;
 import ij.gui.Roi;
-import ij.io.Opener;
 import ij.process.ImageProcessor;
 
 import java.io.File;
@@ -86,8 +85,9 @@ final class TemplateMatchingTemplates {
 		for (Path f : files) {
 			String name = f.getFileName().toString();
 			// ImageJ's Opener answers a file that is no TIFF with an error dialog, which in a
-			// batch macro nobody can close: such a file is refused here before it is opened
-			ImagePlus imp = Opener.getTiffFileInfo(f.toString()) == null ? null : new Opener().openImage(f.toString());
+			// batch macro nobody can close, and throws on one cut short in its header: such files
+			// are refused here before they are opened
+			ImagePlus imp = TiffFiles.open(f.toString());
 			if (imp == null)
 				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' cannot be opened (" + key
 					+ ").");

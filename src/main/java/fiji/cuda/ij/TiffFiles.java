@@ -1,0 +1,46 @@
+package fiji.cuda.ij;
+
+import ij.io.FileInfo;
+import ij.io.Opener;
+
+/**
+ * Whether ImageJ can open a TIFF file without stopping the macro that opens it. ImageJ's
+ * Opener throws on a file cut short in its header (a NegativeArraySizeException from its TIFF
+ * decoder, say), and a macro's {@code open()} cannot catch that: a batch over a folder ended at
+ * such a file, the rest unprocessed and no summary written. The folder macros in
+ * {@code macros/} ask first, through {@code call}.
+ */
+public final class TiffFiles {
+
+	private TiffFiles() {}
+
+	/**
+	 * For a macro: {@code call("fiji.cuda.ij.TiffFiles.readable", path)}.
+	 *
+	 * @param path a file
+	 * @return "true" when ImageJ reads the file's TIFF header, "false" otherwise
+	 */
+	public static String readable(String path) {
+		return String.valueOf(headerReadable(path));
+	}
+
+	/** @return whether ImageJ's TIFF decoder reads the file's header, whatever it throws */
+	static boolean headerReadable(String path) {
+		try {
+			FileInfo[] info = Opener.getTiffFileInfo(path);
+			return info != null && info.length > 0 && info[0] != null;
+		} catch (RuntimeException e) {
+			return false;
+		}
+	}
+
+	/** @return the image in the file, or null where ImageJ cannot open it (nothing thrown, no dialog) */
+	static ij.ImagePlus open(String path) {
+		if (!headerReadable(path)) return null;
+		try {
+			return new Opener().openImage(path);
+		} catch (RuntimeException e) {
+			return null;
+		}
+	}
+}
