@@ -233,7 +233,7 @@ public class AlignSlicesPlugin implements PlugIn {
 		String missing = "";
 		int given = 0;
 		for (Field f : new Field[] { X, Y, WIDTH, HEIGHT })
-			if (Macro.getValue(options, f.key, null) != null) given++;
+			if (IjBridge.getValue(options, f.key, null) != null) given++;
 			else missing += (missing.isEmpty() ? "" : ", ") + f.key + "=";
 		// x and y left out were 0, and x= y= alone gave way to the selection: either way a
 		// landmark nobody meant, matched without a word
@@ -340,7 +340,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	}
 
 	private static int integer(String options, Field field, int dflt) {
-		String v = Macro.getValue(options, field.key, null);
+		String v = IjBridge.getValue(options, field.key, null);
 		if (v == null) return dflt;
 		double d;
 		try {

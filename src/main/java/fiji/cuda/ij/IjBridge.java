@@ -104,6 +104,30 @@ public final class IjBridge {
 	}
 
 	/**
+	 * ImageJ's {@code Macro.getValue}, except that a key inside a bracketed value is no key: a
+	 * title or a path such as {@code image=[well max_objects=1 A1]} set max_objects, where the
+	 * macro's own {@code max_objects=3} came later and was never read.
+	 *
+	 * @return the value of the first {@code key=} outside brackets, or {@code dflt}
+	 */
+	static String getValue(String options, String key, String dflt) {
+		if (options == null) return dflt;
+		String k = key + "=";
+		boolean inside = false;
+		for (int i = 0; i < options.length(); i++) {
+			char c = options.charAt(i);
+			if (inside) {
+				inside = c != ']';
+				continue;
+			}
+			if (c == '[') inside = true;
+			else if ((i == 0 || options.charAt(i - 1) == ' ') && options.startsWith(k, i))
+				return Macro.getValue(options.substring(i), key, dflt);
+		}
+		return dflt;
+	}
+
+	/**
 	 * Reads a macro key of a command that parses its options itself, as GenericDialog would
 	 * read it: {@code key=&name} (the documented way to pass a macro variable) is the value of
 	 * the running macro's variable {@code name}. A value naming no variable is kept as written,
@@ -115,7 +139,7 @@ public final class IjBridge {
 	 * @return the value, with a macro variable replaced by its value
 	 */
 	static String macroValue(String options, String key, String dflt) {
-		String v = Macro.getValue(options, key, null);
+		String v = getValue(options, key, null);
 		if (v == null) return dflt;
 		if (!v.startsWith("&") || v.length() < 2) return v;
 		Interpreter in = Interpreter.getInstance();
@@ -139,7 +163,7 @@ public final class IjBridge {
 	 * @throws IllegalArgumentException quoting the value, when it is neither
 	 */
 	static double macroNumber(String options, Field field, double dflt) {
-		String v = Macro.getValue(options, field.key, null);
+		String v = getValue(options, field.key, null);
 		if (v == null) return dflt;
 		double d = Tools.parseDouble(v.trim(), Double.NaN);
 		if (!Double.isNaN(d) || v.trim().equalsIgnoreCase("NaN")) return d;
@@ -163,7 +187,7 @@ public final class IjBridge {
 	static String notANumber(String options, Field... fields) {
 		if (options == null) return null;
 		for (Field f : fields) {
-			String v = Macro.getValue(options, f.key, null);
+			String v = getValue(options, f.key, null);
 			if (v == null || !Double.isNaN(Tools.parseDouble(v, Double.NaN))) continue;
 			// as GenericDialog.getNextNumber, untrimmed: "0x..." is hexadecimal, and "&name" (the
 			// documented way to pass a variable, e.g. "sigma=&s") names a variable

@@ -52,6 +52,22 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void valuesAreNotReadFromInsideBracketedValues() {
+		// a title holding "max_objects=1" set the number of objects, and the macro's own
+		// max_objects=3 after it was never read
+		String o = "image=[well max_objects=1 A1] template=tpl score_threshold=0.9 max_objects=3";
+		assertEquals(3, TemplateMatchingPlugin.macroMaxObjects(o, 5));
+		assertEquals("tpl", IjBridge.macroValue(o, "template", ""));
+		assertEquals("well max_objects=1 A1", IjBridge.macroValue(o, "image", null));
+		assertEquals("t2", IjBridge.macroValue("image=[template=tpl] template=t2", "template", ""));
+		assertEquals("d", IjBridge.macroValue("image=[a score_threshold=0.9]", "score_threshold", "d"));
+		assertEquals("0 90", IjBridge.macroValue("image=[a angles=5] angles=[0 90]", "angles", ""));
+		assertEquals("7", IjBridge.macroValue("template_folder=[/a b] template=7", "template", ""));
+		assertEquals(0.5, IjBridge.macroNumber("image=[nms=0.9] nms=0.5", TemplateMatchingPlugin.NMS, 0.3), 0.0);
+		assertEquals(0.3, IjBridge.macroNumber("image=[nms=0.9]", TemplateMatchingPlugin.NMS, 0.3), 0.0);
+	}
+
+	@Test
 	void flagsAreNotReadFromInsideBracketedValues() {
 		assertFalse(TemplateMatchingPlugin.flag("image=[cells stack 1] template=t.tif", "stack"));
 		assertFalse(TemplateMatchingPlugin.flag("image=a template=[/data/my flip set]", "flip"));
