@@ -99,7 +99,7 @@ public class AlignSlicesPlugin implements PlugIn {
 			String options = Macro.getOptions();
 			if (IjErrors.noOptionsToRunWith(COMMAND, "x=10 y=10 width=64 height=64 margin=20")) return;
 			Settings s = options != null ? fromMacro(imp, options) : dialog(imp);
-			if (s == null || !IjBridge.mayReplaceResults()) return; // canceled, or unsaved measurements kept
+			if (s == null) return;
 			if (!IjErrors.lock(COMMAND, imp)) return; // another command is still working on these pixels
 			Outcome out;
 			try {
@@ -298,20 +298,21 @@ public class AlignSlicesPlugin implements PlugIn {
 	}
 
 	/** Fills ImageJ's Results table and says how it went. */
+	/** Where the shifts go when the user keeps unsaved measurements in the Results table. */
+	static final String RESULTS_TITLE = "Align Slices Results";
+
 	private static void show(ImagePlus imp, Outcome out) {
 		Undo.reset(); // ImageJ's Undo cannot restore a stack
 		boolean held = IjBridge.holdSharedWindows(); // another run's rows must not go in between
 		try {
-			ResultsTable rt = ResultsTable.getResultsTable();
-			if (rt == null) rt = new ResultsTable();
-			rt.reset();
+			ResultsTable rt = IjBridge.resultsTable(COMMAND, RESULTS_TITLE);
 			rt.setPrecision(4);
 			for (int i = 0; i < out.table.size(); i++) {
 				rt.incrementCounter();
 				for (String h : out.table.getHeadings())
 					rt.addValue(h, out.table.getValue(h, i));
 			}
-			rt.show("Results");
+			IjBridge.show(rt, RESULTS_TITLE);
 		} finally {
 			IjBridge.releaseSharedWindows(held);
 		}

@@ -53,22 +53,39 @@ public final class IjBridge {
 	}
 
 	/**
-	 * What {@link #mayReplaceResults} asks; ImageJ's own question unless a test puts its answer
-	 * here.
+	 * What {@link #resultsTable} asks; ImageJ's own question unless a test puts its answer here.
 	 */
 	static java.util.function.BooleanSupplier resultsReset = ij.plugin.filter.Analyzer::resetCounter;
 
 	/**
-	 * Lets a command that starts the Results table afresh do so as ImageJ's own do (Analyze
-	 * Particles with "Clear results"): run from a menu, with measurements not yet saved, ImageJ
-	 * asks whether to save them, and Cancel stops the command; a macro clears without asking.
-	 * Asked before the work starts, so that a Cancel leaves everything as it was.
+	 * The table a command that lists its results afresh fills, once its work has succeeded: the
+	 * Results table, emptied as ImageJ's own commands empty it (Analyze Particles with "Clear
+	 * results"). Run from a menu with measurements not yet saved, ImageJ first asks whether to
+	 * save them; a macro clears without asking. Asked only now, after the work: a failed run
+	 * must leave the user's measurements where they were.
 	 *
-	 * @return false when the user canceled: nothing is to be done
+	 * @param command the command, for the Log line that says where its results went
+	 * @param title   the title of the table of the command's own where the user keeps the
+	 *                measurements (Cancel)
+	 * @return the emptied Results table, or a new table to be shown under {@code title}
 	 */
-	static boolean mayReplaceResults() {
+	static ij.measure.ResultsTable resultsTable(String command, String title) {
 		ij.measure.ResultsTable rt = ij.measure.ResultsTable.getResultsTable();
-		return rt == null || rt.size() == 0 || resultsReset.getAsBoolean();
+		if (rt == null) return new ij.measure.ResultsTable();
+		if (rt.size() > 0 && !resultsReset.getAsBoolean()) {
+			IJ.log(command + ": the Results table kept its measurements; the results are in \"" + title + "\".");
+			return new ij.measure.ResultsTable();
+		}
+		rt.reset();
+		return rt;
+	}
+
+	/**
+	 * Shows a table of {@link #resultsTable} where it belongs: as the Results table, or under the
+	 * command's own title.
+	 */
+	static void show(ij.measure.ResultsTable rt, String title) {
+		rt.show(rt == ij.measure.ResultsTable.getResultsTable() ? "Results" : title);
 	}
 
 	private IjBridge() {}

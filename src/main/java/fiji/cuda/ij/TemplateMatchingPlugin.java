@@ -180,7 +180,6 @@ public class TemplateMatchingPlugin implements PlugIn {
 				else template = WindowManager.getImage(ids[a.template]);
 				s = a.settings;
 			}
-			if (!IjBridge.mayReplaceResults()) return; // the user kept unsaved measurements
 			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
 			Outcome out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
 			TemplateMatchingResults.show(image, out);

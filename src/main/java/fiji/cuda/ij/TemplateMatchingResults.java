@@ -110,14 +110,15 @@ final class TemplateMatchingResults {
 		return c;
 	}
 
+	/** Where the detections go when the user keeps unsaved measurements in the Results table. */
+	static final String RESULTS_TITLE = "Template Matching Results";
+
 	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
 	static void show(ImagePlus image, Outcome out) {
 		// another run's rows and matches must not go in between
 		boolean held = IjBridge.holdSharedWindows();
 		try {
-			ResultsTable rt = ResultsTable.getResultsTable();
-			if (rt == null) rt = new ResultsTable();
-			rt.reset();
+			ResultsTable rt = IjBridge.resultsTable(COMMAND, RESULTS_TITLE);
 			for (int i = 0; i < out.table.size(); i++) {
 				rt.incrementCounter();
 				for (String h : out.table.getHeadings())
@@ -125,7 +126,7 @@ final class TemplateMatchingResults {
 						rt.addValue(h, out.table.getStringValue(h, i));
 					else rt.addValue(h, out.table.getValue(h, i));
 			}
-			rt.show("Results");
+			IjBridge.show(rt, RESULTS_TITLE);
 			RoiManager rm = RoiManager.getInstance();
 			if (rm == null) rm = Interpreter.getBatchModeRoiManager();
 			if (rm == null && !GraphicsEnvironment.isHeadless()) rm = new RoiManager();

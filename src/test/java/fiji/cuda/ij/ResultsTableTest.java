@@ -1,7 +1,7 @@
 package fiji.cuda.ij;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,11 +23,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Template Matching and Align Slices start the Results table afresh. Run from a menu with
- * measurements not yet saved, ImageJ's own commands that do so ask first whether to save them,
- * and a Cancel there stops the command; these two wiped the user's measurements without a word.
- * ImageJ's question needs its main window, so the tests put its answer in
- * {@link IjBridge#resultsReset}.
+ * Template Matching and Align Slices list their results in the Results table afresh. Run from
+ * a menu with measurements not yet saved, ImageJ's own commands that do so ask first whether to
+ * save them; these two wiped the user's measurements without a word. They now ask, once their
+ * work has succeeded (a failed run leaves the table as it was), and on Cancel keep the
+ * measurements and show their results in a table of their own. ImageJ's question needs its main
+ * window, so the tests put its answer in {@link IjBridge#resultsReset}.
  */
 class ResultsTableTest {
 
@@ -47,8 +48,11 @@ class ResultsTableTest {
 			rm.reset();
 			rm.close();
 		}
-		java.awt.Window results = WindowManager.getWindow("Results");
-		if (results instanceof TextWindow) ((TextWindow) results).close(false);
+		for (String title : new String[] { "Results", TemplateMatchingResults.RESULTS_TITLE,
+			AlignSlicesPlugin.RESULTS_TITLE }) {
+			java.awt.Window w = WindowManager.getWindow(title);
+			if (w instanceof TextWindow) ((TextWindow) w).close(false);
+		}
 		Analyzer.setResultsTable(new ResultsTable());
 	}
 
@@ -62,8 +66,25 @@ class ResultsTableTest {
 		return rt;
 	}
 
+	private static void assertKept(ResultsTable rt) {
+		assertEquals(1, rt.size());
+		assertEquals(123, rt.getValue("Area", 0), 0.0);
+	}
+
+	private static ImagePlus drift() {
+		return AlignSlicesPluginTest.image("drift", DriftingStack.make(PixelType.UINT8, 80, 70, new double[] { 0, 3 },
+			new double[] { 0, -2 }, 4));
+	}
+
+	/** @return the rows of the table window of that title, which must be shown */
+	private static ResultsTable shown(String title) {
+		java.awt.Window w = WindowManager.getWindow(title);
+		assertTrue(w instanceof TextWindow, "no window " + title);
+		return ((TextWindow) w).getResultsTable();
+	}
+
 	@Test
-	void aCancelToSavingMeasurementsStopsTheCommandsBeforeTheyChangeAnything() {
+	void onCancelTheMeasurementsStayAndTheResultsGetATableOfTheirOwn() {
 		int[] asked = new int[1];
 		IjBridge.resultsReset = () -> {
 			asked[0]++;
@@ -77,20 +98,22 @@ class ResultsTableTest {
 		tpl.show();
 		try {
 			IJ.run(image, MATCHING, "template=[tpl for results] score_threshold=0.9");
-			assertNull(image.getOverlay(), "matched although canceled");
-			ImagePlus stack = AlignSlicesPluginTest.image("drift", DriftingStack.make(PixelType.UINT8, 80, 70,
-				new double[] { 0, 3 }, new double[] { 0, -2 }, 4));
-			Object before = ((byte[]) stack.getStack().getPixels(2)).clone();
+			assertNotNull(image.getOverlay(), "the matching itself was done");
+			assertKept(rt);
+			ResultsTable own = shown(TemplateMatchingResults.RESULTS_TITLE);
+			assertEquals(1, own.size());
+			assertEquals(10, own.getValue("X", 0), 0.0);
+			ImagePlus stack = drift();
 			IJ.run(stack, ALIGN, "x=20 y=20 width=30 height=30 margin=6");
-			assertArrayEquals((byte[]) before, (byte[]) stack.getStack().getPixels(2), "aligned although canceled");
+			assertKept(rt);
+			ResultsTable shifts = shown(AlignSlicesPlugin.RESULTS_TITLE);
+			assertEquals(2, shifts.size());
+			assertEquals(-3, shifts.getValue("dX", 1), 0.0);
 			assertEquals(2, asked[0]);
-			assertEquals(1, rt.size());
-			assertEquals(123, rt.getValue("Area", 0), 0.0);
 			// with the table empty there is nothing to ask
 			rt.reset();
 			IJ.run(image, MATCHING, "template=[tpl for results] score_threshold=0.9");
 			assertEquals(2, asked[0]);
-			assertNotNull(image.getOverlay());
 			assertEquals(1, Analyzer.getResultsTable().size());
 		} finally {
 			tpl.changes = false;
@@ -99,16 +122,46 @@ class ResultsTableTest {
 	}
 
 	@Test
+	void aFailedRunLeavesTheMeasurementsWithoutAsking() {
+		// the question was once asked, and the table emptied, before the work: a run that then
+		// failed (a template larger than the image) left the user with no measurements at all
+		int[] asked = new int[1];
+		IjBridge.resultsReset = () -> {
+			asked[0]++;
+			return Analyzer.resetCounter();
+		};
+		ResultsTable rt = measured();
+		ImagePlus image = TemplateMatchingPluginTest.noise("8-bit", 20, 20, 1, 7);
+		ImagePlus big = TemplateMatchingPluginTest.noise("8-bit", 30, 30, 1, 8);
+		big.setTitle("big tpl");
+		big.show();
+		try {
+			String log = LocalThresholdPluginTest.log(() -> IJ.run(image, MATCHING, "template=[big tpl]"));
+			assertTrue(log.contains("GPU Template Matching:"), log);
+			IJ.run(drift(), ALIGN, "x=20 y=20 width=30 height=30 margin=6 reference=9");
+		} finally {
+			big.changes = false;
+			big.close();
+		}
+		assertEquals(0, asked[0]);
+		assertKept(rt);
+	}
+
+	@Test
 	void withoutAQuestionTheTableStartsAfresh() {
 		// in a macro, and wherever ImageJ has no window to ask from, it clears without asking
+		int[] asked = new int[1];
+		IjBridge.resultsReset = () -> {
+			asked[0]++;
+			return Analyzer.resetCounter();
+		};
 		measured();
-		ImagePlus stack = AlignSlicesPluginTest.image("drift", DriftingStack.make(PixelType.UINT8, 80, 70,
-			new double[] { 0, 3 }, new double[] { 0, -2 }, 4));
-		IJ.run(stack, ALIGN, "x=20 y=20 width=30 height=30 margin=6");
+		IJ.run(drift(), ALIGN, "x=20 y=20 width=30 height=30 margin=6");
+		assertEquals(1, asked[0]);
 		ResultsTable rt = ResultsTable.getResultsTable();
 		assertEquals(2, rt.size());
-		assertTrue(rt.columnExists("dX"));
 		assertEquals(-3, rt.getValue("dX", 1), 0.0);
-		assertTrue(!rt.columnExists("Area"), "the old column stayed");
+		assertFalse(rt.columnExists("Area"), "the old column stayed");
+		assertNull(WindowManager.getWindow(AlignSlicesPlugin.RESULTS_TITLE));
 	}
 }
