@@ -129,16 +129,17 @@ public final class IjBridge {
 	 */
 	static String getValue(String options, String key, String dflt) {
 		if (options == null) return dflt;
-		String k = key + "=";
+		String k = Macro.trimKey(key) + "=";
 		boolean inside = false;
 		for (int i = 0; i < options.length(); i++) {
 			char c = options.charAt(i);
 			if (inside) {
-				inside = c != ']';
+				inside = c != ']'; // as ImageJ reads a bracketed value: up to the first ]
 				continue;
 			}
-			if (c == '[') inside = true;
-			else if ((i == 0 || options.charAt(i - 1) == ' ') && options.startsWith(k, i))
+			// only a value's opening bracket: a [ within an unbracketed value (image=a[1) opens nothing
+			if (c == '[' && i > 0 && options.charAt(i - 1) == '=') inside = true;
+			else if ((i == 0 || !Character.isLetter(options.charAt(i - 1))) && options.startsWith(k, i))
 				return Macro.getValue(options.substring(i), key, dflt);
 		}
 		return dflt;
@@ -204,7 +205,8 @@ public final class IjBridge {
 	static String notANumber(String options, Field... fields) {
 		if (options == null) return null;
 		for (Field f : fields) {
-			String v = getValue(options, f.key, null);
+			// as GenericDialog will read the field: these commands take no bracketed titles
+			String v = Macro.getValue(options, f.key, null);
 			if (v == null || !Double.isNaN(Tools.parseDouble(v, Double.NaN))) continue;
 			// as GenericDialog.getNextNumber, untrimmed: "0x..." is hexadecimal, and "&name" (the
 			// documented way to pass a variable, e.g. "sigma=&s") names a variable

@@ -65,6 +65,12 @@ class TemplateMatchingPluginTest {
 		assertEquals("7", IjBridge.macroValue("template_folder=[/a b] template=7", "template", ""));
 		assertEquals(0.5, IjBridge.macroNumber("image=[nms=0.9] nms=0.5", TemplateMatchingPlugin.NMS, 0.3), 0.0);
 		assertEquals(0.3, IjBridge.macroNumber("image=[nms=0.9]", TemplateMatchingPlugin.NMS, 0.3), 0.0);
+		// as ImageJ's own reading elsewhere: a [ inside an unbracketed value, a key after a tab
+		// or a comma, a key given with capitals
+		assertEquals("3", IjBridge.getValue("image=a[1 max_objects=3", "max_objects", null));
+		assertEquals("2", IjBridge.getValue("x=1\ty=2", "y", null));
+		assertEquals("2", IjBridge.getValue("sigma=2 ", "Sigma", null));
+		assertEquals("5", IjBridge.getValue("ymax=4 max=5", "max", null));
 	}
 
 	@Test
