@@ -140,7 +140,7 @@ final class TemplateMatchingResults {
 				Roi r = new Roi(d.x, d.y, d.width, d.height);
 				r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
 				r.setStrokeColor(Color.yellow);
-				r.setProperty(MATCH_OF, Integer.toString(image.getID()));
+				r.setProperty(MATCH_OF, matchOf(image.getID()));
 				placeOn(r, image, d.plane);
 				overlay.add(r);
 				matches.add((Roi) r.clone());
@@ -192,13 +192,6 @@ final class TemplateMatchingResults {
 	}
 
 	/**
-	 * The ROI property that ties a match to the image it was found on (ImageJ's image ID, unique
-	 * in a session), so that a new run on that image replaces only its own matches in the ROI
-	 * Manager, which all images share.
-	 */
-	static final String MATCH_OF = "FijiCudaMatchOf";
-
-	/**
 	 * Puts {@code matches} in the ROI Manager in place of the earlier ones of {@code image}.
 	 * Entries are deleted by index, not selected and deleted: a selection in a shown manager
 	 * put one old match on the current image as its selection (and the next run searched only
@@ -231,13 +224,39 @@ final class TemplateMatchingResults {
 		}
 	}
 
-	/** @return the indexes of the ROI Manager's entries that an earlier run put there for {@code image} */
+	/**
+	 * The ROI property that ties a match to the image it was found on, so that a new run on that
+	 * image replaces only its own matches in the ROI Manager, which all images share. Its value
+	 * is this session's token and ImageJ's image ID: IDs start again in every session, and a ROI
+	 * set saved with its properties and opened in a later one must not pass for another image's.
+	 */
+	static final String MATCH_OF = "FijiCudaMatchOf";
+
+	private static final String SESSION = java.util.UUID.randomUUID().toString();
+
+	static String matchOf(int imageId) {
+		return SESSION + ":" + imageId;
+	}
+
+	/**
+	 * @return the indexes of the ROI Manager's entries that an earlier run of this session put
+	 *         there for {@code image}, or for an image no longer open: a batch over a folder
+	 *         closes each image, and its matches would otherwise pile up in the manager
+	 */
 	static List<Integer> earlierMatches(RoiManager rm, ImagePlus image) {
-		String id = Integer.toString(image.getID());
+		String prefix = SESSION + ":";
 		List<Integer> out = new ArrayList<>();
 		for (int i = 0; i < rm.getCount(); i++) {
 			Roi r = rm.getRoi(i);
-			if (r != null && isMatchName(r.getName()) && id.equals(r.getProperty(MATCH_OF))) out.add(i);
+			String of = r == null ? null : r.getProperty(MATCH_OF);
+			if (of == null || !of.startsWith(prefix) || !isMatchName(r.getName())) continue;
+			int id;
+			try {
+				id = Integer.parseInt(of.substring(prefix.length()));
+			} catch (NumberFormatException e) {
+				continue;
+			}
+			if (id == image.getID() || ij.WindowManager.getImage(id) == null) out.add(i);
 		}
 		return out;
 	}

@@ -417,6 +417,47 @@ class TemplateMatchingPluginTest {
 		}
 	}
 
+	@Test
+	void matchesOfImagesClosedGoAndThoseOfASavedSetStay() {
+		// a batch closes each image: their matches piled up in the manager, every run scanning
+		// them all; and image IDs start again each session, so a ROI set saved with its matches
+		// and opened later carried IDs of other images
+		Display.required();
+		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ImagePlus a = noise("8-bit", 60, 40, 1, 21), c = noise("8-bit", 60, 40, 1, 22);
+		try {
+			ImagePlus tpl = noise("8-bit", 9, 7, 1, 23);
+			plant(a, 1, tpl.getProcessor(), 5, 6);
+			plant(c, 1, tpl.getProcessor(), 30, 20);
+			Roi saved = new Roi(1, 1, 9, 7);
+			saved.setName("Match 1 (0.990)");
+			saved.setProperty(TemplateMatchingResults.MATCH_OF, "an-earlier-session:" + a.getID());
+			rm.addRoi(saved);
+			a.show();
+			c.show();
+			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+			s.threshold = 0.99;
+			shownWith(rm, c, TemplateMatchingPlugin.run(c, tpl, s, CPU));
+			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			assertEquals(3, rm.getCount(), "the saved entry, c's match and a's");
+			c.changes = false;
+			c.close();
+			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			assertEquals(2, rm.getCount(), "c's match went with c; the saved entry stayed");
+			assertEquals("an-earlier-session:" + a.getID(), rm.getRoi(0).getProperty(TemplateMatchingResults.MATCH_OF));
+			assertEquals(1, TemplateMatchingResults.earlierMatches(rm, a).size());
+		} finally {
+			for (ImagePlus imp : new ImagePlus[] { a, c }) {
+				imp.changes = false;
+				imp.close();
+			}
+			rm.reset();
+			rm.close();
+			java.awt.Window results = ij.WindowManager.getWindow("Results");
+			if (results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
+		}
+	}
+
 	/** Shows an outcome as the command does; {@code rm} is the ROI Manager's window, which it uses. */
 	private static void shownWith(ij.plugin.frame.RoiManager rm, ImagePlus image, TemplateMatchingPlugin.Outcome out) {
 		assertEquals(rm, ij.plugin.frame.RoiManager.getInstance());
