@@ -295,11 +295,12 @@ final class GaussianBlurCpu {
 	 * already hold their weight).
 	 * <p>
 	 * Two deliberate departures from ImageJ's convolveLine. It adds the far-end weight at
-	 * {@code i + kRadius == length} only in its last loop, not its first; this class always
-	 * adds it. The weight there is the kernel's tail: a rounding residue for normal kernels,
-	 * which did not change a single result in the tests against ImageJ, but up to several percent for a kernel
-	 * clamped to a short line (sigma above ~11, where ImageJ itself downsamples), where
-	 * leaving it out would darken or brighten the first pixel of every line. And ImageJ's
+	 * {@code i + kRadius == length} only in its last loop, not its first; this class adds it in
+	 * both where it is positive (see {@code farEnd}). The weight there is the kernel's tail: a
+	 * rounding residue for normal kernels, which did not change a single result in the tests
+	 * against ImageJ, but up to several percent for a kernel clamped to a short line (sigma
+	 * above ~11, where ImageJ itself downsamples), where leaving it out would darken or brighten
+	 * the first pixel of every line. And ImageJ's
 	 * first loop writes up to {@code kRadius} even past {@code writeTo}, outside the
 	 * selection; this class writes only what it is asked to.
 	 *
