@@ -132,7 +132,7 @@ public class AlignSlicesPlugin implements PlugIn {
 		checkImage(imp);
 		Planes planes = ImagePlusPlanes.wrap(imp);
 		// looked for now: the alignment moves the pixels
-		List<Integer> notFinite = AlignSlices.notFiniteInSearch(planes, s, ExecutionOptions.orDefaults(opts).threads());
+		List<Integer> notFinite = AlignSlices.notFiniteInSearch(planes, s, opts);
 		List<Shift> shifts;
 		try {
 			shifts = AlignSlices.align(planes, s, opts);

@@ -283,21 +283,25 @@ public final class AlignSlices {
 	 * With {@code previous} the search follows the neighbours' shifts, each up to the margin
 	 * (and a pixel of rounding), so slice z is checked within that many margins of the landmark.
 	 *
-	 * @param stack   the stack as it will be aligned
-	 * @param s       the settings it will be aligned with
-	 * @param threads at most this many threads
-	 * @return the 0-based slices other than the reference, ascending; none for 8 and 16-bit
+	 * @param stack the stack as it will be aligned
+	 * @param s     the settings it will be aligned with
+	 * @param opts  threads, and the cancellation that stops the look (a long 32-bit stack in
+	 *              "previous" mode is read nearly whole)
+	 * @return the 0-based slices other than the reference, ascending; none for 8 and 16-bit,
+	 *         and those found so far when canceled
 	 */
-	public static List<Integer> notFiniteInSearch(Planes stack, Settings s, int threads) {
+	public static List<Integer> notFiniteInSearch(Planes stack, Settings s, ExecutionOptions opts) {
 		List<Integer> out = new ArrayList<>();
 		if (stack.type() != PixelType.FLOAT32) return out;
 		check(stack, s);
+		opts = ExecutionOptions.orDefaults(opts);
+		Progress progress = opts.progress();
 		Region landmark = s.landmark();
 		int w = stack.width(), h = stack.height(), n = stack.depth();
 		long m = Search.margin(s, w, h);
 		boolean[] found = new boolean[n];
-		CpuParallel.forRange(0, n, threads, (long) w * h, (from, to) -> {
-			for (int z = from; z < to; z++) {
+		CpuParallel.forRange(0, n, opts.threads(), (long) w * h, (from, to) -> {
+			for (int z = from; z < to && !progress.isCanceled(); z++) {
 				if (z == s.reference) continue;
 				long reach = s.previous ? (m + 1) * Math.abs(z - s.reference) : m;
 				int x0 = (int) Math.max(0, landmark.x - reach), y0 = (int) Math.max(0, landmark.y - reach);

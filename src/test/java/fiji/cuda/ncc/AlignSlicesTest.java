@@ -51,17 +51,28 @@ class AlignSlicesTest {
 		((float[]) p.plane(2))[0] = Float.NaN; // the reference is not searched
 		((float[]) p.plane(3))[27 * 60 + 34] = Float.POSITIVE_INFINITY; // its last pixel
 		((float[]) p.plane(4))[27 * 60 + 35] = Float.NEGATIVE_INFINITY; // just right of it
-		assertEquals(List.of(0, 3), AlignSlices.notFiniteInSearch(p, s, 2));
+		assertEquals(List.of(0, 3), AlignSlices.notFiniteInSearch(p, s, CPU));
 		// following the neighbours, slice z may be searched up to (margin + 1) per step further out
 		s.previous = true;
-		assertEquals(List.of(0, 1, 3, 4), AlignSlices.notFiniteInSearch(p, s, 2));
+		assertEquals(List.of(0, 1, 3, 4), AlignSlices.notFiniteInSearch(p, s, CPU));
 		s.previous = false;
 		s.margin = 0;
-		assertEquals(List.of(), AlignSlices.notFiniteInSearch(p, s, 1));
+		assertEquals(List.of(), AlignSlices.notFiniteInSearch(p, s, CPU.withThreads(1)));
 		Planes bytes = DriftingStack.make(PixelType.UINT8, 60, 50, new double[3], new double[3], 3);
-		assertEquals(List.of(), AlignSlices.notFiniteInSearch(bytes, new Settings().landmark(20, 15, 12, 10), 2));
+		assertEquals(List.of(), AlignSlices.notFiniteInSearch(bytes, new Settings().landmark(20, 15, 12, 10), CPU));
 		assertThrows(IllegalArgumentException.class,
-			() -> AlignSlices.notFiniteInSearch(p, new Settings().landmark(55, 15, 12, 10), 2));
+			() -> AlignSlices.notFiniteInSearch(p, new Settings().landmark(55, 15, 12, 10), CPU));
+		// Esc stops the look: nothing read, nothing named
+		s.margin = 3;
+		assertEquals(List.of(), AlignSlices.notFiniteInSearch(p, s, CPU.withProgress(new Progress() {
+			@Override
+			public void update(double fraction) {}
+
+			@Override
+			public boolean isCanceled() {
+				return true;
+			}
+		})));
 	}
 
 	@Test
