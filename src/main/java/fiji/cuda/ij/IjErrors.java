@@ -38,10 +38,12 @@ public final class IjErrors {
 			return;
 		}
 		reserve = null; // room for the message, the Log line and the macro's abort
+		String msg = null;
 		try {
 			for (int attempt = 1;; attempt++) {
 				try {
-					report(command, message(e));
+					if (msg == null) msg = message(e);
+					report(command, msg);
 					return;
 				} catch (OutOfMemoryError again) {
 					// the report itself found no room (the failed work's pool threads may still have
