@@ -458,6 +458,35 @@ class TemplateMatchingPluginTest {
 		}
 	}
 
+	@Test
+	void aMatchOfAOnePlaneImageIsNotPlacedOnTheFrontStacksSlice() throws Exception {
+		// the manager's list is changed on the event thread, whose current image is the front
+		// window's: RoiManager.addRoi gave a match of a single image that stack's slice
+		Display.required();
+		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ImagePlus a = noise("8-bit", 60, 40, 1, 31), front = IJ.createImage("front", "8-bit ramp", 50, 50, 5);
+		try {
+			ImagePlus tpl = noise("8-bit", 9, 7, 1, 32);
+			plant(a, 1, tpl.getProcessor(), 5, 6);
+			front.show();
+			front.setSlice(4);
+			ij.WindowManager.setCurrentWindow(front.getWindow());
+			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+			s.threshold = 0.99;
+			TemplateMatchingResults.show(a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			java.awt.EventQueue.invokeAndWait(() -> {});
+			assertEquals(1, rm.getCount());
+			assertEquals(0, rm.getRoi(0).getPosition(), "placed on a slice of the front stack");
+		} finally {
+			front.changes = false;
+			front.close();
+			rm.reset();
+			rm.close();
+			java.awt.Window results = ij.WindowManager.getWindow("Results");
+			if (results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
+		}
+	}
+
 	/** Shows an outcome as the command does; {@code rm} is the ROI Manager's window, which it uses. */
 	private static void shownWith(ij.plugin.frame.RoiManager rm, ImagePlus image, TemplateMatchingPlugin.Outcome out) {
 		assertEquals(rm, ij.plugin.frame.RoiManager.getInstance());
