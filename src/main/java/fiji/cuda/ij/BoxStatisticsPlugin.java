@@ -42,6 +42,8 @@ public class BoxStatisticsPlugin implements PlugIn {
 	/* remembered for the next interactive use only, as ImageJ's filters do */
 	private static double lastRadius = DEFAULT_RADIUS;
 	private static String lastStatistic = DEFAULT_STATISTIC;
+	private static double lastWidth, lastHeight;
+	private static boolean lastStack = true;
 
 	@Override
 	public void run(String arg) {
@@ -61,16 +63,17 @@ public class BoxStatisticsPlugin implements PlugIn {
 			return;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "radius=7 statistic=Mean")) return;
+		if (IjErrors.inUse(COMMAND, imp)) return; // another command is changing the pixels it would read
 		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
 		// the same call would give another window or statistic from one image of a batch to the next
 		boolean macro = Macro.getOptions() != null;
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addNumericField("Radius:", macro ? DEFAULT_RADIUS : lastRadius, 0, 5, "pixels");
 		gd.addChoice("Statistic:", labels, macro ? DEFAULT_STATISTIC : lastStatistic);
-		gd.addNumericField("Width:", 0, 0, 5, "pixels (0 = square)");
-		gd.addNumericField("Height:", 0, 0, 5, "pixels (0 = square)");
+		gd.addNumericField("Width:", macro ? 0 : lastWidth, 0, 5, "pixels (0 = square)");
+		gd.addNumericField("Height:", macro ? 0 : lastHeight, 0, 5, "pixels (0 = square)");
 		boolean isStack = imp.getStackSize() > 1;
-		if (isStack) gd.addCheckbox("Stack (all slices)", true);
+		if (isStack) gd.addCheckbox("Stack (all slices)", macro || lastStack);
 		gd.addMessage("Square window of side 2r+1 centred on each pixel (not a circle),\n"
 			+ "or width x height with the extra row and column below and right.\n"
 			+ "At the borders only the pixels inside the image count.\n"
@@ -87,8 +90,18 @@ public class BoxStatisticsPlugin implements PlugIn {
 			if (!macro) {
 				lastRadius = radius;
 				lastStatistic = chosen.label();
+				lastWidth = width;
+				lastHeight = height;
+				if (isStack) lastStack = stack;
 			}
-			ImagePlus out = compute(imp, chosen, window, stack);
+			// held while read: a command changing the pixels meanwhile gave a result of both states
+			if (!IjErrors.lock(COMMAND, imp)) return;
+			ImagePlus out;
+			try {
+				out = compute(imp, chosen, window, stack);
+			} finally {
+				imp.unlock();
+			}
 			if (out != null) out.show();
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on

@@ -47,6 +47,7 @@ public class IntegralImagePlugin implements PlugIn {
 
 	/** Remembered for the next interactive use only; a macro's omitted {@code table} is Sum. */
 	private static String lastTable = TABLES[0];
+	private static boolean lastStack = true;
 
 	/** Whether the Log has said that a table passed 2^24; tests set it back. */
 	static boolean floatWarned;
@@ -62,13 +63,14 @@ public class IntegralImagePlugin implements PlugIn {
 			return;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "table=Both")) return;
+		if (IjErrors.inUse(COMMAND, imp)) return; // another command is changing the pixels it would read
 		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
 		// the same call would give another table from one image of a batch to the next
 		boolean macro = Macro.getOptions() != null;
 		GenericDialog gd = new GenericDialog(COMMAND);
 		gd.addChoice("Table:", TABLES, macro ? TABLES[0] : lastTable);
 		boolean isStack = imp.getStackSize() > 1;
-		if (isStack) gd.addCheckbox("Stack (all slices)", true);
+		if (isStack) gd.addCheckbox("Stack (all slices)", macro || lastStack);
 		gd.addMessage("Entry (x, y) is the sum over the rectangle from (0, 0) to (x, y)\n"
 			+ "of the whole image: a selection is ignored (Image>Duplicate it first).\n"
 			+ "Values above 2^24 are not exact in a 32-bit image.");
@@ -84,9 +86,19 @@ public class IntegralImagePlugin implements PlugIn {
 			return;
 		}
 		boolean stack = isStack && gd.getNextBoolean();
-		if (!macro) lastTable = table;
+		if (!macro) {
+			lastTable = table;
+			if (isStack) lastStack = stack;
+		}
+		// held while read: a command changing the pixels meanwhile gave a result of both states
+		if (!IjErrors.lock(COMMAND, imp)) return;
 		try {
-			ImagePlus out = compute(imp, table, stack);
+			ImagePlus out;
+			try {
+				out = compute(imp, table, stack);
+			} finally {
+				imp.unlock();
+			}
 			if (out != null) out.show();
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on

@@ -180,8 +180,17 @@ public class TemplateMatchingPlugin implements PlugIn {
 				else template = WindowManager.getImage(ids[a.template]);
 				s = a.settings;
 			}
+			// held while read and marked: a command changing the pixels meanwhile gave matches of
+			// both states
+			if (template != null && template != image && IjErrors.inUse(COMMAND, template)) return;
+			if (!IjErrors.lock(COMMAND, image)) return;
 			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
-			Outcome out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
+			Outcome out;
+			try {
+				out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
+			} finally {
+				image.unlock();
+			}
 			TemplateMatchingResults.show(image, out);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on

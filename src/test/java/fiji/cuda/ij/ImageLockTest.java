@@ -55,6 +55,36 @@ class ImageLockTest {
 	}
 
 	@Test
+	void theCommandsThatReadAnImageRefuseOneAnotherCommandIsChanging() throws Exception {
+		// Box Statistics, Integral Image and Template Matching read the pixels while a blur was
+		// still writing them, and made a result of both states without a word
+		String[][] cases = { { "GPU Box Statistics", "radius=1 statistic=Mean stack" },
+			{ "GPU Integral Image", "table=Both stack" }, { "GPU Template Matching", "template=[busy tpl]" } };
+		ImagePlus tpl = IJ.createImage("busy tpl", "8-bit ramp", 5, 4, 1);
+		Display.required();
+		tpl.show();
+		try {
+			for (String[] c : cases) {
+				ImagePlus imp = IJ.createImage("busy", "8-bit ramp", 20, 10, 3);
+				Thread other = new Thread(imp::lock);
+				other.start();
+				other.join();
+				int[] before = ij.WindowManager.getIDList();
+				ij.plugin.PlugIn plugin = c[0].contains("Box") ? new BoxStatisticsPlugin()
+					: c[0].contains("Integral") ? new IntegralImagePlugin() : new TemplateMatchingPlugin();
+				String log = LocalThresholdPluginTest.asMacro(plugin, imp, c[1]);
+				assertTrue(log.contains(c[0] + ": \"busy\" is in use by another command"), c[0] + ": " + log);
+				assertEquals(java.util.Arrays.toString(before), java.util.Arrays.toString(ij.WindowManager.getIDList()),
+					c[0] + " made a new image");
+				assertEquals(null, imp.getOverlay(), c[0]);
+			}
+		} finally {
+			tpl.changes = false;
+			tpl.close();
+		}
+	}
+
+	@Test
 	void lockReportsAnImageLockedByAnotherCommand() throws Exception {
 		ImagePlus imp = lockedElsewhere();
 		boolean[] locked = new boolean[1];
