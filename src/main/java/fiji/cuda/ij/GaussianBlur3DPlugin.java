@@ -73,9 +73,9 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		if (IjErrors.noOptionsToRunWith(COMMAND, "x=2 y=2 z=2")) return;
 		boolean macro = Macro.getOptions() != null;
 		GenericDialog gd = new GenericDialog(COMMAND);
-		gd.addNumericField("X sigma:", macro ? DEFAULT_SIGMA : lastX, 1);
-		gd.addNumericField("Y sigma:", macro ? DEFAULT_SIGMA : lastY, 1);
-		gd.addNumericField("Z sigma:", macro ? DEFAULT_SIGMA : lastZ, 1);
+		IjBridge.addExactField(gd, "X sigma:", macro ? DEFAULT_SIGMA : lastX, 1);
+		IjBridge.addExactField(gd, "Y sigma:", macro ? DEFAULT_SIGMA : lastY, 1);
+		IjBridge.addExactField(gd, "Z sigma:", macro ? DEFAULT_SIGMA : lastZ, 1);
 		gd.showDialog();
 		if (gd.wasCanceled()) return;
 		double[] sigmas = new double[3];

@@ -133,7 +133,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		// non-blocking, as ImageJ's, when its "Non-blocking filter dialogs" option is on and the
 		// image has a window: the user may then scroll the stack or adjust the display meanwhile
 		GenericDialog gd = GUI.newNonBlockingDialog(command, imp);
-		gd.addNumericField("Sigma (Radius):", Math.abs(sigma), 2);
+		IjBridge.addExactField(gd, "Sigma (Radius):", Math.abs(sigma), 2);
 		Calibration cal = imp.getCalibration();
 		hasScale = cal != null && !cal.getUnits().equals("pixels");
 		if (hasScale)

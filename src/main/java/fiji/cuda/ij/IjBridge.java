@@ -88,6 +88,21 @@ public final class IjBridge {
 		rt.show(rt == ij.measure.ResultsTable.getResultsTable() ? "Results" : title);
 	}
 
+	/**
+	 * A numeric field showing its value exactly. GenericDialog rounds the value to the field's
+	 * decimals for display, yet OK on the untouched field uses the unrounded value and records
+	 * the rounded text, so the recorded line replays otherwise than the run it records (a
+	 * remembered C of 0.004 showed as 0.00 and recorded parameter_1=0, the method's default; a
+	 * score threshold of 0.473 recorded as 0.47 found one more object).
+	 */
+	static void addExactField(ij.gui.GenericDialog gd, String label, double value, int decimals) {
+		gd.addNumericField(label, value, decimals);
+		java.util.Vector<?> fields = gd.getNumericFields();
+		if (fields != null && !fields.isEmpty() && Double.isFinite(value)
+			&& value != Double.parseDouble(IJ.d2s(value, decimals)))
+			((java.awt.TextField) fields.lastElement()).setText(fiji.cuda.ops.Texts.number(value));
+	}
+
 	private IjBridge() {}
 
 	/** Installs the log sink and applies the stored device choice; later calls do nothing. */

@@ -139,16 +139,9 @@ public class LocalThresholdPlugin implements PlugIn {
 		}
 	}
 
-	/**
-	 * A parameter's field, showing the value exactly. GenericDialog rounds it to the field's
-	 * decimals for display, yet OK on the untouched field uses the unrounded value and records
-	 * the rounded text: a remembered C of 0.004 showed as 0.00 and recorded parameter_1=0, which
-	 * replays as the method's default.
-	 */
+	/** A parameter's field, showing the value exactly ({@link IjBridge#addExactField}). */
 	private static void addParameterField(GenericDialog gd, String label, double value) {
-		gd.addNumericField(label, value, 2);
-		if (Double.isFinite(value) && value != Double.parseDouble(IJ.d2s(value, 2)))
-			((java.awt.TextField) gd.getNumericFields().lastElement()).setText(fiji.cuda.ops.Texts.number(value));
+		IjBridge.addExactField(gd, label, value, 2);
 	}
 
 	/**

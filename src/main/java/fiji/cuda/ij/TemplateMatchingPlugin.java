@@ -110,7 +110,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 		public final List<String> names = new ArrayList<>();
 	}
 
-	private static final Settings LAST = new Settings();
+	static final Settings LAST = new Settings();
 
 	/* the fields, for messages */
 	static final Field THRESHOLD = new Field("Score threshold", "score_threshold"),
@@ -413,9 +413,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 		gd.addDirectoryField(FOLDER_LABEL, "");
 		gd.addMessage("When a template folder is given, its .tif/.tiff images are the templates,\n"
 			+ "instead of the Template image. Leave it empty to use the Template image.");
-		gd.addNumericField("Score_threshold:", LAST.threshold, 2);
+		IjBridge.addExactField(gd, "Score_threshold:", LAST.threshold, 2);
 		gd.addNumericField("Max_objects:", LAST.maxObjects, 0);
-		gd.addNumericField("NMS (maximal overlap, 0-1):", LAST.nms, 2);
+		IjBridge.addExactField(gd, "NMS (maximal overlap, 0-1):", LAST.nms, 2);
 		// the macro key stays "angles": GenericDialog keys a field by the first word of its label
 		gd.addStringField("Angles (degrees, counter-clockwise):", format(LAST.angles), 20);
 		gd.addCheckbox("Flip (also mirrored templates)", LAST.flip);
