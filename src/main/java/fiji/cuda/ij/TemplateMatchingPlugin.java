@@ -112,6 +112,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	static final Settings LAST = new Settings();
 
+	/** The score map's title, before the image's. */
+	static final String SCORE_MAP_TITLE = "Score map of ";
+
 	/* the fields, for messages */
 	static final Field THRESHOLD = new Field("Score threshold", "score_threshold"),
 		MAX_OBJECTS = new Field("Max objects", "max_objects"), NMS = new Field("NMS (maximal overlap)", "nms"),
@@ -165,14 +168,16 @@ public class TemplateMatchingPlugin implements PlugIn {
 				}
 				String[] titles = new String[ids.length];
 				int[][] sizes = new int[ids.length][];
+				boolean[] maps = new boolean[ids.length];
 				int current = 0;
 				for (int i = 0; i < ids.length; i++) {
 					ImagePlus open = WindowManager.getImage(ids[i]);
 					titles[i] = open.getTitle();
 					sizes[i] = new int[] { open.getWidth(), open.getHeight() };
+					maps[i] = titles[i].startsWith(SCORE_MAP_TITLE);
 					if (open == WindowManager.getCurrentImage()) current = i;
 				}
-				int[] first = defaultChoices(sizes, current);
+				int[] first = defaultChoices(sizes, current, maps);
 				Answer a = dialog(titles, first[0], first[1]);
 				if (a == null) return;
 				image = WindowManager.getImage(ids[a.image]);
@@ -367,13 +372,24 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 * @return the indices of the Image and the Template
 	 */
 	static int[] defaultChoices(int[][] sizes, int current) {
+		return defaultChoices(sizes, current, new boolean[sizes.length]);
+	}
+
+	/**
+	 * {@link #defaultChoices(int[][], int)} passing over the images marked {@code results} (a
+	 * score map of an earlier run, which is no template: it was offered as the Template, as the
+	 * image opened last that fits), unless there is nothing else.
+	 */
+	static int[] defaultChoices(int[][] sizes, int current, boolean[] results) {
 		int container = -1;
 		for (int i = sizes.length - 1; i >= 0; i--)
-			if (i != current && fits(sizes[current], sizes[i]) && area(sizes[i]) >= 4 * area(sizes[current])
+			if (i != current && !results[i] && fits(sizes[current], sizes[i]) && area(sizes[i]) >= 4 * area(sizes[current])
 				&& (container < 0 || area(sizes[i]) > area(sizes[container]))) container = i;
 		if (container >= 0) return new int[] { container, current };
 		for (int i = sizes.length - 1; i >= 0; i--)
-			if (i != current && fits(sizes[i], sizes[current])) return new int[] { current, i };
+			if (i != current && !results[i] && fits(sizes[i], sizes[current])) return new int[] { current, i };
+		for (int i = 0; i < sizes.length; i++)
+			if (i != current && !results[i]) return new int[] { current, i };
 		for (int i = 0; i < sizes.length; i++)
 			if (i != current) return new int[] { current, i };
 		return new int[] { current, current };

@@ -89,7 +89,7 @@ final class TemplateMatchingResults {
 			float[] m = same ? TemplateMatching.toSameSize(maps.get(i), s[2], s[3], s[0], s[1]) : maps.get(i);
 			st.addSlice(labels.get(i), new FloatProcessor(w, h, m));
 		}
-		ImagePlus imp = new ImagePlus("Score map of " + title, st);
+		ImagePlus imp = new ImagePlus(TemplateMatchingPlugin.SCORE_MAP_TITLE + title, st);
 		imp.getProcessor().setMinAndMax(-1, 1);
 		return imp;
 	}

@@ -147,6 +147,15 @@ class TemplateMatchingPluginTest {
 		assertArrayEquals(new int[] { 1, 2 }, TemplateMatchingPlugin.defaultChoices(new int[][] { { 50, 50 },
 			{ 50, 50 }, { 50, 50 } }, 1));
 		assertArrayEquals(new int[] { 0, 0 }, TemplateMatchingPlugin.defaultChoices(new int[][] { { 50, 50 } }, 0));
+		// a scene, its template, and the score map of a run with same_size (the image's size,
+		// opened last): the map was offered as the Template
+		int[][] withMap = { { 80, 60 }, { 9, 7 }, { 80, 60 } };
+		boolean[] maps = { false, false, true };
+		assertArrayEquals(new int[] { 0, 1 }, TemplateMatchingPlugin.defaultChoices(withMap, 0, maps));
+		assertArrayEquals(new int[] { 0, 2 }, TemplateMatchingPlugin.defaultChoices(withMap, 0));
+		// nothing else open: the map after all
+		assertArrayEquals(new int[] { 0, 1 }, TemplateMatchingPlugin.defaultChoices(new int[][] { { 80, 60 },
+			{ 80, 60 } }, 0, new boolean[] { false, true }));
 		// nothing fits inside the current image: the first other image, as before
 		assertArrayEquals(new int[] { 0, 1 }, TemplateMatchingPlugin.defaultChoices(new int[][] { { 30, 30 },
 			{ 10, 60 } }, 0));
