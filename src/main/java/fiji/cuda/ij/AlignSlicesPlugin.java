@@ -297,15 +297,16 @@ public class AlignSlicesPlugin implements PlugIn {
 		return s;
 	}
 
-	/** Fills ImageJ's Results table and says how it went. */
 	/** Where the shifts go when the user keeps unsaved measurements in the Results table. */
 	static final String RESULTS_TITLE = "Align Slices Results";
 
+	/** Fills ImageJ's Results table and says how it went. */
 	private static void show(ImagePlus imp, Outcome out) {
 		Undo.reset(); // ImageJ's Undo cannot restore a stack
+		boolean kept = IjBridge.keepsResults(COMMAND, RESULTS_TITLE);
 		boolean held = IjBridge.holdSharedWindows(); // another run's rows must not go in between
 		try {
-			ResultsTable rt = IjBridge.resultsTable(COMMAND, RESULTS_TITLE);
+			ResultsTable rt = IjBridge.resultsTable(kept);
 			rt.setPrecision(4);
 			for (int i = 0; i < out.table.size(); i++) {
 				rt.incrementCounter();

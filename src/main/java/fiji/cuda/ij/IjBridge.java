@@ -58,24 +58,31 @@ public final class IjBridge {
 	static java.util.function.BooleanSupplier resultsReset = ij.plugin.filter.Analyzer::resetCounter;
 
 	/**
-	 * The table a command that lists its results afresh fills, once its work has succeeded: the
-	 * Results table, emptied as ImageJ's own commands empty it (Analyze Particles with "Clear
-	 * results"). Run from a menu with measurements not yet saved, ImageJ first asks whether to
-	 * save them; a macro clears without asking. Asked only now, after the work: a failed run
-	 * must leave the user's measurements where they were.
+	 * Whether a command that lists its results afresh, its work done, must leave the Results
+	 * table to the user. ImageJ's own commands that start the table afresh (Analyze Particles
+	 * with "Clear results") ask, run from a menu with measurements not yet saved, whether to
+	 * save them, and empty it; a macro's they empty without asking. Asked only after the work,
+	 * so that a failed run leaves the measurements where they were, and before the command
+	 * takes the shared windows, so that other runs need not wait for the answer.
 	 *
 	 * @param command the command, for the Log line that says where its results went
-	 * @param title   the title of the table of the command's own where the user keeps the
-	 *                measurements (Cancel)
-	 * @return the emptied Results table, or a new table to be shown under {@code title}
+	 * @param title   the title of the table of the command's own that then gets them
+	 * @return true when the user kept the measurements (Cancel): the results go to a new table
 	 */
-	static ij.measure.ResultsTable resultsTable(String command, String title) {
+	static boolean keepsResults(String command, String title) {
 		ij.measure.ResultsTable rt = ij.measure.ResultsTable.getResultsTable();
-		if (rt == null) return new ij.measure.ResultsTable();
-		if (rt.size() > 0 && !resultsReset.getAsBoolean()) {
-			IJ.log(command + ": the Results table kept its measurements; the results are in \"" + title + "\".");
-			return new ij.measure.ResultsTable();
-		}
+		if (rt == null || rt.size() == 0 || resultsReset.getAsBoolean()) return false;
+		IJ.log(command + ": the Results table kept its measurements; the results are in \"" + title + "\".");
+		return true;
+	}
+
+	/**
+	 * @param kept what {@link #keepsResults} answered
+	 * @return the Results table emptied, or a new table where the user kept the measurements
+	 */
+	static ij.measure.ResultsTable resultsTable(boolean kept) {
+		ij.measure.ResultsTable rt = ij.measure.ResultsTable.getResultsTable();
+		if (kept || rt == null) return new ij.measure.ResultsTable();
 		rt.reset();
 		return rt;
 	}
@@ -145,15 +152,24 @@ public final class IjBridge {
 	static String getValue(String options, String key, String dflt) {
 		if (options == null) return dflt;
 		String k = Macro.trimKey(key) + "=";
-		boolean inside = false;
+		int depth = 0; // within a [value]: ImageJ pairs brackets nested in it, as image=[scan[1] a]
+		char quote = 0; // within a 'value'
 		for (int i = 0; i < options.length(); i++) {
 			char c = options.charAt(i);
-			if (inside) {
-				inside = c != ']'; // as ImageJ reads a bracketed value: up to the first ]
+			if (quote != 0) {
+				if (c == quote) quote = 0;
 				continue;
 			}
-			// only a value's opening bracket: a [ within an unbracketed value (image=a[1) opens nothing
-			if (c == '[' && i > 0 && options.charAt(i - 1) == '=') inside = true;
+			if (depth > 0) {
+				if (c == '[') depth++;
+				else if (c == ']') depth--;
+				continue;
+			}
+			// only a value's opening bracket or quote: a [ within an unbracketed value (image=a[1)
+			// opens nothing
+			boolean opens = i > 0 && options.charAt(i - 1) == '=';
+			if (c == '[' && opens) depth = 1;
+			else if (c == '\'' && opens) quote = c;
 			else if ((i == 0 || !Character.isLetter(options.charAt(i - 1))) && options.startsWith(k, i))
 				return Macro.getValue(options.substring(i), key, dflt);
 		}

@@ -110,6 +110,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 		public final List<String> names = new ArrayList<>();
 	}
 
+	/** The dialog's remembered choices (not private: tests put them back). */
 	static final Settings LAST = new Settings();
 
 	/** The score map's title, before the image's. */
@@ -185,16 +186,20 @@ public class TemplateMatchingPlugin implements PlugIn {
 				else template = WindowManager.getImage(ids[a.template]);
 				s = a.settings;
 			}
-			// held while read and marked: a command changing the pixels meanwhile gave matches of
-			// both states
-			if (template != null && template != image && IjErrors.inUse(COMMAND, template)) return;
+			// both held while read: a command changing the pixels meanwhile gave matches of both states
+			boolean other = template != null && template != image;
 			if (!IjErrors.lock(COMMAND, image)) return;
+			if (other && !IjErrors.lock(COMMAND, template)) {
+				image.unlock();
+				return;
+			}
 			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
 			Outcome out;
 			try {
 				out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
 			} finally {
 				image.unlock();
+				if (other) template.unlock();
 			}
 			TemplateMatchingResults.show(image, out);
 		} catch (RuntimeException | OutOfMemoryError e) {
@@ -379,6 +384,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 * {@link #defaultChoices(int[][], int)} passing over the images marked {@code results} (a
 	 * score map of an earlier run, which is no template: it was offered as the Template, as the
 	 * image opened last that fits), unless there is nothing else.
+	 *
+	 * @param results per open image, whether it is a result of this command
+	 * @return the indices of the Image and the Template
 	 */
 	static int[] defaultChoices(int[][] sizes, int current, boolean[] results) {
 		int container = -1;

@@ -115,10 +115,11 @@ final class TemplateMatchingResults {
 
 	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
 	static void show(ImagePlus image, Outcome out) {
+		boolean kept = IjBridge.keepsResults(COMMAND, RESULTS_TITLE);
 		// another run's rows and matches must not go in between
 		boolean held = IjBridge.holdSharedWindows();
 		try {
-			ResultsTable rt = IjBridge.resultsTable(COMMAND, RESULTS_TITLE);
+			ResultsTable rt = IjBridge.resultsTable(kept);
 			for (int i = 0; i < out.table.size(); i++) {
 				rt.incrementCounter();
 				for (String h : out.table.getHeadings())
@@ -135,12 +136,13 @@ final class TemplateMatchingResults {
 			// images (a batch, or a second image compared by eye)
 			Overlay overlay = withoutMatches(image.getOverlay());
 			List<Roi> matches = new ArrayList<>();
+			String of = matchOf(image.getID(), registered(image));
 			int n = 0;
 			for (Detection d : out.detections) {
 				Roi r = new Roi(d.x, d.y, d.width, d.height);
 				r.setName(String.format(Locale.US, "Match %d (%.3f)", ++n, d.score));
 				r.setStrokeColor(Color.yellow);
-				r.setProperty(MATCH_OF, matchOf(image.getID()));
+				r.setProperty(MATCH_OF, of);
 				placeOn(r, image, d.plane);
 				overlay.add(r);
 				matches.add((Roi) r.clone());
@@ -234,14 +236,30 @@ final class TemplateMatchingResults {
 
 	private static final String SESSION = java.util.UUID.randomUUID().toString();
 
-	static String matchOf(int imageId) {
-		return SESSION + ":" + imageId;
+	/**
+	 * @param imageId    the image the match was found on
+	 * @param registered whether ImageJ knows that image by its ID (shown, or a batch-mode
+	 *                   image), so that its closing can be seen later
+	 * @return the {@link #MATCH_OF} value: "session:ID", with ":open" for a registered image
+	 */
+	static String matchOf(int imageId, boolean registered) {
+		return SESSION + ":" + imageId + (registered ? ":open" : "");
+	}
+
+	/**
+	 * @return whether the image has a window or is a batch-mode image: a script's image given to
+	 *         {@code IJ.run(imp, ...)} has neither, and its matches must not pass for those of a
+	 *         closed image
+	 */
+	private static boolean registered(ImagePlus image) {
+		return image.getWindow() != null || Interpreter.getBatchModeImage(image.getID()) != null;
 	}
 
 	/**
 	 * @return the indexes of the ROI Manager's entries that an earlier run of this session put
-	 *         there for {@code image}, or for an image no longer open: a batch over a folder
-	 *         closes each image, and its matches would otherwise pile up in the manager
+	 *         there for {@code image}, or for a shown or batch-mode image since closed: a batch
+	 *         over a folder closes each image, and its matches would otherwise pile up in the
+	 *         manager (a script's images without windows keep theirs)
 	 */
 	static List<Integer> earlierMatches(RoiManager rm, ImagePlus image) {
 		String prefix = SESSION + ":";
@@ -250,13 +268,15 @@ final class TemplateMatchingResults {
 			Roi r = rm.getRoi(i);
 			String of = r == null ? null : r.getProperty(MATCH_OF);
 			if (of == null || !of.startsWith(prefix) || !isMatchName(r.getName())) continue;
+			String[] idAndOpen = of.substring(prefix.length()).split(":");
 			int id;
 			try {
-				id = Integer.parseInt(of.substring(prefix.length()));
+				id = Integer.parseInt(idAndOpen[0]);
 			} catch (NumberFormatException e) {
 				continue;
 			}
-			if (id == image.getID() || ij.WindowManager.getImage(id) == null) out.add(i);
+			boolean closed = idAndOpen.length > 1 && ij.WindowManager.getImage(id) == null;
+			if (id == image.getID() || closed) out.add(i);
 		}
 		return out;
 	}

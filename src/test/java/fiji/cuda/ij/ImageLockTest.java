@@ -78,7 +78,17 @@ class ImageLockTest {
 					c[0] + " made a new image");
 				assertEquals(null, imp.getOverlay(), c[0]);
 			}
+			// the template too
+			Thread other = new Thread(tpl::lock);
+			other.start();
+			other.join();
+			ImagePlus free = IJ.createImage("free", "8-bit ramp", 20, 10, 1);
+			String log = LocalThresholdPluginTest.asMacro(new TemplateMatchingPlugin(), free, "template=[busy tpl]");
+			assertTrue(log.contains("GPU Template Matching: \"busy tpl\" is in use by another command"), log);
+			assertEquals(null, free.getOverlay());
+			assertFalse(free.isLocked(), "the image was left locked");
 		} finally {
+			tpl.unlock();
 			tpl.changes = false;
 			tpl.close();
 		}

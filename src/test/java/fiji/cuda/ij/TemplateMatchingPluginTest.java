@@ -71,6 +71,10 @@ class TemplateMatchingPluginTest {
 		assertEquals("2", IjBridge.getValue("x=1\ty=2", "y", null));
 		assertEquals("2", IjBridge.getValue("sigma=2 ", "Sigma", null));
 		assertEquals("5", IjBridge.getValue("ymax=4 max=5", "max", null));
+		// brackets nested in a bracketed value pair up, as ImageJ reads them; a quoted value
+		assertEquals("0.5", IjBridge.getValue("image=[scan[1] nms=0.9] nms=0.5", "nms", null));
+		assertEquals("scan[1] nms=0.9", IjBridge.getValue("image=[scan[1] nms=0.9] nms=0.5", "image", null));
+		assertEquals("0.5", IjBridge.getValue("image='a nms=0.9' nms=0.5", "nms", null));
 	}
 
 	@Test
@@ -453,6 +457,20 @@ class TemplateMatchingPluginTest {
 			c.close();
 			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
 			assertEquals(2, rm.getCount(), "c's match went with c; the saved entry stayed");
+			// a script's images, never shown, are not taken for closed ones
+			ImagePlus x = noise("8-bit", 60, 40, 1, 24), y = noise("8-bit", 60, 40, 1, 25);
+			plant(x, 1, tpl.getProcessor(), 3, 3);
+			plant(y, 1, tpl.getProcessor(), 40, 20);
+			shownWith(rm, x, TemplateMatchingPlugin.run(x, tpl, s, CPU));
+			shownWith(rm, y, TemplateMatchingPlugin.run(y, tpl, s, CPU));
+			assertEquals(4, rm.getCount(), "the unshown x lost its match to y's run");
+			shownWith(rm, x, TemplateMatchingPlugin.run(x, tpl, s, CPU));
+			assertEquals(4, rm.getCount(), "x's match replaced by the same");
+			x.changes = false;
+			x.close();
+			y.changes = false;
+			y.close();
+			assertEquals(4, rm.getCount());
 			assertEquals("an-earlier-session:" + a.getID(), rm.getRoi(0).getProperty(TemplateMatchingResults.MATCH_OF));
 			assertEquals(1, TemplateMatchingResults.earlierMatches(rm, a).size());
 		} finally {
