@@ -34,12 +34,7 @@ class ExactFieldsTest {
 		} finally {
 			TemplateMatchingPlugin.LAST.threshold = threshold;
 			TemplateMatchingPlugin.LAST.nms = nms;
-			for (ImagePlus imp : new ImagePlus[] { image, tpl }) {
-				imp.changes = false;
-				imp.close();
-			}
-			java.awt.Window results = ij.WindowManager.getWindow("Results");
-			if (results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
+			TemplateMatchingPluginTest.closeAll(ij.plugin.frame.RoiManager.getInstance(), image, tpl);
 		}
 	}
 

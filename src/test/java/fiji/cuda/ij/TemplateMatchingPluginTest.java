@@ -418,15 +418,7 @@ class TemplateMatchingPluginTest {
 			assertNull(a.getRoi(), "a selection left on the image");
 			assertNull(b.getRoi(), "a selection left on the other image");
 		} finally {
-			for (ImagePlus imp : shown)
-				if (imp != null) {
-					imp.changes = false;
-					imp.close();
-				}
-			rm.reset();
-			rm.close();
-			java.awt.Window results = ij.WindowManager.getWindow("Results");
-			if (results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
+			closeAll(rm, shown);
 		}
 	}
 
@@ -474,14 +466,7 @@ class TemplateMatchingPluginTest {
 			assertEquals("an-earlier-session:" + a.getID(), rm.getRoi(0).getProperty(TemplateMatchingResults.MATCH_OF));
 			assertEquals(1, TemplateMatchingResults.earlierMatches(rm, a).size());
 		} finally {
-			for (ImagePlus imp : new ImagePlus[] { a, c }) {
-				imp.changes = false;
-				imp.close();
-			}
-			rm.reset();
-			rm.close();
-			java.awt.Window results = ij.WindowManager.getWindow("Results");
-			if (results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
+			closeAll(rm, a, c);
 		}
 	}
 
@@ -505,13 +490,26 @@ class TemplateMatchingPluginTest {
 			assertEquals(1, rm.getCount());
 			assertEquals(0, rm.getRoi(0).getPosition(), "placed on a slice of the front stack");
 		} finally {
-			front.changes = false;
-			front.close();
+			closeAll(rm, front);
+		}
+	}
+
+	/**
+	 * After a test that showed matches: closes the images (unchanged), empties and closes the
+	 * ROI Manager, and closes the Results window, so that the next test starts without them.
+	 */
+	static void closeAll(ij.plugin.frame.RoiManager rm, ImagePlus... images) {
+		for (ImagePlus imp : images)
+			if (imp != null) {
+				imp.changes = false;
+				imp.close();
+			}
+		if (rm != null) {
 			rm.reset();
 			rm.close();
-			java.awt.Window results = ij.WindowManager.getWindow("Results");
-			if (results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
 		}
+		java.awt.Window results = ij.WindowManager.getWindow("Results");
+		if (results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
 	}
 
 	/** Shows an outcome as the command does; {@code rm} is the ROI Manager's window, which it uses. */
