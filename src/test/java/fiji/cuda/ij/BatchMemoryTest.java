@@ -177,7 +177,15 @@ public class BatchMemoryTest {
 
 	/** Runs a macro on this thread as ImageJ's -batch does, failing the test on a macro error. */
 	private static void run(String macro) {
-		String r = IJ.runMacro(macro);
+		boolean batch = Interpreter.batchMode;
+		String r;
+		try {
+			r = IJ.runMacro(macro);
+		} finally {
+			// a macro run on this thread that set batch mode leaves it set for the whole JVM: the
+			// tests after this one that answer dialogs then found no dialog, "nobody to ask"
+			Interpreter.batchMode = batch;
+		}
 		assertTrue(r == null || !r.equals("[aborted]"), "the macro was aborted: " + r);
 	}
 }
