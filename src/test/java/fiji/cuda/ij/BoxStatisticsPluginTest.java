@@ -8,10 +8,30 @@ import org.junit.jupiter.api.Test;
 
 import fiji.cuda.integral.BoxStatistics.Statistic;
 import fiji.cuda.integral.Window;
+import ij.IJ;
 import ij.ImagePlus;
 
 /** The dialog's window rule: the radius's square, or a w x h rectangle; nothing silently dropped. */
 class BoxStatisticsPluginTest {
+
+	@Test
+	void theResultKeepsTheSourcesLut() {
+		// as Image>Type>32-bit and Process>Filters>Mean... keep it: the result came out grey, and
+		// the local mean of an image with an inverting LUT showed with the opposite contrast
+		ImagePlus inverted = IJ.createImage("s", "8-bit ramp", 30, 20, 1);
+		inverted.getProcessor().invertLut();
+		ImagePlus mean = BoxStatisticsPlugin.compute(inverted, fiji.cuda.integral.BoxStatistics.Statistic.MEAN,
+			fiji.cuda.integral.Window.square(2), false);
+		assertTrue(mean.isInvertedLut(), "the inverting LUT was lost");
+		ImagePlus fire = IJ.createImage("f", "16-bit ramp", 30, 20, 2);
+		java.awt.image.IndexColorModel lut = ij.plugin.LutLoader.getLut("fire");
+		fire.getProcessor().setColorModel(lut);
+		ImagePlus sd = BoxStatisticsPlugin.compute(fire, fiji.cuda.integral.BoxStatistics.Statistic.STANDARD_DEVIATION,
+			fiji.cuda.integral.Window.square(1), true);
+		java.awt.image.IndexColorModel got = (java.awt.image.IndexColorModel) sd.getProcessor().getColorModel();
+		for (int i = 0; i < 256; i += 50)
+			assertEquals(lut.getRGB(i), got.getRGB(i), "entry " + i);
+	}
 
 	@Test
 	void aNegativeWidthOrHeightIsAnErrorNotTheRadiusSquare() {
