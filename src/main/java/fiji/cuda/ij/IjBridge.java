@@ -53,7 +53,7 @@ public final class IjBridge {
 	}
 
 	/**
-	 * What {@link #resultsTable} asks; ImageJ's own question unless a test puts its answer here.
+	 * What {@link #keepsResults} asks; ImageJ's own question unless a test puts its answer here.
 	 */
 	static java.util.function.BooleanSupplier resultsReset = ij.plugin.filter.Analyzer::resetCounter;
 
@@ -61,7 +61,7 @@ public final class IjBridge {
 	 * Whether a command that lists its results afresh, its work done, must leave the Results
 	 * table to the user. ImageJ's own commands that start the table afresh (Analyze Particles
 	 * with "Clear results") ask, run from a menu with measurements not yet saved, whether to
-	 * save them, and empty it; a macro's they empty without asking. Asked only after the work,
+	 * save them, and empty it; run from a macro, they empty it without asking. Asked only after the work,
 	 * so that a failed run leaves the measurements where they were, and before the command
 	 * takes the shared windows, so that other runs need not wait for the answer.
 	 *
