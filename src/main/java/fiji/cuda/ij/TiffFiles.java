@@ -24,18 +24,13 @@ public final class TiffFiles {
 	 * @return "false" for a classic TIFF whose header ImageJ cannot read, "true" otherwise
 	 */
 	public static String readable(String path) {
-		return String.valueOf(!classicTiff(path) || headerReadable(path));
+		return String.valueOf(!readByTiffDecoder(path) || headerReadable(path));
 	}
 
-	/** @return whether the file starts as a classic TIFF does (II*\0 or MM\0*) */
-	static boolean classicTiff(String path) {
-		byte[] b = new byte[4];
-		try (java.io.InputStream in = new java.io.FileInputStream(path)) {
-			if (in.readNBytes(b, 0, 4) < 4) return false;
-		} catch (java.io.IOException e) {
-			return false;
-		}
-		return b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0 || b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42;
+	/** @return whether {@code open()} would read the file with ImageJ's TIFF decoder: its own choice, by content */
+	static boolean readByTiffDecoder(String path) {
+		int type = new Opener().getFileType(path);
+		return type == Opener.TIFF || type == Opener.TIFF_AND_DICOM;
 	}
 
 	/** @return whether ImageJ's TIFF decoder reads the file's header, whatever it throws */
