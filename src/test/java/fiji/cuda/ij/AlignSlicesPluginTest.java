@@ -137,27 +137,33 @@ class AlignSlicesPluginTest {
 		java.util.Arrays.fill((byte[]) p.plane(3), (byte) 77); // slice 4 is blank
 		ImagePlus imp = image("drift [a]", p);
 		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp, "x=30 y=25 width=36 height=30 margin=4");
+		AlignSlicesPlugin.Outcome[] out = new AlignSlicesPlugin.Outcome[1];
+		java.util.List<String> lines = opLog(() -> out[0] = AlignSlicesPlugin.run(imp, s, CPU));
+		assertEquals(-4, out[0].table.getValue("dX", 2), 0.0);
+		assertTrue(Double.isNaN(out[0].table.getValue("Score", 3)) || out[0].table.getValue("Score", 3) <= 0);
+		assertTrue(lines.contains("GPU Align Slices: in slice 3 of \"drift [a]\" the best match lies on the border of "
+			+ "the area searched, so the landmark may lie beyond it and the shift be cut short. Check it, or align "
+			+ "again with a larger margin (now 4) or a landmark further from the image's edges."), lines::toString);
+		assertTrue(lines.contains("GPU Align Slices: in slice 4 of \"drift [a]\" nothing matched the landmark (the "
+			+ "area searched is flat, or not finite), so it was not moved."), lines::toString);
+		// a landmark as wide as the image cannot follow a motion along x
+		ImagePlus wide = image("wide", DriftingStack.make(PixelType.UINT8, 100, 90, new double[2], new double[2], 6));
+		assertEquals(java.util.List.of("GPU Align Slices: the landmark spans the whole width of \"wide\", so no slice "
+			+ "could be shifted left or right; choose a smaller landmark, inside the image, to follow that motion."),
+			opLog(() -> AlignSlicesPlugin.run(wide, AlignSlicesPlugin.fromMacro(wide, "x=0 y=20 width=100 height=30 margin=4"),
+				CPU)));
+	}
+
+	/** @return the lines the operations and commands logged while {@code r} ran */
+	private static java.util.List<String> opLog(Runnable r) {
 		java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
 		fiji.cuda.ops.OpLog.setSink(lines::add);
 		try {
-			AlignSlicesPlugin.Outcome out = AlignSlicesPlugin.run(imp, s, CPU);
-			assertEquals(-4, out.table.getValue("dX", 2), 0.0);
-			assertTrue(Double.isNaN(out.table.getValue("Score", 3)) || out.table.getValue("Score", 3) <= 0);
-			assertTrue(lines.contains("GPU Align Slices: in slice 3 of \"drift [a]\" the best match lies on the border of "
-				+ "the area searched, so the landmark may lie beyond it and the shift be cut short. Check it, or align "
-				+ "again with a larger margin (now 4) or a landmark further from the image's edges."), lines::toString);
-			assertTrue(lines.contains("GPU Align Slices: in slice 4 of \"drift [a]\" nothing matched the landmark (the "
-				+ "area searched is flat, or not finite), so it was not moved."), lines::toString);
-			// a landmark as wide as the image cannot follow a motion along x
-			lines.clear();
-			ImagePlus wide = image("wide", DriftingStack.make(PixelType.UINT8, 100, 90, new double[2], new double[2], 6));
-			AlignSlicesPlugin.run(wide, AlignSlicesPlugin.fromMacro(wide, "x=0 y=20 width=100 height=30 margin=4"), CPU);
-			assertEquals(java.util.List.of("GPU Align Slices: the landmark spans the whole width of \"wide\", so no slice "
-				+ "could be shifted left or right; choose a smaller landmark, inside the image, to follow that motion."),
-				lines);
+			r.run();
 		} finally {
 			fiji.cuda.ops.OpLog.setSink(IJ::log);
 		}
+		return lines;
 	}
 
 	@Test
@@ -168,20 +174,15 @@ class AlignSlicesPluginTest {
 		((float[]) p.plane(2))[(27 + 5) * 90 + 29 + 5] = Float.NaN;
 		ImagePlus imp = image("with NaN", p);
 		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp, "x=30 y=25 width=24 height=20 margin=5");
-		java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-		fiji.cuda.ops.OpLog.setSink(lines::add);
-		try {
-			AlignSlicesPlugin.Outcome out = AlignSlicesPlugin.run(imp, s, CPU);
-			assertEquals(-2, out.table.getValue("dX", 1), 0.0);
-			// the landmark hidden, the best match of slice 3 is elsewhere (here on the border, said too)
-			assertEquals(1, lines.stream().filter(l -> l.contains("NaN or infinite")).count(), lines::toString);
-			assertTrue(lines.contains("GPU Align Slices: slice 3 of \"with NaN\" holds NaN or infinite pixels where "
-				+ "the landmark was searched; positions whose window includes one were passed over, so the landmark is not "
-				+ "found where it covers one. Check its shift, or replace those pixels first (Process>Math>Remove NaNs...)."),
-				lines::toString);
-		} finally {
-			fiji.cuda.ops.OpLog.setSink(IJ::log);
-		}
+		AlignSlicesPlugin.Outcome[] out = new AlignSlicesPlugin.Outcome[1];
+		java.util.List<String> lines = opLog(() -> out[0] = AlignSlicesPlugin.run(imp, s, CPU));
+		assertEquals(-2, out[0].table.getValue("dX", 1), 0.0);
+		// the landmark hidden, the best match of slice 3 is elsewhere (here on the border, said too)
+		assertEquals(1, lines.stream().filter(l -> l.contains("NaN or infinite")).count(), lines::toString);
+		assertTrue(lines.contains("GPU Align Slices: slice 3 of \"with NaN\" holds NaN or infinite pixels where "
+			+ "the landmark was searched; positions whose window includes one were passed over, so the landmark is not "
+			+ "found where it covers one. Check its shift, or replace those pixels first (Process>Math>Remove NaNs...)."),
+			lines::toString);
 	}
 
 	@Test
