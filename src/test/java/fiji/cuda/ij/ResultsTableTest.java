@@ -56,6 +56,16 @@ class ResultsTableTest {
 		Analyzer.setResultsTable(new ResultsTable());
 	}
 
+	/** Puts ImageJ's own question back, counting how often it is asked. */
+	private static int[] countedQuestions() {
+		int[] asked = new int[1];
+		IjBridge.resultsReset = () -> {
+			asked[0]++;
+			return Analyzer.resetCounter();
+		};
+		return asked;
+	}
+
 	/** One measurement of the user's in the Results table, as Analyze>Measure leaves it. */
 	private static ResultsTable measured() {
 		ResultsTable rt = Analyzer.getResultsTable();
@@ -125,11 +135,7 @@ class ResultsTableTest {
 	void aFailedRunLeavesTheMeasurementsWithoutAsking() {
 		// the question was once asked, and the table emptied, before the work: a run that then
 		// failed (a template larger than the image) left the user with no measurements at all
-		int[] asked = new int[1];
-		IjBridge.resultsReset = () -> {
-			asked[0]++;
-			return Analyzer.resetCounter();
-		};
+		int[] asked = countedQuestions();
 		ResultsTable rt = measured();
 		ImagePlus image = TemplateMatchingPluginTest.noise("8-bit", 20, 20, 1, 7);
 		ImagePlus big = TemplateMatchingPluginTest.noise("8-bit", 30, 30, 1, 8);
@@ -150,11 +156,7 @@ class ResultsTableTest {
 	@Test
 	void withoutAQuestionTheTableStartsAfresh() {
 		// in a macro, and wherever ImageJ has no window to ask from, it clears without asking
-		int[] asked = new int[1];
-		IjBridge.resultsReset = () -> {
-			asked[0]++;
-			return Analyzer.resetCounter();
-		};
+		int[] asked = countedQuestions();
 		measured();
 		IJ.run(drift(), ALIGN, "x=20 y=20 width=30 height=30 margin=6");
 		assertEquals(1, asked[0]);
