@@ -174,6 +174,30 @@ class GpuRuntimeTest {
 	}
 
 	@Test
+	void aBlockWhoseSizeClassDoesNotFitIsAllocatedAtItsExactSize() {
+		// 1 GiB + 1 byte is a class of 1.125 GiB; leave room for the request and 64 MiB more only
+		Gpu g = Gpu.get();
+		g.trimPool();
+		long want = (1L << 30) + 1, cls = BufferPool.sizeClass(want);
+		assertEquals((1L << 30) + (1L << 27), cls);
+		long cachedBefore = g.pool().cachedBytes();
+		long capacity = g.run("Exact", s -> {
+			jcuda.driver.CUdeviceptr filler = new jcuda.driver.CUdeviceptr();
+			jcuda.driver.JCudaDriver.cuMemAlloc(filler, g.memoryInfo()[0] - want - (64L << 20));
+			try (DeviceBuffer b = s.alloc(want)) {
+				s.zero(b.ptr(), want);
+				s.sync();
+				return b.capacity();
+			} finally {
+				jcuda.driver.JCudaDriver.cuMemFree(filler);
+			}
+		});
+		assertEquals(BufferPool.exactSize(want), capacity);
+		assertEquals(cachedBefore, g.pool().cachedBytes(), "a block of no class must be freed, not cached");
+		assertEquals(0, g.bytesInUse());
+	}
+
+	@Test
 	void describeNamesTheDevice() {
 		String all = String.join("\n", Gpu.describe());
 		assertTrue(all.contains(Gpu.get().info().name), all);

@@ -1,0 +1,45 @@
+package fiji.cuda.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+/** The pool's size classes, which need no device. */
+class BufferPoolTest {
+
+	@Test
+	void aLargeBlockIsAtMostAnEighthBiggerThanAskedFor() {
+		// just above a power of two the old classes added a quarter: 1 GB more for a 4.3 GB volume
+		long volume = 2048L * 2048 * 513 * 2;
+		assertTrue(BufferPool.sizeClass(volume) <= volume * 1.125, String.valueOf(BufferPool.sizeClass(volume)));
+		Random r = new Random(3);
+		for (int i = 0; i < 100_000; i++) {
+			long b = (1L << 20) + 1 + (long) (r.nextDouble() * (1L << (21 + r.nextInt(16))));
+			long c = BufferPool.sizeClass(b);
+			assertTrue(c >= b && c <= b + b / 8, b + " -> " + c);
+		}
+		for (int k = 21; k < 40; k++) {
+			long b = (1L << k) + 1;
+			assertEquals((1L << k) + (1L << (k - 3)), BufferPool.sizeClass(b), "2^" + k + " + 1");
+		}
+	}
+
+	@Test
+	void aClassIsItsOwnClassAndClassesGrowWithTheRequest() {
+		// release() caches a block only when its size is a class, which a class must always be
+		long last = 0;
+		for (long b = 1; b < (1L << 36); b += 1 + b / 97) {
+			long c = BufferPool.sizeClass(b);
+			assertEquals(c, BufferPool.sizeClass(c), "class of " + b);
+			assertTrue(c >= last, "classes shrank at " + b);
+			assertTrue(c >= b && c >= 256);
+			last = c;
+		}
+		assertEquals(256, BufferPool.exactSize(1));
+		assertEquals(256, BufferPool.exactSize(256));
+		assertEquals(512, BufferPool.exactSize(257));
+	}
+}
