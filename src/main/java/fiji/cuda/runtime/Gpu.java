@@ -107,6 +107,10 @@ public final class Gpu {
 	private int stagingsInUse;
 	private volatile boolean poisoned;
 	private volatile boolean retired;  // poisoned because the user chose another GPU
+	/** Operations running now, and when the last one started or ended (System.nanoTime). */
+	private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+	private final java.util.concurrent.atomic.AtomicLong lastUse = new java.util.concurrent.atomic.AtomicLong();
+	private final java.util.concurrent.atomic.AtomicBoolean releaseScheduled = new java.util.concurrent.atomic.AtomicBoolean();
 
 	private Gpu(String choice, DeviceInfo info, CUdevice device, CUcontext context) {
 		this.choice = choice;
@@ -362,6 +366,7 @@ public final class Gpu {
 		resetLock.readLock().lock();
 		boolean reset = false;
 		GpuSession s = null;
+		running.incrementAndGet();
 		try {
 			if (poisoned) throw new GpuException(op + (retired ? ": another GPU was chosen meanwhile; try again"
 				: ": the GPU was reset meanwhile; try again"));
@@ -418,9 +423,79 @@ public final class Gpu {
 			} else if (s != null) {
 				dropStaging();
 			}
+			running.decrementAndGet();
+			lastUse.set(System.nanoTime());
 			resetLock.readLock().unlock();
 			if (reset) reset();
+			else scheduleIdleRelease(idleReleaseNanos());
 		}
+	}
+
+	/**
+	 * Seconds without GPU work after which the pool's idle device blocks and the idle pinned
+	 * staging pairs are freed (system property {@code fiji.cuda.idleReleaseSeconds}, 30 by default;
+	 * 0 keeps them until Fiji exits). The pool may hold a quarter of the device, and other GPU
+	 * tools in the same Fiji (deep-learning plug-ins, CLIJ) need that memory more than a batch
+	 * job needs its next allocation 30 s later to be quick.
+	 */
+	static long idleReleaseNanos() {
+		try {
+			return (long) (1e9 * Math.max(0, Double.parseDouble(System.getProperty("fiji.cuda.idleReleaseSeconds", "30"))));
+		} catch (NumberFormatException e) {
+			return 30_000_000_000L;
+		}
+	}
+
+	/** One daemon thread for every device's idle release; made on first use. */
+	private static final class IdleTimer {
+		static final java.util.concurrent.ScheduledExecutorService TIMER =
+			java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+				Thread t = new Thread(r, "Fiji CUDA idle release");
+				t.setDaemon(true);
+				return t;
+			});
+	}
+
+	private void scheduleIdleRelease(long delayNanos) {
+		if (delayNanos <= 0 || !holdsIdleMemory() || !releaseScheduled.compareAndSet(false, true)) return;
+		IdleTimer.TIMER.schedule(this::releaseIfIdle, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+	}
+
+	private boolean holdsIdleMemory() {
+		return pool.cachedBytes() > 0 || !stagings.isEmpty();
+	}
+
+	/** Frees the cached device blocks and staging pairs if no operation ran for the idle time; else looks again later. */
+	private void releaseIfIdle() {
+		releaseScheduled.set(false);
+		long wait = idleReleaseNanos(), idle = System.nanoTime() - lastUse.get();
+		if (running.get() > 0 || idle < wait) {
+			scheduleIdleRelease(running.get() > 0 ? wait : wait - idle);
+			return;
+		}
+		// the read lock keeps a reset or a change of GPU out; what is freed is idle, so operations
+		// that start meanwhile simply allocate again
+		if (!resetLock.readLock().tryLock()) {
+			scheduleIdleRelease(wait);
+			return;
+		}
+		try {
+			if (poisoned) return;
+			cuCtxSetCurrent(context);
+			pool.trim();
+			for (PinnedBuffer[] p; (p = stagings.poll()) != null;)
+				for (PinnedBuffer b : p)
+					b.free();
+		} catch (CudaException e) {
+			// kept until the next chance; nothing is lost
+		} finally {
+			resetLock.readLock().unlock();
+		}
+	}
+
+	/** For tests: device bytes the pool keeps idle, and whether staging pairs are kept. */
+	long idleBytes() {
+		return pool.cachedBytes() + (stagings.isEmpty() ? 0 : 1);
 	}
 
 	/** Work run by {@link Gpu#run}. */

@@ -198,6 +198,29 @@ class GpuRuntimeTest {
 	}
 
 	@Test
+	void idleBlocksAndStagingAreFreedAfterTheIdleTime() throws InterruptedException {
+		Gpu g = Gpu.get();
+		String old = System.getProperty("fiji.cuda.idleReleaseSeconds");
+		try {
+			System.setProperty("fiji.cuda.idleReleaseSeconds", "0.5");
+			GaussianBlur.blur2D(TestImages.random(PixelType.FLOAT32, 300, 200, 2, 1), 2, 2, null, GPU);
+			assertTrue(g.idleBytes() > 0, "the blur left nothing cached");
+			long end = System.currentTimeMillis() + 15_000;
+			while (g.idleBytes() > 0 && System.currentTimeMillis() < end)
+				Thread.sleep(50);
+			assertEquals(0, g.idleBytes(), "cached blocks or staging still held after the idle time");
+			// and the GPU works as before, allocating again
+			Planes img = TestImages.random(PixelType.UINT16, 97, 61, 1, 2), cpu = img.copy();
+			assertEquals(Backend.GPU, GaussianBlur.blur2D(img, 3, 3, null, GPU).ranOn());
+			GaussianBlur.blur2D(cpu, 3, 3, null, CPU);
+			assertArrayEquals((short[]) cpu.plane(0), (short[]) img.plane(0));
+		} finally {
+			if (old == null) System.clearProperty("fiji.cuda.idleReleaseSeconds");
+			else System.setProperty("fiji.cuda.idleReleaseSeconds", old);
+		}
+	}
+
+	@Test
 	void describeNamesTheDevice() {
 		String all = String.join("\n", Gpu.describe());
 		assertTrue(all.contains(Gpu.get().info().name), all);
