@@ -52,8 +52,8 @@ public class BoxStatisticsCommand extends ContextCommand {
 			// the menu command's image: its title, slice labels, layout and calibration; a single image
 			// is one slice to the menu command too, whose result takes no label from it (ImageJ makes
 			// one of its title and Info, which the result would carry as its own)
-			result = BoxStatisticsPlugin.compute(image, BoxStatisticsPlugin.statistic(statistic), w,
-				image.getStackSize() > 1);
+			result = Inputs.whileReading(image, null, () -> BoxStatisticsPlugin.compute(image,
+				BoxStatisticsPlugin.statistic(statistic), w, image.getStackSize() > 1));
 			// Esc in ImageJ stops the menu command's computation, which then gives no image: a script
 			// got a null result and no word that it was canceled
 			if (result == null) cancel(BoxStatisticsPlugin.COMMAND + ": canceled.");

@@ -55,8 +55,8 @@ public class LocalThresholdCommand extends ContextCommand {
 			// as the menu command: a radius past the image's larger side covers all of it, not "too large"
 			int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
 			LocalThreshold.Method m = LocalThresholdPlugin.method(method);
-			Planes out = LocalThreshold.threshold(ImagePlusPlanes.read(image), m, r, parameter1, parameter2, white,
-				ExecutionOptions.defaults());
+			Planes out = Inputs.whileReading(image, null, () -> LocalThreshold.threshold(ImagePlusPlanes.read(image), m,
+				r, parameter1, parameter2, white, ExecutionOptions.defaults()));
 			result = LocalThresholdPlugin.result(image, out, m);
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got

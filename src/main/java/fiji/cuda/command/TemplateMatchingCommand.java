@@ -75,8 +75,8 @@ public class TemplateMatchingCommand extends ContextCommand {
 			s.stack = stack;
 			s.scoreMap = scoreMap;
 			s.sameSize = sameSize;
-			TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, template, s,
-				ExecutionOptions.defaults());
+			TemplateMatchingPlugin.Outcome out = Inputs.whileReading(image, template,
+				() -> TemplateMatchingPlugin.run(image, template, s, ExecutionOptions.defaults()));
 			results = out.table;
 			scoreMapImage = out.scoreMap;
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {

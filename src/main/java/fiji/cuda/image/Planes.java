@@ -98,9 +98,12 @@ public final class Planes {
 	 * @return the planes {@code from} (inclusive) to {@code to} (exclusive), sharing the arrays;
 	 *         no planes when {@code to == from}
 	 * @throws ArrayIndexOutOfBoundsException when {@code from} is outside [0, depth()]
-	 * @throws IllegalArgumentException       when {@code to < from}
+	 * @throws IllegalArgumentException       when {@code to < from} or {@code to > depth()}
 	 */
 	public Planes range(int from, int to) {
+		// copyOfRange pads past the end with nulls, which failed later, part way through an operation
+		if (to > planes.length)
+			throw new IllegalArgumentException("Planes " + from + " to " + to + " asked of " + planes.length + ".");
 		return new Planes(width, height, type, Arrays.copyOfRange(planes, from, to));
 	}
 

@@ -34,7 +34,7 @@ public final class IntegralImageImgLib2 {
 	 * @param opts  backend and CPU threads; null for the defaults
 	 * @return the tables: exact {@code LongType} for 8 and 16-bit pixels, {@code DoubleType} for 32-bit
 	 * @throws IllegalArgumentException for no image, an empty one, another pixel type, another
-	 *         number of dimensions, or a plane of more than 2^31 - 1 pixels
+	 *         number of dimensions, or a plane of more than 2^31 - 9 pixels (Java's largest array)
 	 * @throws fiji.cuda.runtime.GpuException only when the GPU was forced and failed
 	 */
 	public static <T extends RealType<T>> SummedAreaTable build(RandomAccessibleInterval<T> image, SatBuild build,
@@ -48,10 +48,13 @@ public final class IntegralImageImgLib2 {
 		long w = image.dimension(0), h = image.dimension(1);
 		if (w < 1 || h < 1)
 			throw new IllegalArgumentException(name + ": the image is empty (" + w + "x" + h + " pixels).");
-		if (w * h > Integer.MAX_VALUE - 8)
-			throw new IllegalArgumentException(name + ": a plane of " + w + "x" + h + " pixels is too large (at most 2^31 "
-				+ "pixels).");
-		T type = image.getType();
+		// divided, not multiplied: the product of two long sides of a view wrapped around
+		if (w > (Integer.MAX_VALUE - 8) / h)
+			throw new IllegalArgumentException(name + ": a plane of " + w + "x" + h + " pixels is too large (at most "
+				+ (Integer.MAX_VALUE - 8) + " pixels).");
+		// read without the cast to T: a script's untyped interval of ARGB or complex pixels reaches
+		// here too, and the cast threw a ClassCastException instead of the message below
+		Object type = ((RandomAccessibleInterval<?>) image).getType();
 		int n = (int) (w * h), i = 0;
 		Object plane;
 		Cursor<T> c = Views.flatIterable(image).cursor();

@@ -162,9 +162,12 @@ public final class Template {
 	 * @param degrees counter-clockwise as displayed
 	 * @return this template rotated about its centre into its bounding box, 32-bit, with a mask
 	 *         of the pixels that could be sampled (null when all could)
-	 * @throws IllegalArgumentException when no pixel could be sampled
+	 * @throws IllegalArgumentException when no pixel could be sampled, or the angle is not a number
 	 */
 	public Template rotated(double degrees) {
+		// NaN gave a 1x1 template of NaN, which matched nothing without a word
+		if (!Double.isFinite(degrees))
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": the angle " + Texts.number(degrees) + " is not a finite number.");
 		int w = width(), h = height();
 		PixelType type = pixels.type();
 		if (type == PixelType.RGB)

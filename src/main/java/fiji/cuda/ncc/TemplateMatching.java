@@ -286,8 +286,10 @@ public final class TemplateMatching {
 	 */
 	public static List<float[]> matchAll(Planes image, int plane, List<Template> templates, ExecutionOptions opts) {
 		if (templates == null || templates.isEmpty()) throw new IllegalArgumentException(NAME + ": there is no template.");
-		for (Template t : templates)
+		for (Template t : templates) {
+			if (t == null) throw new IllegalArgumentException(NAME + ": the list of templates holds a null.");
 			check(image, plane, t.pixels, 0, t.mask);
+		}
 		// one map per template, as promised: a cancel is not looked at
 		return maps(image, plane, templates, ExecutionOptions.orDefaults(opts), new boolean[1], Progress.NONE);
 	}

@@ -312,9 +312,16 @@ class CommandsTest extends HeadlessCommands {
 		other.start();
 		other.join();
 		Planes before = ij(imp).copy();
+		ImagePlus free = noise("8-bit", 5, 5, 1, 3);
 		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "image", imp, "sigma", 2.0 } },
 			{ GaussianBlur3DCommand.class, new Object[] { "image", imp, "x", 1.0, "y", 1.0, "z", 1.0 } },
-			{ AlignSlicesCommand.class, new Object[] { "image", imp, "x", 2, "y", 2, "width", 8, "height", 8, "margin", 2 } } };
+			{ AlignSlicesCommand.class, new Object[] { "image", imp, "x", 2, "y", 2, "width", 8, "height", 8, "margin", 2 } },
+			// the commands that only read it gave a result made of the pixels before and after
+			{ BoxStatisticsCommand.class, new Object[] { "image", imp, "radius", 1, "statistic", "Mean" } },
+			{ LocalThresholdCommand.class, new Object[] { "image", imp, "method", "Mean", "radius", 2 } },
+			{ IntegralImageCommand.class, new Object[] { "image", imp } },
+			{ TemplateMatchingCommand.class, new Object[] { "image", imp, "template", free } },
+			{ TemplateMatchingCommand.class, new Object[] { "image", free, "template", imp } } };
 		for (Object[] r : runs) {
 			@SuppressWarnings("unchecked")
 			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) r[0];

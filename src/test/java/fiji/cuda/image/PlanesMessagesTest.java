@@ -19,4 +19,14 @@ class PlanesMessagesTest {
 			assertThrows(IllegalArgumentException.class, () -> Planes.wrap(0, 3, new byte[0])).getMessage());
 		assertEquals("32-bit", PixelType.FLOAT32.label());
 	}
+
+	@Test
+	void aRangePastTheLastPlaneIsRefused() {
+		// it was padded with null planes, on which an operation failed part way, its input half changed
+		Planes p = Planes.wrap(4, 4, new byte[16], new byte[16]);
+		assertEquals("Planes 0 to 5 asked of 2.", assertThrows(IllegalArgumentException.class, () -> p.range(0, 5))
+			.getMessage());
+		assertEquals(2, p.range(0, 2).depth());
+		assertEquals(0, p.range(2, 2).depth());
+	}
 }

@@ -310,6 +310,24 @@ class IntegralImageTest {
 		assertEquals("Integral Image: the image is empty (0x4 pixels).", e.getMessage());
 	}
 
+	@Test
+	void anImgLib2ViewOfAnotherTypeOrTooLargeGetsTheBuildsOwnMessage() {
+		// ARGB gave a ClassCastException; sides whose product overflowed gave "empty (0x0 pixels)"
+		// or a NegativeArraySizeException; 2^31 - 4 pixels was refused as more than 2^31
+		IllegalArgumentException argb = assertThrows(IllegalArgumentException.class,
+			() -> buildRaw(ArrayImgs.argbs(5, 4)));
+		assertEquals("Integral Image: ARGBType pixels are not supported; use UnsignedByteType, UnsignedShortType or "
+			+ "FloatType.", argb.getMessage());
+		net.imglib2.RandomAccessible<net.imglib2.type.numeric.integer.UnsignedByteType> everywhere =
+			Views.extendZero(ArrayImgs.unsignedBytes(2, 2));
+		for (long[] size : new long[][] { { 1L << 32, 1L << 32 }, { (1L << 32) + 1, (1L << 32) - 1 }, { 1L << 31, 1 } }) {
+			IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IntegralImageImgLib2.build(
+				Views.interval(everywhere, new long[] { 0, 0 }, new long[] { size[0] - 1, size[1] - 1 }), null, CPU));
+			assertEquals("Integral Image: a plane of " + size[0] + "x" + size[1] + " pixels is too large (at most "
+				+ (Integer.MAX_VALUE - 8) + " pixels).", e.getMessage());
+		}
+	}
+
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static SummedAreaTable buildRaw(net.imglib2.RandomAccessibleInterval img) {
 		return IntegralImageImgLib2.build(img, SatBuild.AUTO, CPU);

@@ -159,6 +159,19 @@ class DetectionTest {
 	}
 
 	@Test
+	void anAngleThatIsNotANumberOrANullTemplateIsRefused() {
+		// rotated(NaN) gave a 1x1 template of NaN; a null in matchAll's list a NullPointerException
+		Template t = new Template(Planes.wrap(3, 2, new float[] {1, 2, 3, 4, 5, 6}), null, 0, 0, false);
+		for (double a : new double[] {Double.NaN, Double.POSITIVE_INFINITY})
+			assertTrue(assertThrows(IllegalArgumentException.class, () -> t.rotated(a)).getMessage()
+				.endsWith("is not a finite number."));
+		Planes image = TestImages.random(PixelType.FLOAT32, 20, 20, 1, 3);
+		assertEquals("Template Matching: the list of templates holds a null.", assertThrows(
+			IllegalArgumentException.class, () -> TemplateMatching.matchAll(image, 0, Arrays.asList(t, null), CPU))
+			.getMessage());
+	}
+
+	@Test
 	void anOddAngleIsFoundThroughTheRotationMask() {
 		Planes tpl = TestImages.random(PixelType.FLOAT32, 15, 11, 1, 12);
 		Template r = new Template(tpl, null, 0, 0, false).rotated(30);
