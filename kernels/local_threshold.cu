@@ -9,7 +9,9 @@
 //    2^32), for windows of at most SAT_WRAP32_MAX_PIXELS (66051) pixels, as box_stat_u32 does.
 //  * The window and statistics are those of kernels/box_statistics.cu (fc::satWindow,
 //    satMean, satVariance), and the rule is LocalThreshold.isForeground on the CPU, computed in
-//    the same order with _rn intrinsics (no FMA contraction). Phansalkar's exp may differ from
+//    the same order with _rn intrinsics (no FMA contraction). On 8-bit planes Mean, Niblack and
+//    Sauvola compare with T truncated toward zero, as Auto Local Threshold's (int) cast; the
+//    host stretches 8-bit planes for Phansalkar before they come here. Phansalkar's exp may differ from
 //    Java's Math.exp by an ulp, which can only matter for a pixel exactly on its threshold.
 //
 // Launch: local_threshold_<T>   (T = u8, u16, f32, or u8w) blockDim (256,1,1), grid (ceil(W/256), min(H, 65535), 1), rows
@@ -42,6 +44,7 @@ namespace local_threshold {
 template <typename A> struct Wide { typedef A type; };
 template <> struct Wide<unsigned> { typedef long long type; };
 
+template <bool Truncate>
 __device__ __forceinline__ bool isForeground(int method, double p1, double p2, double p, double m, double s,
 	double lo, double range)
 {
@@ -58,8 +61,12 @@ __device__ __forceinline__ bool isForeground(int method, double p1, double p2, d
 			return __ddiv_rn(__dsub_rn(p, lo), range) > t;
 		}
 	}
-	return p > t;
+	return p > (Truncate ? trunc(t) : t);
 }
+
+// 8-bit pixels take Auto Local Threshold's truncated T; the WRAP32 tables are 8-bit only.
+template <typename T> struct EightBit { static const bool value = false; };
+template <> struct EightBit<u8> { static const bool value = true; };
 
 template <typename T, typename A>
 __device__ __forceinline__ void localThreshold(const T* __restrict__ d_in, const A* __restrict__ d_S,
@@ -78,7 +85,7 @@ __device__ __forceinline__ void localThreshold(const T* __restrict__ d_in, const
 		const double sd = __dsqrt_rn(satVariance(s, (V)satBox(d_Q, W, x0, y0, x1, y1), n));
 		const size_t i = (size_t)y * W + x;
 		const double p = (double)d_in[i];
-		d_out[i] = (unsigned char)(isForeground(method, p1, p2, p, m, sd, lo, range) ? fg : bg);
+		d_out[i] = (unsigned char)(isForeground<EightBit<T>::value>(method, p1, p2, p, m, sd, lo, range) ? fg : bg);
 	}
 }
 

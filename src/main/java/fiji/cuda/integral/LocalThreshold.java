@@ -27,16 +27,19 @@ import fiji.cuda.runtime.GpuException;
  * <li><b>Phansalkar:</b> T = m·(1 + p·e^(−q·m) + k·(s/R − 1)) with p = 2 and q = 10; parameter 1
  * is k (default 0.25), parameter 2 is R (default 0.5). It works on the plane scaled to [0, 1]
  * by its own minimum and maximum, (I − min) / (max − min), as Auto Local Threshold stretches
- * each 8-bit slice before dividing by 255; this gives the same scaling for every pixel type.
- * Auto Local Threshold stretches through an integer lookup table, so on 8-bit images a few
- * pixels in 10,000 can differ. A constant 8-bit plane is scaled by 1/255, as Auto Local
- * Threshold leaves it; a constant 16 or 32-bit plane is all background.</li>
+ * each 8-bit slice before dividing by 255. On 8-bit planes the stretch is Auto Local
+ * Threshold's own, through ImageJ's integer lookup table (Process &gt; Enhance Contrast,
+ * normalize, 0% saturated): I becomes (int) (255·(I − min) / (max − min)), and the window
+ * statistics are those of the stretched plane. A constant 8-bit plane is scaled by 1/255, as
+ * Auto Local Threshold leaves it; a constant 16 or 32-bit plane is all background.</li>
  * </ul>
  * A parameter of 0 means the method's default. Unlike Auto Local Threshold, whose windows are
  * circles of radius r, the window is the square of side 2r+1 centred on the pixel (see
- * {@link Window}), clipped at the borders to the pixels inside the image. For 8-bit images T
- * is compared unrounded, which gives the same result as Auto Local Threshold's truncation
- * whenever T ≥ 0. NaN and infinite pixels are background, and the window statistics leave them
+ * {@link Window}), clipped at the borders to the pixels inside the image. For 8-bit images
+ * Mean, Niblack and Sauvola compare the pixel with T truncated toward zero, p &gt; (int) T, as
+ * Auto Local Threshold does: a 0 pixel is background where T lies between −1 and 0, which with
+ * Niblack's k = −0.2 is most of a dark background near bright spots. Other types compare with
+ * T unrounded. NaN and infinite pixels are background, and the window statistics leave them
  * out: a window's mean and deviation are those of its finite pixels. 32-bit planes are
  * thresholded around their mean, except for Sauvola, whose T scales with m (see
  * {@code Centred}).
@@ -309,7 +312,9 @@ public final class LocalThreshold {
 		Settings st = settings.forImage(image);
 		// the rules but Sauvola's compare p with T where both move with an offset, and the
 		// deviation loses no digits to one when the plane is centred; Sauvola's T scales with m
-		Planes src = st.method == Method.SAUVOLA ? image : Centred.planes(image, opts.threads());
+		Planes src = st.method == Method.SAUVOLA ? image
+			: st.method == Method.PHANSALKAR && image.type() == PixelType.UINT8 ? stretched(image, opts.threads())
+			: Centred.planes(image, opts.threads());
 		boolean[] nonFinite = NonFinite.planes(src, opts.threads());
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress()),
@@ -341,6 +346,7 @@ public final class LocalThreshold {
 			range = sc[1];
 		}
 		double low = lo, span = range;
+		boolean eightBit = type == PixelType.UINT8;
 		byte fg = st.white ? (byte) 255 : 0, bg = st.white ? 0 : (byte) 255;
 		Window win = st.window;
 		int[] xa = new int[w], xb = new int[w];
@@ -374,8 +380,8 @@ public final class LocalThreshold {
 						v = SummedAreaTable.variance(s, SummedAreaTable.box(qd, w, xa[x], ya, xb[x], yb), n);
 					}
 					double p = pixel(in, type, i);
-					out[i] = Double.isFinite(p) && isForeground(st.method, st.p1, st.p2, p, m, Math.sqrt(v), low, span)
-						? fg : bg;
+					out[i] = Double.isFinite(p) && isForeground(st.method, st.p1, st.p2, p, m, Math.sqrt(v), low, span,
+						eightBit) ? fg : bg;
 				}
 			}
 		});
@@ -387,16 +393,45 @@ public final class LocalThreshold {
 	 * @param p      the pixel
 	 * @param m      the window mean
 	 * @param s      the window population standard deviation
-	 * @param lo     Phansalkar only: the plane minimum
-	 * @param range  Phansalkar only: plane maximum − minimum
+	 * @param lo       Phansalkar only: the plane minimum
+	 * @param range    Phansalkar only: plane maximum − minimum
+	 * @param eightBit whether the pixels are 8-bit: T is then truncated toward zero, as Auto Local
+	 *                 Threshold's (int) cast does (Phansalkar compares scaled values unrounded)
 	 * @return p &gt; T
 	 */
 	static boolean isForeground(Method method, double p1, double p2, double p, double m, double s, double lo,
-		double range)
+		double range, boolean eightBit)
 	{
 		double t = threshold(method, p1, p2, m, s, lo, range);
 		if (method == Method.PHANSALKAR) return range > 0 && (p - lo) / range > t;
-		return p > t;
+		// truncated as a double, not through (int): the same for every T that can matter, and no
+		// saturation to think about for a huge C
+		return p > (eightBit ? (t < 0 ? Math.ceil(t) : Math.floor(t)) : t);
+	}
+
+	/**
+	 * Auto Local Threshold's stretch of 8-bit planes for Phansalkar: ImageJ's ContrastEnhancer
+	 * normalizes each slice with 0% saturated, through the lookup table I → (int) ((I − min) /
+	 * (max − min) · 255). A constant plane is left as it is.
+	 *
+	 * @return new planes, stretched; the input is not modified
+	 */
+	static Planes stretched(Planes image, int threads) {
+		int n = image.planeSize();
+		Object[] out = CpuParallel.newArrays(image.depth(), threads, n, z -> {
+			byte[] in = (byte[]) image.plane(z), o = in.clone();
+			double[] mm = minMax(in, PixelType.UINT8);
+			int min = (int) mm[0], max = (int) mm[1];
+			if (max > min) {
+				byte[] lut = new byte[256];
+				for (int i = 0; i < 256; i++)
+					lut[i] = (byte) (i <= min ? 0 : i >= max ? 255 : (int) ((double) (i - min) / (max - min) * 255));
+				for (int i = 0; i < n; i++)
+					o[i] = lut[in[i] & 0xff];
+			}
+			return o;
+		});
+		return Planes.wrap(image.width(), image.height(), out);
 	}
 
 	/** @return T in the pixel's own units, or for Phansalkar in the scaled units (then compared with the scaled pixel) */

@@ -302,6 +302,35 @@ class IntegralImageGpuTest {
 	}
 
 	@Test
+	void eightBitThresholdsNearZeroAreTruncatedOnTheGpuAsOnTheCpu() {
+		// sparse bright spots on black: Niblack for black objects and Mean with C = 1 put T between
+		// -1 and 0 around them, where 8-bit pixels compare with the truncated T; both the wrap-around
+		// and the int64 tables, on sizes that are not multiples of the blocks
+		for (int[] size : new int[][] { { 1, 1 }, { 1, 37 }, { 257, 3 }, { 331, 199 } }) {
+			int w = size[0], h = size[1];
+			byte[][] px = new byte[2][w * h];
+			java.util.Random r = new java.util.Random(w * 31 + h);
+			for (byte[] p : px)
+				for (int i = 0; i < p.length; i++)
+					if (r.nextInt(40) == 0) p[i] = (byte) (1 + r.nextInt(255));
+			Planes img = Planes.wrap(w, h, new Object[] { px[0], px[1] });
+			for (Object[] c : new Object[][] { { LocalThreshold.Method.NIBLACK, 0.0, false },
+				{ LocalThreshold.Method.MEAN, 1.0, true }, { LocalThreshold.Method.SAUVOLA, 0.0, true } })
+				for (int radius : new int[] { 1, 4, 150 }) {
+					LocalThreshold.Settings st = LocalThreshold.Settings.of((LocalThreshold.Method) c[0], radius,
+						(Double) c[1], 0, (Boolean) c[2]);
+					Planes cpu = LocalThreshold.threshold(img, st, CPU);
+					Planes gpu = LocalThreshold.threshold(img, st, GPU), wide = withWideTables(() -> LocalThreshold
+						.threshold(img, st, GPU));
+					for (int z = 0; z < 2; z++) {
+						assertArrayEquals((byte[]) cpu.plane(z), (byte[]) gpu.plane(z), st + " " + w + "x" + h + " plane " + z);
+						assertArrayEquals((byte[]) cpu.plane(z), (byte[]) wide.plane(z), st + " int64 " + w + "x" + h);
+					}
+				}
+		}
+	}
+
+	@Test
 	void aLargeOffsetIsCentredOnTheGpuAsOnTheCpu() {
 		// values near 10^6 that vary by about 1: without the centring the device's double tables
 		// lose the spread as the CPU's did, and standard deviations come out several times off

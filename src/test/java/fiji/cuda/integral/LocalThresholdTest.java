@@ -208,6 +208,94 @@ class LocalThresholdTest {
 		assertArrayEquals(new byte[6], (byte[]) LocalThreshold.threshold(flat, Method.PHANSALKAR, 1, 0, 0, true, CPU).plane(0));
 	}
 
+	/**
+	 * Auto Local Threshold's stretch of each 8-bit slice before Phansalkar, written out as ImageJ's
+	 * ContrastEnhancer builds its lookup table (normalize, 0% saturated), for an oracle that does
+	 * not share the code under test.
+	 */
+	static Planes altStretch(Planes img) {
+		Object[] out = new Object[img.depth()];
+		for (int z = 0; z < out.length; z++) {
+			byte[] in = (byte[]) img.plane(z), o = new byte[in.length];
+			int min = 255, max = 0;
+			for (byte b : in) {
+				min = Math.min(min, b & 0xff);
+				max = Math.max(max, b & 0xff);
+			}
+			for (int i = 0; i < in.length; i++) {
+				int v = in[i] & 0xff;
+				o[i] = (byte) (max == min ? v : v <= min ? 0 : v >= max ? 255 : (int) (((double) (v - min) / (max - min)) * 255));
+			}
+			out[z] = o;
+		}
+		return Planes.wrap(img.width(), img.height(), out);
+	}
+
+	@Test
+	void eightBitThresholdsAreTruncatedAsAutoLocalThresholdTruncatesThem() {
+		// one bright spot on black, Niblack for black objects (k = -0.2): near the spot T lies
+		// between -1 and 0, and Auto Local Threshold's p > (int) T makes the black pixels there
+		// background (255 without white), like the rest of the black; p > T made them objects (0)
+		byte[] px = new byte[81];
+		px[40] = 100;
+		byte[] out = (byte[]) LocalThreshold.threshold(Planes.wrap(9, 9, px), Method.NIBLACK, 3, 0, 0, false, CPU).plane(0);
+		for (int i = 0; i < 81; i++)
+			assertEquals(i == 40 ? 0 : 255, out[i] & 0xff, "pixel " + i);
+		// Mean with C = 1 on the window of a lone 1 (m = 1/9): T = -0.89, truncated to 0
+		byte[] one = new byte[25];
+		one[12] = 1;
+		int[] m = mask(LocalThreshold.threshold(Planes.wrap(5, 5, one), Method.MEAN, 1, 1, 0, true, CPU), true);
+		assertEquals(1, m[12]);
+		assertEquals(0, m[6], "a 0 pixel next to the 1 is background");
+		assertEquals(1, m[0], "a 0 pixel whose window is all 0 has T = -1 and is foreground, as in Auto Local Threshold");
+		// 16 and 32-bit pixels compare with T itself, the same spot as 16-bit: its black neighbours are objects
+		short[] spot16 = new short[81];
+		spot16[40] = 100;
+		byte[] out16 = (byte[]) LocalThreshold.threshold(Planes.wrap(9, 9, spot16), Method.NIBLACK, 3, 0, 0, false, CPU)
+			.plane(0);
+		assertEquals(0, out16[41]);
+	}
+
+	@Test
+	void eightBitPhansalkarStretchesThroughImageJsLookupTable() {
+		// values 37..181: the stretch (int) (255 (I - 37) / 144) moves every scaled value down by up to
+		// 1/255, which moves pixels near T; the result must follow the stretched plane exactly
+		int differ = 0, fromExact = 0;
+		for (long seed = 1; seed <= 6; seed++) {
+			java.util.Random rnd = new java.util.Random(seed);
+			int w = 64, h = 48;
+			byte[] px = new byte[w * h];
+			float[] smooth = new float[w * h];
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++)
+					smooth[y * w + x] = (float) (Math.sin(x / 7.0 + seed) * Math.cos(y / 5.0) + 0.3 * rnd.nextGaussian());
+			float lo = Float.MAX_VALUE, hi = -Float.MAX_VALUE;
+			for (float v : smooth) {
+				lo = Math.min(lo, v);
+				hi = Math.max(hi, v);
+			}
+			for (int i = 0; i < px.length; i++)
+				px[i] = (byte) Math.round(37 + 144 * (smooth[i] - lo) / (hi - lo));
+			Planes img = Planes.wrap(w, h, px), st = altStretch(img);
+			Settings set = Settings.of(Method.PHANSALKAR, 4, 0, 0, true);
+			byte[] got = (byte[]) LocalThreshold.threshold(img, set, CPU).plane(0);
+			byte[] sp = (byte[]) st.plane(0);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					double[] d = BoxStatisticsTest.direct(st, 0, x, y, set.window());
+					boolean want = (sp[y * w + x] & 0xff) / 255.0 > d[0] / 255 * (1 + 2 * Math.exp(-10 * d[0] / 255)
+						+ 0.25 * (Math.sqrt(d[1]) / 255 / 0.5 - 1));
+					double[] e = BoxStatisticsTest.direct(img, 0, x, y, set.window());
+					double ms = (e[0] - 37) / 144, ss = Math.sqrt(e[1]) / 144;
+					boolean exact = ((px[y * w + x] & 0xff) - 37) / 144.0 > ms * (1 + 2 * Math.exp(-10 * ms) + 0.25 * (ss / 0.5 - 1));
+					if (want != (got[y * w + x] != 0)) differ++;
+					if (exact != want) fromExact++;
+				}
+		}
+		assertTrue(differ <= 1, differ + " pixels differ from Auto Local Threshold's rule");
+		assertTrue(fromExact > 0, "the data never tells the stretch from exact scaling: the test could not fail");
+	}
+
 	@Test
 	void meanAndNiblackDoNotDependOnThePixelTypeOrScale() {
 		for (Method m : new Method[] { Method.MEAN, Method.NIBLACK })
@@ -283,6 +371,8 @@ class LocalThresholdTest {
 					Planes img = TestImages.random(t, 29, 23, 2, seed++);
 					Settings st = Settings.of(m, r, 0, 0, true);
 					Planes out = LocalThreshold.threshold(img, st, CPU);
+					// 8-bit Phansalkar works on Auto Local Threshold's stretch of the plane
+					if (t == PixelType.UINT8 && m == Method.PHANSALKAR) img = altStretch(img);
 					Window win = st.window();
 					st = st.forImage(img);  // the parameters as applied to this type
 					for (int z = 0; z < 2; z++) {
@@ -293,7 +383,7 @@ class LocalThresholdTest {
 								double[] d = BoxStatisticsTest.direct(img, z, x, y, win);
 								double p = TestImages.value(img.plane(z), t, y * 29 + x, 0);
 								boolean fg = LocalThreshold.isForeground(m, st.parameter1(), st.parameter2(), p, d[0],
-									Math.sqrt(d[1]), mm[0], mm[1] - mm[0]);
+									Math.sqrt(d[1]), mm[0], mm[1] - mm[0], t == PixelType.UINT8);
 								if (fg != (((byte[]) out.plane(z))[y * 29 + x] != 0)) differ++;
 							}
 						// the two ways of computing m and s may differ in the last bit, which can flip a
@@ -322,7 +412,7 @@ class LocalThresholdTest {
 				for (int x = 0; x < w; x++) {
 					double[] d = BoxStatisticsTest.direct(img, 0, x, y, st.window());
 					boolean fg = LocalThreshold.isForeground(m, st.parameter1(), st.parameter2(), px[y * w + x], d[0],
-						Math.sqrt(d[1]), mm[0], mm[1] - mm[0]);
+						Math.sqrt(d[1]), mm[0], mm[1] - mm[0], false);
 					if (fg != (((byte[]) out.plane(0))[y * w + x] != 0)) differ++;
 				}
 			assertTrue(differ <= 2, m + ": " + differ + " pixels differ from the direct loop");
