@@ -25,7 +25,22 @@ makeFolderFor(output);
 if (shiftsFile != "")
 	makeFolderFor(shiftsFile);
 setBatchMode(true);
+// and both must take files: a folder that exists but is read-only stopped the macro after the
+// work, with the aligned stack and the shifts lost
+checkWritable(output);
+if (shiftsFile != "")
+	checkWritable(shiftsFile);
+// ImageJ's open() throws on a TIFF cut short in its header, which a macro cannot catch, and
+// opens one cut short in its pixels incomplete (slices missing): the plug-in's check reads it first.
+// In a -batch run, call() finds the plug-in's classes only once its commands are loaded.
+List.setCommands;
+List.clear();
+if (call("fiji.cuda.ij.TiffFiles.readable", input) != "true")
+	exit("Could not open " + input + ": the TIFF file is cut short");
+opened = nImages;
 open(input);
+if (nImages == opened)
+	exit("Could not open " + input);
 options = "reference=" + reference + " margin=" + margin + " interpolation=" + interpolation;
 // each one given, so that the command can name those missing
 keys = newArray("x", "y", "width", "height");
@@ -84,6 +99,18 @@ function outsideBrackets(s) {
 }
 
 // Makes the folder that will hold the file at path, or stops the macro saying why.
+// Stops the macro, before any work, when no file can be saved in the folder of this path: a
+// 1x1 image is saved there under a fresh name, as saveTiff saves, then deleted.
+function checkWritable(path) {
+	probe = File.getDirectory(path) + ".fiji-cuda-probe-" + d2s(getTime(), 0) + ".tif";
+	newImage("fiji-cuda-probe", "8-bit black", 1, 1, 1);
+	saveAs("Tiff", probe);
+	close();
+	if (!File.exists(probe))
+		exit("Cannot save files in the folder of " + path + "; nothing was aligned");
+	deleted = File.delete(probe); // assigned: alone, File.delete prints its result ("1") to the Log
+}
+
 function makeFolderFor(path) {
 	folder = File.getParent(path);
 	if (folder == "null") return;

@@ -18,7 +18,9 @@ if (!File.isDirectory(inDir))
 	exit("The input folder " + inDir + " does not exist");
 if (!endsWith(outDir, File.separator)) outDir = outDir + File.separator;
 // the results keep the images' names: in the input folder they would replace the originals
-if (replace(outDir, "\\", "/") == replace(inDir, "\\", "/"))
+// (compared with case: the macro language's == ignores it, and refused data/IN for data/in on Linux;
+// where the file system ignores case, the save's own check below still catches the same folder)
+if (sameText(replace(outDir, "\\", "/"), replace(inDir, "\\", "/")))
 	exit("The output folder is the input folder, whose images the results would replace; choose another output folder");
 makeFolders(outDir);
 // otherwise every save fails, each with its own error, and the summary counts them as done
@@ -111,4 +113,15 @@ function saveResult(inDir, outDir, name) {
 	if (File.exists(outDir + fresh) && !File.rename(outDir + fresh, outDir + name))
 		return "saved as " + outDir + fresh + ", which could not be renamed";
 	return "";
+}
+
+// Whether two texts are the same, letter case included (the macro language's == ignores case).
+// Spelled out in ifs: a comparison after return gave 0 for equal texts, and one joined by && in
+// the caller's if stopped the macro.
+function sameText(s, t) {
+	if (lengthOf(s) != lengthOf(t))
+		return false;
+	if (indexOf(s, t) != 0)
+		return false;
+	return true;
 }

@@ -11,6 +11,13 @@ input = call("ij.Macro.getValue", arg, "open", "");
 output = call("ij.Macro.getValue", arg, "save", "");
 table = call("ij.Macro.getValue", arg, "table", "Both");
 if (input != "") {
+	// ImageJ's open() throws on a TIFF cut short in its header, which a macro cannot catch, and
+	// opens one cut short in its pixels incomplete: the plug-in's check reads the file first.
+	// In a -batch run, call() finds the plug-in's classes only once its commands are loaded.
+	List.setCommands;
+	List.clear();
+	if (call("fiji.cuda.ij.TiffFiles.readable", input) != "true")
+		exit("Could not open " + input + ": the TIFF file is cut short");
 	opened = nImages;
 	open(input);
 	// otherwise the test image below would be processed, and saved, in place of the file

@@ -38,6 +38,9 @@ setBatchMode(true);
 List.setCommands;
 List.clear();
 start = getTime();
+// the same check as for the images below: ImageJ's open() throws on a TIFF cut short in its header
+if (call("fiji.cuda.ij.TiffFiles.readable", templatePath) != "true")
+	exit("Could not open the template " + templatePath + ": the TIFF file is cut short");
 opened = nImages;
 open(templatePath);
 // rename() with no image open would wait on a dialog

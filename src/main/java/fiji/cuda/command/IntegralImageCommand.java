@@ -52,7 +52,7 @@ public class IntegralImageCommand extends ContextCommand {
 			// a script may pass None or null for the optional build: the fastest, as for AUTO
 			SatBuild b = build == null ? SatBuild.AUTO : named(build);
 			SummedAreaTable t = Inputs.whileReading(image, null, () -> IntegralImage.build(
-				ImagePlusPlanes.wrap(image.getStack().getProcessor(index)), 0, b, ExecutionOptions.defaults()));
+				ImagePlusPlanes.wrap(ImagePlusPlanes.slice(image, index)), 0, b, ExecutionOptions.defaults()));
 			sum = t.sumImg();
 			sumOfSquares = t.sumSqImg();
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {

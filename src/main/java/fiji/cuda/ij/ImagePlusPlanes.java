@@ -80,6 +80,22 @@ public final class ImagePlusPlanes {
 	}
 
 	/**
+	 * One slice as the user sees it. A virtual stack keeps the current slice's changes (a filter,
+	 * an edit) in the image's processor until another slice is shown, and reads its other slices
+	 * from disk: the stack's own processor for the current slice would be the file's, without
+	 * them, while Duplicate, Measure and the other commands use what is shown.
+	 *
+	 * @param imp an image
+	 * @param z   a slice, 1-based
+	 * @return the processor of that slice: the shown one for the current slice of a virtual stack
+	 */
+	public static ImageProcessor slice(ImagePlus imp, int z) {
+		ImageStack stack = imp.getStack();
+		if (stack.isVirtual() && z == imp.getCurrentSlice() && imp.getProcessor() != null) return imp.getProcessor();
+		return stack.getProcessor(z);
+	}
+
+	/**
 	 * The z-series that ImageJ's "Gaussian Blur 3D..." blurs along its third axis: for a
 	 * hyperstack one per channel and frame (stack indices of one (c, t), z ascending); for a
 	 * hyperstack with a single z slice one per channel, running along time (ImageJ's quirk);

@@ -325,7 +325,12 @@ public class LocalThresholdPlugin implements PlugIn {
 		// a new 8-bit image shows 0-255; an 8-bit one keeps its range, as Auto Local Threshold
 		// leaves it (0 and 255 are black and white under any range): slices not thresholded keep
 		// their look, and Undo gives back the image as it was shown
-		if (!eightBit) imp.getProcessor().resetMinAndMax();
+		if (!eightBit) {
+			imp.getProcessor().resetMinAndMax();
+			// a composite shows its channel's LUT range, not the processor's: a one-plane composite
+			// (Make Subset... of one channel) kept its 16 or 32-bit range
+			if (imp.isComposite()) imp.setDisplayRange(0, 255);
+		}
 		// the threshold Auto Local Threshold leaves, unseen: Analyze Particles and "Limit to
 		// threshold" then take the 255 pixels, whatever "Black background" says
 		imp.getProcessor().setThreshold(255, 255, ImageProcessor.NO_LUT_UPDATE);

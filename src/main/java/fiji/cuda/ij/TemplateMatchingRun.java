@@ -56,7 +56,7 @@ final class TemplateMatchingRun {
 		out.firstSlice = first;
 		out.slices = last - first + 1;
 		for (int z = first; z <= last && !p.isCanceled(); z++) {
-			ImageProcessor ip = stack.getProcessor(z);
+			ImageProcessor ip = ImagePlusPlanes.slice(image, z);
 			Planes plane = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
 			if (search != null) plane = TemplateMatching.crop(plane, 0, new Region(search.x, search.y, search.width,
 				search.height, null));

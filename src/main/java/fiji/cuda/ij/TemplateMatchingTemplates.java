@@ -43,7 +43,7 @@ final class TemplateMatchingTemplates {
 		ImageStack stack = template.getStack();
 		List<Template> out = new ArrayList<>();
 		for (int z = 1; z <= stack.getSize(); z++) {
-			ImageProcessor ip = stack.getProcessor(z);
+			ImageProcessor ip = ImagePlusPlanes.slice(template, z);
 			Planes p = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
 			if (r == null) {
 				out.add(new Template(p, null, first + z - 1, 0, false));

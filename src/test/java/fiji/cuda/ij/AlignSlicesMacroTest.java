@@ -132,6 +132,32 @@ class AlignSlicesMacroTest {
 	}
 
 	@Test
+	void aFolderThatTakesNoFilesOrACutInputStopsTheMacroBeforeTheWork() throws Exception {
+		// a read-only output folder stopped the macro after the work, with the aligned stack and the
+		// shifts lost; /proc takes no files even for root, who may write to any read-only folder
+		Planes planes = DriftingStack.make(PixelType.UINT8, 60, 50, new double[] { 0, 2 }, new double[] { 0, -1 }, 12);
+		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("drift-4", planes), dir.resolve("drift-4.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input
+			+ "] output=[/proc/aligned-4.tif] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Cannot save files in the folder of /proc/aligned-4.tif; nothing was aligned"),
+			r::toString);
+		assertFalse(r.output.contains("Slice 2:"), "the macro aligned before stopping: " + r);
+		Path csv = dir.resolve("shifts-4.csv");
+		r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=[" + dir.resolve("a-4.tif")
+			+ "] shifts=[/proc/shifts-4.csv] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Cannot save files in the folder of /proc/shifts-4.csv"), r::toString);
+		assertFalse(Files.exists(dir.resolve("a-4.tif")), r::toString);
+		assertFalse(Files.exists(csv));
+		// a stack cut short in its second slice opened as one slice, which was "aligned" and saved
+		byte[] all = Files.readAllBytes(input);
+		Path cut = Files.write(dir.resolve("cut-4.tif"), java.util.Arrays.copyOf(all, all.length - 1500));
+		r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + cut + "] output=[" + dir.resolve("c-4.tif")
+			+ "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Could not open " + cut + ": the TIFF file is cut short"), r::toString);
+		assertFalse(Files.exists(dir.resolve("c-4.tif")), r::toString);
+	}
+
+	@Test
 	void macroVariablesAreTakenAsGenericDialogTakesThem() throws Exception {
 		// "x=&x" and the like were refused as "not a whole number", where ImageJ's own dialogs
 		// read them as the variables' values

@@ -165,6 +165,21 @@ class LocalThresholdPluginTest {
 	}
 
 	@Test
+	void aOnePlaneCompositeShowsTheEightBitRange() {
+		// Make Subset... of one channel and one slice: the composite kept showing its 16 or 32-bit range
+		for (String type : new String[] { "16-bit", "32-bit" }) {
+			ImagePlus multi = IJ.createImage("multi", type + " composite-mode ramp", 40, 30, 3, 2, 1);
+			ImagePlus imp = ij.plugin.SubHyperstackMaker.makeSubhyperstack(multi, "2", "1", "1");
+			imp.setDisplayRange(3, 3992);
+			assertTrue(imp.isComposite(), type);
+			assertTrue(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false));
+			assertEquals(8, imp.getBitDepth());
+			assertEquals(0, imp.getDisplayRangeMin(), type);
+			assertEquals(255, imp.getDisplayRangeMax(), type);
+		}
+	}
+
+	@Test
 	void sixteenAndThirtyTwoBitImagesKeepTheirLutAsImageJsEightBitConversionDoes() {
 		// an inverting or coloured LUT came back grey, where Image>Type>8-bit (and an 8-bit
 		// image thresholded here) keeps it: white objects then showed white, not as before

@@ -172,17 +172,61 @@ class MacroTest {
 		Files.writeString(in.resolve("a.tif"), "not a TIFF");
 		ImageJProcess.save(b, in.resolve("b.tif"));
 		// and a TIFF cut short in its header: ImageJ's open() threw there, which ended the macro
-		Files.write(in.resolve("a2.tif"), java.util.Arrays.copyOf(Files.readAllBytes(in.resolve("b.tif")), 100));
+		byte[] whole = Files.readAllBytes(in.resolve("b.tif"));
+		Files.write(in.resolve("a2.tif"), java.util.Arrays.copyOf(whole, 100));
+		// and one cut short in its second slice, which ImageJ opened as one slice, blurred and saved
+		long pixelsEnd = 0;
+		for (ij.io.FileInfo fi : ij.io.Opener.getTiffFileInfo(in.resolve("b.tif").toString()))
+			pixelsEnd = Math.max(pixelsEnd, TiffFiles.dataEnd(fi));
+		Files.write(in.resolve("a3.tif"), java.util.Arrays.copyOf(whole, (int) pixelsEnd - 300));
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Skipped a.tif: could not open it"), r::toString);
 		assertTrue(r.output.contains("Skipped a2.tif: could not open it"), r::toString);
+		assertTrue(r.output.contains("Skipped a3.tif: could not open it"), r::toString);
 		assertTrue(r.output.contains("Blurred 1 images (sigma=2) from " + in), r::toString);
-		assertTrue(r.output.contains("; skipped 2 (see above)"), r::toString);
+		assertTrue(r.output.contains("; skipped 3 (see above)"), r::toString);
+		assertFalse(Files.exists(out.resolve("a3.tif")));
 		assertFalse(r.output.contains("Exception"), r::toString);
 		assertFalse(Files.exists(out.resolve("a.tif")));
 		ImageJReference.blur2DStack(b, 2);
 		assertClose(b, ImageJProcess.open(out.resolve("b.tif")), "b.tif");
+	}
+
+	@Test
+	void anOutputFolderThatDiffersFromTheInputOnlyInCaseIsAnotherFolder() throws Exception {
+		// the macro language's == ignores case: data/IN was refused as the input folder data/in
+		Path in = Files.createDirectories(dir.resolve("letter-case-in")), out = dir.resolve("LETTER-CASE-IN");
+		ImagePlus a = noise("8-bit", 30, 20, 1, 16);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
+			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
+		ImageJReference.blur2DStack(a, 2);
+		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif");
+		r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"), "input=[" + in + "] output=[" + in + "] sigma=2",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("The output folder is the input folder"), r::toString);
+	}
+
+	@Test
+	void theSingleImageMacrosStopWithTheirMessageOnACutTiff() throws Exception {
+		// ImageJ's open() printed a NegativeArraySizeException and the macro ended without a word
+		// of its own; cut in its pixels, the image was processed and saved incomplete
+		Path good = ImageJProcess.save(noise("16-bit", 40, 30, 2, 17), dir.resolve("whole-17.tif"));
+		byte[] whole = Files.readAllBytes(good);
+		Path header = Files.write(dir.resolve("cut header.tif"), java.util.Arrays.copyOf(whole, 100));
+		Path pixels = Files.write(dir.resolve("cut pixels.tif"), java.util.Arrays.copyOf(whole, whole.length - 1000));
+		for (String macro : new String[] { "gaussian_blur.ijm", "gaussian_blur_3d.ijm", "box_statistics.ijm",
+			"integral_image.ijm" })
+			for (Path cut : new Path[] { header, pixels }) {
+				Path saved = dir.resolve("never-" + macro + ".tif");
+				ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "open=[" + cut + "] save=[" + saved + "]",
+					"-Dfiji.cuda.device=cpu");
+				assertTrue(r.output.contains("Could not open " + cut + ": the TIFF file is cut short"), macro + ": " + r);
+				assertFalse(r.output.contains("Exception"), macro + ": " + r);
+				assertFalse(Files.exists(saved), macro + ": " + r);
+			}
 	}
 
 	@Test

@@ -203,6 +203,41 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void theShownSliceOfAVirtualStackIsMatchedWithItsChanges(@TempDir Path dir) {
+		// the current slice was read from its file: a template cut from the slice as shown (after an
+		// Invert, which a virtual stack keeps in the image until the slice changes) was not found there
+		for (int i = 1; i <= 4; i++)
+			IJ.saveAsTiff(noise("8-bit", 40, 30, 1, 60 + i), dir.resolve("s" + i + ".tif").toString());
+		ImagePlus stack = ij.plugin.FolderOpener.open(dir.toString(), "virtual");
+		assertTrue(stack.getStack().isVirtual());
+		stack.setSlice(2);
+		stack.getProcessor().invert();
+		stack.setRoi(10, 8, 12, 10);
+		ImagePlus template = new ImagePlus("tmpl", stack.getProcessor().crop());
+		stack.deleteRoi();
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = -1;
+		s.maxObjects = 1;
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(stack, template, s, CPU);
+		assertEquals(1, out.detections.size());
+		Detection d = out.detections.get(0);
+		assertEquals(10, d.x);
+		assertEquals(8, d.y);
+		assertTrue(d.score > 0.9999, "score " + d.score);
+		// and the shown slice of a virtual template is the one matched
+		ImagePlus virtualTemplate = ij.plugin.FolderOpener.open(dir.toString(), "virtual");
+		virtualTemplate.setSlice(3);
+		virtualTemplate.getProcessor().invert();
+		ImagePlus image = new ImagePlus("image", virtualTemplate.getProcessor().duplicate());
+		virtualTemplate.setRoi(5, 6, 9, 7);
+		out = TemplateMatchingPlugin.run(image, virtualTemplate, s, CPU);
+		boolean found = false;
+		for (Detection e : out.detections)
+			found |= e.x == 5 && e.y == 6 && e.score > 0.9999;
+		assertTrue(found, out.detections::toString);
+	}
+
+	@Test
 	void aFlatTemplateIsNamedInTheLogAsOneThatCanFindNothing() {
 		// a flat or 1x1 template scored 0 everywhere: no detection and no word on why
 		ImagePlus image = noise("8-bit", 50, 40, 1, 44);
