@@ -110,7 +110,10 @@ public final class Gpu {
 	/** Operations running now, and when the last one started or ended (System.nanoTime). */
 	private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
 	private final java.util.concurrent.atomic.AtomicLong lastUse = new java.util.concurrent.atomic.AtomicLong();
-	private final java.util.concurrent.atomic.AtomicBoolean releaseScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+	/** The idle release queued, and when it is due (System.nanoTime); guarded by releaseLock. */
+	private java.util.concurrent.ScheduledFuture<?> release;
+	private long releaseDue;
+	private final Object releaseLock = new Object();
 
 	private Gpu(String choice, DeviceInfo info, CUdevice device, CUcontext context) {
 		this.choice = choice;
@@ -456,9 +459,17 @@ public final class Gpu {
 			});
 	}
 
+	/** Queues a look at the idle memory after the delay, unless one is queued for as soon or sooner. */
 	private void scheduleIdleRelease(long delayNanos) {
-		if (delayNanos <= 0 || !holdsIdleMemory() || !releaseScheduled.compareAndSet(false, true)) return;
-		IdleTimer.TIMER.schedule(this::releaseIfIdle, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+		if (delayNanos <= 0 || !holdsIdleMemory()) return;
+		long due = System.nanoTime() + delayNanos;
+		synchronized (releaseLock) {
+			// a shorter idle time set meanwhile must not wait for the look queued under the longer one
+			if (release != null && !release.isDone() && releaseDue - due <= 0) return;
+			if (release != null) release.cancel(false);
+			releaseDue = due;
+			release = IdleTimer.TIMER.schedule(this::releaseIfIdle, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+		}
 	}
 
 	private boolean holdsIdleMemory() {
@@ -467,7 +478,9 @@ public final class Gpu {
 
 	/** Frees the cached device blocks and staging pairs if no operation ran for the idle time; else looks again later. */
 	private void releaseIfIdle() {
-		releaseScheduled.set(false);
+		synchronized (releaseLock) {
+			release = null;
+		}
 		long wait = idleReleaseNanos(), idle = System.nanoTime() - lastUse.get();
 		if (running.get() > 0 || idle < wait) {
 			scheduleIdleRelease(running.get() > 0 ? wait : wait - idle);
