@@ -142,7 +142,10 @@ public final class BoxStatistics {
 		int n = image.depth();
 		// the variance does not change with an offset, and loses no digits to one when centred
 		Planes src = statistic == Statistic.MEAN ? image : Centred.planes(image, opts.threads());
-		boolean[] nonFinite = NonFinite.planes(src, opts.threads());
+		float[][] range = new float[n][];
+		boolean[] nonFinite = NonFinite.planes(src, opts.threads(), range);
+		// the mean's sums lose digits only to values some 10^13 times the data (the variance's to 10^5)
+		if (statistic != Statistic.MEAN) Outliers.warn(NAME, src, range);
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.boxStatistics(gpu, src, out, 0, n, statistic, window, opts.progress()),
 			z -> {

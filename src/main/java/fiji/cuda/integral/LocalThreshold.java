@@ -315,7 +315,10 @@ public final class LocalThreshold {
 		Planes src = st.method == Method.SAUVOLA ? image
 			: st.method == Method.PHANSALKAR && image.type() == PixelType.UINT8 ? stretched(image, opts.threads())
 			: Centred.planes(image, opts.threads());
-		boolean[] nonFinite = NonFinite.planes(src, opts.threads());
+		float[][] range = new float[n][];
+		boolean[] nonFinite = NonFinite.planes(src, opts.threads(), range);
+		// Mean's T takes no deviation, whose sums are the ones such values spoil
+		if (st.method != Method.MEAN) Outliers.warn(NAME, src, range);
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress()),
 			z -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z]),

@@ -33,20 +33,51 @@ final class NonFinite {
 	 *         (and for other types, which cannot)
 	 */
 	static boolean[] planes(Planes image, int threads) {
+		return planes(image, threads, null);
+	}
+
+	/**
+	 * {@link #planes(Planes, int)}, and in the same pass over the pixels the range of each plane's
+	 * finite pixels, for {@link Outliers}.
+	 *
+	 * @param range receives {min, max} per plane ({+inf, -inf} where none is finite); or null
+	 */
+	static boolean[] planes(Planes image, int threads, float[][] range) {
 		if (image.type() != PixelType.FLOAT32) return null;
 		boolean[] dirty = new boolean[image.depth()];
 		boolean any = false;
 		for (int z = 0; z < dirty.length; z++) {
 			float[] p = (float[]) image.plane(z);
 			java.util.concurrent.atomic.AtomicBoolean found = new java.util.concurrent.atomic.AtomicBoolean();
+			float[] lo = { Float.POSITIVE_INFINITY }, hi = { Float.NEGATIVE_INFINITY };
 			CpuParallel.forRange(0, p.length, threads, 1, (a, b) -> {
-				if (found.get()) return;  // per chunk: a volatile read per pixel would slow the clean case
-				for (int i = a; i < b; i++)
-					if (!Float.isFinite(p[i])) {
-						found.set(true);
-						return;
+				if (range == null) {
+					if (found.get()) return;  // per chunk: a volatile read per pixel would slow the clean case
+					for (int i = a; i < b; i++)
+						if (!Float.isFinite(p[i])) {
+							found.set(true);
+							return;
+						}
+					return;
+				}
+				float min = Float.POSITIVE_INFINITY, max = Float.NEGATIVE_INFINITY;
+				boolean bad = false;
+				for (int i = a; i < b; i++) {
+					float v = p[i];
+					if (!Float.isFinite(v)) {
+						bad = true;
+						continue;
 					}
+					min = Math.min(min, v);
+					max = Math.max(max, v);
+				}
+				if (bad) found.set(true);
+				synchronized (lo) {
+					lo[0] = Math.min(lo[0], min);
+					hi[0] = Math.max(hi[0], max);
+				}
 			});
+			if (range != null) range[z] = new float[] { lo[0], hi[0] };
 			dirty[z] = found.get();
 			any |= dirty[z];
 		}

@@ -213,4 +213,38 @@ class BoxStatisticsTest {
 		assertTrue(gpu == (r.fallbackReason() == null) && !r.canceled(), r::toString);
 		assertTrue(TestImages.sameBits(out, into));
 	}
+	@Test
+	void aValueFarOutsideTheSpreadIsNamedInTheLog() {
+		// one pixel of 1e9 among 100 +- 10: the windows below and right of it lost up to a third of
+		// their variance without a word; the cause cannot be seen in the result, so it is said
+		java.util.Random r = new java.util.Random(5);
+		float[] px = new float[64 * 64];
+		for (int i = 0; i < px.length; i++)
+			px[i] = (float) (100 + 10 * r.nextGaussian());
+		java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+		fiji.cuda.ops.OpLog.setSink(lines::add);
+		try {
+			BoxStatistics.compute(Planes.wrap(64, 64, px.clone()), Statistic.VARIANCE, Window.square(2), CPU);
+			BoxStatistics.compute(Planes.wrap(64, 64, px.clone()), Statistic.MEAN, Window.square(2), CPU);
+			assertEquals(java.util.List.of(), lines, "ordinary noise, or a mean");
+			float[] spiked = px.clone();
+			spiked[0] = 1e9f;
+			BoxStatistics.compute(Planes.wrap(64, 64, spiked), Statistic.STANDARD_DEVIATION, Window.square(2), CPU);
+			assertEquals(1, lines.size(), lines::toString);
+			assertTrue(lines.get(0).startsWith("Box Statistics: The image holds values about 10^8 times the spread of its "
+				+ "other pixels (up to 1.00e+09): the statistics of the windows below and to the right of them lose "
+				+ "precision."), lines.get(0));
+			lines.clear();
+			float[] mild = px.clone();
+			mild[0] = 1e5f; // 10^4 times the spread: the variances keep their digits
+			LocalThreshold.threshold(Planes.wrap(64, 64, mild), LocalThreshold.Method.NIBLACK, 2, 0, 0, true, CPU);
+			assertEquals(java.util.List.of(), lines);
+			LocalThreshold.threshold(Planes.wrap(64, 64, new Object[] { px.clone(), spiked.clone() }),
+				LocalThreshold.Method.NIBLACK, 2, 0, 0, true, CPU);
+			assertEquals(1, lines.size(), lines::toString);
+			assertTrue(lines.get(0).startsWith("Local Threshold: Slice 2 holds values about 10^8 times"), lines.get(0));
+		} finally {
+			fiji.cuda.ops.OpLog.setSink(null);
+		}
+	}
 }

@@ -1,0 +1,81 @@
+package fiji.cuda.integral;
+
+import fiji.cuda.image.PixelType;
+import fiji.cuda.image.Planes;
+import fiji.cuda.ops.OpLog;
+
+/**
+ * A word in the Log where a 32-bit plane holds values far outside the spread of the rest (a
+ * division by almost zero, say). The tables are double sums over the whole plane, so every
+ * window below and to the right of such a pixel takes its sums from numbers that hold it, and
+ * at about 10^5 times the spread and beyond, the variances there lose digits although those
+ * windows do not hold it. That cannot be seen in the result, so it is said, with the remedy.
+ */
+final class Outliers {
+
+	/** From this many times the sampled spread on, a window's variance may be off by about 1e-5 relative. */
+	static final double RATIO = 1e5;
+	/** Pixels sampled, evenly over the plane, for its typical spread. */
+	private static final int SAMPLES = 4096;
+
+	private Outliers() {}
+
+	/**
+	 * Logs one line when some plane holds such values.
+	 *
+	 * @param op    the operation, for the line
+	 * @param image the planes whose tables are built (after any centring)
+	 * @param range per plane {min, max} of its finite pixels, from {@link NonFinite#planes(Planes, int, float[][])}
+	 */
+	static void warn(String op, Planes image, float[][] range) {
+		if (image.type() != PixelType.FLOAT32 || range == null) return;
+		int first = -1, count = 0;
+		double worst = 0, value = 0;
+		for (int z = 0; z < image.depth(); z++) {
+			double[] ratio = ratio((float[]) image.plane(z), range[z]);
+			if (ratio == null || ratio[0] < RATIO) continue;
+			if (first < 0) first = z;
+			count++;
+			if (ratio[0] > worst) {
+				worst = ratio[0];
+				value = ratio[1];
+			}
+		}
+		if (first < 0) return;
+		String where = image.depth() == 1 ? "The image holds" : count == 1 ? "Slice " + (first + 1) + " holds"
+			: count + " slices (the first, slice " + (first + 1) + ") hold";
+		OpLog.log(op + ": " + where + " values about 10^" + (int) Math.floor(Math.log10(worst)) + " times the spread of "
+			+ "its other pixels (up to " + String.format(java.util.Locale.ROOT, "%.3g", value) + "): the statistics of "
+			+ "the windows below and to the right of them lose precision. Clip such values first (Process > Math > "
+			+ "Min... / Max...), or set them to NaN, which is left out.");
+	}
+
+	/**
+	 * @return {how many times the sampled spread the farthest value lies from the sampled median,
+	 *         that value}; null where it cannot be told (fewer than two finite samples, or most of
+	 *         them equal). The spread is the median absolute deviation, scaled to a standard
+	 *         deviation for normal noise: a few huge values among the samples do not move it, as
+	 *         they would move the samples' own standard deviation.
+	 */
+	static double[] ratio(float[] p, float[] range) {
+		if (range == null || !(range[0] <= range[1])) return null;
+		int n = Math.min(SAMPLES, p.length), taken = 0;
+		double[] v = new double[n];
+		for (int k = 0; k < n; k++) {
+			float x = p[(int) ((long) k * p.length / n)];
+			if (Float.isFinite(x)) v[taken++] = x;
+		}
+		if (taken < 2) return null;
+		v = java.util.Arrays.copyOf(v, taken);
+		java.util.Arrays.sort(v);
+		double median = v[taken / 2];
+		double[] dev = new double[taken];
+		for (int k = 0; k < taken; k++)
+			dev[k] = Math.abs(v[k] - median);
+		java.util.Arrays.sort(dev);
+		double spread = 1.4826 * dev[taken / 2];
+		if (!(spread > 0)) return null;
+		double far = Math.abs(range[1] - median) >= Math.abs(range[0] - median) ? range[1] : range[0];
+		return new double[] { Math.abs(far - median) / spread, far };
+	}
+}
