@@ -30,9 +30,11 @@ public final class TiffFiles {
 	}
 
 	/**
-	 * @return whether ImageJ's decoder reads the header and the file holds every byte of pixel
-	 *         data the header places: ImageJ opens a TIFF cut short in its pixels without a word,
-	 *         with slices missing or rows of 0, which a batch would then process and save as a result
+	 * @return whether ImageJ's decoder reads the header and the file holds every byte that its
+	 *         directories place: each directory, the arrays its entries point to, and each strip
+	 *         or tile of pixels. ImageJ opens a TIFF cut short there without a word, with slices
+	 *         missing, rows of 0 or header bytes read as pixels, which a batch would then process
+	 *         and save as a result
 	 */
 	static boolean complete(String path) {
 		FileInfo[] info = info(path);
@@ -40,30 +42,125 @@ public final class TiffFiles {
 		long length = new java.io.File(path).length();
 		for (FileInfo fi : info)
 			if (fi == null || dataEnd(fi) > length) return false;
-		return true;
+		// an ImageJ stack's slices lie one after another after its first directory, which alone
+		// ImageJ reads: the directories of the other slices, written after the pixels, are not needed
+		boolean imageJStack = info.length == 1 && info[0].nImages > 1;
+		return directoriesWhole(path, length, imageJStack ? 1 : Integer.MAX_VALUE);
 	}
 
-	/** @return the byte just past the last pixel data the entry places, or 0 where that cannot be told */
+	/**
+	 * @return the byte just past the pixels ImageJ reads for an uncompressed entry, from its
+	 *         offset and size, as ImageJ reads them (an ImageJ stack is one entry for all its
+	 *         slices, stored one after another); 0 where that cannot be told (compressed, packed
+	 *         10 and 12-bit pixels). Not from the entry's strip lengths, which ImageJ's decoder
+	 *         misreads when two of them are stored in the entry itself (libtiff writes such files).
+	 */
 	static long dataEnd(FileInfo fi) {
-		long end = 0;
-		if (fi.stripOffsets != null && fi.stripLengths != null)
-			for (int i = 0; i < Math.min(fi.stripOffsets.length, fi.stripLengths.length); i++)
-				end = Math.max(end, (fi.stripOffsets[i] & 0xffffffffL) + (fi.stripLengths[i] & 0xffffffffL));
-		// an ImageJ stack is one entry for all its slices, stored one after another uncompressed;
-		// packed 10 and 12-bit and 1-bit pixels take less than getBytesPerPixel says, and are left out
-		boolean packed = fi.fileType == FileInfo.GRAY12_UNSIGNED || fi.fileType == FileInfo.GRAY10_UNSIGNED
-			|| fi.fileType == FileInfo.BITMAP;
-		if (fi.nImages > 1 && fi.compression <= FileInfo.COMPRESSION_NONE && !packed) {
-			long plane = (long) fi.width * fi.height * fi.getBytesPerPixel();
-			end = Math.max(end, fi.getOffset() + fi.nImages * plane + (fi.nImages - 1) * fi.getGap());
-		}
-		return end;
+		if (fi.compression > FileInfo.COMPRESSION_NONE || fi.width <= 0 || fi.height <= 0) return 0;
+		long plane;
+		if (fi.fileType == FileInfo.BITMAP) plane = (long) ((fi.width + 7) / 8) * fi.height;
+		else if (fi.fileType == FileInfo.GRAY12_UNSIGNED || fi.fileType == FileInfo.GRAY10_UNSIGNED) return 0;
+		else plane = (long) fi.width * fi.height * fi.getBytesPerPixel();
+		int n = Math.max(1, fi.nImages);
+		return fi.getOffset() + n * plane + (n - 1) * fi.getGap();
 	}
 
 	/** @return whether {@code open()} would read the file with ImageJ's TIFF decoder: its own choice, by content */
 	static boolean readByTiffDecoder(String path) {
 		int type = new Opener().getFileType(path);
 		return type == Opener.TIFF || type == Opener.TIFF_AND_DICOM;
+	}
+
+	/** Bytes of one value of each TIFF field type, by type number; 0 for types unknown. */
+	private static final int[] TYPE_BYTES = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
+	private static final int STRIP_OFFSETS = 273, STRIP_BYTE_COUNTS = 279, TILE_OFFSETS = 324, TILE_BYTE_COUNTS = 325;
+
+	/**
+	 * Walks the directories of a classic TIFF as its header chains them.
+	 *
+	 * @param most at most this many directories are walked, from the first
+	 * @return false when a directory, an array an entry points to, or a strip or tile lies past
+	 *         {@code length}; true otherwise, and for files this reader does not walk (BigTIFF)
+	 */
+	static boolean directoriesWhole(String path, long length, int most) {
+		try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(path, "r")) {
+			byte[] head = new byte[8];
+			f.readFully(head);
+			boolean le = head[0] == 'I';
+			if (u16(head, 2, le) != 42) return true; // BigTIFF (43): not ImageJ's decoder's
+			long next = u32(head, 4, le);
+			java.util.Set<Long> seen = new java.util.HashSet<>();
+			while (next != 0) {
+				if (seen.size() >= most) return true;
+				if (!seen.add(next) || seen.size() > 1_000_000) return true; // a loop: ImageJ stops there too
+				if (next + 2 > length) return false;
+				f.seek(next);
+				byte[] c = new byte[2];
+				f.readFully(c);
+				int count = u16(c, 0, le);
+				if (next + 2 + 12L * count + 4 > length) return false;
+				byte[] entries = new byte[12 * count + 4];
+				f.readFully(entries);
+				long[][] strips = new long[2][], tiles = new long[2][];
+				for (int e = 0; e < count; e++) {
+					int tag = u16(entries, 12 * e, le), type = u16(entries, 12 * e + 2, le);
+					long n = u32(entries, 12 * e + 4, le);
+					long bytes = type < TYPE_BYTES.length ? n * TYPE_BYTES[type] : 0;
+					if (bytes > 4 && u32(entries, 12 * e + 8, le) + bytes > length) return false;
+					if ((type == 3 || type == 4) && n > 0 && n <= 1 << 24) {
+						long[] v = values(f, entries, 12 * e, le, type, (int) n);
+						if (tag == STRIP_OFFSETS) strips[0] = v;
+						else if (tag == STRIP_BYTE_COUNTS) strips[1] = v;
+						else if (tag == TILE_OFFSETS) tiles[0] = v;
+						else if (tag == TILE_BYTE_COUNTS) tiles[1] = v;
+					}
+				}
+				if (pastEnd(strips, length) || pastEnd(tiles, length)) return false;
+				next = u32(entries, 12 * count, le);
+			}
+			return true;
+		} catch (java.io.IOException | RuntimeException e) {
+			return false;
+		}
+	}
+
+	/** @return whether some piece of pixels, {offsets, byte counts}, ends past {@code length} */
+	private static boolean pastEnd(long[][] pieces, long length) {
+		if (pieces[0] == null || pieces[1] == null) return false;
+		for (int i = 0; i < Math.min(pieces[0].length, pieces[1].length); i++)
+			if (pieces[0][i] + pieces[1][i] > length) return true;
+		return false;
+	}
+
+	/** @return the SHORT or LONG values of the entry at {@code at}: in the entry itself when they fit in 4 bytes */
+	private static long[] values(java.io.RandomAccessFile f, byte[] entries, int at, boolean le, int type, int n)
+		throws java.io.IOException
+	{
+		int size = type == 3 ? 2 : 4;
+		byte[] b;
+		int from;
+		if ((long) n * size <= 4) {
+			b = entries;
+			from = at + 8;
+		} else {
+			b = new byte[n * size];
+			f.seek(u32(entries, at + 8, le));
+			f.readFully(b);
+			from = 0;
+		}
+		long[] v = new long[n];
+		for (int i = 0; i < n; i++)
+			v[i] = size == 2 ? u16(b, from + 2 * i, le) : u32(b, from + 4 * i, le);
+		return v;
+	}
+
+	private static int u16(byte[] b, int i, boolean le) {
+		return le ? (b[i] & 0xff) | (b[i + 1] & 0xff) << 8 : (b[i] & 0xff) << 8 | (b[i + 1] & 0xff);
+	}
+
+	private static long u32(byte[] b, int i, boolean le) {
+		long lo = u16(b, le ? i : i + 2, le), hi = u16(b, le ? i + 2 : i, le);
+		return hi << 16 | lo;
 	}
 
 	/** @return the entries ImageJ's TIFF decoder reads from the file's header, or null where it cannot, whatever it throws */

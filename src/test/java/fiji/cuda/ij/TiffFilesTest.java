@@ -65,4 +65,95 @@ class TiffFilesTest {
 			assertEquals("true", TiffFiles.readable(exact.toString()), kind[0] + ", nothing of the pixels missing");
 		}
 	}
+	/** A little-endian TIFF writer for layouts ImageJ does not write: entries {tag, type, count, value or offset}. */
+	private static final class Tiff {
+		final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+		int lastNext = 4; // where the offset of the next directory goes
+
+		Tiff() {
+			put(new byte[] { 'I', 'I', 42, 0, 0, 0, 0, 0 });
+		}
+
+		int put(byte[] b) {
+			int at = out.size();
+			out.write(b, 0, b.length);
+			return at;
+		}
+
+		/** Appends a directory of these entries and chains it after the last one. */
+		void directory(int[][] entries) {
+			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(2 + 12 * entries.length + 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+			b.putShort((short) entries.length);
+			for (int[] e : entries) {
+				b.putShort((short) e[0]).putShort((short) e[1]).putInt(e[2]);
+				if (e[1] == 3 && e[2] <= 2) b.putShort((short) e[3]).putShort((short) (e.length > 4 ? e[4] : 0));
+				else b.putInt(e[3]);
+			}
+			b.putInt(0);
+			int at = put(b.array());
+			byte[] all = out.toByteArray();
+			java.nio.ByteBuffer.wrap(all, lastNext, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(at);
+			out.reset();
+			out.write(all, 0, all.length);
+			lastNext = at + 2 + 12 * entries.length;
+		}
+
+		static int[][] gray8(int w, int h, int rowsPerStrip, int[] offsets, int offsetsAt, int[] counts) {
+			int n = offsets.length;
+			return new int[][] { { 256, 3, 1, w }, { 257, 3, 1, h }, { 258, 3, 1, 8 }, { 259, 3, 1, 1 }, { 262, 3, 1, 1 },
+				n == 1 ? new int[] { 273, 4, 1, offsets[0] } : new int[] { 273, 4, n, offsetsAt }, { 277, 3, 1, 1 },
+				{ 278, 3, 1, rowsPerStrip }, n == 1 ? new int[] { 279, 3, 1, counts[0] } : new int[] { 279, 3, 2, counts[0], counts[1] } };
+		}
+	}
+
+	@Test
+	void twoStripCountsKeptInTheEntryAreReadAsImageJReadsThePixels(@TempDir Path dir) throws Exception {
+		// libtiff stores two SHORT strip counts in the entry itself, which ImageJ's decoder misreads
+		// (as -257): the check took them for pixels past the end and skipped a good file
+		byte[] px = new byte[100 * 100];
+		new java.util.Random(3).nextBytes(px);
+		Tiff t = new Tiff();
+		int data = t.put(px);
+		java.nio.ByteBuffer offs = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+		offs.putInt(data).putInt(data + 8100);
+		int offsetsAt = t.put(offs.array());
+		t.directory(Tiff.gray8(100, 100, 81, new int[] { data, data + 8100 }, offsetsAt, new int[] { 8100, 1900 }));
+		Path f = Files.write(dir.resolve("libtiff.tif"), t.out.toByteArray());
+		ImagePlus imp = IJ.openImage(f.toString());
+		org.junit.jupiter.api.Assertions.assertArrayEquals(px, (byte[]) imp.getProcessor().getPixels(), "ImageJ opens it whole");
+		assertEquals("true", TiffFiles.readable(f.toString()));
+		// cut in its second strip, it is refused
+		Path cut = Files.write(dir.resolve("libtiff-cut.tif"), Arrays.copyOf(t.out.toByteArray(), data + 9000));
+		assertEquals("false", TiffFiles.readable(cut.toString()));
+	}
+
+	@Test
+	void aPageByPageFileCutShortIsRefused(@TempDir Path dir) throws Exception {
+		// most writers but ImageJ put each page's pixels and then its directory: cut in the last page,
+		// ImageJ opened the pages before it, and a batch saved a stack with slices missing
+		Tiff t = new Tiff();
+		java.util.Random r = new java.util.Random(4);
+		for (int page = 0; page < 6; page++) {
+			byte[] px = new byte[100 * 100];
+			r.nextBytes(px);
+			int data = t.put(px);
+			t.directory(Tiff.gray8(100, 100, 100, new int[] { data }, 0, new int[] { px.length }));
+		}
+		byte[] all = t.out.toByteArray();
+		Path whole = Files.write(dir.resolve("pages.tif"), all);
+		assertEquals(6, IJ.openImage(whole.toString()).getStackSize());
+		assertEquals("true", TiffFiles.readable(whole.toString()));
+		for (int cutAt : new int[] { all.length - 266, all.length - 60, all.length - 4, 131, 20 }) {
+			Path cut = Files.write(dir.resolve("pages-" + cutAt + ".tif"), Arrays.copyOf(all, cutAt));
+			assertEquals("false", TiffFiles.readable(cut.toString()), "cut at " + cutAt + " of " + all.length);
+		}
+		// an ImageJ stack cut inside its first directory: ImageJ opened a slice of 0 or of header bytes
+		ImagePlus stack = IJ.createImage("s", "8-bit ramp", 100, 100, 6);
+		Path ij = dir.resolve("ij.tif");
+		IJ.saveAsTiff(stack, ij.toString());
+		for (int cutAt : new int[] { 60, 100, 131 }) {
+			Path cut = Files.write(dir.resolve("ij-" + cutAt + ".tif"), Arrays.copyOf(Files.readAllBytes(ij), cutAt));
+			assertEquals("false", TiffFiles.readable(cut.toString()), "ImageJ stack cut at " + cutAt);
+		}
+	}
 }
