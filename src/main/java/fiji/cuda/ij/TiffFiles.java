@@ -26,7 +26,25 @@ public final class TiffFiles {
 	 *         short, "true" otherwise
 	 */
 	public static String readable(String path) {
-		return String.valueOf(!readByTiffDecoder(path) || complete(path));
+		if (!readByTiffDecoder(path)) return "true";
+		// a whole tiled TIFF: ImageJ's decoder refuses it, and its Opener then hands the file to
+		// the other readers (Bio-Formats in Fiji) without throwing, so open() may still read it
+		if (tiled(path)) return String.valueOf(directoriesWhole(path, new java.io.File(path).length(), Integer.MAX_VALUE));
+		return String.valueOf(complete(path));
+	}
+
+	/** @return whether ImageJ's TIFF decoder refuses the file as tiled, with the IOException its Opener answers by trying other readers */
+	static boolean tiled(String path) {
+		java.io.File f = new java.io.File(path);
+		try {
+			new ij.io.TiffDecoder(f.getParent() == null ? "" : f.getParent() + java.io.File.separator, f.getName())
+				.getTiffInfo();
+			return false;
+		} catch (java.io.IOException e) {
+			return String.valueOf(e.getMessage()).contains("tiled");
+		} catch (RuntimeException | OutOfMemoryError e) {
+			return false;
+		}
 	}
 
 	/**

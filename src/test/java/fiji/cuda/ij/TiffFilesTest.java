@@ -156,4 +156,29 @@ class TiffFilesTest {
 			assertEquals("false", TiffFiles.readable(cut.toString()), "ImageJ stack cut at " + cutAt);
 		}
 	}
+	@Test
+	void aWholeTiledTiffIsLeftToOpenAndACutOneRefused(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder refuses tiles, and its Opener then tries the other readers (Bio-Formats in
+		// Fiji) without throwing: a whole tiled file must not be skipped, a cut one must
+		Tiff t = new Tiff();
+		byte[] tiles = new byte[4 * 16 * 16];
+		new java.util.Random(6).nextBytes(tiles);
+		int data = t.put(tiles);
+		java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(32).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+		for (int i = 0; i < 4; i++)
+			b.putInt(data + 256 * i);
+		for (int i = 0; i < 4; i++)
+			b.putInt(256);
+		int arrays = t.put(b.array());
+		t.directory(new int[][] { { 256, 3, 1, 32 }, { 257, 3, 1, 32 }, { 258, 3, 1, 8 }, { 259, 3, 1, 1 },
+			{ 262, 3, 1, 1 }, { 277, 3, 1, 1 }, { 322, 3, 1, 16 }, { 323, 3, 1, 16 }, { 324, 4, 4, arrays },
+			{ 325, 4, 4, arrays + 16 } });
+		byte[] all = t.out.toByteArray();
+		Path whole = Files.write(dir.resolve("tiled.tif"), all);
+		assertEquals(true, TiffFiles.tiled(whole.toString()));
+		assertEquals("true", TiffFiles.readable(whole.toString()));
+		assertEquals(null, TiffFiles.open(whole.toString()), "the template folder takes only what ImageJ's decoder reads");
+		Path cut = Files.write(dir.resolve("tiled-cut.tif"), Arrays.copyOf(all, data + 700));
+		assertEquals("false", TiffFiles.readable(cut.toString()));
+	}
 }
