@@ -193,18 +193,27 @@ class MacroTest {
 		assertClose(b, ImageJProcess.open(out.resolve("b.tif")), "b.tif");
 	}
 
-	@Test
-	void anOutputFolderThatDiffersFromTheInputOnlyInCaseIsAnotherFolder() throws Exception {
-		// the macro language's == ignores case: data/IN was refused as the input folder data/in
-		Path in = Files.createDirectories(dir.resolve("letter-case-in")), out = dir.resolve("LETTER-CASE-IN");
-		ImagePlus a = noise("8-bit", 30, 20, 1, 16);
+	/**
+	 * Saves {@code a} (with its selection) as the one image of folder {@code in}, blurs the folder
+	 * into {@code out} with the folder macro, and checks the result against ImageJ's blur of the
+	 * whole image.
+	 */
+	private static void blurOneImage(Path in, Path out, ImagePlus a) throws Exception {
 		ImageJProcess.save(a, in.resolve("a.tif"));
+		a.deleteRoi();
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
 		ImageJReference.blur2DStack(a, 2);
 		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif");
-		r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"), "input=[" + in + "] output=[" + in + "] sigma=2",
+	}
+
+	@Test
+	void anOutputFolderThatDiffersFromTheInputOnlyInCaseIsAnotherFolder() throws Exception {
+		// the macro language's == ignores case: data/IN was refused as the input folder data/in
+		Path in = Files.createDirectories(dir.resolve("letter-case-in"));
+		blurOneImage(in, dir.resolve("LETTER-CASE-IN"), noise("8-bit", 30, 20, 1, 16));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"), "input=[" + in + "] output=[" + in + "] sigma=2",
 			"-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("The output folder is the input folder"), r::toString);
 	}
@@ -247,17 +256,11 @@ class MacroTest {
 	void batchFolderMakesAnOutputFolderWhoseParentIsMissingToo() throws Exception {
 		// File.makeDirectory made only the last folder: every save failed, and the summary said
 		// "Blurred 1 images"
-		Path in = Files.createDirectories(dir.resolve("nested-in")), out = dir.resolve("results [2]").resolve("blurred");
-		ImagePlus a = noise("16-bit", 30, 20, 1, 14);
-		ImageJProcess.save(a, in.resolve("a.tif"));
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
-			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
-		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
-		ImageJReference.blur2DStack(a, 2);
-		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif");
+		Path in = Files.createDirectories(dir.resolve("nested-in"));
+		blurOneImage(in, dir.resolve("results [2]").resolve("blurred"), noise("16-bit", 30, 20, 1, 14));
 		// a folder that cannot be made is an error before the work, not one per image
 		Path blocked = Files.writeString(dir.resolve("a file"), "not a folder").resolve("out");
-		r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"), "input=[" + in + "] output=[" + blocked + "]");
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"), "input=[" + in + "] output=[" + blocked + "]");
 		assertTrue(r.output.contains("Could not create the output folder " + blocked), r::toString);
 		assertFalse(r.output.contains("Blurred"), r::toString);
 	}
@@ -355,16 +358,9 @@ class MacroTest {
 	@Test
 	void batchFolderBlursTheWholeImageWhenTheFileWasSavedWithASelection() throws Exception {
 		// ImageJ restores the selection saved in a TIFF, and only the inside of the oval was blurred
-		Path in = Files.createDirectories(dir.resolve("roi-in")), out = dir.resolve("roi-out");
 		ImagePlus a = noise("8-bit", 40, 30, 1, 19);
 		a.setRoi(new OvalRoi(5, 5, 15, 10));
-		ImageJProcess.save(a, in.resolve("a.tif"));
-		a.deleteRoi();
-		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
-			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
-		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
-		ImageJReference.blur2DStack(a, 2);
-		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif saved with an oval");
+		blurOneImage(Files.createDirectories(dir.resolve("roi-in")), dir.resolve("roi-out"), a);
 	}
 
 	@Test
