@@ -16,14 +16,15 @@ public final class TiffFiles {
 
 	/**
 	 * For a macro: {@code call("fiji.cuda.ij.TiffFiles.readable", path)}. Only a classic TIFF
-	 * that ImageJ's decoder cannot read is refused, or one whose pixel data the header places past
-	 * the end of the file; any other file is left to {@code open()}, which picks its reader by the
-	 * file's first bytes, not its name (a PNG named .tif, or a BigTIFF that Fiji hands to
-	 * Bio-Formats), and whose failure the macro can see.
+	 * that ImageJ's decoder cannot read is refused, or one cut short: a directory, an array its
+	 * entries point to, or pixels it places lie past the end of the file. Any other file is left
+	 * to {@code open()}, which picks its reader by the file's first bytes, not its name (a PNG
+	 * named .tif, or a BigTIFF or tiled TIFF that Fiji hands to Bio-Formats), and whose failure
+	 * the macro can see.
 	 *
 	 * @param path a file
-	 * @return "false" for a classic TIFF whose header ImageJ cannot read or whose pixels are cut
-	 *         short, "true" otherwise
+	 * @return "false" for a classic TIFF whose header ImageJ cannot read or that is cut short,
+	 *         "true" otherwise
 	 */
 	public static String readable(String path) {
 		if (!readByTiffDecoder(path)) return "true";
