@@ -61,6 +61,11 @@ public final class TiffFiles {
 		long length = new java.io.File(path).length();
 		for (FileInfo fi : info)
 			if (fi == null || dataEnd(fi) > length) return false;
+		// pages of planar 16-bit RGB: ImageJ's Opener stacks each page's three planes as one
+		// slice, and its ImagePlus then throws "Unknown stack type", which a macro cannot catch
+		if (info.length > 1)
+			for (FileInfo fi : info)
+				if (fi.fileType == FileInfo.RGB48_PLANAR) return false;
 		// an ImageJ stack's slices lie one after another after its first directory, which alone
 		// ImageJ reads: the directories of the other slices, written after the pixels, are not needed
 		boolean imageJStack = info.length == 1 && info[0].nImages > 1;

@@ -181,4 +181,32 @@ class TiffFilesTest {
 		Path cut = Files.write(dir.resolve("tiled-cut.tif"), Arrays.copyOf(all, data + 700));
 		assertEquals("false", TiffFiles.readable(cut.toString()));
 	}
+	@Test
+	void pagesOfPlanarSixteenBitRgbAreRefused(@TempDir Path dir) throws Exception {
+		// ImageJ's open() threw IllegalArgumentException ("Unknown stack type") on them, which ended a
+		// folder batch there, with no summary; one such page alone opens
+		Tiff t = new Tiff();
+		java.util.Random r = new java.util.Random(7);
+		for (int page = 0; page < 3; page++) {
+			byte[] px = new byte[3 * 2 * 20 * 10];
+			r.nextBytes(px);
+			int data = t.put(px);
+			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(30).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+			for (int c = 0; c < 3; c++)
+				b.putInt(data + 400 * c);
+			for (int c = 0; c < 3; c++)
+				b.putInt(400);
+			for (int c = 0; c < 3; c++)
+				b.putShort((short) 16);
+			int arrays = t.put(b.array());
+			t.directory(new int[][] { { 256, 3, 1, 20 }, { 257, 3, 1, 10 }, { 258, 3, 3, arrays + 24 }, { 259, 3, 1, 1 },
+				{ 262, 3, 1, 2 }, { 273, 4, 3, arrays }, { 277, 3, 1, 3 }, { 278, 3, 1, 10 }, { 279, 4, 3, arrays + 12 },
+				{ 284, 3, 1, 2 } });
+		}
+		Path pages = Files.write(dir.resolve("rgb48-planar.tif"), t.out.toByteArray());
+		assertEquals(ij.io.FileInfo.RGB48_PLANAR, ij.io.Opener.getTiffFileInfo(pages.toString())[0].fileType);
+		org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+			() -> new ij.io.Opener().openImage(pages.toString()), "ImageJ still cannot open these: the check is needed");
+		assertEquals("false", TiffFiles.readable(pages.toString()));
+	}
 }
