@@ -19,6 +19,19 @@ public final class Peaks {
 	private Peaks() {}
 
 	/**
+	 * The threshold as the scores are held, in float: an exact score of 0.9 is stored as
+	 * 0.899999976 and was dropped by {@code score_threshold=0.9}, though it is shown as 0.900.
+	 * Rounding to float keeps the order of any two numbers, so no score at or above the
+	 * threshold is dropped.
+	 *
+	 * @param threshold the lowest score kept, as the user gave it
+	 * @return the float nearest to it, for comparisons with float scores
+	 */
+	static double asScore(double threshold) {
+		return (float) threshold;
+	}
+
+	/**
 	 * Finds the local maxima of a "valid" score map: pixels whose score is at least
 	 * {@code threshold}, at least that of each of their 8 neighbours inside the map, and above
 	 * those of the neighbours before them in raster order (the left one and the three above).
@@ -41,10 +54,11 @@ public final class Peaks {
 		double threshold, boolean refine)
 	{
 		List<Detection> out = new ArrayList<>();
+		double lowest = asScore(threshold);
 		for (int y = 0; y < mapHeight; y++)
 			for (int x = 0; x < mapWidth; x++) {
 				float v = map[y * mapWidth + x];
-				if (!(v >= threshold) || !isLocalMax(map, mapWidth, mapHeight, x, y, v)) continue;
+				if (!(v >= lowest) || !isLocalMax(map, mapWidth, mapHeight, x, y, v)) continue;
 				double cx = x + box.width / 2, cy = y + box.height / 2;
 				if (refine) {
 					double[] d = refine(map, mapWidth, mapHeight, x, y);

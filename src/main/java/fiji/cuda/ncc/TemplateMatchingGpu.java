@@ -217,7 +217,7 @@ final class TemplateMatchingGpu {
 		jcuda.driver.CUdeviceptr map = l.out.at(4L * i * l.mapSize);
 		s.zero(count.ptr(), 4);
 		s.launch(s.function(MODULE, "ncc_peaks"), new int[] { ceil(mw, 256), Math.min(mh, 65535) }, new int[] { 256 }, 0,
-			map, mw, mh, threshold, count, list, PEAK_CAPACITY);
+			map, mw, mh, Peaks.asScore(threshold), count, list, PEAK_CAPACITY);
 		int[] n = new int[1];
 		s.download(count.ptr(), n, 0, 1);
 		if (n[0] > PEAK_CAPACITY) {

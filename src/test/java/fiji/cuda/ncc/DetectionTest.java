@@ -171,6 +171,31 @@ class DetectionTest {
 			.getMessage());
 	}
 
+	/**
+	 * {image, template, exact score} cases whose exact score is a threshold a user types: the
+	 * float score lies just below it (0.9 is held as 0.899999976).
+	 */
+	static final Object[][] EXACT_SCORES = {
+		{ new byte[] { 0, 1, 4, 3 }, new byte[] { 0, 1, 3, 4 }, 0.9 },  // (4·25 − 64) / (4·26 − 64) = 36/40
+		{ new byte[] { 0, 1, 4, 7 }, new byte[] { 0, 1, 7, 4 }, 0.7 } };
+
+	/** @return the detections of a 2x2 template in a 2x2 image of an {@link #EXACT_SCORES} case, at its exact score */
+	static List<Detection> atExactScore(Object[] c, fiji.cuda.ops.ExecutionOptions opts) {
+		return TemplateMatching.detect(Planes.wrap(2, 2, c[0]), 0, Template.fromPlanes(Planes.wrap(2, 2, c[1]), null),
+			(Double) c[2], 5, 0.3, false, null, opts);
+	}
+
+	@Test
+	void aScoreExactlyAtTheThresholdIsKept() {
+		// the float score was compared with the double threshold, and a match at exactly
+		// score_threshold was dropped although the README keeps those "at or above" it
+		for (Object[] c : EXACT_SCORES) {
+			List<Detection> found = atExactScore(c, CPU);
+			assertEquals(1, found.size(), "threshold " + c[2]);
+			assertEquals((Double) c[2], found.get(0).score, 1e-6);
+		}
+	}
+
 	@Test
 	void anOddAngleIsFoundThroughTheRotationMask() {
 		Planes tpl = TestImages.random(PixelType.FLOAT32, 15, 11, 1, 12);

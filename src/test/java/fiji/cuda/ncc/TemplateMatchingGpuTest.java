@@ -574,6 +574,16 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
+	void aScoreExactlyAtTheThresholdIsKeptOnTheGpu() {
+		// ncc_peaks compared the float score with the double threshold, as the CPU path did
+		for (Object[] c : DetectionTest.EXACT_SCORES) {
+			List<Detection> found = DetectionTest.atExactScore(c, GPU);
+			assertEquals(1, found.size(), "threshold " + c[2]);
+			assertEquals((Double) c[2], found.get(0).score, 1e-6);
+		}
+	}
+
+	@Test
 	void peaksFoundOnTheGpuAreThoseOfItsMaps() {
 		// detect() without a map sink keeps the maps on the GPU and brings back only the peaks and
 		// the scores around them: the candidates must be those Peaks.localMaxima finds in the
