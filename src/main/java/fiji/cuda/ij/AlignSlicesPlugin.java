@@ -303,10 +303,9 @@ public class AlignSlicesPlugin implements PlugIn {
 	/** Fills ImageJ's Results table and says how it went. */
 	private static void show(ImagePlus imp, Outcome out) {
 		Undo.reset(); // ImageJ's Undo cannot restore a stack
-		boolean kept = IjBridge.keepsResults(COMMAND, RESULTS_TITLE);
 		boolean held = IjBridge.holdSharedWindows(); // another run's rows must not go in between
 		try {
-			ResultsTable rt = IjBridge.resultsTable(kept);
+			ResultsTable rt = IjBridge.resultsTable(IjBridge.keepsResults(COMMAND, RESULTS_TITLE));
 			rt.setPrecision(4);
 			for (int i = 0; i < out.table.size(); i++) {
 				rt.incrementCounter();

@@ -105,14 +105,31 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			IjErrors.report(COMMAND, "There is no image open.");
 			return DONE;
 		}
-		// the runner would only beep and leave the image as it is, and a macro would go on
-		if (IjErrors.inUse(COMMAND, imp)) return DONE;
+		// the runner's own refusal of an image without pixels, which would leave the lock below held
+		if (imp.getProcessor() == null) {
+			IjErrors.report(COMMAND, "The image \"" + imp.getTitle() + "\" has no pixels.");
+			return DONE;
+		}
+		// The runner locks the image only after setup, and on a lock it cannot get it only beeps and
+		// leaves the image as it is, and a macro goes on: a command that took the image in between
+		// left it unblurred without a word. So the lock is taken here. ImageJ's lock counts a
+		// thread's nested locks, so the runner's own then succeeds, and showDialog gives this one
+		// back: nothing between the two can stop the runner for an image with pixels (DOES_ALL).
+		if (!IjErrors.lock(COMMAND, imp)) return DONE;
+		heldSinceSetup = imp;
 		this.imp = imp;
 		return flags;
 	}
 
+	/** The image locked in {@link #setup}, until {@link #showDialog} gives that lock back. */
+	private ImagePlus heldSinceSetup;
+
 	@Override
 	public int showDialog(ImagePlus imp, String command, PlugInFilterRunner pfr) {
+		if (heldSinceSetup != null) {
+			heldSinceSetup.unlock(); // the runner holds its own lock now
+			heldSinceSetup = null;
+		}
 		String macroOptions = Macro.getOptions();
 		boolean oldMacro = macroOptions != null && macroOptions.contains("radius=");
 		if (oldMacro) Macro.setOptions(macroOptions.replaceAll("radius=", "sigma="));

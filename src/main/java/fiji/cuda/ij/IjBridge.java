@@ -62,8 +62,10 @@ public final class IjBridge {
 	 * table to the user. ImageJ's own commands that start the table afresh (Analyze Particles
 	 * with "Clear results") ask, run from a menu with measurements not yet saved, whether to
 	 * save them, and empty it; run from a macro, they empty it without asking. Asked only after the work,
-	 * so that a failed run leaves the measurements where they were, and before the command
-	 * takes the shared windows, so that other runs need not wait for the answer.
+	 * so that a failed run leaves the measurements where they were, and only with the shared
+	 * windows held ({@link #holdSharedWindows}): ImageJ's question empties the table, and asked
+	 * before, it emptied another run's rows while that run showed them ("Row out of range", and
+	 * that run's script stopped although its work was done).
 	 *
 	 * @param command the command, for the Log line that says where its results went
 	 * @param title   the title of the table of the command's own that then gets them

@@ -115,11 +115,10 @@ final class TemplateMatchingResults {
 
 	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
 	static void show(ImagePlus image, Outcome out) {
-		boolean kept = IjBridge.keepsResults(COMMAND, RESULTS_TITLE);
 		// another run's rows and matches must not go in between
 		boolean held = IjBridge.holdSharedWindows();
 		try {
-			ResultsTable rt = IjBridge.resultsTable(kept);
+			ResultsTable rt = IjBridge.resultsTable(IjBridge.keepsResults(COMMAND, RESULTS_TITLE));
 			for (int i = 0; i < out.table.size(); i++) {
 				rt.incrementCounter();
 				for (String h : out.table.getHeadings())

@@ -36,6 +36,49 @@ class ImageLockTest {
 	}
 
 	@Test
+	void gaussianBlurHoldsTheImageFromItsSetupOnSoThatNoCommandTakesItBeforeTheRunner() throws Exception {
+		// the runner locks only after setup: a command that took the image in between (here while the
+		// runner finishes a paste) left it unblurred, with no word, and the macro went on
+		ImagePlus imp = IJ.createImage("racing", "8-bit ramp", 40, 30, 1);
+		byte[] before = ((byte[]) imp.getProcessor().getPixels()).clone();
+		boolean[] taken = { false };
+		imp.setRoi(new ij.gui.Roi(0, 0, 40, 30) {
+			@Override
+			public void endPaste() {
+				Thread other = new Thread(() -> taken[0] = imp.lockSilently());
+				other.start();
+				try {
+					other.join();
+				} catch (InterruptedException e) {
+					Thread.currentThread().interrupt();
+				}
+			}
+		});
+		String[] log = { "" };
+		Thread run = new Thread(() -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(),
+			"GPU Gaussian Blur...", ""), "Run$_blur race");
+		ij.Macro.setOptions(run, "sigma=2");
+		ij.WindowManager.setTempCurrentImage(run, imp);
+		log[0] = LocalThresholdPluginTest.log(() -> {
+			run.start();
+			try {
+				run.join(60_000);
+			} catch (InterruptedException e) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		ij.Macro.setOptions(run, null);
+		ij.WindowManager.setTempCurrentImage(run, null);
+		assertFalse(taken[0], "another thread took the image between setup and the runner's lock");
+		assertFalse(java.util.Arrays.equals(before, (byte[]) imp.getProcessor().getPixels()), "not blurred: " + log[0]);
+		assertFalse(imp.isLocked(), "the image stayed locked");
+		// and refused at setup, the image is not left locked either
+		ImagePlus busy = lockedElsewhere();
+		new GaussianBlurPlugin().setup("", busy);
+		assertTrue(busy.isLockedByAnotherThread());
+	}
+
+	@Test
 	void localThresholdAlignSlicesAndGaussianBlur3DRefuseALockedImageWithAMessage() throws Exception {
 		// both did nothing and said nothing, and a batch macro went on with the image unchanged
 		String[][] cases = { { "GPU Local Threshold", "method=Mean radius=2 parameter_1=0 parameter_2=0 white" },

@@ -132,6 +132,34 @@ class ResultsTableTest {
 	}
 
 	@Test
+	void theTableIsEmptiedOnlyWithTheSharedWindowsHeld() {
+		// ImageJ's question empties the Results table: asked before the lock, one run emptied it while
+		// another, holding the lock, showed its rows, which failed with "Row out of range"
+		boolean[] held = { true };
+		int[] asked = new int[1];
+		IjBridge.resultsReset = () -> {
+			asked[0]++;
+			held[0] &= IjBridge.SHARED_WINDOWS.isHeldByCurrentThread();
+			return Analyzer.resetCounter();
+		};
+		measured();
+		IJ.run(drift(), ALIGN, "x=20 y=20 width=30 height=30 margin=6");
+		measured();
+		ImagePlus image = TemplateMatchingPluginTest.noise("8-bit", 60, 40, 1, 9);
+		ImagePlus tpl = TemplateMatchingPluginTest.noise("8-bit", 9, 7, 1, 10);
+		tpl.setTitle("tpl held");
+		tpl.show();
+		try {
+			IJ.run(image, MATCHING, "template=[tpl held] score_threshold=0.9");
+		} finally {
+			tpl.changes = false;
+			tpl.close();
+		}
+		assertEquals(2, asked[0]);
+		assertTrue(held[0], "the table was emptied without the shared windows");
+	}
+
+	@Test
 	void aFailedRunLeavesTheMeasurementsWithoutAsking() {
 		// the question was once asked, and the table emptied, before the work: a run that then
 		// failed (a template larger than the image) left the user with no measurements at all
