@@ -65,6 +65,11 @@ class TiffFilesTest {
 			assertEquals("true", TiffFiles.readable(exact.toString()), kind[0] + ", nothing of the pixels missing");
 		}
 	}
+	/** @return what {@link TiffFiles#readable} says of the file's first {@code at} bytes, written under that name */
+	private static String cutAt(Path dir, String name, byte[] file, int at) throws java.io.IOException {
+		return TiffFiles.readable(Files.write(dir.resolve(name), Arrays.copyOf(file, at)).toString());
+	}
+
 	/** A little-endian TIFF writer for layouts ImageJ does not write: entries {tag, type, count, value or offset}. */
 	private static final class Tiff {
 		final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
@@ -78,6 +83,13 @@ class TiffFilesTest {
 			int at = out.size();
 			out.write(b, 0, b.length);
 			return at;
+		}
+
+		/** Appends that many random bytes (pixels); returns where they start. */
+		int putRandom(java.util.Random r, int bytes) {
+			byte[] b = new byte[bytes];
+			r.nextBytes(b);
+			return put(b);
 		}
 
 		/** Appends a directory of these entries and chains it after the last one. */
@@ -123,8 +135,7 @@ class TiffFilesTest {
 		org.junit.jupiter.api.Assertions.assertArrayEquals(px, (byte[]) imp.getProcessor().getPixels(), "ImageJ opens it whole");
 		assertEquals("true", TiffFiles.readable(f.toString()));
 		// cut in its second strip, it is refused
-		Path cut = Files.write(dir.resolve("libtiff-cut.tif"), Arrays.copyOf(t.out.toByteArray(), data + 9000));
-		assertEquals("false", TiffFiles.readable(cut.toString()));
+		assertEquals("false", cutAt(dir, "libtiff-cut.tif", t.out.toByteArray(), data + 9000));
 	}
 
 	@Test
@@ -134,26 +145,22 @@ class TiffFilesTest {
 		Tiff t = new Tiff();
 		java.util.Random r = new java.util.Random(4);
 		for (int page = 0; page < 6; page++) {
-			byte[] px = new byte[100 * 100];
-			r.nextBytes(px);
-			int data = t.put(px);
-			t.directory(Tiff.gray8(100, 100, 100, new int[] { data }, 0, new int[] { px.length }));
+			int data = t.putRandom(r, 100 * 100);
+			t.directory(Tiff.gray8(100, 100, 100, new int[] { data }, 0, new int[] { 100 * 100 }));
 		}
 		byte[] all = t.out.toByteArray();
 		Path whole = Files.write(dir.resolve("pages.tif"), all);
 		assertEquals(6, IJ.openImage(whole.toString()).getStackSize());
 		assertEquals("true", TiffFiles.readable(whole.toString()));
 		for (int cutAt : new int[] { all.length - 266, all.length - 60, all.length - 4, 131, 20 }) {
-			Path cut = Files.write(dir.resolve("pages-" + cutAt + ".tif"), Arrays.copyOf(all, cutAt));
-			assertEquals("false", TiffFiles.readable(cut.toString()), "cut at " + cutAt + " of " + all.length);
+			assertEquals("false", cutAt(dir, "pages-" + cutAt + ".tif", all, cutAt), "cut at " + cutAt + " of " + all.length);
 		}
 		// an ImageJ stack cut inside its first directory: ImageJ opened a slice of 0 or of header bytes
 		ImagePlus stack = IJ.createImage("s", "8-bit ramp", 100, 100, 6);
 		Path ij = dir.resolve("ij.tif");
 		IJ.saveAsTiff(stack, ij.toString());
 		for (int cutAt : new int[] { 60, 100, 131 }) {
-			Path cut = Files.write(dir.resolve("ij-" + cutAt + ".tif"), Arrays.copyOf(Files.readAllBytes(ij), cutAt));
-			assertEquals("false", TiffFiles.readable(cut.toString()), "ImageJ stack cut at " + cutAt);
+			assertEquals("false", cutAt(dir, "ij-" + cutAt + ".tif", Files.readAllBytes(ij), cutAt), "ImageJ stack cut at " + cutAt);
 		}
 	}
 	@Test
@@ -178,9 +185,9 @@ class TiffFilesTest {
 		assertEquals(true, TiffFiles.tiled(whole.toString()));
 		assertEquals("true", TiffFiles.readable(whole.toString()));
 		assertEquals(null, TiffFiles.open(whole.toString()), "the template folder takes only what ImageJ's decoder reads");
-		Path cut = Files.write(dir.resolve("tiled-cut.tif"), Arrays.copyOf(all, data + 700));
-		assertEquals("false", TiffFiles.readable(cut.toString()));
+		assertEquals("false", cutAt(dir, "tiled-cut.tif", all, data + 700));
 	}
+
 	@Test
 	void pagesOfPlanarSixteenBitRgbAreRefused(@TempDir Path dir) throws Exception {
 		// ImageJ's open() threw IllegalArgumentException ("Unknown stack type") on them, which ended a
@@ -188,9 +195,7 @@ class TiffFilesTest {
 		Tiff t = new Tiff();
 		java.util.Random r = new java.util.Random(7);
 		for (int page = 0; page < 3; page++) {
-			byte[] px = new byte[3 * 2 * 20 * 10];
-			r.nextBytes(px);
-			int data = t.put(px);
+			int data = t.putRandom(r, 3 * 2 * 20 * 10);
 			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(30).order(java.nio.ByteOrder.LITTLE_ENDIAN);
 			for (int c = 0; c < 3; c++)
 				b.putInt(data + 400 * c);
