@@ -2,6 +2,7 @@ package fiji.cuda.command;
 
 import fiji.cuda.ij.BoxStatisticsPlugin;
 import fiji.cuda.ij.IjErrors;
+import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.integral.Window;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
@@ -52,7 +53,7 @@ public class BoxStatisticsCommand extends ContextCommand {
 			// the menu command's image: its title, slice labels, layout and calibration; a single image
 			// is one slice to the menu command too, whose result takes no label from it (ImageJ makes
 			// one of its title and Info, which the result would carry as its own)
-			result = Inputs.whileReading(image, null, () -> BoxStatisticsPlugin.compute(image,
+			result = ImagePlusPlanes.whileReading(image, null, () -> BoxStatisticsPlugin.compute(image,
 				BoxStatisticsPlugin.statistic(statistic), w, image.getStackSize() > 1));
 			// Esc in ImageJ stops the menu command's computation, which then gives no image: a script
 			// got a null result and no word that it was canceled

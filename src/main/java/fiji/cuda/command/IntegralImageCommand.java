@@ -51,7 +51,7 @@ public class IntegralImageCommand extends ContextCommand {
 					+ image.getStackSize() + ", not slice=" + slice + ".");
 			// a script may pass None or null for the optional build: the fastest, as for AUTO
 			SatBuild b = build == null ? SatBuild.AUTO : named(build);
-			SummedAreaTable t = Inputs.whileReading(image, null, () -> IntegralImage.build(
+			SummedAreaTable t = ImagePlusPlanes.whileReading(image, null, () -> IntegralImage.build(
 				ImagePlusPlanes.wrap(ImagePlusPlanes.slice(image, index)), 0, b, ExecutionOptions.defaults()));
 			sum = t.sumImg();
 			sumOfSquares = t.sumSqImg();

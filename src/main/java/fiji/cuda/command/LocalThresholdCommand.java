@@ -55,7 +55,7 @@ public class LocalThresholdCommand extends ContextCommand {
 			// as the menu command: a radius past the image's larger side covers all of it, not "too large"
 			int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
 			LocalThreshold.Method m = LocalThresholdPlugin.method(method);
-			Planes out = Inputs.whileReading(image, null, () -> LocalThreshold.threshold(ImagePlusPlanes.read(image), m,
+			Planes out = ImagePlusPlanes.whileReading(image, null, () -> LocalThreshold.threshold(ImagePlusPlanes.read(image), m,
 				r, parameter1, parameter2, white, ExecutionOptions.defaults()));
 			result = LocalThresholdPlugin.result(image, out, m);
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {

@@ -1,6 +1,7 @@
 package fiji.cuda.command;
 
 import fiji.cuda.ij.IjErrors;
+import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ij.TemplateMatchingPlugin;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuException;
@@ -75,7 +76,7 @@ public class TemplateMatchingCommand extends ContextCommand {
 			s.stack = stack;
 			s.scoreMap = scoreMap;
 			s.sameSize = sameSize;
-			TemplateMatchingPlugin.Outcome out = Inputs.whileReading(image, template,
+			TemplateMatchingPlugin.Outcome out = ImagePlusPlanes.whileReading(image, template,
 				() -> TemplateMatchingPlugin.run(image, template, s, ExecutionOptions.defaults()));
 			results = out.table;
 			scoreMapImage = out.scoreMap;

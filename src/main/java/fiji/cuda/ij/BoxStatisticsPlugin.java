@@ -95,13 +95,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 				if (isStack) lastStack = stack;
 			}
 			// held while read: a command changing the pixels meanwhile gave a result of both states
-			if (!IjErrors.lock(COMMAND, imp)) return;
-			ImagePlus out;
-			try {
-				out = compute(imp, chosen, window, stack);
-			} finally {
-				imp.unlock();
-			}
+			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, chosen, window, stack));
 			if (out != null) out.show();
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on

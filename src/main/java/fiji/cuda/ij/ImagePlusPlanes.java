@@ -231,6 +231,28 @@ public final class ImagePlusPlanes {
 	}
 
 	/**
+	 * Runs work that reads images with them locked, as {@link #whileLocked} runs work that changes
+	 * one: a command changing the pixels meanwhile (a blur started from a macro or another script)
+	 * would otherwise give a result made of both states, with no word of it.
+	 *
+	 * @param image the image read
+	 * @param other a second image read (a template), or null, or the same image
+	 * @param work  what reads them
+	 * @return what the work returns
+	 * @throws IllegalArgumentException when another command holds either image; both are left as they are
+	 */
+	public static <T> T whileReading(ImagePlus image, ImagePlus other, java.util.function.Supplier<T> work) {
+		Object[] r = new Object[1];
+		whileLocked(image, () -> {
+			if (other == null || other == image) r[0] = work.get();
+			else whileLocked(other, () -> r[0] = work.get());
+		});
+		@SuppressWarnings("unchecked")
+		T t = (T) r[0];
+		return t;
+	}
+
+	/**
 	 * After a change to more than the current plane, which ImageJ's Undo cannot restore: Undo is
 	 * reset, and the current processor's snapshot dropped. Reset alone is not enough, because
 	 * Edit &gt; Undo with nothing to undo still swaps the current slice with that snapshot, and an

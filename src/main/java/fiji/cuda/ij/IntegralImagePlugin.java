@@ -90,15 +90,9 @@ public class IntegralImagePlugin implements PlugIn {
 			lastTable = table;
 			if (isStack) lastStack = stack;
 		}
-		// held while read: a command changing the pixels meanwhile gave a result of both states
-		if (!IjErrors.lock(COMMAND, imp)) return;
 		try {
-			ImagePlus out;
-			try {
-				out = compute(imp, table, stack);
-			} finally {
-				imp.unlock();
-			}
+			// held while read: a command changing the pixels meanwhile gave a result of both states
+			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, table, stack));
 			if (out != null) out.show();
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on

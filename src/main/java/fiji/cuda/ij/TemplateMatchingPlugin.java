@@ -187,20 +187,12 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s = a.settings;
 			}
 			// both held while read: a command changing the pixels meanwhile gave matches of both states
-			boolean other = template != null && template != image;
-			if (!IjErrors.lock(COMMAND, image)) return;
-			if (other && !IjErrors.lock(COMMAND, template)) {
-				image.unlock();
-				return;
-			}
 			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
-			Outcome out;
-			try {
-				out = folder != null ? run(image, folder, s, opts) : run(image, template, s, opts);
-			} finally {
-				image.unlock();
-				if (other) template.unlock();
-			}
+			ImagePlus img = image, tpl = template;
+			NamedTemplates named = folder;
+			Settings set = s;
+			Outcome out = ImagePlusPlanes.whileReading(image, template,
+				() -> named != null ? run(img, named, set, opts) : run(img, tpl, set, opts));
 			TemplateMatchingResults.show(image, out);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on

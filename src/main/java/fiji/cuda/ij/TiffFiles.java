@@ -28,37 +28,51 @@ public final class TiffFiles {
 	 */
 	public static String readable(String path) {
 		if (!readByTiffDecoder(path)) return "true";
+		Header h = header(path);
+		long length = new java.io.File(path).length();
 		// a whole tiled TIFF: ImageJ's decoder refuses it, and its Opener then hands the file to
 		// the other readers (Bio-Formats in Fiji) without throwing, so open() may still read it
-		if (tiled(path)) return String.valueOf(directoriesWhole(path, new java.io.File(path).length(), Integer.MAX_VALUE));
-		return String.valueOf(complete(path));
+		if (h.tiled) return String.valueOf(directoriesWhole(path, length, Integer.MAX_VALUE));
+		return String.valueOf(h.info != null && complete(h.info, path, length));
 	}
 
-	/** @return whether ImageJ's TIFF decoder refuses the file as tiled, with the IOException its Opener answers by trying other readers */
-	static boolean tiled(String path) {
-		java.io.File f = new java.io.File(path);
-		try {
-			new ij.io.TiffDecoder(f.getParent() == null ? "" : f.getParent() + java.io.File.separator, f.getName())
-				.getTiffInfo();
-			return false;
-		} catch (java.io.IOException e) {
-			return String.valueOf(e.getMessage()).contains("tiled");
-		} catch (RuntimeException | OutOfMemoryError e) {
-			return false;
+	/** What ImageJ's TIFF decoder makes of a file's header, read once. */
+	private static final class Header {
+		/** The entries; null where the decoder could not read them. */
+		final FileInfo[] info;
+		/** Whether the decoder refused the file as tiled, with the IOException its Opener answers by trying other readers. */
+		final boolean tiled;
+
+		Header(FileInfo[] info, boolean tiled) {
+			this.info = info != null && info.length > 0 && info[0] != null ? info : null;
+			this.tiled = tiled;
 		}
 	}
 
+	private static Header header(String path) {
+		Opener o = new Opener();
+		try {
+			return new Header(new ij.io.TiffDecoder(o.getDir(path), o.getName(path)).getTiffInfo(), false);
+		} catch (java.io.IOException e) {
+			return new Header(null, String.valueOf(e.getMessage()).contains("tiled"));
+		} catch (RuntimeException | OutOfMemoryError e) {
+			return new Header(null, false); // a corrupt entry count can ask for any amount of memory
+		}
+	}
+
+	/** @return whether ImageJ's TIFF decoder refuses the file as tiled */
+	static boolean tiled(String path) {
+		return header(path).tiled;
+	}
+
 	/**
-	 * @return whether ImageJ's decoder reads the header and the file holds every byte that its
-	 *         directories place: each directory, the arrays its entries point to, and each strip
-	 *         or tile of pixels. ImageJ opens a TIFF cut short there without a word, with slices
-	 *         missing, rows of 0 or header bytes read as pixels, which a batch would then process
-	 *         and save as a result
+	 * @param info what ImageJ's decoder read of the file's header
+	 * @return whether the file holds every byte that its directories place: each directory, the
+	 *         arrays its entries point to, and each strip or tile of pixels. ImageJ opens a TIFF
+	 *         cut short there without a word, with slices missing, rows of 0 or header bytes read
+	 *         as pixels, which a batch would then process and save as a result
 	 */
-	static boolean complete(String path) {
-		FileInfo[] info = info(path);
-		if (info == null) return false;
-		long length = new java.io.File(path).length();
+	private static boolean complete(FileInfo[] info, String path, long length) {
 		for (FileInfo fi : info)
 			if (fi == null || dataEnd(fi) > length) return false;
 		// pages of planar 16-bit RGB: ImageJ's Opener stacks each page's three planes as one
@@ -187,23 +201,14 @@ public final class TiffFiles {
 		return hi << 16 | lo;
 	}
 
-	/** @return the entries ImageJ's TIFF decoder reads from the file's header, or null where it cannot, whatever it throws */
-	private static FileInfo[] info(String path) {
-		try {
-			FileInfo[] info = Opener.getTiffFileInfo(path);
-			return info != null && info.length > 0 && info[0] != null ? info : null;
-		} catch (RuntimeException | OutOfMemoryError e) {
-			return null; // a corrupt entry count can ask for any amount of memory
-		}
-	}
-
 	/**
 	 * @return the TIFF image in the file, or null where ImageJ's TIFF decoder cannot read it whole
 	 *         (nothing thrown, and no dialog: ImageJ's Opener answers a file of no format it knows
 	 *         with one, on which a batch run would wait)
 	 */
 	static ij.ImagePlus open(String path) {
-		if (!complete(path)) return null;
+		FileInfo[] info = header(path).info;
+		if (info == null || !complete(info, path, new java.io.File(path).length())) return null;
 		try {
 			return new Opener().openImage(path);
 		} catch (RuntimeException e) {

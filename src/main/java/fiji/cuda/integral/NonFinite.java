@@ -29,18 +29,11 @@ final class NonFinite {
 	}
 
 	/**
-	 * @return for a 32-bit image, which planes hold a NaN or an infinity; null when none does
-	 *         (and for other types, which cannot)
-	 */
-	static boolean[] planes(Planes image, int threads) {
-		return planes(image, threads, null);
-	}
-
-	/**
-	 * {@link #planes(Planes, int)}, and in the same pass over the pixels the range of each plane's
-	 * finite pixels, for {@link Outliers}.
+	 * Which planes of a 32-bit image hold a NaN or an infinity, and in the same pass over the
+	 * pixels the range of each plane's finite pixels, for {@link Outliers}.
 	 *
-	 * @param range receives {min, max} per plane ({+inf, -inf} where none is finite); or null
+	 * @param range receives {min, max} per plane ({+inf, -inf} where none is finite)
+	 * @return the planes with a NaN or an infinity; null when none has (and for other types, which cannot)
 	 */
 	static boolean[] planes(Planes image, int threads, float[][] range) {
 		if (image.type() != PixelType.FLOAT32) return null;
@@ -51,15 +44,6 @@ final class NonFinite {
 			java.util.concurrent.atomic.AtomicBoolean found = new java.util.concurrent.atomic.AtomicBoolean();
 			float[] lo = { Float.POSITIVE_INFINITY }, hi = { Float.NEGATIVE_INFINITY };
 			CpuParallel.forRange(0, p.length, threads, 1, (a, b) -> {
-				if (range == null) {
-					if (found.get()) return;  // per chunk: a volatile read per pixel would slow the clean case
-					for (int i = a; i < b; i++)
-						if (!Float.isFinite(p[i])) {
-							found.set(true);
-							return;
-						}
-					return;
-				}
 				float min = Float.POSITIVE_INFINITY, max = Float.NEGATIVE_INFINITY;
 				boolean bad = false;
 				for (int i = a; i < b; i++) {
@@ -71,13 +55,14 @@ final class NonFinite {
 					min = Math.min(min, v);
 					max = Math.max(max, v);
 				}
+				// once per chunk: a shared write per pixel would slow every thread
 				if (bad) found.set(true);
 				synchronized (lo) {
 					lo[0] = Math.min(lo[0], min);
 					hi[0] = Math.max(hi[0], max);
 				}
 			});
-			if (range != null) range[z] = new float[] { lo[0], hi[0] };
+			range[z] = new float[] { lo[0], hi[0] };
 			dirty[z] = found.get();
 			any |= dirty[z];
 		}
