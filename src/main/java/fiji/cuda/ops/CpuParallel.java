@@ -4,6 +4,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -55,8 +56,9 @@ public final class CpuParallel {
 	 * Runs {@code task} over items [from, to) in contiguous chunks, a few per thread so uneven
 	 * items balance out, on the calling thread and up to {@code threads - 1} pool threads. Items
 	 * of one chunk come in order, so a task may carry running sums from one item to the next.
-	 * Results must not depend on the split (each chunk writes only its own items). A failure in
-	 * any chunk is rethrown here once every thread has stopped.
+	 * Results must not depend on the split (each chunk writes only its own items). After a
+	 * failure in any chunk no further chunk starts, and the failure is rethrown here once every
+	 * thread has stopped; which items were done is then unspecified.
 	 *
 	 * @param from        first item
 	 * @param to          one past the last item; nothing runs when {@code to <= from}
@@ -78,10 +80,18 @@ public final class CpuParallel {
 		int chunk = (int) Math.max(1, (items + 4L * n - 1) / (4L * n));
 		int chunks = (int) ((items + chunk - 1) / chunk);
 		AtomicInteger next = new AtomicInteger();
+		// once a chunk has failed the call fails, so the other threads take no more chunks: out of
+		// memory, every further chunk would run a full collection before failing in its turn
+		AtomicBoolean failed = new AtomicBoolean();
 		Runnable worker = () -> {
-			for (int k = next.getAndIncrement(); k < chunks; k = next.getAndIncrement()) {
+			for (int k = next.getAndIncrement(); k < chunks && !failed.get(); k = next.getAndIncrement()) {
 				long s = from + (long) k * chunk;
-				task.run((int) s, (int) Math.min(to, s + chunk));
+				try {
+					task.run((int) s, (int) Math.min(to, s + chunk));
+				} catch (RuntimeException | Error e) {
+					failed.set(true);
+					throw e;
+				}
 			}
 		};
 		// a pool thread keeps its failure here instead of handing it to its FutureTask: out of

@@ -62,6 +62,23 @@ class CpuParallelTest {
 		assertEquals("chunk with 500", e.getMessage());
 	}
 
+	@Test
+	void noChunkStartsAfterAFailure() {
+		// out of memory, each further chunk ran a full collection before failing in its turn
+		AtomicInteger after = new AtomicInteger();
+		java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+		assertThrows(OutOfMemoryError.class, () -> CpuParallel.forRange(0, 400, 4, 1_000_000, (s, t) -> {
+			if (failed.get()) after.incrementAndGet();
+			if (s == 0) {
+				failed.set(true);
+				throw new OutOfMemoryError("Java heap space (test)");
+			}
+		}));
+		// chunks already running when the first failed may finish; of 16 chunks on 4 threads,
+		// at most the 3 other threads' current ones
+		assertTrue(after.get() <= 3, "chunks started after the failure: " + after.get());
+	}
+
 	/**
 	 * A pool that runs its first task on a thread of its own and then, as a JVM out of native
 	 * threads does, refuses.
