@@ -154,6 +154,7 @@ public final class TemplateMatching {
 	 * @return the detections, best first; after a cancellation, among the templates done so far
 	 *         only: a progress that never reached 1 tells such a partial result
 	 * @throws IllegalArgumentException for bad input, before anything is computed
+	 * @throws GpuException             only when the GPU was forced and failed
 	 */
 	public static List<Detection> detect(Planes image, int plane, List<Template> bank, double threshold,
 		int maxObjects, double nms, boolean refine, MapSink maps, ExecutionOptions opts)
@@ -168,7 +169,9 @@ public final class TemplateMatching {
 				+ maxObjects + ".");
 		if (!(nms >= 0 && nms <= 1))
 			throw new IllegalArgumentException(NAME + ": the overlap (nms) must be between 0 and 1, not " + Texts.number(nms) + ".");
+		if (image == null) throw new IllegalArgumentException(NAME + ": there is no image.");
 		for (Template t : bank) {
+			if (t == null) throw new IllegalArgumentException(NAME + ": the list of templates holds a null.");
 			if (t.angle % 360 != 0 && (t.width() > image.width() || t.height() > image.height()))
 				throw new IllegalArgumentException(NAME + ": the template rotated by " + Texts.number(t.angle) + " degrees ("
 					+ t.width() + "x" + t.height() + ") is larger than the image (" + image.width() + "x"
@@ -338,9 +341,14 @@ public final class TemplateMatching {
 	 * @param plane 0-based plane
 	 * @param r     the rectangle (its mask is ignored), clipped to the image
 	 * @return a copy of the rectangle of that plane, for searching only part of an image
-	 * @throws IllegalArgumentException when the rectangle has no area inside the image
+	 * @throws IllegalArgumentException when there is no image or rectangle, the image has no such
+	 *                                  plane, or the rectangle has no area inside the image
 	 */
 	public static Planes crop(Planes image, int plane, Region r) {
+		if (image == null) throw new IllegalArgumentException(NAME + ": there is no image.");
+		if (r == null) throw new IllegalArgumentException(NAME + ": there is no search rectangle.");
+		if (plane < 0 || plane >= image.depth())
+			throw new IllegalArgumentException(NAME + ": the image has no slice " + (plane + 1) + ".");
 		Region c = r.clipTo(image.width(), image.height());
 		Object src = image.plane(plane), dst = image.type().newPlane(c.width * c.height);
 		for (int y = 0; y < c.height; y++)

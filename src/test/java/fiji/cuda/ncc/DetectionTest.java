@@ -171,6 +171,22 @@ class DetectionTest {
 			.getMessage());
 	}
 
+	@Test
+	void detectAndCropRefuseMissingInputWithAMessage() {
+		// detect gave NullPointerExceptions where matchAll refuses, and crop an index out of bounds
+		Template t = new Template(Planes.wrap(3, 2, new float[] {1, 2, 3, 4, 5, 6}), null, 0, 0, false);
+		Planes image = TestImages.random(PixelType.FLOAT32, 20, 20, 1, 3);
+		assertEquals("Template Matching: the list of templates holds a null.", assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatching.detect(image, 0, Arrays.asList(t, null), 0.5, 10, 0.3, false, null, CPU)).getMessage());
+		assertEquals("Template Matching: there is no image.", assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatching.detect(null, 0, Arrays.asList(t.rotated(45)), 0.5, 10, 0.3, false, null, CPU))
+			.getMessage());
+		assertEquals("Template Matching: the image has no slice 6.", assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatching.crop(image, 5, new Region(0, 0, 4, 4, null))).getMessage());
+		assertEquals("Template Matching: there is no search rectangle.", assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatching.crop(image, 0, null)).getMessage());
+	}
+
 	/**
 	 * {image, template, exact score} cases whose exact score is a threshold a user types: the
 	 * float score lies just below it (0.9 is held as 0.899999976).
