@@ -18,6 +18,8 @@ if (input != "") {
 	// otherwise the test image below would be processed, and saved, in place of the file
 	if (nImages == opened)
 		exit("Could not open " + input);
+	// a TIFF keeps the selection it was saved with, and the blur would then stay inside it
+	run("Select None");
 }
 if (nImages == 0) {
 	newImage("Test", "16-bit ramp", 256, 256, 3);

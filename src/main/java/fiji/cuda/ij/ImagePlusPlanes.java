@@ -163,8 +163,9 @@ public final class ImagePlusPlanes {
 	 */
 	public static Region rectangle(ImageProcessor ip) {
 		Rectangle r = ip.getRoi();
-		// ImageJ clips the selection to the image, so an empty rectangle is one outside it
-		if (r.width < 1 || r.height < 1) throw new IllegalArgumentException("The selection lies outside the image.");
+		// ImageJ clips the selection to the image: an empty rectangle is one outside it, or one of
+		// zero width or height (a polygon of points on one line) inside it
+		if (r.width < 1 || r.height < 1) throw new IllegalArgumentException("The selection has no area inside the image.");
 		return new Region(r.x, r.y, r.width, r.height, null);
 	}
 

@@ -132,7 +132,11 @@ class ImagePlusPlanesTest {
 		ip.setRoi(new java.awt.Rectangle(30, 25, 5, 5));
 		IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
 			() -> ImagePlusPlanes.rectangle(ip));
-		assertEquals("The selection lies outside the image.", e.getMessage());
+		assertEquals("The selection has no area inside the image.", e.getMessage());
+		// a polygon of points on one line, inside the image, was said to lie outside it
+		ip.setRoi(new ij.gui.PolygonRoi(new int[] {2, 12, 7}, new int[] {5, 5, 5}, 3, ij.gui.Roi.POLYGON));
+		assertEquals("The selection has no area inside the image.", org.junit.jupiter.api.Assertions.assertThrows(
+			IllegalArgumentException.class, () -> ImagePlusPlanes.rectangle(ip)).getMessage());
 	}
 
 	@Test

@@ -96,7 +96,10 @@ class MacroTest {
 	@Test
 	void gaussianBlurMacroMatchesImageJOnEverySliceAndLogsTheCpuFallback() throws Exception {
 		ImagePlus in = noise("16-bit", 67, 45, 3, 1);
+		// a TIFF keeps the selection it was saved with: the macro blurred only inside it
+		in.setRoi(new ij.gui.OvalRoi(20, 10, 30, 20));
 		Path input = ImageJProcess.save(in, dir.resolve("blur-in.tif"));
+		in.deleteRoi();
 		Path output = dir.resolve("blur-out.tif");
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur.ijm"),
 			"open=[" + input + "] save=[" + output + "]", "-Dfiji.cuda.device=cpu");
