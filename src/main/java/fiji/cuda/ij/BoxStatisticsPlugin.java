@@ -57,9 +57,10 @@ public class BoxStatisticsPlugin implements PlugIn {
 		String[] labels = new String[Statistic.values().length];
 		for (Statistic s : Statistic.values())
 			labels[s.ordinal()] = s.label();
-		String notNumber = IjBridge.notANumber(Macro.getOptions(), RADIUS, WIDTH, HEIGHT);
-		if (notNumber != null) {
-			IjErrors.report(COMMAND, notNumber);
+		String refused = IjBridge.notANumber(Macro.getOptions(), RADIUS, WIDTH, HEIGHT);
+		if (refused == null) refused = STATISTIC.unbracketedChoice(Macro.getOptions(), labels);
+		if (refused != null) {
+			IjErrors.report(COMMAND, refused);
 			return;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "radius=7 statistic=Mean")) return;

@@ -47,6 +47,29 @@ final class Field {
 		return new IllegalArgumentException(mustBe(rule, value));
 	}
 
+	/**
+	 * GenericDialog reads a choice's value up to the first space unless it is in brackets:
+	 * "statistic=Standard deviation" reads as "Standard", and "table=Sum of squares" silently as
+	 * the Sum table, the rest being taken for unknown keys.
+	 *
+	 * @param options the macro options, or null
+	 * @param choices the field's choices
+	 * @return the message for a choice with spaces written without its brackets, or null
+	 */
+	String unbracketedChoice(String options, String[] choices) {
+		if (options == null) return null;
+		String outside = IjBridge.outsideBrackets(options);
+		for (String c : choices) {
+			if (c.indexOf(' ') < 0) continue;
+			java.util.regex.Pattern p = java.util.regex.Pattern.compile("(^|\\s)" + java.util.regex.Pattern.quote(key + "=" + c)
+				+ "(\\s|$)", java.util.regex.Pattern.CASE_INSENSITIVE);
+			if (p.matcher(outside).find())
+				return label + " must be in brackets when it has spaces: " + key + "=[" + c + "], not " + key + "=" + c
+					+ " (only \"" + c.substring(0, c.indexOf(' ')) + "\" would be read).";
+		}
+		return null;
+	}
+
 	/** @return the message for a value that is not a number (nor a macro variable holding one) */
 	String notANumber(String value) {
 		return mustBe("a number", value);

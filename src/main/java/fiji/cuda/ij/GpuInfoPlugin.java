@@ -43,6 +43,11 @@ public class GpuInfoPlugin implements PlugIn {
 		lines.add(GpuAccess.selfCheck());
 		String[] choices = choices(GpuAccess.deviceCount(), IjBridge.storedDeviceChoice());
 		String current = label(IjBridge.storedDeviceChoice());
+		String unbracketed = USE.unbracketedChoice(Macro.getOptions(), choices);
+		if (unbracketed != null) {
+			IjErrors.report(COMMAND, unbracketed);
+			return;
+		}
 		if (IjErrors.mustNotBlock()) {
 			for (String line : lines)
 				IJ.log(line);

@@ -178,6 +178,11 @@ public final class IjBridge {
 		return dflt;
 	}
 
+	/** @return the macro options with every bracketed value emptied: titles and paths hold no keys */
+	static String outsideBrackets(String options) {
+		return options.replaceAll("\\[[^\\]]*\\]", "[]");
+	}
+
 	/**
 	 * Reads a macro key of a command that parses its options itself, as GenericDialog would
 	 * read it: {@code key=&name} (the documented way to pass a macro variable) is the value of

@@ -63,6 +63,11 @@ public class IntegralImagePlugin implements PlugIn {
 			return;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "table=Both")) return;
+		String unbracketed = TABLE.unbracketedChoice(Macro.getOptions(), TABLES);
+		if (unbracketed != null) {
+			IjErrors.report(COMMAND, unbracketed);
+			return;
+		}
 		if (IjErrors.inUse(COMMAND, imp)) return; // another command is changing the pixels it would read
 		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
 		// the same call would give another table from one image of a batch to the next

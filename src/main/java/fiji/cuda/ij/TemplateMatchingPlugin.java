@@ -270,7 +270,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 */
 	static void checkBracketed(String options) {
 		// bracketed values (titles, paths, a bracketed list) are no list that lost its brackets
-		java.util.regex.Matcher m = UNBRACKETED_ANGLES.matcher(outsideBrackets(options));
+		java.util.regex.Matcher m = UNBRACKETED_ANGLES.matcher(IjBridge.outsideBrackets(options));
 		if (m.find()) {
 			String list = (m.group(1) + m.group(2)).trim().replaceAll("\\s+", " ");
 			throw new IllegalArgumentException("Several angles must be in brackets: " + ANGLES.key + "=[" + list + "], not "
@@ -319,12 +319,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	static boolean flag(String options, String key) {
 		// not inside a bracketed value: image=[cells stack 1] does not set "stack"
-		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(outsideBrackets(options)).find();
-	}
-
-	/** @return the macro options with every bracketed value emptied: titles and paths hold no keys */
-	private static String outsideBrackets(String options) {
-		return options.replaceAll("\\[[^\\]]*\\]", "[]");
+		return Pattern.compile("(^|\\s)" + Pattern.quote(key) + "(\\s|$)").matcher(IjBridge.outsideBrackets(options)).find();
 	}
 
 	/**

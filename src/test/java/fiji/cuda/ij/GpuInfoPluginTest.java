@@ -147,6 +147,12 @@ public class GpuInfoPluginTest { // public: a test macro call()s into it
 			// the same choice as the option: nothing to warn about
 			log = runAsMacro("use=[CPU only]");
 			assertTrue(log.contains("GPU Info: operations will use: CPU only"), log);
+			// without its brackets it read as "CPU", refused as no choice at all
+			IjBridge.storeDeviceChoice("auto");
+			log = runAsMacro("use=CPU only");
+			assertTrue(log.contains("GPU Info: Use must be in brackets when it has spaces: use=[CPU only], not use=CPU only"),
+				log);
+			assertEquals("auto", IjBridge.storedDeviceChoice());
 		} finally {
 			if (property == null) System.clearProperty(GpuSettings.PROPERTY);
 			else System.setProperty(GpuSettings.PROPERTY, property);

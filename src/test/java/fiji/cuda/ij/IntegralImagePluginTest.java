@@ -124,6 +124,27 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void aChoiceWithSpacesWithoutItsBracketsIsRefusedNotReadAsItsFirstWord() {
+		Display.required();
+		// "table=Sum of squares" made the Sum table without a word, GenericDialog reading "Sum"
+		ImagePlus imp = ImageJReference.noise("8-bit", 8, 6, 1, 3);
+		int before = ij.WindowManager.getImageCount();
+		String log = LocalThresholdPluginTest.asMacro(new IntegralImagePlugin(), imp, "table=Sum of squares");
+		assertEquals("GPU Integral Image: Table must be in brackets when it has spaces: table=[Sum of squares], not "
+			+ "table=Sum of squares (only \"Sum\" would be read).", log.trim());
+		assertEquals(before, ij.WindowManager.getImageCount(), "a table was made");
+		log = LocalThresholdPluginTest.asMacro(new BoxStatisticsPlugin(), imp, "radius=2 statistic=standard Deviation");
+		assertEquals("GPU Box Statistics: Statistic must be in brackets when it has spaces: statistic=[Standard deviation], "
+			+ "not statistic=Standard deviation (only \"Standard\" would be read).", log.trim());
+		// in brackets, or a bracketed title that holds the words, is no mistake
+		Field table = IntegralImagePlugin.TABLE;
+		assertEquals(null, table.unbracketedChoice("table=[Sum of squares]", IntegralImagePlugin.TABLES));
+		assertEquals(null, table.unbracketedChoice("title=[x table=Sum of squares] table=Sum", IntegralImagePlugin.TABLES));
+		assertEquals(null, table.unbracketedChoice("table=Sum of_squares=2", IntegralImagePlugin.TABLES));
+		assertEquals(null, table.unbracketedChoice(null, IntegralImagePlugin.TABLES));
+	}
+
+	@Test
 	void anRgbImageIsRefusedBeforeTheDialog() throws Exception {
 		Display.required();
 		// the dialog asked for the tables first, and only then said that RGB is not taken
