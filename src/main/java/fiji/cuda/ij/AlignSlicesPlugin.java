@@ -169,14 +169,22 @@ public class AlignSlicesPlugin implements PlugIn {
 				+ "searched, so the landmark may lie beyond it and the shift be cut short. Check "
 				+ (border.size() == 1 ? "it" : "them") + ", or align again with a larger margin (now " + s.margin
 				+ ") or a landmark further from the image's edges.");
-		List<Integer> none = new ArrayList<>();
+		// a best score of 0 or NaN is a flat or non-finite search; one below 0 a textured search
+		// where no position correlates positively with the landmark
+		List<Integer> none = new ArrayList<>(), negative = new ArrayList<>();
 		for (Shift sh : shifts)
-			if (sh.plane != s.reference && !(sh.score > 0)) none.add(sh.plane);
+			if (sh.plane != s.reference && !(sh.score > 0)) (sh.score < 0 ? negative : none).add(sh.plane);
+		String kept = s.previous ? "the shift of the slice compared with was kept." : "%s not moved.";
 		if (!none.isEmpty())
 			OpLog.log(COMMAND + ": in " + slices(none) + where + " nothing matched the landmark (the area searched "
 				+ (s.previous ? "or the landmark in the slice compared with " : "") + "is flat, or not finite), so "
-				+ (s.previous ? "the shift of the slice compared with was kept." : (none.size() == 1 ? "it was" : "they were")
-					+ " not moved."));
+				+ String.format(kept, none.size() == 1 ? "it was" : "they were"));
+		if (!negative.isEmpty())
+			OpLog.log(COMMAND + ": in " + slices(negative) + where + " no position of the area searched correlates "
+				+ "positively with the landmark (every score is below 0), so " + String.format(kept, negative.size() == 1
+					? "it was" : "they were") + " The landmark may have changed there, or moved further than the margin "
+				+ "(now " + s.margin + ").");
+		none.addAll(negative);
 		List<Integer> holes = new ArrayList<>();
 		for (Shift sh : shifts)
 			if (notFinite.contains(sh.plane) && !none.contains(sh.plane)) holes.add(sh.plane);

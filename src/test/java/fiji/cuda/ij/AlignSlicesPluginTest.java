@@ -154,6 +154,26 @@ class AlignSlicesPluginTest {
 				CPU)));
 	}
 
+	@Test
+	void slicesWhereEveryScoreIsBelowZeroAreNotCalledFlat() {
+		// textured slices where no position scores above 0 (here the negatives of the reference,
+		// searched with no margin): the Log said the area searched was "flat, or not finite"
+		Planes p = fiji.cuda.TestImages.random(PixelType.UINT8, 64, 64, 4, 11);
+		byte[] first = (byte[]) p.plane(0);
+		for (int z = 1; z < 4; z++)
+			for (int i = 0; i < first.length; i++)
+				((byte[]) p.plane(z))[i] = (byte) (255 - (first[i] & 0xff));
+		ImagePlus imp = image("noise", p);
+		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp, "x=10 y=10 width=20 height=20 margin=0");
+		AlignSlicesPlugin.Outcome[] out = new AlignSlicesPlugin.Outcome[1];
+		java.util.List<String> lines = opLog(() -> out[0] = AlignSlicesPlugin.run(imp, s, CPU));
+		for (int z = 1; z < 4; z++)
+			assertTrue(out[0].table.getValue("Score", z) < 0, "the test needs negative scores: " + z);
+		assertEquals(java.util.List.of("GPU Align Slices: in slices 2-4 of \"noise\" no position of the area searched "
+			+ "correlates positively with the landmark (every score is below 0), so they were not moved. The landmark "
+			+ "may have changed there, or moved further than the margin (now 0)."), lines);
+	}
+
 	/** @return the lines the operations and commands logged while {@code r} ran */
 	private static java.util.List<String> opLog(Runnable r) {
 		java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
