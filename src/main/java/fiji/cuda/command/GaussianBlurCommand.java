@@ -47,6 +47,7 @@ public class GaussianBlurCommand extends ContextCommand {
 			GaussianBlurPlugin.checkPositiveSigma(sigma);
 			// as the menu command: an image in pixels has no units to scale to, whatever its pixel size
 			boolean units = scaled && !image.getCalibration().getUnits().equals("pixels");
+			if (units) GaussianBlurPlugin.checkPixelSize(image.getCalibration());
 			double sx = units ? sigma / image.getCalibration().pixelWidth : sigma;
 			double sy = units ? sigma / image.getCalibration().pixelHeight : sigma;
 			InPlace.change(image, !stack || image.getStackSize() == 1, () -> GaussianBlur.blur2D(stack

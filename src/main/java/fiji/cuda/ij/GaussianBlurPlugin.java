@@ -170,6 +170,16 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 				: field.mustBe(sigma < 0 ? "at least 0" : "a finite number", sigma));
 			return DONE;
 		}
+		// a pixel size of 0, below 0 or NaN made a sigma in pixels that the operation refused as
+		// "X sigma must be ...", a field this dialog does not have
+		if (scaled) {
+			try {
+				checkPixelSize(cal);
+			} catch (IllegalArgumentException e) {
+				IjErrors.report(COMMAND, e);
+				return DONE;
+			}
+		}
 		if (macroOptions == null) {
 			lastSigma = sigma;
 			lastScaled = scaled;
@@ -191,6 +201,20 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			options = options.withThreads(Runtime.getRuntime().availableProcessors() / sliceThreads);
 		}
 		return flags;
+	}
+
+	/**
+	 * @param cal the calibration a sigma in its units is divided by
+	 * @throws IllegalArgumentException when the pixel width or height is 0, below 0 or not finite
+	 */
+	public static void checkPixelSize(Calibration cal) {
+		String bad = !(cal.pixelWidth > 0 && cal.pixelWidth < Double.POSITIVE_INFINITY)
+			? "pixel width is " + Texts.number(cal.pixelWidth)
+			: !(cal.pixelHeight > 0 && cal.pixelHeight < Double.POSITIVE_INFINITY)
+				? "pixel height is " + Texts.number(cal.pixelHeight) : null;
+		if (bad != null)
+			throw new IllegalArgumentException("Sigma in " + cal.getUnits() + " (\"Scaled Units\") needs a pixel width and "
+				+ "height above 0; this image's " + bad + " (Image>Properties...).");
 	}
 
 	@Override

@@ -44,6 +44,11 @@ class CancelReasonsTest extends HeadlessCommands {
 			"GPU Gaussian Blur: Sigma (Radius) must be a finite number greater than 0, not sigma=-1.", "sigma", -1.0);
 		cancels(GaussianBlurCommand.class, image(1),
 			"GPU Gaussian Blur: Sigma (Radius) must be a finite number greater than 0, not sigma=0.", "sigma", 0.0);
+		ImagePlus negative = image(1);
+		negative.getCalibration().setUnit("mm");
+		negative.getCalibration().pixelHeight = -2;
+		cancels(GaussianBlurCommand.class, negative, "GPU Gaussian Blur: Sigma in mm (\"Scaled Units\") needs a pixel width "
+			+ "and height above 0; this image's pixel height is -2 (Image>Properties...).", "sigma", 2.0, "scaled", true);
 		cancels(GaussianBlur3DCommand.class, image(3), "GPU Gaussian Blur 3D: Y sigma must be at least 0, not y=-2.", "x",
 			1.0, "y", -2.0, "z", 1.0);
 		cancels(BoxStatisticsCommand.class, image(1),

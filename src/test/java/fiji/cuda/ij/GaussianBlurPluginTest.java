@@ -92,6 +92,23 @@ class GaussianBlurPluginTest {
 	}
 
 	@Test
+	void scaledUnitsWithAPixelSizeOfZeroOrLessOrNaNAreRefusedNamingIt() {
+		// "X sigma must be 0 (that axis is not blurred) or more, not -4": a field the dialog does not have
+		for (double width : new double[] { -0.5, 0, Double.NaN }) {
+			ImagePlus imp = noise("8-bit", 20, 16, 1, 3);
+			imp.getCalibration().setUnit("um");
+			imp.getCalibration().pixelWidth = width;
+			imp.getCalibration().pixelHeight = 0.5;
+			byte[] before = ((byte[]) imp.getProcessor().getPixels()).clone();
+			String log = LocalThresholdPluginTest.asMacro(
+				arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), GPU2D, ""), imp, "sigma=2 scaled");
+			assertEquals("GPU Gaussian Blur: Sigma in " + imp.getCalibration().getUnits() + " (\"Scaled Units\") needs a pixel width and height above 0; this "
+				+ "image's pixel width is " + fiji.cuda.ops.Texts.number(width) + " (Image>Properties...).", log.trim());
+			org.junit.jupiter.api.Assertions.assertArrayEquals(before, (byte[]) imp.getProcessor().getPixels());
+		}
+	}
+
+	@Test
 	void twoDimensionalCasesMatchImageJ() {
 		for (String t : TYPES) {
 			ImagePlus n = noise(t, 37, 29, 3, 5);
