@@ -113,34 +113,77 @@ public final class Peaks {
 			}
 			return kept;
 		}
-		// With a limit of 0 or more only intersecting boxes can suppress each other, and those
-		// have corners less than the largest box size apart: kept boxes are filed in a grid of
-		// cells that size, and a candidate is compared with the 3x3 cells around its own only.
-		// Same result as comparing with every kept box, without the quadratic cost when a low
-		// threshold and a high max_objects keep hundreds of thousands.
-		int cw = 1, ch = 1;
-		for (Detection d : sorted) {
-			cw = Math.max(cw, d.width);
-			ch = Math.max(ch, d.height);
-		}
-		java.util.Map<List<Integer>, List<Detection>> grid = new java.util.HashMap<>();
+		// an intersection over union is never above 1: nothing is compared
+		if (maxOverlap >= 1) return new ArrayList<>(sorted.subList(0, Math.min(sorted.size(), Math.max(0, maxObjects))));
+		// With a limit of 0 or more only intersecting boxes can suppress each other. Kept boxes
+		// are filed by size class (the power of two at least their larger side), each class in a
+		// grid of cells that size, by corner; a candidate looks only in the cells of each class
+		// where an intersecting box's corner can lie, and skips a class whose areas are too far
+		// from its own for any overlap above the limit (the intersection over union of two boxes
+		// is at most the smaller area over the larger). Same result as comparing with every kept
+		// box, without the quadratic cost when a low threshold and a high max_objects keep
+		// hundreds of thousands, also of templates of different sizes in one bank.
+		java.util.Map<Long, SizeClass> classes = new java.util.HashMap<>();
 		for (Detection d : sorted) {
 			if (kept.size() >= maxObjects) break;
-			int gx = Math.floorDiv(d.x, cw), gy = Math.floorDiv(d.y, ch);
+			long area = (long) d.width * d.height;
 			boolean overlaps = false;
-			for (int j = -1; j <= 1 && !overlaps; j++)
-				for (int i = -1; i <= 1 && !overlaps; i++)
-					for (Detection k : grid.getOrDefault(List.of(d.plane, gx + i, gy + j), List.of()))
-						if (k.iou(d) > maxOverlap) {
-							overlaps = true;
-							break;
-						}
+			for (SizeClass c : classes.values())
+				if (c.plane == d.plane && c.mayOverlap(area, maxOverlap) && c.overlaps(d, maxOverlap)) {
+					overlaps = true;
+					break;
+				}
 			if (!overlaps) {
 				kept.add(d);
-				grid.computeIfAbsent(List.of(d.plane, gx, gy), c -> new ArrayList<>()).add(d);
+				int bits = 32 - Integer.numberOfLeadingZeros(Math.max(1, Math.max(d.width, d.height)) - 1);
+				classes.computeIfAbsent(((long) d.plane << 6) | bits, k -> new SizeClass(d.plane, 1 << bits)).file(d, area);
 			}
 		}
 		return kept;
+	}
+
+	/** The kept boxes of one plane whose larger side lies in (size / 2, size], filed by corner in cells of that size. */
+	private static final class SizeClass {
+		final int plane, size;
+		final java.util.Map<Long, List<Detection>> cells = new java.util.HashMap<>();
+		long minArea = Long.MAX_VALUE, maxArea;
+
+		SizeClass(int plane, int size) {
+			this.plane = plane;
+			this.size = size;
+		}
+
+		void file(Detection d, long area) {
+			cells.computeIfAbsent(cell(Math.floorDiv(d.x, size), Math.floorDiv(d.y, size)), k -> new ArrayList<>()).add(d);
+			minArea = Math.min(minArea, area);
+			maxArea = Math.max(maxArea, area);
+		}
+
+		/** Whether a box of this area could overlap one of this class by more than the limit. */
+		boolean mayOverlap(long area, double maxOverlap) {
+			// the bound rounds as iou's own division does, so a skipped class had nothing above the limit
+			if (area > maxArea) return maxArea / (double) area > maxOverlap;
+			if (area < minArea) return area / (double) minArea > maxOverlap;
+			return true;
+		}
+
+		boolean overlaps(Detection d, double maxOverlap) {
+			// an intersecting box of at most size x size has its corner within (d.x - size, d.x + width)
+			int x0 = Math.floorDiv(d.x - size + 1, size), x1 = Math.floorDiv(d.x + d.width - 1, size);
+			int y0 = Math.floorDiv(d.y - size + 1, size), y1 = Math.floorDiv(d.y + d.height - 1, size);
+			for (int gy = y0; gy <= y1; gy++)
+				for (int gx = x0; gx <= x1; gx++) {
+					List<Detection> in = cells.get(cell(gx, gy));
+					if (in != null)
+						for (Detection k : in)
+							if (k.iou(d) > maxOverlap) return true;
+				}
+			return false;
+		}
+
+		private static long cell(int gx, int gy) {
+			return ((long) gx << 32) ^ (gy & 0xffffffffL);
+		}
 	}
 
 	/**

@@ -340,16 +340,21 @@ class DetectionTest {
 	@Test
 	void suppressionThroughTheGridKeepsWhatComparingAllPairsKeeps() {
 		java.util.Random r = new java.util.Random(9);
-		for (int rep = 0; rep < 20; rep++) {
+		for (int rep = 0; rep < 30; rep++) {
 			List<Detection> c = new java.util.ArrayList<>();
 			int n = 50 + r.nextInt(1500);
 			for (int i = 0; i < n; i++) {
 				int w = 3 + r.nextInt(rep % 2 == 0 ? 10 : 60), h = 3 + r.nextInt(25);
+				// a bank of templates of very different sizes, thin ones among them
+				if (rep % 3 == 2 && r.nextInt(8) == 0) {
+					w = 1 + r.nextInt(r.nextBoolean() ? 4 : 300);
+					h = 1 + r.nextInt(r.nextBoolean() ? 4 : 300);
+				}
 				c.add(new Detection(r.nextInt(400) - 50, r.nextInt(300) - 20, w, h, r.nextInt(1000) / 1000.0, r.nextInt(3), 0,
 					false, r.nextInt(2), 0, 0));
 			}
-			for (double nms : new double[] {0, 0.1, 0.3, 0.5, 1, -0.5})
-				for (int max : new int[] {1, 7, 100, Integer.MAX_VALUE})
+			for (double nms : new double[] {0, 0.01, 0.1, 0.3, 0.5, 0.99, 1, 1.5, -0.5})
+				for (int max : new int[] {0, 1, 7, 100, Integer.MAX_VALUE})
 					assertEquals(suppressAllPairs(c, nms, max).toString(), Peaks.suppress(c, nms, max).toString(),
 						"rep " + rep + " nms " + nms + " max " + max);
 		}
