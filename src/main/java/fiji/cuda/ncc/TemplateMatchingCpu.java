@@ -137,7 +137,9 @@ final class TemplateMatchingCpu {
 			boolean exact = type.isInteger() && t.ints != null;
 			long rowWork = (long) ow * t.n * (exact ? 1 : 3);
 			long bandWork = (bandWorkForTest > 0 ? bandWorkForTest : BAND_WORK) * Math.max(1, threads);
-			int band = (int) Math.max(1, Math.min(oh, bandWork / rowWork));
+			// at least a row per thread: a large template's band of one or two rows kept one or
+			// two of the threads busy
+			int band = (int) Math.max(1, Math.min(oh, Math.max(threads, bandWork / rowWork)));
 			for (int from = 0; from < oh; from += band) {
 				if (from > 0) {
 					progress.update(from / (double) oh);

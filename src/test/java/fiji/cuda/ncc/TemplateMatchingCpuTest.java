@@ -245,4 +245,22 @@ class TemplateMatchingCpuTest {
 			TemplateMatchingCpu.bandWorkForTest = 0;
 		}
 	}
+
+	@Test
+	void aBandHoldsAtLeastARowPerThread() {
+		// a large template made bands of one row (its work alone passes a band's), and a band of
+		// k rows keeps at most k threads busy: 2 of 16 on a 4096x4096 32-bit image, 256x256 template
+		Planes image = TestImages.random(PixelType.UINT8, 60, 40, 1, 41);
+		Planes tpl = NccReference.cut(image, 10, 12, 9, 7, PixelType.UINT8);
+		TemplateMatchingCpu.bandWorkForTest = 1; // every row's work passes a band's
+		try {
+			fiji.cuda.RecordedProgress progress = new fiji.cuda.RecordedProgress();
+			float[] map = TemplateMatchingCpu.match(image, 0, tpl, 0, null, false, 4, progress);
+			// 34 rows of map in bands of 4: 9 bands, heard after each but the last
+			assertEquals(8, progress.heard.size(), progress.heard::toString);
+			assertMapsClose(NccReference.valid(image, 0, tpl, 0, null), map, "bands of 4 rows");
+		} finally {
+			TemplateMatchingCpu.bandWorkForTest = 0;
+		}
+	}
 }
