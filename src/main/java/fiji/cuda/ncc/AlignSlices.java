@@ -522,11 +522,10 @@ public final class AlignSlices {
 		int w = planes.width(), h = planes.height();
 		PixelType type = planes.type();
 		Object dst = planes.plane(plane);
-		double[] src = new double[w * h];
-		CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
-			for (int i = y0 * w; i < y1 * w; i++)
-				src[i] = TemplateMatchingCpu.value(dst, type, i);
-		});
+		// the source copied in the plane's own type: as doubles it took 8 bytes a pixel, and a
+		// large 8-bit slice ran out of memory where ImageJ's Translate did not
+		Object src = type == PixelType.UINT8 ? ((byte[]) dst).clone()
+			: type == PixelType.UINT16 ? ((short[]) dst).clone() : ((float[]) dst).clone();
 		if (dx == (int) dx && dy == (int) dy) {
 			int ix = (int) dx, iy = (int) dy;
 			CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
@@ -534,7 +533,7 @@ public final class AlignSlices {
 					for (int x = 0; x < w; x++) {
 						int sx = x - ix, sy = y - iy;
 						boolean in = sx >= 0 && sy >= 0 && sx < w && sy < h;
-						store(dst, type, y * w + x, in ? src[sy * w + sx] : 0, false);
+						store(dst, type, y * w + x, in ? at(src, type, sy * w + sx) : 0, false);
 					}
 			});
 			return;
@@ -545,9 +544,9 @@ public final class AlignSlices {
 			for (int y = y0; y < y1; y++)
 				for (int x = 0; x < w; x++) {
 					double v;
-					if (cubic) v = bicubic(src, w, h, ax, ay, x, y);
+					if (cubic) v = bicubic(src, type, w, h, ax, ay, x, y);
 					else if (ax.pos[x] < 0 || ay.pos[y] < 0 || ax.pos[x] >= w - 1 || ay.pos[y] >= h - 1) v = 0;
-					else v = bilinear(src, w, ax.pos[x], ay.pos[y]);
+					else v = bilinear(src, type, w, ax.pos[x], ay.pos[y]);
 					store(dst, type, y * w + x, v, cubic);
 				}
 		});
@@ -586,7 +585,7 @@ public final class AlignSlices {
 		return 0.0;
 	}
 
-	private static double bicubic(double[] src, int w, int h, Axis ax, Axis ay, int x, int y) {
+	private static double bicubic(Object src, PixelType type, int w, int h, Axis ax, Axis ay, int x, int y) {
 		int u0 = ax.base[x], v0 = ay.base[y];
 		if (u0 <= 0 || u0 >= w - 2 || v0 <= 0 || v0 >= h - 2) {
 			// ImageJ's fallback near the border: bilinear with the position clamped to the image
@@ -597,14 +596,14 @@ public final class AlignSlices {
 			if (sx >= w - 1.0) sx = w - 1.001;
 			if (sy < 0.0) sy = 0.0;
 			if (sy >= h - 1.0) sy = h - 1.001;
-			return bilinear(src, w, sx, sy);
+			return bilinear(src, type, w, sx, sy);
 		}
 		double q = 0;
 		for (int j = 0; j < 4; j++) {
 			int row = (v0 - 1 + j) * w + u0 - 1;
 			double p = 0;
 			for (int i = 0; i < 4; i++)
-				p = p + src[row + i] * ax.weights[4 * x + i];
+				p = p + at(src, type, row + i) * ax.weights[4 * x + i];
 			q = q + p * ay.weights[4 * y + j];
 		}
 		return q;
@@ -615,13 +614,20 @@ public final class AlignSlices {
 	 * of w − 1.001 reads the last column with weight 0.999). A NaN neighbour (32-bit only) is
 	 * skipped in favour of the nearer side, as ImageJ does.
 	 */
-	private static double bilinear(double[] src, int w, double sx, double sy) {
+	private static double bilinear(Object src, PixelType type, int w, double sx, double sy) {
 		int xb = (int) sx, yb = (int) sy;
 		double fx = sx - xb, fy = sy - yb;
 		int o = yb * w + xb;
-		double ll = src[o], lr = src[o + 1], ur = src[o + w + 1], ul = src[o + w];
+		double ll = at(src, type, o), lr = at(src, type, o + 1), ur = at(src, type, o + w + 1), ul = at(src, type, o + w);
 		double upper = lerpNaN(ul, ur, fx), lower = lerpNaN(ll, lr, fx);
 		return lerpNaN(lower, upper, fy);
+	}
+
+	/** @return pixel {@code i} of a plane of 8, 16 or 32-bit pixels, as a double */
+	private static double at(Object src, PixelType type, int i) {
+		if (type == PixelType.UINT8) return ((byte[]) src)[i] & 0xff;
+		if (type == PixelType.UINT16) return ((short[]) src)[i] & 0xffff;
+		return ((float[]) src)[i];
 	}
 
 	private static double lerpNaN(double a, double b, double f) {

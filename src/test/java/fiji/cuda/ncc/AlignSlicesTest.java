@@ -413,4 +413,19 @@ class AlignSlicesTest {
 			}
 		return best;
 	}
+
+	@Test
+	void translatingAnEightBitSliceCopiesItInItsOwnType() {
+		// the source copy was a double per pixel: an 8192x8192 8-bit slice needed 512 MB more,
+		// and ran out of memory where ImageJ's Translate did not
+		com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+			.getThreadMXBean();
+		org.junit.jupiter.api.Assumptions.assumeTrue(bean.isThreadAllocatedMemorySupported());
+		Planes p = TestImages.random(PixelType.UINT8, 1000, 1000, 1, 5);
+		AlignSlices.translate(p, 0, 0.5, 0.25, Interpolation.BICUBIC, 1); // classes loaded, code warm
+		long before = bean.getThreadAllocatedBytes(Thread.currentThread().getId());
+		AlignSlices.translate(p, 0, 0.5, 0.25, Interpolation.BICUBIC, 1); // one thread: the calling one
+		long used = bean.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+		assertTrue(used < 2_000_000, "allocated " + used + " bytes for a 1,000,000-byte slice");
+	}
 }
