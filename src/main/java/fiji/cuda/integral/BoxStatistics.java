@@ -154,8 +154,9 @@ public final class BoxStatistics {
 					plane(t.sums, t.finite, (float[]) src.plane(z), (float[]) out.plane(z), statistic, window,
 						opts.threads());
 				} else {
-					plane(IntegralImageCpu.build(src, z, opts.threads()), (float[]) out.plane(z), statistic, window,
-						opts.threads());
+					float[] o = (float[]) out.plane(z);
+					IntegralImageCpu.inBands(src, z, window, opts.threads(), (b, y0, y1) -> rows(b.sumL, b.sumSqL, b.sumD,
+						b.sumSqD, b.first, null, null, o, src.width(), src.height(), statistic, window, opts.threads(), y0, y1));
 				}
 			}, nonFinite, false, t0);
 	}
@@ -174,22 +175,32 @@ public final class BoxStatistics {
 	static void plane(SummedAreaTable t, long[] finite, float[] in, float[] out, Statistic statistic, Window window,
 		int threads)
 	{
-		int w = t.width(), h = t.height();
+		rows(t.sumLong(), t.sumSqLong(), t.sumDouble(), t.sumSqDouble(), 0, finite, in, out, t.width(), t.height(),
+			statistic, window, threads, 0, t.height());
+	}
+
+	/**
+	 * Output rows {@code from} to {@code to - 1}, from tables that hold full-table row
+	 * {@code first + r} at row r (every row the windows of those rows read).
+	 */
+	static void rows(long[] sl, long[] ql, double[] sd, double[] qd, int first, long[] finite, float[] in, float[] out,
+		int w, int h, Statistic statistic, Window window, int threads, int from, int to)
+	{
 		int[] xa = new int[w], xb = new int[w];
 		for (int x = 0; x < w; x++) {
 			xa[x] = (int) Math.max(0, (long) x - window.left());
 			xb[x] = (int) Math.min(w, (long) x + window.right() + 1);
 		}
-		long[] sl = t.sumLong(), ql = t.sumSqLong();
-		double[] sd = t.sumDouble(), qd = t.sumSqDouble();
-		CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
+		CpuParallel.forRange(from, to, threads, w, (y0, y1) -> {
 			for (int y = y0; y < y1; y++) {
 				int ya = (int) Math.max(0, (long) y - window.above());
 				int yb = (int) Math.min(h, (long) y + window.below() + 1);
+				// the rows in the tables held: a window from row 0 stays one (first is then 0)
+				int ta = ya - first, tb = yb - first;
 				for (int x = 0, i = y * w; x < w; x++, i++) {
 					long n = (long) (xb[x] - xa[x]) * (yb - ya);
 					if (finite != null) {
-						n = SummedAreaTable.box(finite, w, xa[x], ya, xb[x], yb);
+						n = SummedAreaTable.box(finite, w, xa[x], ta, xb[x], tb);
 						if (n == 0 || !Float.isFinite(in[i])) {
 							out[i] = Float.NaN;
 							continue;
@@ -197,13 +208,13 @@ public final class BoxStatistics {
 					}
 					double v;
 					if (sl != null) {
-						long s = SummedAreaTable.box(sl, w, xa[x], ya, xb[x], yb);
+						long s = SummedAreaTable.box(sl, w, xa[x], ta, xb[x], tb);
 						v = statistic == Statistic.MEAN ? s / (double) n
-							: SummedAreaTable.variance(s, SummedAreaTable.box(ql, w, xa[x], ya, xb[x], yb), n);
+							: SummedAreaTable.variance(s, SummedAreaTable.box(ql, w, xa[x], ta, xb[x], tb), n);
 					} else {
-						double s = SummedAreaTable.box(sd, w, xa[x], ya, xb[x], yb);
+						double s = SummedAreaTable.box(sd, w, xa[x], ta, xb[x], tb);
 						v = statistic == Statistic.MEAN ? s / n
-							: SummedAreaTable.variance(s, SummedAreaTable.box(qd, w, xa[x], ya, xb[x], yb), n);
+							: SummedAreaTable.variance(s, SummedAreaTable.box(qd, w, xa[x], ta, xb[x], tb), n);
 					}
 					out[i] = (float) (statistic == Statistic.STANDARD_DEVIATION ? Math.sqrt(v) : v);
 				}

@@ -336,9 +336,6 @@ public final class LocalThreshold {
 	 *                  without any is background
 	 */
 	static void plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite) {
-		NonFinite.Tables nf = nonFinite ? NonFinite.build(image, z, threads) : null;
-		SummedAreaTable t = nf != null ? nf.sums : IntegralImageCpu.build(image, z, threads);
-		long[] finite = nf != null ? nf.finite : null;
 		int w = image.width(), h = image.height();
 		Object in = image.plane(z);
 		PixelType type = image.type();
@@ -357,16 +354,18 @@ public final class LocalThreshold {
 			xa[x] = (int) Math.max(0, (long) x - win.left());
 			xb[x] = (int) Math.min(w, (long) x + win.right() + 1);
 		}
-		long[] sl = t.sumLong(), ql = t.sumSqLong();
-		double[] sd = t.sumDouble(), qd = t.sumSqDouble();
-		CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
+		IntegralImageCpu.BandTask rows = (b, from, to) -> CpuParallel.forRange(from, to, threads, w, (y0, y1) -> {
+			long[] sl = b.sumL, ql = b.sumSqL, finite = b.finite;
+			double[] sd = b.sumD, qd = b.sumSqD;
 			for (int y = y0; y < y1; y++) {
 				int ya = (int) Math.max(0, (long) y - win.above());
 				int yb = (int) Math.min(h, (long) y + win.below() + 1);
+				// the rows in the tables held: a window from row 0 stays one (first is then 0)
+				int ta = ya - b.first, tb = yb - b.first;
 				for (int x = 0, i = y * w; x < w; x++, i++) {
 					long n = (long) (xb[x] - xa[x]) * (yb - ya);
 					if (finite != null) {
-						n = SummedAreaTable.box(finite, w, xa[x], ya, xb[x], yb);
+						n = SummedAreaTable.box(finite, w, xa[x], ta, xb[x], tb);
 						if (n == 0) {
 							out[i] = bg;
 							continue;
@@ -374,13 +373,13 @@ public final class LocalThreshold {
 					}
 					double m, v;
 					if (sl != null) {
-						long s = SummedAreaTable.box(sl, w, xa[x], ya, xb[x], yb);
+						long s = SummedAreaTable.box(sl, w, xa[x], ta, xb[x], tb);
 						m = s / (double) n;
-						v = SummedAreaTable.variance(s, SummedAreaTable.box(ql, w, xa[x], ya, xb[x], yb), n);
+						v = SummedAreaTable.variance(s, SummedAreaTable.box(ql, w, xa[x], ta, xb[x], tb), n);
 					} else {
-						double s = SummedAreaTable.box(sd, w, xa[x], ya, xb[x], yb);
+						double s = SummedAreaTable.box(sd, w, xa[x], ta, xb[x], tb);
 						m = s / n;
-						v = SummedAreaTable.variance(s, SummedAreaTable.box(qd, w, xa[x], ya, xb[x], yb), n);
+						v = SummedAreaTable.variance(s, SummedAreaTable.box(qd, w, xa[x], ta, xb[x], tb), n);
 					}
 					double p = pixel(in, type, i);
 					out[i] = Double.isFinite(p) && isForeground(st.method, st.p1, st.p2, p, m, Math.sqrt(v), low, span,
@@ -388,6 +387,14 @@ public final class LocalThreshold {
 				}
 			}
 		});
+		if (nonFinite) {
+			// the finite pixels' tables, whole: NaN and infinity are rare enough not to need bands
+			NonFinite.Tables nf = NonFinite.build(image, z, threads);
+			SummedAreaTable t = nf.sums;
+			rows.run(new IntegralImageCpu.Band(0, t.sumDouble(), t.sumSqDouble(), nf.finite), 0, h);
+		} else {
+			IntegralImageCpu.inBands(image, z, win, threads, rows);
+		}
 	}
 
 	/**

@@ -247,4 +247,45 @@ class BoxStatisticsTest {
 			fiji.cuda.ops.OpLog.setSink(null);
 		}
 	}
+
+	@Test
+	void theCpuPathInBandsOfRowsGivesTheWholeTablesResultsBitForBit() {
+		// the whole plane's tables took 16 bytes a pixel: an 8192x8192 8-bit plane needed 1 GB
+		// more than ImageJ's filters; the bands hold only the rows their windows read
+		int saved = IntegralImageCpu.bandRows;
+		try {
+			for (PixelType type : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 })
+				for (Window window : new Window[] { Window.square(1), Window.square(4), Window.rectangle(3, 8),
+					Window.rectangle(6, 1), Window.square(40) }) {
+					Planes image = TestImages.random(type, 23, 97, 2, 17);
+						spread(image); // 32-bit: sums that round, so that the tables' values must be the whole tables'
+					IntegralImageCpu.bandRows = Integer.MAX_VALUE / 4; // one band: the whole tables
+					Planes whole = BoxStatistics.compute(image, Statistic.STANDARD_DEVIATION, window, CPU);
+					Planes wholeMean = BoxStatistics.compute(image, Statistic.MEAN, window, CPU);
+					for (int rows : new int[] { 1, 5, 13 }) {
+						IntegralImageCpu.bandRows = rows;
+						String what = type + " " + window.width() + "x" + window.height() + ", bands of " + rows;
+						Planes banded = BoxStatistics.compute(image, Statistic.STANDARD_DEVIATION, window, CPU);
+						Planes bandedMean = BoxStatistics.compute(image, Statistic.MEAN, window, CPU);
+						for (int z = 0; z < 2; z++) {
+							assertArrayEquals((float[]) whole.plane(z), (float[]) banded.plane(z), what);
+							assertArrayEquals((float[]) wholeMean.plane(z), (float[]) bandedMean.plane(z), what);
+						}
+					}
+				}
+		} finally {
+			IntegralImageCpu.bandRows = saved;
+		}
+	}
+
+	/** Scales a 32-bit image's pixels by powers of ten from 1e-8 to 1e8, so that their sums round in double. */
+	static void spread(Planes image) {
+		if (image.type() != PixelType.FLOAT32) return;
+		java.util.Random r = new java.util.Random(3);
+		for (int z = 0; z < image.depth(); z++) {
+			float[] p = (float[]) image.plane(z);
+			for (int i = 0; i < p.length; i++)
+				p[i] *= (float) Math.pow(10, r.nextInt(17) - 8);
+		}
+	}
 }

@@ -478,4 +478,40 @@ class LocalThresholdTest {
 		for (int i = 0; i < 36; i++)
 			assertEquals((((byte[]) img.plane(0))[i] & 0xff) > mean, ((byte[]) big.plane(0))[i] != 0);
 	}
+
+	@Test
+	void theCpuPathInBandsOfRowsGivesTheWholeTablesResults() {
+		int saved = IntegralImageCpu.bandRows;
+		try {
+			for (PixelType type : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 })
+				for (LocalThreshold.Method method : LocalThreshold.Method.values())
+					for (int radius : new int[] { 1, 6, 30 }) {
+						Planes image = fiji.cuda.TestImages.random(type, 19, 83, 2, 23);
+						spread(image); // 32-bit: sums that round, so that the tables' values must be the whole tables'
+						LocalThreshold.Settings st = LocalThreshold.Settings.of(method, radius, 0, 0, true);
+						IntegralImageCpu.bandRows = Integer.MAX_VALUE / 4;
+						Planes whole = LocalThreshold.threshold(image, st, IntegralImageTest.CPU);
+						for (int rows : new int[] { 1, 7 }) {
+							IntegralImageCpu.bandRows = rows;
+							Planes banded = LocalThreshold.threshold(image, st, IntegralImageTest.CPU);
+							for (int z = 0; z < 2; z++)
+								org.junit.jupiter.api.Assertions.assertArrayEquals((byte[]) whole.plane(z), (byte[]) banded.plane(z),
+									type + " " + method + " radius " + radius + ", bands of " + rows);
+						}
+					}
+		} finally {
+			IntegralImageCpu.bandRows = saved;
+		}
+	}
+
+	/** Scales a 32-bit image's pixels by powers of ten from 1e-8 to 1e8, so that their sums round in double. */
+	static void spread(Planes image) {
+		if (image.type() != PixelType.FLOAT32) return;
+		java.util.Random r = new java.util.Random(3);
+		for (int z = 0; z < image.depth(); z++) {
+			float[] p = (float[]) image.plane(z);
+			for (int i = 0; i < p.length; i++)
+				p[i] *= (float) Math.pow(10, r.nextInt(17) - 8);
+		}
+	}
 }
