@@ -307,8 +307,9 @@ public final class IntegralImage {
 				opts.progress().update(done / (double) n);
 			}
 		} catch (RuntimeException | Error e) {
-			// a plane is written only once its tables are built, so each is done or untouched; the
-			// caller's image must not be left part changed without a word
+			// a plane is written only once everything its tables need is allocated (and an in-place
+			// plane read from a copy when its tables are built in bands), so each is done or
+			// untouched; the caller's image must not be left part changed without a word
 			if (!inPlace || done == 0) throw e;
 			throw new PartlyDoneException(op, e, Fallback.prefixDone(done, n, "planes"));
 		}

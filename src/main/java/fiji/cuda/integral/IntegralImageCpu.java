@@ -171,23 +171,41 @@ final class IntegralImageCpu {
 	 */
 	static int bandRows = 512;
 
+	/** @return output rows per band of {@link #inBands} for a plane {@code h} rows high */
+	private static int bandHeight(int h, Window win) {
+		long winRows = (long) win.above() + win.below() + 1;
+		return (int) Math.min(h, Math.max(bandRows, 2 * winRows));
+	}
+
+	/**
+	 * @return whether {@link #inBands} takes a plane {@code h} rows high in one band: then every
+	 *         table row is built before the task writes anything, and it may write the plane it reads
+	 */
+	static boolean oneBand(int h, Window win) {
+		return bandHeight(h, win) >= h;
+	}
+
 	/**
 	 * Runs a windowed statistic over plane {@code z} a band of output rows at a time, each with
 	 * only the table rows its windows read: 16 bytes a pixel for the whole plane's tables ran a
 	 * large plane out of memory where ImageJ's filters did not. The bands go down the plane, each
 	 * starting from the table row above it kept from the band before, so the tables' values are
-	 * {@link #build}'s exactly, also for 32-bit planes.
+	 * {@link #build}'s exactly, also for 32-bit planes. A band's tables re-read the image rows
+	 * just above it, so a task that writes into the plane read must have it read from a copy
+	 * unless {@link #oneBand}.
 	 */
 	static void inBands(Planes image, int z, Window win, int threads, BandTask task) {
 		int w = image.width(), h = image.height();
-		long winRows = (long) win.above() + win.below() + 1;
-		int band = (int) Math.min(h, Math.max(bandRows, 2 * winRows));
+		int band = bandHeight(h, win);
 		// rows a band's tables hold: its own and the window's reach above (one more) and below
 		int held = (int) Math.min(h, band + (long) win.above() + win.below() + 1);
 		boolean floats = image.type() == PixelType.FLOAT32;
 		Object s = floats ? new double[held * w] : new long[held * w];
 		Object q = floats ? new double[held * w] : new long[held * w];
-		Object aboveS = null, aboveQ = null;
+		// everything allocated before the first band: a task that writes its rows in place must
+		// not be stopped part way by an allocation (each plane is done or untouched)
+		Object aboveS = band < h ? floats ? new double[w] : new long[w] : null;
+		Object aboveQ = band < h ? floats ? new double[w] : new long[w] : null;
 		int prevFirst = 0, prevEnd = 0;
 		for (int y0 = 0; y0 < h; y0 += band) {
 			int y1 = Math.min(h, y0 + band);
@@ -195,10 +213,6 @@ final class IntegralImageCpu {
 			int end = (int) Math.min(h, (long) y1 + win.below());
 			if (first > 0) {
 				// row first - 1 lies in the band before's rows: kept before they are overwritten
-				if (aboveS == null) {
-					aboveS = floats ? new double[w] : new long[w];
-					aboveQ = floats ? new double[w] : new long[w];
-				}
 				int r = first - 1 - prevFirst;
 				if (r < 0 || first - 1 >= prevEnd) throw new IllegalStateException("band rows " + prevFirst + "-" + prevEnd);
 				System.arraycopy(s, r * w, aboveS, 0, w);

@@ -325,7 +325,10 @@ public final class LocalThreshold {
 			nonFinite, n > 0 && out.plane(0) == image.plane(0), t0);
 	}
 
-	/** The CPU path for one plane: the tables first, then rows in parallel; out may be the input plane. */
+	/**
+	 * The CPU path for one plane: the tables a band of rows at a time, then the band's rows in
+	 * parallel; out may be the input plane, which is then read from a copy.
+	 */
 	static void plane(Planes image, int z, byte[] out, Settings st, int threads) {
 		plane(image, z, out, st, threads, false);
 	}
@@ -337,7 +340,17 @@ public final class LocalThreshold {
 	 */
 	static void plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite) {
 		int w = image.width(), h = image.height();
-		Object in = image.plane(z);
+		Window win = st.window;
+		Planes source = image;
+		int sz = z;
+		if (image.plane(z) == out && !IntegralImageCpu.oneBand(h, win)) {
+			// each band's tables re-read the rows just above it, which the band before has
+			// thresholded: the plane is read from a copy (a byte a pixel), made before anything
+			// is written, so that a failure still leaves it untouched
+			source = Planes.wrap(w, h, ((byte[]) out).clone());
+			sz = 0;
+		}
+		Object in = source.plane(sz);
 		PixelType type = image.type();
 		double lo = 0, range = 1;
 		if (st.method == Method.PHANSALKAR) {
@@ -348,7 +361,6 @@ public final class LocalThreshold {
 		double low = lo, span = range;
 		boolean eightBit = type == PixelType.UINT8;
 		byte fg = st.white ? (byte) 255 : 0, bg = st.white ? 0 : (byte) 255;
-		Window win = st.window;
 		int[] xa = new int[w], xb = new int[w];
 		for (int x = 0; x < w; x++) {
 			xa[x] = (int) Math.max(0, (long) x - win.left());
@@ -393,7 +405,7 @@ public final class LocalThreshold {
 			SummedAreaTable t = nf.sums;
 			rows.run(new IntegralImageCpu.Band(0, t.sumDouble(), t.sumSqDouble(), nf.finite), 0, h);
 		} else {
-			IntegralImageCpu.inBands(image, z, win, threads, rows);
+			IntegralImageCpu.inBands(source, sz, win, threads, rows);
 		}
 	}
 

@@ -278,6 +278,20 @@ class BoxStatisticsTest {
 		}
 	}
 
+	@Test
+	void aThirtyTwoBitImageGivenAsItsOwnOutputInBandsGivesTheNewImagesResult() {
+		int saved = IntegralImageCpu.bandRows;
+		try {
+			IntegralImageCpu.bandRows = 3;
+			Planes image = TestImages.random(PixelType.FLOAT32, 11, 50, 1, 31);
+			Planes expected = BoxStatistics.compute(image, Statistic.MEAN, Window.square(2), CPU);
+			BoxStatistics.computeInto(image, image, Statistic.MEAN, Window.square(2), CPU);
+			assertArrayEquals((float[]) expected.plane(0), (float[]) image.plane(0));
+		} finally {
+			IntegralImageCpu.bandRows = saved;
+		}
+	}
+
 	/** Scales a 32-bit image's pixels by powers of ten from 1e-8 to 1e8, so that their sums round in double. */
 	static void spread(Planes image) {
 		if (image.type() != PixelType.FLOAT32) return;

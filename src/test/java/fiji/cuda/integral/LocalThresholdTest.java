@@ -504,6 +504,29 @@ class LocalThresholdTest {
 		}
 	}
 
+	@Test
+	void inPlaceInBandsOfRowsGivesTheNewImagesResult() {
+		// 8-bit in place, as from the menu: each band's tables re-read the rows above it, which the
+		// band before had already thresholded (wrong pixels below every 512th row)
+		int saved = IntegralImageCpu.bandRows;
+		try {
+			for (LocalThreshold.Method method : LocalThreshold.Method.values())
+				for (int radius : new int[] { 1, 6, 15 })
+					for (int rows : new int[] { 1, 7, 512 }) {
+						IntegralImageCpu.bandRows = rows;
+						Planes image = fiji.cuda.TestImages.random(PixelType.UINT8, 37, 700, 2, 29);
+						LocalThreshold.Settings st = LocalThreshold.Settings.of(method, radius, 0, 0, true);
+						Planes expected = LocalThreshold.threshold(image, st, IntegralImageTest.CPU);
+						LocalThreshold.thresholdInto(image, image, st, IntegralImageTest.CPU);
+						for (int z = 0; z < 2; z++)
+							org.junit.jupiter.api.Assertions.assertArrayEquals((byte[]) expected.plane(z), (byte[]) image.plane(z),
+								method + " radius " + radius + ", bands of " + rows + ", slice " + (z + 1));
+					}
+		} finally {
+			IntegralImageCpu.bandRows = saved;
+		}
+	}
+
 	/** Scales a 32-bit image's pixels by powers of ten from 1e-8 to 1e8, so that their sums round in double. */
 	static void spread(Planes image) {
 		if (image.type() != PixelType.FLOAT32) return;
