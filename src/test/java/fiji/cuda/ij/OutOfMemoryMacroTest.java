@@ -30,14 +30,16 @@ class OutOfMemoryMacroTest {
 
 	@Test
 	void boxStatisticsStopsTheMacro() throws Exception {
-		// the 64-bit tables of 2500x2500 pixels take 100 MB
-		stopsTheMacro("GPU Box Statistics", "newImage('a', '32-bit random', 2500, 2500, 1);\n"
+		// the image, its centred copy and the 32-bit result of 3300x3300 pixels take 131 MB (the
+		// tables, built in bands of rows, 28 MB more)
+		stopsTheMacro("GPU Box Statistics", "newImage('a', '32-bit random', 3300, 3300, 1);\n"
 			+ "run('GPU Box Statistics...', 'radius=3 statistic=Variance');");
 	}
 
 	@Test
 	void localThresholdStopsTheMacro() throws Exception {
-		stopsTheMacro("GPU Local Threshold", "newImage('a', '32-bit random', 2500, 2500, 1);\n"
+		// the image of 4200x4200 pixels takes 71 MB, the tables' bands 36 MB and the result 18 MB
+		stopsTheMacro("GPU Local Threshold", "newImage('a', '32-bit random', 4200, 4200, 1);\n"
 			+ "run('GPU Local Threshold...', 'method=Sauvola radius=15');");
 	}
 
