@@ -487,7 +487,7 @@ class LocalThresholdTest {
 				for (LocalThreshold.Method method : LocalThreshold.Method.values())
 					for (int radius : new int[] { 1, 6, 30 }) {
 						Planes image = fiji.cuda.TestImages.random(type, 19, 83, 2, 23);
-						spread(image); // 32-bit: sums that round, so that the tables' values must be the whole tables'
+						BoxStatisticsTest.spread(image); // 32-bit: sums that round, so that the tables' values must be the whole tables'
 						LocalThreshold.Settings st = LocalThreshold.Settings.of(method, radius, 0, 0, true);
 						IntegralImageCpu.bandRows = Integer.MAX_VALUE / 4;
 						Planes whole = LocalThreshold.threshold(image, st, IntegralImageTest.CPU);
@@ -524,17 +524,6 @@ class LocalThresholdTest {
 					}
 		} finally {
 			IntegralImageCpu.bandRows = saved;
-		}
-	}
-
-	/** Scales a 32-bit image's pixels by powers of ten from 1e-8 to 1e8, so that their sums round in double. */
-	static void spread(Planes image) {
-		if (image.type() != PixelType.FLOAT32) return;
-		java.util.Random r = new java.util.Random(3);
-		for (int z = 0; z < image.depth(); z++) {
-			float[] p = (float[]) image.plane(z);
-			for (int i = 0; i < p.length; i++)
-				p[i] *= (float) Math.pow(10, r.nextInt(17) - 8);
 		}
 	}
 }
