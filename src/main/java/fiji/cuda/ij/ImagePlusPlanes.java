@@ -236,6 +236,7 @@ public final class ImagePlusPlanes {
 	 * one: a command changing the pixels meanwhile (a blur started from a macro or another script)
 	 * would otherwise give a result made of both states, with no word of it.
 	 *
+	 * @param <T>   what the work gives
 	 * @param image the image read
 	 * @param other a second image read (a template), or null, or the same image
 	 * @param work  what reads them
