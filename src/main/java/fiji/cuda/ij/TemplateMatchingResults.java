@@ -135,7 +135,9 @@ final class TemplateMatchingResults {
 			// images (a batch, or a second image compared by eye)
 			Overlay overlay = withoutMatches(image.getOverlay());
 			List<Roi> matches = new ArrayList<>();
-			String of = matchOf(image.getID(), registered(image));
+			boolean registered = registered(image);
+			String of = matchOf(image.getID(), registered);
+			if (!registered) UNREGISTERED.put(image.getID(), new java.lang.ref.WeakReference<>(image));
 			int n = 0;
 			for (Detection d : out.detections) {
 				Roi r = new Roi(d.x, d.y, d.width, d.height);
@@ -246,6 +248,16 @@ final class TemplateMatchingResults {
 	}
 
 	/**
+	 * The images without a window or batch-mode registration (a script's {@code IJ.openImage})
+	 * whose matches this session put in the ROI Manager, by ID. Once such an image is collected
+	 * no one can run on it again, and its matches count as those of a closed image: a script
+	 * over a folder filled the manager by ten thousand entries a thousand images, each run
+	 * slower than the one before.
+	 */
+	private static final java.util.Map<Integer, java.lang.ref.WeakReference<ImagePlus>> UNREGISTERED =
+		new java.util.concurrent.ConcurrentHashMap<>();
+
+	/**
 	 * @return whether the image has a window or is a batch-mode image: a script's image given to
 	 *         {@code IJ.run(imp, ...)} has neither, and its matches must not pass for those of a
 	 *         closed image
@@ -256,9 +268,9 @@ final class TemplateMatchingResults {
 
 	/**
 	 * @return the indexes of the ROI Manager's entries that an earlier run of this session put
-	 *         there for {@code image}, or for a shown or batch-mode image since closed: a batch
-	 *         over a folder closes each image, and its matches would otherwise pile up in the
-	 *         manager (a script's images without windows keep theirs)
+	 *         there for {@code image}, or for a shown or batch-mode image since closed, or for a
+	 *         script's image without a window since collected: a batch over a folder closes or
+	 *         drops each image, and its matches would otherwise pile up in the manager
 	 */
 	static List<Integer> earlierMatches(RoiManager rm, ImagePlus image) {
 		String prefix = SESSION + ":";
@@ -274,10 +286,17 @@ final class TemplateMatchingResults {
 			} catch (NumberFormatException e) {
 				continue;
 			}
-			boolean closed = idAndOpen.length > 1 && ij.WindowManager.getImage(id) == null;
+			boolean closed = idAndOpen.length > 1 ? ij.WindowManager.getImage(id) == null : collected(id);
 			if (id == image.getID() || closed) out.add(i);
 		}
+		UNREGISTERED.values().removeIf(ref -> ref.get() == null);
 		return out;
+	}
+
+	/** @return whether the unregistered image of this ID is gone (collected, or never seen) */
+	private static boolean collected(int id) {
+		java.lang.ref.WeakReference<ImagePlus> ref = UNREGISTERED.get(id);
+		return ref == null || ref.get() == null;
 	}
 
 	private static boolean isMatchName(String name) {

@@ -548,6 +548,45 @@ class TemplateMatchingPluginTest {
 	}
 
 	/** Shows an outcome as the command does; {@code rm} is the ROI Manager's window, which it uses. */
+	@Test
+	void theMatchesOfAScriptsImageWithoutAWindowGoOnceItIsCollected() throws Exception {
+		// a script's IJ.openImage images have no window, and their matches stayed in the manager
+		// for good: 10,000 entries more every 1000 images, each run slower than the one before
+		Display.required();
+		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		try {
+			ImagePlus tpl = noise("8-bit", 9, 7, 1, 13);
+			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+			s.threshold = 0.99;
+			java.lang.ref.WeakReference<ImagePlus> first = matchedWithoutAWindow(rm, tpl, s, 21);
+			ImagePlus second = noise("8-bit", 60, 40, 1, 22);
+			plant(second, 1, tpl.getProcessor(), 30, 30);
+			// while the first image lives, a script may still look at its matches
+			assertEquals(2, rm.getCount(), "the first image's two matches");
+			for (int k = 0; k < 50 && first.get() != null; k++) {
+				System.gc();
+				Thread.sleep(20);
+			}
+			org.junit.jupiter.api.Assumptions.assumeTrue(first.get() == null, "the JVM did not collect the image");
+			shownWith(rm, second, TemplateMatchingPlugin.run(second, tpl, s, CPU));
+			assertEquals(1, rm.getCount(), "the collected image's matches stayed");
+			assertEquals(1, TemplateMatchingResults.earlierMatches(rm, second).size());
+		} finally {
+			closeAll(rm);
+		}
+	}
+
+	/** Matches a new image that is never shown, two planted copies, and drops it; @return a reference to it */
+	private static java.lang.ref.WeakReference<ImagePlus> matchedWithoutAWindow(ij.plugin.frame.RoiManager rm,
+		ImagePlus tpl, TemplateMatchingPlugin.Settings s, int seed)
+	{
+		ImagePlus image = noise("8-bit", 60, 40, 1, seed);
+		plant(image, 1, tpl.getProcessor(), 5, 6);
+		plant(image, 1, tpl.getProcessor(), 40, 20);
+		shownWith(rm, image, TemplateMatchingPlugin.run(image, tpl, s, CPU));
+		return new java.lang.ref.WeakReference<>(image);
+	}
+
 	private static void shownWith(ij.plugin.frame.RoiManager rm, ImagePlus image, TemplateMatchingPlugin.Outcome out) {
 		assertEquals(rm, ij.plugin.frame.RoiManager.getInstance());
 		TemplateMatchingResults.show(image, out);
