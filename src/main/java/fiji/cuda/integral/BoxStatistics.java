@@ -155,12 +155,7 @@ public final class BoxStatistics {
 						opts.threads());
 				} else {
 					float[] o = (float[]) out.plane(z);
-					// a band's tables re-read the rows above it: a 32-bit image given as its own output
-					// is read from a copy
-					Planes read = src.plane(z) != o || IntegralImageCpu.oneBand(src.height(), window) ? src
-						: Planes.wrap(src.width(), src.height(), o.clone());
-					int rz = read == src ? z : 0;
-					IntegralImageCpu.inBands(read, rz, window, opts.threads(), (b, y0, y1) -> rows(b.sumL, b.sumSqL, b.sumD,
+					IntegralImageCpu.inBands(src, z, window, opts.threads(), o, (b, y0, y1) -> rows(b.sumL, b.sumSqL, b.sumD,
 						b.sumSqD, b.first, null, null, o, src.width(), src.height(), statistic, window, opts.threads(), y0, y1));
 				}
 			}, nonFinite, false, t0);

@@ -178,25 +178,26 @@ final class IntegralImageCpu {
 	}
 
 	/**
-	 * @return whether {@link #inBands} takes a plane {@code h} rows high in one band: then every
-	 *         table row is built before the task writes anything, and it may write the plane it reads
-	 */
-	static boolean oneBand(int h, Window win) {
-		return bandHeight(h, win) >= h;
-	}
-
-	/**
 	 * Runs a windowed statistic over plane {@code z} a band of output rows at a time, each with
 	 * only the table rows its windows read: 16 bytes a pixel for the whole plane's tables ran a
 	 * large plane out of memory where ImageJ's filters did not. The bands go down the plane, each
 	 * starting from the table row above it kept from the band before, so the tables' values are
-	 * {@link #build}'s exactly, also for 32-bit planes. A band's tables re-read the image rows
-	 * just above it, so a task that writes into the plane read must have it read from a copy
-	 * unless {@link #oneBand}.
+	 * {@link #build}'s exactly, also for 32-bit planes.
+	 *
+	 * @param written the array the task writes its rows into, or null: when it is the plane read,
+	 *                the tables read a copy of it, as each band's re-read the rows just above it,
+	 *                which the band before has written
 	 */
-	static void inBands(Planes image, int z, Window win, int threads, BandTask task) {
+	static void inBands(Planes image, int z, Window win, int threads, Object written, BandTask task) {
 		int w = image.width(), h = image.height();
 		int band = bandHeight(h, win);
+		if (band < h && written != null && written == image.plane(z)) {
+			// made before anything is written, so that a failure still leaves the plane untouched
+			Object copy = written instanceof byte[] ? ((byte[]) written).clone()
+				: written instanceof short[] ? ((short[]) written).clone() : ((float[]) written).clone();
+			image = Planes.wrap(w, h, copy);
+			z = 0;
+		}
 		// rows a band's tables hold: its own and the window's reach above (one more) and below
 		int held = (int) Math.min(h, band + (long) win.above() + win.below() + 1);
 		boolean floats = image.type() == PixelType.FLOAT32;

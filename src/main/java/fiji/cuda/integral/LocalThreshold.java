@@ -327,7 +327,8 @@ public final class LocalThreshold {
 
 	/**
 	 * The CPU path for one plane: the tables a band of rows at a time, then the band's rows in
-	 * parallel; out may be the input plane, which is then read from a copy.
+	 * parallel; out may be the input plane (each pixel is read before its own result is written,
+	 * and the tables then read a copy).
 	 */
 	static void plane(Planes image, int z, byte[] out, Settings st, int threads) {
 		plane(image, z, out, st, threads, false);
@@ -341,16 +342,7 @@ public final class LocalThreshold {
 	static void plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite) {
 		int w = image.width(), h = image.height();
 		Window win = st.window;
-		Planes source = image;
-		int sz = z;
-		if (image.plane(z) == out && !IntegralImageCpu.oneBand(h, win)) {
-			// each band's tables re-read the rows just above it, which the band before has
-			// thresholded: the plane is read from a copy (a byte a pixel), made before anything
-			// is written, so that a failure still leaves it untouched
-			source = Planes.wrap(w, h, ((byte[]) out).clone());
-			sz = 0;
-		}
-		Object in = source.plane(sz);
+		Object in = image.plane(z);
 		PixelType type = image.type();
 		double lo = 0, range = 1;
 		if (st.method == Method.PHANSALKAR) {
@@ -405,7 +397,7 @@ public final class LocalThreshold {
 			SummedAreaTable t = nf.sums;
 			rows.run(new IntegralImageCpu.Band(0, t.sumDouble(), t.sumSqDouble(), nf.finite), 0, h);
 		} else {
-			IntegralImageCpu.inBands(source, sz, win, threads, rows);
+			IntegralImageCpu.inBands(image, z, win, threads, out, rows);
 		}
 	}
 
