@@ -44,6 +44,7 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 
 	@Test
 	void undoAfterwardsDoesNotPutBackAnEarlierFiltersSnapshot() throws Exception {
+		fiji.cuda.ij.Display.required(); // IJ.run of ImageJ's own commands needs their menus, so a display
 		// a one-slice filter before left its snapshot for Edit>Undo; the menu command resets Undo,
 		// the command did not, and Undo then replaced the aligned slice with the unaligned one
 		ImagePlus imp = image(new double[] {0, 2, -3}, new double[] {0, 1, 4});

@@ -57,7 +57,7 @@ class CommandDeviceChoiceTest {
 		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
 		Process p = new ProcessBuilder(java, "-Djava.awt.headless=true",
 			"-Djava.util.prefs.userRoot=" + System.getProperty("java.util.prefs.userRoot", "target/prefs"), "-cp",
-			System.getProperty("java.class.path"), CommandDeviceChoiceTest.class.getName(), which).redirectErrorStream(true)
+			fiji.cuda.TestClassPath.get(), CommandDeviceChoiceTest.class.getName(), which).redirectErrorStream(true)
 				.start();
 		assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the JVM did not finish");
 		String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -192,6 +192,7 @@ class CommandsTest extends HeadlessCommands {
 
 	@Test
 	void blur3DWithEverySigmaZeroChangesNothingAsImageJ() throws Exception {
+		fiji.cuda.ij.Display.required(); // IJ.run of ImageJ's own commands needs their menus, so a display
 		// ImageJ's Gaussian Blur 3D and the menu command leave the image as it is; the command cancelled
 		ImagePlus imp = noise("16-bit", 12, 10, 4, 6);
 		Planes before = ij(imp).copy();
@@ -207,6 +208,7 @@ class CommandsTest extends HeadlessCommands {
 
 	@Test
 	void blur3DRemovesTheSelectionAsImageJ() throws Exception {
+		fiji.cuda.ij.Display.required(); // IJ.run of ImageJ's own commands needs their menus, so a display
 		// the command kept it, so a Measure or filter run next on the blurred stack took only the
 		// selection, where after ImageJ's Gaussian Blur 3D and the menu command it takes the image
 		for (double sigma : new double[] { 1, 0 }) {
@@ -224,6 +226,7 @@ class CommandsTest extends HeadlessCommands {
 
 	@Test
 	void anInPlaceCommandOnASingleImageCanBeUndoneAsTheMenuCommands() throws Exception {
+		fiji.cuda.ij.Display.required(); // IJ.run of ImageJ's own commands needs their menus, so a display
 		// Edit>Undo after the command did nothing, or swapped in a snapshot left by an earlier filter
 		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "sigma", 2.0 } },
 			{ GaussianBlur3DCommand.class, new Object[] { "x", 1.0, "y", 1.0, "z", 1.0 } } };
@@ -251,6 +254,7 @@ class CommandsTest extends HeadlessCommands {
 
 	@Test
 	void aRefusedStackRunLeavesEditUndoAbleToUndoAnEarlierFilter() throws Exception {
+		fiji.cuda.ij.Display.required(); // IJ.run of ImageJ's own commands needs their menus, so a display
 		// the stack commands reset Undo before their input was checked: after a refused run, Undo
 		// no longer took back a one-slice filter run just before, which the menu commands leave to it
 		Object[][] runs = { { GaussianBlurCommand.class, new Object[] { "sigma", 2.0 } },

@@ -21,9 +21,13 @@ class EscCommandTest extends HeadlessCommands {
 	void escCancelsBoxStatisticsWithAReasonInsteadOfANullResult() throws Exception {
 		ImagePlus imp = IJ.createImage("cells", "32-bit ramp", 40, 30, 3);
 		CommandModule m;
+		// on the CPU, slice by slice: a GPU does these three planes in one batch, before any Esc
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
 		try (RecordingBar bar = RecordingBar.escAfter(1)) {
 			m = commands.run(BoxStatisticsCommand.class, true, "image", imp, "radius", 2).get();
 			assertTrue(bar.cleared(), "bar: " + bar.shown);
+		} finally {
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
 		}
 		assertTrue(m.isCanceled(), "ran to a null result");
 		assertEquals("GPU Box Statistics: canceled.", m.getCancelReason());

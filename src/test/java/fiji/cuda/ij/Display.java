@@ -14,12 +14,12 @@ import java.util.Map;
  * without an X display. {@code .ci/run} runs the build under {@code xvfb-run}; a plain
  * {@code mvn verify} without a display skips these tests instead of failing them.
  */
-final class Display {
+public final class Display {
 
 	private Display() {}
 
 	/** Skips the test without a display, or fails it in CI, where the display must be there. */
-	static void required() {
+	public static void required() {
 		if (!GraphicsEnvironment.isHeadless()) return;
 		if ("true".equals(System.getenv("CI")))
 			fail("no X display: run the build under xvfb-run -a, as .ci/run does");

@@ -127,17 +127,23 @@ class LocalThresholdPluginTest {
 		// both said only "canceled": the 8-bit stack had one slice of three thresholded, and the
 		// 16-bit one, unchanged, was marked as changed
 		LocalThreshold.Settings st = LocalThreshold.Settings.of(Method.MEAN, 2, 0, 0, true);
-		ImagePlus eight = ImageJReference.noise("8-bit", 30, 20, 3, 62);
-		byte[] third = ((byte[]) eight.getStack().getPixels(3)).clone();
-		String log = log(() -> LocalThresholdPlugin.threshold(eight, st, true, fiji.cuda.TestProgress.cancelAfter(1)));
-		assertTrue(log.contains("GPU Local Threshold: canceled after 1 of 3 slices; the others are unchanged"), log);
-		assertTrue(java.util.Arrays.equals(third, (byte[]) eight.getStack().getPixels(3)), "slice 3 changed");
-		assertTrue(eight.changes);
+		// on the CPU, slice by slice: a GPU does these three planes in one batch, before any cancel
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			ImagePlus eight = ImageJReference.noise("8-bit", 30, 20, 3, 62);
+			byte[] third = ((byte[]) eight.getStack().getPixels(3)).clone();
+			String log = log(() -> LocalThresholdPlugin.threshold(eight, st, true, fiji.cuda.TestProgress.cancelAfter(1)));
+			assertTrue(log.contains("GPU Local Threshold: canceled after 1 of 3 slices; the others are unchanged"), log);
+			assertTrue(java.util.Arrays.equals(third, (byte[]) eight.getStack().getPixels(3)), "slice 3 changed");
+			assertTrue(eight.changes);
 
-		ImagePlus sixteen = ImageJReference.noise("16-bit", 30, 20, 3, 63);
-		log = log(() -> LocalThresholdPlugin.threshold(sixteen, st, true, fiji.cuda.TestProgress.cancelAfter(1)));
-		assertTrue(log.contains("GPU Local Threshold: canceled; the image is unchanged"), log);
-		assertTrue(sixteen.getBitDepth() == 16 && !sixteen.changes, "the 16-bit image is marked changed");
+			ImagePlus sixteen = ImageJReference.noise("16-bit", 30, 20, 3, 63);
+			log = log(() -> LocalThresholdPlugin.threshold(sixteen, st, true, fiji.cuda.TestProgress.cancelAfter(1)));
+			assertTrue(log.contains("GPU Local Threshold: canceled; the image is unchanged"), log);
+			assertTrue(sixteen.getBitDepth() == 16 && !sixteen.changes, "the 16-bit image is marked changed");
+		} finally {
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
 	}
 
 	@Test

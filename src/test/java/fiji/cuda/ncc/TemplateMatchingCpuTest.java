@@ -174,11 +174,12 @@ class TemplateMatchingCpuTest {
 	void autoFallsBackToTheSameMapAndForcedGpuFailsClearly() {
 		Planes image = TestImages.random(PixelType.UINT8, 40, 30, 1, 41);
 		Planes tpl = TestImages.random(PixelType.UINT8, 5, 5, 1, 42);
+		// without a GPU (a GPU's map is compared with the CPU's in TemplateMatchingGpuTest)
+		org.junit.jupiter.api.Assumptions.assumeFalse(fiji.cuda.runtime.Gpu.isAvailable());
 		float[] cpu = TemplateMatching.match(image, 0, tpl, 0, null, false, CPU);
 		float[] auto = TemplateMatching.match(image, 0, tpl, 0, null, false, ExecutionOptions.defaults());
 		assertTrue(java.util.Arrays.equals(cpu, auto));
-		// without a GPU, forcing it is an error, not a silent CPU run
-		org.junit.jupiter.api.Assumptions.assumeFalse(fiji.cuda.runtime.Gpu.isAvailable());
+		// forcing the GPU is then an error, not a silent CPU run
 		assertThrows(fiji.cuda.runtime.GpuException.class, () -> TemplateMatching.match(image, 0, tpl, 0, null, false,
 			ExecutionOptions.defaults().withBackend(Backend.GPU)));
 	}

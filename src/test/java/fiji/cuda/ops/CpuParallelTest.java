@@ -73,6 +73,9 @@ class CpuParallelTest {
 				failed.set(true);
 				throw new OutOfMemoryError("Java heap space (test)");
 			}
+			// chunks that take time, as real ones do: empty ones, on 16 cores, ran by the dozen
+			// in the microseconds between this flag and the throw reaching forRange
+			sleep(20);
 		}));
 		// chunks already running when the first failed may finish; of 16 chunks on 4 threads,
 		// at most the 3 other threads' current ones
@@ -198,5 +201,13 @@ class CpuParallelTest {
 			if (i == 5) throw new OutOfMemoryError("Java heap space (test)");
 			return new byte[1];
 		}));
+	}
+
+	private static void sleep(long ms) {
+		try {
+			Thread.sleep(ms);
+		} catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+		}
 	}
 }

@@ -2,8 +2,6 @@ package fiji.cuda.runtime;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
-
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -18,16 +16,6 @@ class NoDeviceTest {
 	@Test
 	void withADriverButNoDeviceOperationsRunOnTheCpuAndSayWhy() throws Exception {
 		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
-		NoJCudaTest.runOnTheCpu(classPath(), "CUDA_VISIBLE_DEVICES=", "no CUDA device found");
-	}
-
-	/** The JVM's class path, and the entries a launcher's own class loader added (the JUnit console's --class-path). */
-	static String classPath() throws Exception {
-		StringBuilder cp = new StringBuilder(System.getProperty("java.class.path"));
-		ClassLoader cl = NoDeviceTest.class.getClassLoader();
-		if (cl instanceof java.net.URLClassLoader)
-			for (java.net.URL u : ((java.net.URLClassLoader) cl).getURLs())
-				cp.append(File.pathSeparator).append(new File(u.toURI()).getPath());
-		return cp.toString();
+		NoJCudaTest.runOnTheCpu(fiji.cuda.TestClassPath.get(), "CUDA_VISIBLE_DEVICES=", "no CUDA device found");
 	}
 }

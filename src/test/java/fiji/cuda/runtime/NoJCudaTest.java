@@ -38,7 +38,7 @@ class NoJCudaTest {
 	@Test
 	void withoutJCudaOperationsRunOnTheCpuAndSayWhy() throws Exception {
 		List<String> cp = new ArrayList<>();
-		for (String e : System.getProperty("java.class.path").split(File.pathSeparator))
+		for (String e : fiji.cuda.TestClassPath.get().split(File.pathSeparator))
 			if (!new File(e).getName().toLowerCase().contains("jcuda")) cp.add(e);
 		String out = runOnTheCpu(String.join(File.pathSeparator, cp), null, "JCuda is not installed");
 		assertTrue(!out.contains("NoClassDefFoundError"), out);
@@ -52,7 +52,7 @@ class NoJCudaTest {
 		// initialize; every later use of it is a NoClassDefFoundError, which main meets after
 		// the blur (isAvailable, describe, selfCheck)
 		List<String> cp = new ArrayList<>();
-		for (String e : System.getProperty("java.class.path").split(File.pathSeparator))
+		for (String e : fiji.cuda.TestClassPath.get().split(File.pathSeparator))
 			if (!new File(e).getName().toLowerCase().startsWith("jcuda-natives")) cp.add(e);
 		String out = runOnTheCpu(String.join(File.pathSeparator, cp), null, "no CUDA driver found");
 		// the jar is installed: a NoClassDefFoundError taken for a missing jar would say it is not
