@@ -80,8 +80,14 @@ final class ImageJProcess {
 	}
 
 	private static void buildPluginJar(Path jar) throws IOException {
-		Path classes = Paths.get("target", "classes").toAbsolutePath();
-		assertTrue(Files.isRegularFile(classes.resolve("plugins.config")), "target/classes/plugins.config is missing");
+		// target/classes under Maven; wherever the main classes are elsewhere (the GPU machine)
+		Path classes;
+		try {
+			classes = Paths.get(IjBridge.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+		} catch (java.net.URISyntaxException e) {
+			throw new IOException(e);
+		}
+		assertTrue(Files.isRegularFile(classes.resolve("plugins.config")), classes + "/plugins.config is missing");
 		try (OutputStream os = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(os);
 			Stream<Path> files = Files.walk(classes))
 		{
@@ -95,8 +101,9 @@ final class ImageJProcess {
 
 	/** @return the test classpath's jars (ij, scijava, imglib2, jcuda...), without class folders */
 	private static String childClasspath() {
-		return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
-			.filter(p -> p.endsWith(".jar") && !p.contains("surefire")).collect(Collectors.joining(File.pathSeparator));
+		return Stream.of(fiji.cuda.TestClassPath.get().split(File.pathSeparator))
+			.filter(p -> p.endsWith(".jar") && !p.contains("surefire") && !p.contains("junit-console"))
+			.collect(Collectors.joining(File.pathSeparator));
 	}
 
 	/**

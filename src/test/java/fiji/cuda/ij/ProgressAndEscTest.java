@@ -77,18 +77,24 @@ class ProgressAndEscTest {
 
 	@Test
 	void escStopsBetweenSlicesAndTheLogSaysWhatIsLeft() throws Exception {
-		escStopsBetweenSlices("Box Statistics", () -> stack("32-bit"), new BoxStatisticsPlugin(),
-			"radius=2 statistic=Mean stack", "GPU Box Statistics: canceled", false);
-		escStopsBetweenSlices("Integral Image", () -> stack("32-bit"), new IntegralImagePlugin(), "table=Both stack",
-			"GPU Integral Image: canceled", false);
-		escStopsBetweenSlices("Local Threshold in place", () -> stack("8-bit"), new LocalThresholdPlugin(),
-			"method=Mean radius=3 stack", "GPU Local Threshold: canceled after 2 of 4 slices; the others are unchanged",
-			true);
-		escStopsBetweenSlices("Local Threshold to 8-bit", () -> stack("32-bit"), new LocalThresholdPlugin(),
-			"method=Mean radius=3 stack", "GPU Local Threshold: canceled; the image is unchanged", false);
-		escStopsBetweenSlices("Align Slices", () -> stack("32-bit"), new AlignSlicesPlugin(),
-			"reference=1 x=20 y=20 width=16 height=16 margin=3 interpolation=Bilinear",
-			"GPU Align Slices: canceled; 3 of 4 slices aligned (32-bit noise).", true);
+		// on the CPU, slice by slice: a GPU does these small stacks in one batch, before any Esc
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			escStopsBetweenSlices("Box Statistics", () -> stack("32-bit"), new BoxStatisticsPlugin(),
+				"radius=2 statistic=Mean stack", "GPU Box Statistics: canceled", false);
+			escStopsBetweenSlices("Integral Image", () -> stack("32-bit"), new IntegralImagePlugin(), "table=Both stack",
+				"GPU Integral Image: canceled", false);
+			escStopsBetweenSlices("Local Threshold in place", () -> stack("8-bit"), new LocalThresholdPlugin(),
+				"method=Mean radius=3 stack", "GPU Local Threshold: canceled after 2 of 4 slices; the others are unchanged",
+				true);
+			escStopsBetweenSlices("Local Threshold to 8-bit", () -> stack("32-bit"), new LocalThresholdPlugin(),
+				"method=Mean radius=3 stack", "GPU Local Threshold: canceled; the image is unchanged", false);
+			escStopsBetweenSlices("Align Slices", () -> stack("32-bit"), new AlignSlicesPlugin(),
+				"reference=1 x=20 y=20 width=16 height=16 margin=3 interpolation=Bilinear",
+				"GPU Align Slices: canceled; 3 of 4 slices aligned (32-bit noise).", true);
+		} finally {
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
 	}
 
 	@Test
@@ -105,16 +111,22 @@ class ProgressAndEscTest {
 
 	@Test
 	void escInAVolumeStopsBeforeTheNext() throws Exception {
-		ImagePlus imp = twoVolumes(), before = imp.duplicate();
-		try (RecordingBar bar = RecordingBar.escAfter(2)) {
-			String log = run(new GaussianBlur3DPlugin(), imp, "x=1 y=1 z=1");
-			assertTrue(log.endsWith("GPU Gaussian Blur 3D: canceled after 1 of 2 volumes"), log);
-			assertTrue(bar.cleared(), "bar: " + bar.shown);
+		// on the CPU, slice by slice: a GPU does these small stacks in one batch, before any Esc
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			ImagePlus imp = twoVolumes(), before = imp.duplicate();
+			try (RecordingBar bar = RecordingBar.escAfter(2)) {
+				String log = run(new GaussianBlur3DPlugin(), imp, "x=1 y=1 z=1");
+				assertTrue(log.endsWith("GPU Gaussian Blur 3D: canceled after 1 of 2 volumes"), log);
+				assertTrue(bar.cleared(), "bar: " + bar.shown);
+			}
+			// volume 1 (the first 4 planes) blurred, volume 2 as it was
+			for (int s = 1; s <= 8; s++)
+				assertEquals(s > 4, java.util.Arrays.equals((float[]) before.getStack().getPixels(s),
+					(float[]) imp.getStack().getPixels(s)), "slice " + s);
+			assertFalse(ImageJReference.samePixels(before, imp));
+		} finally {
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
 		}
-		// volume 1 (the first 4 planes) blurred, volume 2 as it was
-		for (int s = 1; s <= 8; s++)
-			assertEquals(s > 4, java.util.Arrays.equals((float[]) before.getStack().getPixels(s),
-				(float[]) imp.getStack().getPixels(s)), "slice " + s);
-		assertFalse(ImageJReference.samePixels(before, imp));
 	}
 }

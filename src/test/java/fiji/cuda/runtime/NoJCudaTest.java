@@ -69,8 +69,12 @@ class NoJCudaTest {
 	 * @return what it printed
 	 */
 	static String runOnTheCpu(String classPath, String env, String why) throws Exception {
+		// a temporary folder of its own: JCuda loads the library an earlier JVM unpacked into the
+		// shared one, natives jar or not
+		String tmp = java.nio.file.Files.createTempDirectory("nojcuda").toString();
 		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-		ProcessBuilder pb = new ProcessBuilder(java, "-cp", classPath, NoJCudaTest.class.getName()).redirectErrorStream(true);
+		ProcessBuilder pb = new ProcessBuilder(java, "-Djava.io.tmpdir=" + tmp, "-cp", classPath,
+			NoJCudaTest.class.getName()).redirectErrorStream(true);
 		if (env != null) pb.environment().put(env.substring(0, env.indexOf('=')), env.substring(env.indexOf('=') + 1));
 		Process p = pb.start();
 		assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the JVM did not finish");
