@@ -144,8 +144,8 @@ public final class BoxStatistics {
 		Planes src = statistic == Statistic.MEAN ? image : Centred.planes(image, opts.threads());
 		float[][] range = new float[n][];
 		boolean[] nonFinite = NonFinite.planes(src, opts.threads(), range);
-		// the mean's sums lose digits only to values some 10^13 times the data (the variance's to 10^5)
-		if (statistic != Statistic.MEAN) Outliers.warn(NAME, src, range);
+		// the mean's sums lose digits only to values some 10^11 times the data (the variance's to 10^5)
+		Outliers.warn(NAME, src, range, statistic == Statistic.MEAN);
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.boxStatistics(gpu, src, out, 0, n, statistic, window, opts.progress()),
 			z -> {

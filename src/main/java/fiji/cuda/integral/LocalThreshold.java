@@ -317,8 +317,8 @@ public final class LocalThreshold {
 			: Centred.planes(image, opts.threads());
 		float[][] range = new float[n][];
 		boolean[] nonFinite = NonFinite.planes(src, opts.threads(), range);
-		// Mean's T takes no deviation, whose sums are the ones such values spoil
-		if (st.method != Method.MEAN) Outliers.warn(NAME, src, range);
+		// Mean's T takes no deviation, whose sums are the ones such values spoil first
+		Outliers.warn(NAME, src, range, st.method == Method.MEAN);
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress()),
 			z -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z]),

@@ -9,12 +9,19 @@ import fiji.cuda.ops.OpLog;
  * division by almost zero, say). The tables are double sums over the whole plane, so every
  * window below and to the right of such a pixel takes its sums from numbers that hold it, and
  * at about 10^5 times the spread and beyond, the variances there lose digits although those
- * windows do not hold it. That cannot be seen in the result, so it is said, with the remedy.
+ * windows do not hold it; the means, whose sums are not squared, from about 10^11 times the
+ * size of the other pixels. That cannot be seen in the result, so it is said, with the remedy.
  */
 final class Outliers {
 
 	/** From this many times the sampled spread on, a window's variance may be off by about 1e-5 relative. */
 	static final double RATIO = 1e5;
+	/**
+	 * From this many times the sampled size of the pixels on, a window's mean may be off by about
+	 * 1e-5 of that size: the value's rounding in the double sums (2^-53 of it) spread over a 3x3
+	 * window's four corners.
+	 */
+	static final double RATIO_MEAN = 1e11;
 	/** Pixels sampled, evenly over the plane, for its typical spread. */
 	private static final int SAMPLES = 4096;
 
@@ -23,17 +30,19 @@ final class Outliers {
 	/**
 	 * Logs one line when some plane holds such values.
 	 *
-	 * @param op    the operation, for the line
-	 * @param image the planes whose tables are built (after any centring)
-	 * @param range per plane {min, max} of its finite pixels, from {@link NonFinite#planes(Planes, int, float[][])}
+	 * @param op       the operation, for the line
+	 * @param image    the planes whose tables are built (after any centring)
+	 * @param range    per plane {min, max} of its finite pixels, from {@link NonFinite#planes(Planes, int, float[][])}
+	 * @param meanOnly whether the statistics take only the plain sums (means), which lose digits
+	 *                 to far larger values only, or the sums of squares too
 	 */
-	static void warn(String op, Planes image, float[][] range) {
+	static void warn(String op, Planes image, float[][] range, boolean meanOnly) {
 		if (image.type() != PixelType.FLOAT32 || range == null) return;
 		int first = -1, count = 0;
 		double worst = 0, value = 0;
 		for (int z = 0; z < image.depth(); z++) {
-			double[] ratio = ratio((float[]) image.plane(z), range[z]);
-			if (ratio == null || ratio[0] < RATIO) continue;
+			double[] ratio = ratio((float[]) image.plane(z), range[z], meanOnly);
+			if (ratio == null || ratio[0] < (meanOnly ? RATIO_MEAN : RATIO)) continue;
 			if (first < 0) first = z;
 			count++;
 			if (ratio[0] > worst) {
@@ -44,20 +53,26 @@ final class Outliers {
 		if (first < 0) return;
 		String where = image.depth() == 1 ? "The image holds" : count == 1 ? "Slice " + (first + 1) + " holds"
 			: count + " slices (the first, slice " + (first + 1) + ") hold";
-		OpLog.log(op + ": " + where + " values about 10^" + (int) Math.floor(Math.log10(worst)) + " times the spread of "
-			+ "its other pixels (up to " + String.format(java.util.Locale.ROOT, "%.3g", value) + "): the statistics of "
-			+ "the windows below and to the right of them lose precision. Clip such values first (Process > Math > "
-			+ "Min... / Max...), or set them to NaN, which is left out.");
+		OpLog.log(op + ": " + where + " values about 10^" + (int) Math.floor(Math.log10(worst)) + " times the "
+			+ (meanOnly ? "size" : "spread") + " of its other pixels (up to "
+			+ String.format(java.util.Locale.ROOT, "%.3g", value) + "): the statistics of the windows below and to the "
+			+ "right of them lose precision. Clip such values first (Process > Math > Min... / Max...), or set them to "
+			+ "NaN, which is left out.");
 	}
 
 	/**
-	 * @return {how many times the sampled spread the farthest value lies from the sampled median,
-	 *         that value}; null where it cannot be told (fewer than two finite samples, or most of
-	 *         them equal). The spread is the median absolute deviation, scaled to a standard
-	 *         deviation for normal noise: a few huge values among the samples do not move it, as
-	 *         they would move the samples' own standard deviation.
+	 * @param meanOnly measure against the size of the pixels (the larger of their spread and
+	 *                 their median's magnitude) instead of their spread
+	 * @return {how many times the sampled spread (or size) the farthest value lies from the
+	 *         sampled median, that value}; null where it cannot be told (fewer than two finite
+	 *         samples, or all of them equal). The spread is the median absolute deviation, scaled
+	 *         to a standard deviation for normal noise: a few huge values among the samples do
+	 *         not move it, as they would move the samples' own standard deviation. Where most
+	 *         samples are one value (a zero background around sparse objects), that deviation is
+	 *         0, and the median distance of the other samples from that value stands in for it:
+	 *         otherwise the planes most often holding such values said nothing.
 	 */
-	static double[] ratio(float[] p, float[] range) {
+	static double[] ratio(float[] p, float[] range, boolean meanOnly) {
 		if (range == null || !(range[0] <= range[1])) return null;
 		int n = Math.min(SAMPLES, p.length), taken = 0;
 		double[] v = new double[n];
@@ -74,8 +89,15 @@ final class Outliers {
 			dev[k] = Math.abs(v[k] - median);
 		java.util.Arrays.sort(dev);
 		double spread = 1.4826 * dev[taken / 2];
-		if (!(spread > 0)) return null;
+		if (!(spread > 0)) {
+			int zeros = 0;
+			while (zeros < taken && dev[zeros] == 0)
+				zeros++;
+			if (zeros == taken) return null; // the samples are all one value
+			spread = 1.4826 * dev[zeros + (taken - zeros) / 2];
+		}
+		double scale = meanOnly ? Math.max(spread, Math.abs(median)) : spread;
 		double far = Math.abs(range[1] - median) >= Math.abs(range[0] - median) ? range[1] : range[0];
-		return new double[] { Math.abs(far - median) / spread, far };
+		return new double[] { Math.abs(far - median) / scale, far };
 	}
 }

@@ -249,6 +249,61 @@ class BoxStatisticsTest {
 	}
 
 	@Test
+	void aValueFarOutsideAZeroBackgroundIsNamedInTheLogAndAMeansToo() {
+		// most pixels 0 (a background subtracted, a mask applied): the sampled deviation was 0, so
+		// nothing was said while one pixel of 1e12 made the distant windows' deviations 0; and the
+		// means, never checked, were 0 where a pixel of 1e20 was
+		java.util.Random r = new java.util.Random(1);
+		int w = 200, h = 200;
+		float[] px = new float[w * h];
+		for (int i = 0; i < px.length; i++)
+			if (r.nextDouble() < 0.3) px[i] = 100 + r.nextInt(50);
+		java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+		fiji.cuda.ops.OpLog.setSink(lines::add);
+		try {
+			BoxStatistics.compute(Planes.wrap(w, h, px.clone()), Statistic.STANDARD_DEVIATION, Window.square(2), CPU);
+			BoxStatistics.compute(Planes.wrap(w, h, px.clone()), Statistic.MEAN, Window.square(2), CPU);
+			assertEquals(java.util.List.of(), lines, "sparse objects on zero");
+			float[] spiked = px.clone();
+			spiked[10 * w + 10] = 1e12f;
+			BoxStatistics.compute(Planes.wrap(w, h, spiked), Statistic.STANDARD_DEVIATION, Window.square(2), CPU);
+			assertEquals(1, lines.size(), lines::toString);
+			assertTrue(lines.get(0).startsWith("Box Statistics: The image holds values about 10^9 times the spread of its "
+				+ "other pixels (up to 1.00e+12)"), lines.get(0));
+			lines.clear();
+			// the means keep their digits there, and say nothing
+			float[] mean = (float[]) BoxStatistics.compute(Planes.wrap(w, h, spiked), Statistic.MEAN, Window.square(2), CPU)
+				.plane(0);
+			assertEquals(java.util.List.of(), lines);
+			double exact = 0;
+			for (int y = 148; y <= 152; y++)
+				for (int x = 148; x <= 152; x++)
+					exact += px[y * w + x];
+			assertEquals(exact / 25, mean[150 * w + 150], 1e-5 * 150);
+			spiked[10 * w + 10] = 1e20f;
+			BoxStatistics.compute(Planes.wrap(w, h, spiked), Statistic.MEAN, Window.square(2), CPU);
+			assertEquals(1, lines.size(), lines::toString);
+			assertTrue(lines.get(0).startsWith("Box Statistics: The image holds values about 10^17 times the size of its "
+				+ "other pixels (up to 1.00e+20)"), lines.get(0));
+			lines.clear();
+			LocalThreshold.threshold(Planes.wrap(w, h, spiked), LocalThreshold.Method.MEAN, 2, 0, 0, true, CPU);
+			assertEquals(1, lines.size(), lines::toString);
+			assertTrue(lines.get(0).startsWith("Local Threshold: The image holds values about 10^17 times the size"),
+				lines.get(0));
+			lines.clear();
+			// an offset is no outlier: values near 10^6 that vary by 1 keep the means' digits
+			float[] offset = new float[w * h];
+			for (int i = 0; i < offset.length; i++)
+				offset[i] = (float) (1e6 + r.nextGaussian());
+			offset[0] = 3e6f;
+			BoxStatistics.compute(Planes.wrap(w, h, offset), Statistic.MEAN, Window.square(2), CPU);
+			assertEquals(java.util.List.of(), lines);
+		} finally {
+			fiji.cuda.ops.OpLog.setSink(null);
+		}
+	}
+
+	@Test
 	void theCpuPathInBandsOfRowsGivesTheWholeTablesResultsBitForBit() {
 		// the whole plane's tables took 16 bytes a pixel: an 8192x8192 8-bit plane needed 1 GB
 		// more than ImageJ's filters; the bands hold only the rows their windows read
