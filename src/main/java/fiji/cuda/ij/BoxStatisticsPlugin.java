@@ -201,7 +201,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 				new FloatProcessor(planes.width(), planes.height(), (float[]) result.plane(z)));
 		// the source's LUT, as ImageJ's Type>32-bit and Mean... keep it: an inverting one made a
 		// local mean show with the opposite contrast (a composite's colours are set below)
-		s.setColorModel(imp.getProcessor().getColorModel());
+		s.setColorModel(ImagePlusPlanes.shownLut(imp));
 		ImagePlus o = new ImagePlus(imp.getShortTitle() + " " + statistic.label().toLowerCase(java.util.Locale.ROOT) + " "
 			+ window, s);
 		if (stack) ImagePlusPlanes.copyLayout(o, imp, 1);

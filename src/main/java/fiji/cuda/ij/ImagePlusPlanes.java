@@ -2,6 +2,7 @@ package fiji.cuda.ij;
 
 import fiji.cuda.image.Planes;
 import fiji.cuda.image.Region;
+import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
 import ij.gui.Roi;
@@ -174,13 +175,15 @@ public final class ImagePlusPlanes {
 	 * {@code source}, the source's channels (times {@code perPlane}), slices and frames. A
 	 * time series or an image of channels alone is no ImageJ "hyperstack" (it has only three
 	 * dimensions), yet its planes are frames or channels, not slices: it is laid out too.
-	 * A plain z-stack is left alone.
+	 * A plain z-stack is left alone where each of its planes gives one; where each gives more,
+	 * they become channels, as they would of a hyperstack's slices: interleaved in one stack,
+	 * a sum and a sum of squares made twice the slices, at the source's slice spacing.
 	 *
 	 * @return true when the result was laid out
 	 */
 	static boolean copyLayout(ImagePlus result, ImagePlus source, int perPlane) {
 		int c = source.getNChannels(), z = source.getNSlices(), t = source.getNFrames();
-		if (!source.isHyperStack() && c == 1 && t == 1) return false;
+		if (!source.isHyperStack() && c == 1 && t == 1 && (perPlane == 1 || z == 1)) return false;
 		if ((long) perPlane * c * z * t != result.getStackSize()) return false;
 		result.setDimensions(perPlane * c, z, t);
 		result.setOpenAsHyperStack(true);
@@ -188,23 +191,24 @@ public final class ImagePlusPlanes {
 	}
 
 	/**
-	 * A result laid out by {@link #copyLayout} from a composite source is shown as the source
-	 * is: as a composite in its mode, each channel in its source channel's colour (each colour
-	 * {@code perPlane} times), with a display range of its own, as channels of very different
-	 * values (a sum beside a sum of squares) cannot share one.
+	 * A result laid out by {@link #copyLayout} with two channels or more is shown as a
+	 * composite, each channel with a display range of its own, as channels of very different
+	 * values (a sum beside a sum of squares) cannot share one: in a composite source's mode and
+	 * each channel in its source channel's colour (each colour {@code perPlane} times), or, from
+	 * any other source, in grayscale with the source's LUT.
 	 *
-	 * @return the composite, or {@code result} itself for any other source
+	 * @return the composite, or {@code result} itself for a result of one channel
 	 */
 	static ImagePlus asComposite(ImagePlus result, ImagePlus source, int perPlane) {
-		if (!source.isComposite() || result.getNChannels() != perPlane * source.getNChannels()
-			|| result.getNChannels() < 2) return result;
-		ij.CompositeImage src = (ij.CompositeImage) source;
-		ij.CompositeImage out = new ij.CompositeImage(result, src.getMode());
+		if (result.getNChannels() != perPlane * source.getNChannels() || result.getNChannels() < 2) return result;
+		ij.CompositeImage src = source.isComposite() ? (ij.CompositeImage) source : null;
+		ij.CompositeImage out = new ij.CompositeImage(result, src != null ? src.getMode() : IJ.GRAYSCALE);
 		for (int c = 1; c <= out.getNChannels(); c++) {
 			out.setPositionWithoutUpdate(c, 1, 1);
 			ImageProcessor ip = out.getStack().getProcessor(out.getStackIndex(c, 1, 1));
 			ip.resetMinAndMax();
-			ij.process.LUT lut = (ij.process.LUT) src.getChannelLut((c - 1) / perPlane + 1).clone();
+			ij.process.LUT lut = (ij.process.LUT) (src != null ? src.getChannelLut((c - 1) / perPlane + 1)
+				: source.getProcessor().getLut()).clone();
 			lut.min = ip.getMin();
 			lut.max = ip.getMax();
 			out.setChannelLut(lut, c);
@@ -212,6 +216,14 @@ public final class ImagePlusPlanes {
 		out.setPositionWithoutUpdate(1, 1, 1);
 		out.setCalibration(result.getCalibration());
 		return out;
+	}
+
+	/**
+	 * @return the LUT the image shows now: for a composite, its current channel's, which the
+	 *         processor does not always carry (in batch mode it kept the first channel's)
+	 */
+	static java.awt.image.ColorModel shownLut(ImagePlus imp) {
+		return imp.isComposite() ? ((ij.CompositeImage) imp).getChannelLut() : imp.getProcessor().getColorModel();
 	}
 
 	/**

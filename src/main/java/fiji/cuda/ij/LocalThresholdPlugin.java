@@ -185,7 +185,7 @@ public class LocalThresholdPlugin implements PlugIn {
 			s.addSlice(source.getStack().getSliceLabel(z + 1),
 				new ByteProcessor(binary.width(), binary.height(), (byte[]) binary.plane(z)));
 		// an inverting or coloured LUT stays on the menu command's image, as Image>Type>8-bit keeps it
-		s.setColorModel(source.getProcessor().getColorModel());
+		s.setColorModel(ImagePlusPlanes.shownLut(source));
 		ImagePlus out = ImagePlusPlanes.binaryLikeSource(new ImagePlus(source.getShortTitle() + " " + method.label(), s),
 			source);
 		out.getProcessor().setThreshold(255, 255, ImageProcessor.NO_LUT_UPDATE);
@@ -285,7 +285,7 @@ public class LocalThresholdPlugin implements PlugIn {
 			r = LocalThreshold.thresholdInto(planes, result, settings, opts);
 			if (!r.canceled()) {
 				// an inverting or coloured LUT stays, as Image>Type>8-bit keeps it
-				java.awt.image.ColorModel lut = imp.getProcessor().getColorModel();
+				java.awt.image.ColorModel lut = ImagePlusPlanes.shownLut(imp);
 				if (n == 1) {
 					Undo.setup(Undo.TYPE_CONVERSION, imp); // keeps the 16 or 32-bit processor for Undo
 					convertedForUndo = imp.getID();

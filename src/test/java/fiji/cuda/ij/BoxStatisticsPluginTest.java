@@ -120,4 +120,22 @@ class BoxStatisticsPluginTest {
 			}
 		}
 	}
+
+	@Test
+	void oneChannelOfACompositeGivesAResultInThatChannelsColour() {
+		// in batch mode the composite's processor carries its first channel's LUT: channel 2's
+		// result came out magenta, where Image>Duplicate... gives it channel 2's cyan
+		ImagePlus imp = IJ.createImage("c", "16-bit composite-mode ramp", 30, 20, 2, 2, 1);
+		ij.CompositeImage ci = (ij.CompositeImage) imp;
+		ci.setChannelLut(ij.process.LUT.createLutFromColor(java.awt.Color.magenta), 1);
+		ci.setChannelLut(ij.process.LUT.createLutFromColor(java.awt.Color.cyan), 2);
+		imp.setPosition(2, 2, 1);
+		ImagePlus mean = BoxStatisticsPlugin.compute(imp, fiji.cuda.integral.BoxStatistics.Statistic.MEAN,
+			fiji.cuda.integral.Window.square(2), false);
+		assertEquals(java.awt.Color.cyan.getRGB(), mean.getProcessor().getColorModel().getRGB(255));
+		ImagePlus binary = LocalThresholdPlugin.result(imp, fiji.cuda.integral.LocalThreshold.threshold(
+			ImagePlusPlanes.wrap(new ImagePlus("p", imp.getProcessor())), fiji.cuda.integral.LocalThreshold.Method.MEAN, 2, 0,
+			0, true, fiji.cuda.ops.ExecutionOptions.defaults()), fiji.cuda.integral.LocalThreshold.Method.MEAN);
+		assertEquals(java.awt.Color.cyan.getRGB(), binary.getProcessor().getColorModel().getRGB(255));
+	}
 }

@@ -266,4 +266,33 @@ class IntegralImagePluginTest {
 			}
 		}
 	}
+
+	@Test
+	void bothTablesOfAZStackOrATimeSeriesAreTwoChannelsEachWithItsOwnRange() {
+		// a z-stack's tables came out as twice the slices at the same spacing, sums and squares
+		// interleaved; a time series' as two channels sharing one range, the squares shown white
+		for (int[] zt : new int[][] { { 4, 1 }, { 1, 3 } }) {
+			ImagePlus imp = IJ.createImage("s", "8-bit ramp", 30, 20, 1, zt[0], zt[1]);
+			imp.getCalibration().pixelDepth = 2;
+			ImagePlus both = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], true);
+			String what = zt[0] + " slices, " + zt[1] + " frames";
+			assertEquals(java.util.List.of(2, zt[0], zt[1]),
+				java.util.List.of(both.getNChannels(), both.getNSlices(), both.getNFrames()), what);
+			assertEquals(2, both.getCalibration().pixelDepth, what);
+			assertTrue(both.isComposite(), what);
+			ij.CompositeImage ci = (ij.CompositeImage) both;
+			assertEquals(IJ.GRAYSCALE, ci.getMode(), what);
+			for (int c = 1; c <= 2; c++) {
+				ij.process.ImageProcessor ip = both.getStack().getProcessor(both.getStackIndex(c, 1, 1)).duplicate();
+				ip.resetMinAndMax();
+				assertEquals(ip.getMax(), ci.getChannelLut(c).max, what + ", channel " + c);
+				assertTrue(both.getStack().getSliceLabel(both.getStackIndex(c, 1, 1)).endsWith(c == 1 ? "sum" : "squares"),
+					what);
+			}
+		}
+		// one plane gives its two tables as before, as a stack of two
+		ImagePlus one = IntegralImagePlugin.compute(IJ.createImage("o", "8-bit ramp", 30, 20, 1), IntegralImagePlugin.TABLES[2],
+			true);
+		assertEquals(java.util.List.of(1, 2, 1), java.util.List.of(one.getNChannels(), one.getNSlices(), one.getNFrames()));
+	}
 }
