@@ -57,12 +57,28 @@ start = getTime();
 run("GPU Align Slices...", options);
 seconds = (getTime() - start) / 1000;
 saveTiff(output);
-if (shiftsFile != "")
-	saveAs("Results", shiftsFile);
 for (i = 0; i < nResults; i++)
 	print("Slice " + getResult("Slice", i) + ": dX=" + d2s(getResult("dX", i), 3) + " dY="
 		+ d2s(getResult("dY", i), 3) + " score=" + d2s(getResult("Score", i), 4));
+if (shiftsFile != "")
+	saveShifts(shiftsFile);
 print("Aligned " + nSlices + " slices of " + input + " in " + d2s(seconds, 1) + " s");
+
+// Saves the shifts as a table of their own: ImageJ saves its Results table with the row numbers
+// first, in a column headed " ", which a script reading the columns by name then meets.
+function saveShifts(path) {
+	slices = Table.getColumn("Slice", "Results");
+	dx = Table.getColumn("dX", "Results");
+	dy = Table.getColumn("dY", "Results");
+	scores = Table.getColumn("Score", "Results");
+	Table.create("Shifts");
+	Table.setColumn("Slice", slices, "Shifts");
+	Table.setColumn("dX", dx, "Shifts");
+	Table.setColumn("dY", dy, "Shifts");
+	Table.setColumn("Score", scores, "Shifts");
+	Table.save(path, "Shifts");
+	close("Shifts");
+}
 
 // Saves the current image as a TIFF under exactly this path, or stops the macro saying why.
 // saveAs alone would rename A.TIF to A.tif, and it reports a failed save without stopping the

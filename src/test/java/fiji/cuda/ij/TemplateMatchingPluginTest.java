@@ -914,11 +914,14 @@ class TemplateMatchingPluginTest {
 		// two rotations: each channel twice, as the integral images give each channel two tables
 		s.angles = new double[] { 0, 90 };
 		assertArrayEquals(new int[] { 34, 24, 4, 3, 2 }, TemplateMatchingPlugin.run(hyper, tpl, s, CPU).scoreMap.getDimensions());
-		// the current plane alone, or a plain z-stack, stays a plain stack
+		// the current plane alone stays a plain stack; a plain z-stack's maps of each slice are
+		// channels (they made twice the slices, interleaved, at the stack's slice spacing)
 		s.stack = false;
 		assertArrayEquals(new int[] { 34, 24, 1, 2, 1 }, TemplateMatchingPlugin.run(hyper, tpl, s, CPU).scoreMap.getDimensions());
 		s.stack = true;
 		ImagePlus zs = noise("8-bit", 40, 30, 3, 23);
-		assertArrayEquals(new int[] { 34, 24, 1, 6, 1 }, TemplateMatchingPlugin.run(zs, tpl, s, CPU).scoreMap.getDimensions());
+		assertArrayEquals(new int[] { 34, 24, 2, 3, 1 }, TemplateMatchingPlugin.run(zs, tpl, s, CPU).scoreMap.getDimensions());
+		s.angles = new double[] { 0 };
+		assertArrayEquals(new int[] { 34, 24, 1, 3, 1 }, TemplateMatchingPlugin.run(zs, tpl, s, CPU).scoreMap.getDimensions());
 	}
 }
