@@ -185,16 +185,38 @@ public final class IjErrors {
 	 * <p>
 	 * ImageJ keeps one interpreter for all threads, the macro started last: a script's
 	 * {@code IJ.run} on a thread of its own, failing while a batch macro ran in the background,
-	 * stopped that macro, which had nothing to do with it. So the interpreter is stopped only
-	 * when this thread runs a macro.
+	 * stopped that macro, which had nothing to do with it. So an interpreter is stopped only
+	 * when this thread runs a macro, and it is the one that called the command
+	 * ({@link #callingInterpreter}).
 	 */
 	private static void abortMacro(String line) {
-		Interpreter interp = Interpreter.getInstance();
-		if (interp != null && runsAMacro()) {
+		Interpreter interp = runsAMacro() ? callingInterpreter() : null;
+		if (interp != null) {
 			interp.setIgnoreErrors(true);
 			interp.abort(line); // becomes what IJ.runMacro and eval() return
 		}
 		Macro.abort();
+	}
+
+	/**
+	 * @return the interpreter whose {@code run()} called the command: ImageJ holds it in IJ while
+	 *         the command runs, and stops that one on IJ.error. Interpreter.getInstance() is the
+	 *         macro started last, on any thread: with two macros running (a script's threads each
+	 *         running one), the other one was stopped, without a word, and this one went on with
+	 *         its image unprocessed. IJ does not expose the field, so it is read by reflection;
+	 *         where it cannot be (another ImageJ), or is not set (a command called from Java
+	 *         that a macro called), the interpreter started last, as before.
+	 */
+	static Interpreter callingInterpreter() {
+		try {
+			java.lang.reflect.Field f = IJ.class.getDeclaredField("macroInterpreter");
+			f.setAccessible(true);
+			Object interp = f.get(null);
+			if (interp instanceof Interpreter) return (Interpreter) interp;
+		} catch (ReflectiveOperationException | RuntimeException e) {
+			// as before this was read
+		}
+		return Interpreter.getInstance();
 	}
 
 	/**

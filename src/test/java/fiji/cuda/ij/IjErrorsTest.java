@@ -57,4 +57,35 @@ class IjErrorsTest {
 		}
 		assertEquals("[true, true, false, false]", java.util.Arrays.toString(got));
 	}
+
+	@Test
+	void aFailedCommandStopsTheMacroThatCalledItNotAnotherRunningMeanwhile() throws Exception {
+		// ImageJ's interpreter "instance" is the macro started last: macro A's failed command
+		// stopped macro B, started after it on another thread, and A went on unprocessed
+		Display.registerCommands(java.util.Map.of("GPU Gaussian Blur...", GaussianBlurPlugin.class.getName()));
+		String a = "newImage('A', '8-bit random', 64, 64, 1);\nwait(500);\nrun('GPU Gaussian Blur...', 'sigma=-1');\n"
+			+ "print('A went on');\nclose('A');\n";
+		String b = "for (i = 0; i < 20; i++) wait(100);\nprint('B finished');\n";
+		Thread ta = new Thread(() -> ij.IJ.runMacro(a), "script thread A");
+		Thread tb = new Thread(() -> ij.IJ.runMacro(b), "script thread B");
+		String log = LocalThresholdPluginTest.log(() -> {
+			ta.start();
+			try {
+				Thread.sleep(150);
+				tb.start();
+				ta.join(30000);
+				tb.join(30000);
+			} catch (InterruptedException e) {
+				throw new IllegalStateException(e);
+			}
+		});
+		assertTrue(log.contains("GPU Gaussian Blur: Sigma (Radius) must be at least 0"), log);
+		assertTrue(!log.contains("A went on"), log);
+		assertTrue(log.contains("B finished"), log);
+		ij.ImagePlus left = ij.WindowManager.getImage("A");
+		if (left != null) {
+			left.changes = false;
+			left.close();
+		}
+	}
 }
