@@ -194,6 +194,18 @@ final class TemplateMatchingResults {
 		}
 	}
 
+	/** Whether this ImageJ's ROI Manager deletes an entry by its index (1.54 on); tests clear it. */
+	static boolean deleteByIndex = hasDeleteByIndex();
+
+	private static boolean hasDeleteByIndex() {
+		try {
+			RoiManager.class.getMethod("delete", int.class);
+			return true;
+		} catch (NoSuchMethodException e) {
+			return false;
+		}
+	}
+
 	/**
 	 * Puts {@code matches} in the ROI Manager in place of the earlier ones of {@code image}.
 	 * Entries are deleted by index, not selected and deleted: a selection in a shown manager
@@ -204,8 +216,15 @@ final class TemplateMatchingResults {
 	static void replaceMatches(RoiManager rm, ImagePlus image, List<Roi> matches) {
 		Runnable change = () -> {
 			List<Integer> old = earlierMatches(rm, image);
-			for (int k = old.size() - 1; k >= 0; k--)
-				rm.delete(old.get(k));
+			if (deleteByIndex) {
+				for (int k = old.size() - 1; k >= 0; k--)
+					rm.delete(old.get(k));
+			} else if (!old.isEmpty()) {
+				// ImageJ before 1.54 (Debian's 1.53t) deletes only the selected entries: the second
+				// run on an image stopped there with a NoSuchMethodError
+				rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
+				rm.runCommand("Delete");
+			}
 			// with the image given: addRoi would place a match by the current image, which on
 			// the event thread is the front window's, not necessarily the image matched
 			for (Roi r : matches)

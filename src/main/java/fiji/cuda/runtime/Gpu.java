@@ -234,7 +234,10 @@ public final class Gpu {
 				: "CUDA could not start (" + m + ")";
 		} catch (Throwable e) {
 			// UnsatisfiedLinkError and friends: no libcuda on this machine, or no JCuda natives for it
-			driverFailure = "no CUDA driver found (" + firstLine(e.getMessage()) + ")";
+			String natives = missingNativesJar(e);
+			driverFailure = natives != null ? "JCuda's native library for this platform is missing (" + natives
+				+ " belongs next to jcuda-12.6.0.jar, in Fiji.app/jars or ImageJ/plugins/jars; see the README)"
+				: "no CUDA driver found (" + firstLine(e.getMessage()) + ")";
 		}
 		if (driverFailure != null) throw new GpuUnavailableException(driverFailure);
 	}
@@ -300,6 +303,22 @@ public final class Gpu {
 	}
 
 	/** Native-library errors span many lines; a log line needs one. */
+	/**
+	 * @return the natives jar JCuda found no library in, when that is why it could not load
+	 *         ("No resource found" for lib/libJCudaDriver-VERSION-OS-ARCH), else null. Both that
+	 *         and a machine without the NVIDIA driver read "no CUDA driver found", and a user
+	 *         with a working driver was sent to update it, where one jar was not copied.
+	 */
+	static String missingNativesJar(Throwable e) {
+		StringBuilder all = new StringBuilder();
+		for (Throwable t = e; t != null && all.length() < 100_000; t = t.getCause())
+			all.append(t.getMessage()).append('\n');
+		if (all.indexOf("No resource found") < 0) return null;
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("JCudaDriver-([0-9.]+-[A-Za-z0-9]+-[A-Za-z0-9_]+)")
+			.matcher(all);
+		return m.find() ? "jcuda-natives-" + m.group(1) + ".jar" : "the jcuda-natives jar of this platform";
+	}
+
 	static String firstLine(String m) {
 		if (m == null) return "";
 		String l = m.strip();

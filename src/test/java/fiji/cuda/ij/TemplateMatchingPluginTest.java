@@ -406,6 +406,39 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void beforeImageJ154TheEarlierMatchesAreDeletedAsSelectedEntries() throws Exception {
+		// RoiManager.delete(int) came with ImageJ 1.54: on Debian's 1.53t the second run on an
+		// image stopped with a NoSuchMethodError's stack trace, the first run's matches kept
+		Display.required();
+		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ImagePlus[] shown = new ImagePlus[2];
+		TemplateMatchingResults.deleteByIndex = false;
+		try {
+			Roi mine = new Roi(0, 0, 4, 4);
+			rm.addRoi(mine);
+			ImagePlus a = noise("8-bit", 60, 40, 1, 11), b = noise("8-bit", 60, 40, 1, 12);
+			ImagePlus tpl = noise("8-bit", 9, 7, 1, 13);
+			plant(a, 1, tpl.getProcessor(), 5, 6);
+			plant(a, 1, tpl.getProcessor(), 40, 20);
+			plant(b, 1, tpl.getProcessor(), 30, 30);
+			shown[0] = a;
+			shown[1] = b;
+			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+			s.threshold = 0.99;
+			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			shownWith(rm, b, TemplateMatchingPlugin.run(b, tpl, s, CPU));
+			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			assertEquals(4, rm.getCount(), "the user's entry, b's match and a's two");
+			assertEquals(2, TemplateMatchingResults.earlierMatches(rm, a).size());
+			assertEquals(1, TemplateMatchingResults.earlierMatches(rm, b).size());
+			assertEquals(mine, rm.getRoi(0));
+		} finally {
+			TemplateMatchingResults.deleteByIndex = true;
+			closeAll(rm, shown);
+		}
+	}
+
+	@Test
 	void aNewRunReplacesOnlyThatImagesMatchesInTheRoiManager() throws Exception {
 		// the ROI Manager is shared by all images: a run on a second image deleted the first's
 		// matches, so a batch or two images compared side by side kept only the last image's.

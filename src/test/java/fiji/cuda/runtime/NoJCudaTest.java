@@ -54,7 +54,10 @@ class NoJCudaTest {
 		List<String> cp = new ArrayList<>();
 		for (String e : fiji.cuda.TestClassPath.get().split(File.pathSeparator))
 			if (!new File(e).getName().toLowerCase().startsWith("jcuda-natives")) cp.add(e);
-		String out = runOnTheCpu(String.join(File.pathSeparator, cp), null, "no CUDA driver found");
+		// and it says which jar is missing: "no CUDA driver found" sent users to update a working driver
+		String out = runOnTheCpu(String.join(File.pathSeparator, cp), null, "JCuda's native library for this platform "
+			+ "is missing (jcuda-natives-12.6.0-linux-x86_64.jar belongs next to jcuda-12.6.0.jar, in Fiji.app/jars or "
+			+ "ImageJ/plugins/jars; see the README)");
 		// the jar is installed: a NoClassDefFoundError taken for a missing jar would say it is not
 		// and a second call into the failed class must not name it ("Could not initialize class ...")
 		assertTrue(!out.contains("JCuda is not installed") && !out.contains("Could not initialize")
