@@ -405,6 +405,17 @@ class TemplateMatchingPluginTest {
 		assertEquals("my nucleus", kept.get(0).getName());
 	}
 
+	/** @return a template planted twice in shown[0] and once in shown[1], made here */
+	private static ImagePlus twoImagesWithMatches(ImagePlus[] shown) {
+		shown[0] = noise("8-bit", 60, 40, 1, 11);
+		shown[1] = noise("8-bit", 60, 40, 1, 12);
+		ImagePlus tpl = noise("8-bit", 9, 7, 1, 13);
+		plant(shown[0], 1, tpl.getProcessor(), 5, 6);
+		plant(shown[0], 1, tpl.getProcessor(), 40, 20);
+		plant(shown[1], 1, tpl.getProcessor(), 30, 30);
+		return tpl;
+	}
+
 	@Test
 	void beforeImageJ154TheEarlierMatchesAreDeletedAsSelectedEntries() throws Exception {
 		// RoiManager.delete(int) came with ImageJ 1.54: on Debian's 1.53t the second run on an
@@ -416,13 +427,8 @@ class TemplateMatchingPluginTest {
 		try {
 			Roi mine = new Roi(0, 0, 4, 4);
 			rm.addRoi(mine);
-			ImagePlus a = noise("8-bit", 60, 40, 1, 11), b = noise("8-bit", 60, 40, 1, 12);
-			ImagePlus tpl = noise("8-bit", 9, 7, 1, 13);
-			plant(a, 1, tpl.getProcessor(), 5, 6);
-			plant(a, 1, tpl.getProcessor(), 40, 20);
-			plant(b, 1, tpl.getProcessor(), 30, 30);
-			shown[0] = a;
-			shown[1] = b;
+			ImagePlus tpl = twoImagesWithMatches(shown);
+			ImagePlus a = shown[0], b = shown[1];
 			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
 			s.threshold = 0.99;
 			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
@@ -451,13 +457,8 @@ class TemplateMatchingPluginTest {
 			Roi mine = new Roi(0, 0, 4, 4);
 			mine.setName("Match 9 (0.500)"); // the user's own entry, named like a match
 			rm.addRoi(mine);
-			ImagePlus a = noise("8-bit", 60, 40, 1, 11), b = noise("8-bit", 60, 40, 1, 12);
-			ImagePlus tpl = noise("8-bit", 9, 7, 1, 13);
-			plant(a, 1, tpl.getProcessor(), 5, 6);
-			plant(a, 1, tpl.getProcessor(), 40, 20);
-			plant(b, 1, tpl.getProcessor(), 30, 30);
-			shown[0] = a;
-			shown[1] = b;
+			ImagePlus tpl = twoImagesWithMatches(shown);
+			ImagePlus a = shown[0], b = shown[1];
 			b.show();
 			a.show(); // the current image, where a selected match would land
 			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();

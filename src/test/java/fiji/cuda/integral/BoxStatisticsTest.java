@@ -267,10 +267,8 @@ class BoxStatisticsTest {
 			float[] spiked = px.clone();
 			spiked[10 * w + 10] = 1e12f;
 			BoxStatistics.compute(Planes.wrap(w, h, spiked), Statistic.STANDARD_DEVIATION, Window.square(2), CPU);
-			assertEquals(1, lines.size(), lines::toString);
-			assertTrue(lines.get(0).startsWith("Box Statistics: The image holds values about 10^9 times the spread of its "
-				+ "other pixels (up to 1.00e+12)"), lines.get(0));
-			lines.clear();
+			takeOneLine(lines, "Box Statistics: The image holds values about 10^9 times the spread of its other pixels "
+				+ "(up to 1.00e+12)");
 			// the means keep their digits there, and say nothing
 			float[] mean = (float[]) BoxStatistics.compute(Planes.wrap(w, h, spiked), Statistic.MEAN, Window.square(2), CPU)
 				.plane(0);
@@ -282,15 +280,10 @@ class BoxStatisticsTest {
 			assertEquals(exact / 25, mean[150 * w + 150], 1e-5 * 150);
 			spiked[10 * w + 10] = 1e20f;
 			BoxStatistics.compute(Planes.wrap(w, h, spiked), Statistic.MEAN, Window.square(2), CPU);
-			assertEquals(1, lines.size(), lines::toString);
-			assertTrue(lines.get(0).startsWith("Box Statistics: The image holds values about 10^17 times the size of its "
-				+ "other pixels (up to 1.00e+20)"), lines.get(0));
-			lines.clear();
+			takeOneLine(lines, "Box Statistics: The image holds values about 10^17 times the size of its other pixels "
+				+ "(up to 1.00e+20)");
 			LocalThreshold.threshold(Planes.wrap(w, h, spiked), LocalThreshold.Method.MEAN, 2, 0, 0, true, CPU);
-			assertEquals(1, lines.size(), lines::toString);
-			assertTrue(lines.get(0).startsWith("Local Threshold: The image holds values about 10^17 times the size"),
-				lines.get(0));
-			lines.clear();
+			takeOneLine(lines, "Local Threshold: The image holds values about 10^17 times the size");
 			// an offset is no outlier: values near 10^6 that vary by 1 keep the means' digits
 			float[] offset = new float[w * h];
 			for (int i = 0; i < offset.length; i++)
@@ -301,6 +294,13 @@ class BoxStatisticsTest {
 		} finally {
 			fiji.cuda.ops.OpLog.setSink(null);
 		}
+	}
+
+	/** Asserts that the Log got one line, starting so, and empties it for the next check. */
+	private static void takeOneLine(java.util.List<String> lines, String start) {
+		assertEquals(1, lines.size(), lines::toString);
+		assertTrue(lines.get(0).startsWith(start), lines.get(0));
+		lines.clear();
 	}
 
 	@Test
