@@ -31,6 +31,23 @@ final class TemplateMatchingRun {
 	private TemplateMatchingRun() {}
 
 	/**
+	 * Refuses an angle whose rotated template is larger than the image before the bank is made:
+	 * the rotated copies' pixels were allocated first, so a large template at 45 degrees ran out
+	 * of memory, or past 2^31 pixels failed with a stack trace, instead of this message.
+	 */
+	private static void checkRotatedFit(ImagePlus image, List<Template> originals, double[] angles) {
+		if (angles == null) return;
+		for (Template t : originals)
+			for (double a : angles) {
+				if (!Double.isFinite(a) || a % 360 == 0) continue; // the bank says what is wrong with a NaN
+				int[] wh = t.rotatedSize(a);
+				if (wh[0] > image.getWidth() || wh[1] > image.getHeight())
+					throw new IllegalArgumentException(TemplateMatching.rotatedTooLarge(a, wh[0], wh[1],
+						image.getWidth(), image.getHeight()));
+			}
+	}
+
+	/**
 	 * Matches the slices asked for with every rotation and flip of the templates.
 	 *
 	 * @param names      the Template column's names, or null to number the templates
@@ -41,6 +58,7 @@ final class TemplateMatchingRun {
 		boolean several, Settings s, ExecutionOptions opts)
 	{
 		checkSettings(s);
+		checkRotatedFit(image, originals, s.angles);
 		List<Template> bank = Template.bank(originals, s.flip, s.angles);
 		warnOfFlatTemplates(originals, names);
 		Rectangle search = selfSearch ? null : searchRectangle(image);

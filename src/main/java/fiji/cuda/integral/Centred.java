@@ -35,18 +35,28 @@ final class Centred {
 	/** Pixels per part of the mean's sum: fixed, so that the mean does not depend on the threads. */
 	private static final int PART = 1 << 16;
 
+	/** @return the parts of a plane of n pixels, in long: past 2^31 - PART pixels the count wrapped negative */
+	static int parts(int n) {
+		return (int) ((n + (long) PART - 1) / PART);
+	}
+
+	/** @return the end of part p of a plane of n pixels; the last part's ended at a negative index */
+	static int partEnd(int p, int n) {
+		return (int) Math.min(n, (long) p * PART + PART);
+	}
+
 	private static Object plane(float[] in, int threads) {
 		// summed in parallel (one thread took about 100 ms of a 4096^2 plane's 135 ms on the GPU
 		// machine), part by part, and the parts added in order: the same mean on any number of
 		// threads, and so the same centre for the CPU and GPU paths
-		int parts = (in.length + PART - 1) / PART;
+		int parts = parts(in.length);
 		double[] sums = new double[parts];
 		long[] counts = new long[parts];
 		CpuParallel.forRange(0, parts, threads, PART, (p0, p1) -> {
 			for (int p = p0; p < p1; p++) {
 				double s = 0;
 				long c = 0;
-				for (int i = p * PART, end = Math.min(in.length, i + PART); i < end; i++) {
+				for (int i = p * PART, end = partEnd(p, in.length); i < end; i++) {
 					float v = in[i];
 					if (Float.isFinite(v)) {
 						s += v;

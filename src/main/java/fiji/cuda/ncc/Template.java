@@ -159,6 +159,20 @@ public final class Template {
 	}
 
 	/**
+	 * @param degrees counter-clockwise as displayed, finite
+	 * @return {width, height} of {@link #rotated}'s bounding box, without making it: a box larger
+	 *         than the image can be refused before its pixels are allocated
+	 */
+	public int[] rotatedSize(double degrees) {
+		double rad = Math.toRadians(degrees);
+		double cos = snap(Math.cos(rad)), sin = snap(Math.sin(rad));
+		int w = width(), h = height();
+		int ow = (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.ceil(Math.abs(w * cos) + Math.abs(h * sin) - 1e-6)));
+		int oh = (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.ceil(Math.abs(w * sin) + Math.abs(h * cos) - 1e-6)));
+		return new int[] { ow, oh };
+	}
+
+	/**
 	 * @param degrees counter-clockwise as displayed
 	 * @return this template rotated about its centre into its bounding box, 32-bit, with a mask
 	 *         of the pixels that could be sampled (null when all could)
@@ -175,8 +189,13 @@ public final class Template {
 				+ Texts.CONVERT_RGB);
 		double rad = Math.toRadians(degrees);
 		double cos = snap(Math.cos(rad)), sin = snap(Math.sin(rad));
-		int ow = Math.max(1, (int) Math.ceil(Math.abs(w * cos) + Math.abs(h * sin) - 1e-6));
-		int oh = Math.max(1, (int) Math.ceil(Math.abs(w * sin) + Math.abs(h * cos) - 1e-6));
+		int[] size = rotatedSize(degrees);
+		int ow = size[0], oh = size[1];
+		// a long template's box at 45 degrees passed 2^31 pixels: a NegativeArraySizeException
+		if ((long) ow * oh > Integer.MAX_VALUE - 8)
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": the template rotated by " + Texts.number(degrees)
+				+ " degrees would be " + ow + "x" + oh + " pixels, more than an image can hold; leave that angle out, or "
+				+ "use a smaller template.");
 		double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0, ocx = (ow - 1) / 2.0, ocy = (oh - 1) / 2.0;
 		Object src = pixels.plane(0);
 		float[] out = new float[ow * oh];

@@ -173,9 +173,8 @@ public final class TemplateMatching {
 		for (Template t : bank) {
 			if (t == null) throw new IllegalArgumentException(NAME + ": the list of templates holds a null.");
 			if (t.angle % 360 != 0 && (t.width() > image.width() || t.height() > image.height()))
-				throw new IllegalArgumentException(NAME + ": the template rotated by " + Texts.number(t.angle) + " degrees ("
-					+ t.width() + "x" + t.height() + ") is larger than the image (" + image.width() + "x"
-					+ image.height() + "); leave that angle out, or use a smaller template.");
+				throw new IllegalArgumentException(rotatedTooLarge(t.angle, t.width(), t.height(), image.width(),
+					image.height()));
 			check(image, plane, t.pixels, 0, t.mask);
 		}
 		opts = ExecutionOptions.orDefaults(opts);
@@ -391,5 +390,14 @@ public final class TemplateMatching {
 				if ((mask == null || mask[i] != 0) && !Float.isFinite(t[i]))
 					throw new IllegalArgumentException(NAME + ": the template contains NaN or infinite values.");
 		}
+	}
+
+	/**
+	 * @return why a template rotated to {@code tw x th} cannot be matched in a {@code w x h}
+	 *         image, for {@link #detect} and for the plug-in, which checks before it rotates
+	 */
+	public static String rotatedTooLarge(double angle, int tw, int th, int w, int h) {
+		return NAME + ": the template rotated by " + Texts.number(angle) + " degrees (" + tw + "x" + th + ") is larger "
+			+ "than the image (" + w + "x" + h + "); leave that angle out, or use a smaller template.";
 	}
 }

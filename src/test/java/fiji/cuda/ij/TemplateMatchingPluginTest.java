@@ -958,4 +958,23 @@ class TemplateMatchingPluginTest {
 		s.angles = new double[] { 0 };
 		assertArrayEquals(new int[] { 34, 24, 1, 3, 1 }, TemplateMatchingPlugin.run(zs, tpl, s, CPU).scoreMap.getDimensions());
 	}
+
+	@Test
+	void aRotationLargerThanTheImageIsRefusedBeforeItsPixelsAreMade() {
+		// a 65536x1 template at 45 degrees (a 46342x46342 box, past 2^31 pixels) failed with a
+		// NegativeArraySizeException, and smaller boxes still larger than the image were made,
+		// gigabytes of them, before the refusal
+		ImagePlus image = noise("8-bit", 65536, 4, 1, 41), tpl = noise("8-bit", 65536, 1, 1, 42);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.angles = new double[] { 0, 45 };
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, tpl, s, CPU));
+		assertEquals("Template Matching: the template rotated by 45 degrees (46342x46342) is larger than the image "
+			+ "(65536x4); leave that angle out, or use a smaller template.", e.getMessage());
+		// and the operation itself, called with such a template, says so too
+		fiji.cuda.ncc.Template t = new fiji.cuda.ncc.Template(ImagePlusPlanes.wrap(tpl), null, 0, 0, false);
+		e = assertThrows(IllegalArgumentException.class, () -> t.rotated(45));
+		assertTrue(e.getMessage().startsWith("Template Matching: the template rotated by 45 degrees would be "
+			+ "46342x46342 pixels, more than an image can hold"), e.getMessage());
+	}
 }

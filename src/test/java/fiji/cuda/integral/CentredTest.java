@@ -62,4 +62,18 @@ class CentredTest {
 		assertEquals(0.5f, moved[0], 0, "moved by the rounded mean of the finite pixels, 500");
 		assertEquals(0.5f, moved[69_999], 0);
 	}
+
+	@Test
+	void thePartsOfTheLargestPlanesCoverItWhole() {
+		// from 2^31 - 65536 pixels (46341x46340, 32-bit) the count wrapped negative and every
+		// variance and threshold of the plane failed with a NegativeArraySizeException
+		int n = Integer.MAX_VALUE - 10;
+		int parts = Centred.parts(n);
+		assertEquals(32768, parts);
+		assertEquals(n, Centred.partEnd(parts - 1, n), "the last part ends at the plane's end");
+		assertEquals(65536, Centred.partEnd(0, n));
+		assertEquals(1, Centred.parts(1));
+		assertEquals(1, Centred.partEnd(0, 1));
+		assertEquals(0, Centred.parts(0));
+	}
 }
