@@ -80,6 +80,9 @@ final class GaussianBlurGpu {
 				}
 			});
 		} catch (GpuException e) {
+			// every plane came back before the error was reported (at the session's end, for a
+			// fault of another thread's work on the device): they hold the result
+			if (done[0] == to && partly[0] < 0) return to;
 			if (done[0] > from || partly[0] >= 0) throw new GaussianBlur.PartialGpuFailure(done[0], partly[0], e);
 			throw e;
 		}
@@ -106,10 +109,14 @@ final class GaussianBlurGpu {
 	 */
 	static void blur3D(Gpu gpu, Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz) {
 		checkGrid(volume.height(), volume.depth());
-		final long[] touched = { 0 };
+		// touched[1] is 1 once the whole volume is written back
+		final long[] touched = { 0, 0 };
 		try {
 			blur3D(gpu, volume, kx, ky, kz, touched);
 		} catch (GpuException e) {
+			// written back before the error was reported (at the session's end, for a fault of
+			// another thread's work): the volume holds the result, and a CPU run would blur it twice
+			if (touched[1] == 1) return;
 			// the z pass needs every original plane, so a volume written in part cannot be redone
 			if (touched[0] > 0)
 				throw new GaussianBlur.PartialGpuFailure(0, (int) ((touched[0] - 1) / volume.planeSize()), e);
@@ -155,6 +162,7 @@ final class GaussianBlurGpu {
 					touched[0] = s.downloadTouched();
 					throw e;
 				}
+				touched[1] = 1;
 				return null;
 			}
 		});

@@ -181,8 +181,12 @@ public final class AlignSlices {
 			} catch (GpuException e) {
 				while (k < order.length && done[order[k]] != null)
 					k++; // the slices written before the failure stay aligned
-				if (k > 0) Fallback.reasonAfterPart(NAME, opts, e, alignedPrefix(order, k));
-				else Fallback.reason(NAME, opts, e);
+				// where every slice came back before the error was reported (at the session's end),
+				// the GPU did the work, and there is no fallback to speak of
+				if (k < order.length) {
+					if (k > 0) Fallback.reasonAfterPart(NAME, opts, e, alignedPrefix(order, k));
+					else Fallback.reason(NAME, opts, e);
+				}
 			}
 			// the matching of the slices left runs on the CPU too: the GPU just failed
 			matchOpts = matchOpts.withBackend(Backend.CPU);
