@@ -1,9 +1,7 @@
 package fiji.cuda.ops;
 
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -94,22 +92,27 @@ public final class CpuParallel {
 				}
 			}
 		};
-		// a pool thread keeps its failure here instead of handing it to its FutureTask: out of
-		// memory, that hand-over itself failed, and the error went to the thread's uncaught-exception
-		// handler (a trace on the console of every batch run that ran out of memory)
-		FirstFailure pooledFailure = new FirstFailure();
-		Runnable pooled = () -> {
-			try {
-				worker.run();
-			} catch (Throwable t) {
-				pooledFailure.keep(t);
-			}
-		};
-		Future<?>[] others = new Future<?>[n - 1];
+		// The pool threads report to a monitor of plain fields, not through futures. Out of memory,
+		// a FutureTask's own completion could fail (its first use links code), and the caller then
+		// waited for it for good; a failure handed to a FutureTask went to the thread's
+		// uncaught-exception handler instead (a trace on the console of every batch run that ran
+		// out of memory).
+		Team team = new Team(n - 1);
 		int started = 0;
 		try {
-			for (; started < others.length; started++)
-				others[started] = pool.submit(pooled);
+			for (; started < n - 1; started++) {
+				int slot = started;
+				pool.execute(() -> {
+					if (!team.begin(slot)) return;
+					try {
+						worker.run();
+					} catch (Throwable t) {
+						team.keep(t);
+					} finally {
+						team.end(slot);
+					}
+				});
+			}
 		} catch (RuntimeException | OutOfMemoryError e) {
 			// no thread to be had ("unable to create native thread", a refusing pool): throwing here
 			// would leave the workers already started writing the caller's data after it was told
@@ -121,31 +124,40 @@ public final class CpuParallel {
 		} catch (RuntimeException | Error e) {
 			failure = e;
 		}
-		boolean interrupted = false;
-		for (int i = 0; i < started; i++) {
-			Future<?> f = others[i];
-			while (true) {
-				try {
-					f.get();
-					break;
-				} catch (InterruptedException e) {
-					interrupted = true; // the workers must finish before their output is used
-				} catch (ExecutionException e) {
-					if (failure == null) failure = e.getCause();
-					break;
-				}
-			}
-		}
+		// the workers must finish before their output is used, interrupted or not
+		boolean interrupted = team.awaitAll();
 		if (interrupted) Thread.currentThread().interrupt();
-		if (failure == null) failure = pooledFailure.first();
+		if (failure == null) failure = team.first();
 		if (failure instanceof RuntimeException) throw (RuntimeException) failure;
 		if (failure instanceof Error) throw (Error) failure;
 		if (failure != null) throw new IllegalStateException(failure);
 	}
 
-	/** The first failure of the pool threads of one call; a monitor, which needs no allocation to record it. */
-	private static final class FirstFailure {
+	/**
+	 * The pool threads of one call: which have begun and which have ended, and the first
+	 * failure. A monitor of plain fields, so that neither ending nor recording a failure needs an
+	 * allocation, or code linked for the first time, when memory has run out.
+	 */
+	private static final class Team {
+		private static final byte WAITING = 0, RUNNING = 1, DONE = 2;
+		private final byte[] state;
 		private Throwable first;
+
+		Team(int members) {
+			state = new byte[members];
+		}
+
+		/** @return whether member {@code i} is to work: false once the caller has given up on it */
+		synchronized boolean begin(int i) {
+			if (state[i] != WAITING) return false;
+			state[i] = RUNNING;
+			return true;
+		}
+
+		synchronized void end(int i) {
+			state[i] = DONE;
+			notifyAll();
+		}
 
 		synchronized void keep(Throwable t) {
 			if (first == null) first = t;
@@ -153,6 +165,29 @@ public final class CpuParallel {
 
 		synchronized Throwable first() {
 			return first;
+		}
+
+		/**
+		 * Gives up on the members not begun, which then do nothing if they ever run (the caller's
+		 * own loop has taken every chunk by now, or stopped at a failure; out of memory, the pool
+		 * can lose a task handed to a thread that dies in its bookkeeping), and waits for those
+		 * running.
+		 *
+		 * @return whether this thread was interrupted meanwhile
+		 */
+		synchronized boolean awaitAll() {
+			boolean interrupted = false;
+			for (int i = 0; i < state.length; i++)
+				if (state[i] == WAITING) state[i] = DONE;
+			for (int i = 0; i < state.length; i++)
+				while (state[i] == RUNNING) {
+					try {
+						wait();
+					} catch (InterruptedException e) {
+						interrupted = true;
+					}
+				}
+			return interrupted;
 		}
 	}
 

@@ -2,6 +2,7 @@ package fiji.cuda.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.AbstractExecutorService;
@@ -80,6 +81,61 @@ class CpuParallelTest {
 		// chunks already running when the first failed may finish; of 16 chunks on 4 threads,
 		// at most the 3 other threads' current ones
 		assertTrue(after.get() <= 3, "chunks started after the failure: " + after.get());
+	}
+
+	@Test
+	void aTaskThePoolAcceptsButNeverRunsIsNotWaitedFor() {
+		// out of memory, a pool thread can die in the pool's own bookkeeping with a task handed to
+		// it: the task never runs, and a batch macro waited for it for good (16 cores, -Xmx100m)
+		ExecutorService saved = CpuParallel.pool;
+		java.util.List<Runnable> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		CpuParallel.pool = new AbstractExecutorService() {
+			@Override
+			public void execute(Runnable r) {
+				lost.add(r);
+			}
+
+			@Override
+			public void shutdown() {}
+
+			@Override
+			public java.util.List<Runnable> shutdownNow() {
+				return java.util.Collections.emptyList();
+			}
+
+			@Override
+			public boolean isShutdown() {
+				return false;
+			}
+
+			@Override
+			public boolean isTerminated() {
+				return false;
+			}
+
+			@Override
+			public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) {
+				return false;
+			}
+		};
+		try {
+			int[] out = new int[1000];
+			assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> CpuParallel.forRange(0, out.length, 4,
+				1_000_000, (a, b) -> {
+					for (int i = a; i < b; i++)
+						out[i] = i + 1;
+				}));
+			for (int i = 0; i < out.length; i++)
+				assertEquals(i + 1, out[i], "item " + i);
+			assertEquals(3, lost.size(), "the other three threads' tasks went to the pool");
+			// run late, a lost task does nothing: the caller has done its work
+			java.util.Arrays.fill(out, 0);
+			for (Runnable r : lost)
+				r.run();
+			assertEquals(0, java.util.Arrays.stream(out).sum());
+		} finally {
+			CpuParallel.pool = saved;
+		}
 	}
 
 	/**
