@@ -34,6 +34,18 @@ public final class CpuParallel {
 		return t;
 	});
 
+	static {
+		// The pool's idle threads wait in nodes of a class that Java initializes at the first wait.
+		// Out of memory then, its initialization fails for good, and every later pool thread died
+		// at its first wait, a stack trace each, for the rest of the session: initialized here.
+		try {
+			Class.forName("java.util.concurrent.SynchronousQueue$TransferStack$SNode", true,
+				ExecutorService.class.getClassLoader());
+		} catch (ClassNotFoundException | LinkageError e) {
+			// another Java's pool: its own classes initialize as they will
+		}
+	}
+
 	/**
 	 * A pool thread's work hands its failures to the caller (see forRange), so what reaches a
 	 * pool thread's own handler comes from the pool's bookkeeping. Out of memory, that is a
@@ -42,7 +54,10 @@ public final class CpuParallel {
 	 * of every batch run that ran out of memory.
 	 */
 	private static void uncaught(Thread t, Throwable e) {
-		if (e instanceof OutOfMemoryError) return;
+		// also a class whose initialization ran out of memory (a NoClassDefFoundError caused by it)
+		for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause())
+			if (c instanceof OutOfMemoryError || c instanceof ExceptionInInitializerError
+				&& String.valueOf(c.getMessage()).contains("OutOfMemoryError")) return;
 		Thread.UncaughtExceptionHandler d = Thread.getDefaultUncaughtExceptionHandler();
 		if (d != null) d.uncaughtException(t, e);
 		else t.getThreadGroup().uncaughtException(t, e);

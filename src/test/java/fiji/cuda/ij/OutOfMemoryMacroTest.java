@@ -72,7 +72,7 @@ class OutOfMemoryMacroTest {
 	void localThresholdOfAStackOnSixteenCoresStopsTheMacro() throws Exception {
 		// on the GPU machine's 16 cores, about one run in four hung for good: a pool thread's task
 		// was lost or its completion failed for want of memory, and the caller waited for it
-		for (int run = 0; run < 3; run++)
+		for (int run = 0; run < 5; run++)
 			stopsTheMacro("GPU Local Threshold", "newImage('a', '16-bit random', 1000, 1000, 32);\n"
 				+ "run('GPU Local Threshold...', 'method=Sauvola radius=15 stack');", "-XX:ActiveProcessorCount=16");
 	}
