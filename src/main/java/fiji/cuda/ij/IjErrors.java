@@ -7,6 +7,7 @@ import ij.ImagePlus;
 import ij.Macro;
 import ij.WindowManager;
 import ij.macro.Interpreter;
+import ij.plugin.frame.Recorder;
 
 import java.awt.GraphicsEnvironment;
 
@@ -108,6 +109,9 @@ public final class IjErrors {
 	 * @param message one or two sentences for the user
 	 */
 	public static void report(String command, String message) {
+		// a failed run is not recorded: its line, played back, stopped the recorded macro there,
+		// where ImageJ's own commands record nothing of a run they refuse
+		if (Recorder.record) Recorder.setCommand(null);
 		String msg = stripPrefix(command, message);
 		if (!mustNotBlock()) {
 			IJ.error(command, msg);
