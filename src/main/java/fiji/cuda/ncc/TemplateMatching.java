@@ -393,6 +393,11 @@ public final class TemplateMatching {
 	}
 
 	/**
+	 * @param angle the rotation, in degrees
+	 * @param tw    the rotated template's width
+	 * @param th    its height
+	 * @param w     the image's width
+	 * @param h     its height
 	 * @return why a template rotated to {@code tw x th} cannot be matched in a {@code w x h}
 	 *         image, for {@link #detect} and for the plug-in, which checks before it rotates
 	 */

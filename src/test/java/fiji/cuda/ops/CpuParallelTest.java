@@ -89,33 +89,10 @@ class CpuParallelTest {
 		// it: the task never runs, and a batch macro waited for it for good (16 cores, -Xmx100m)
 		ExecutorService saved = CpuParallel.pool;
 		java.util.List<Runnable> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
-		CpuParallel.pool = new AbstractExecutorService() {
+		CpuParallel.pool = new IdlePool() {
 			@Override
 			public void execute(Runnable r) {
 				lost.add(r);
-			}
-
-			@Override
-			public void shutdown() {}
-
-			@Override
-			public java.util.List<Runnable> shutdownNow() {
-				return java.util.Collections.emptyList();
-			}
-
-			@Override
-			public boolean isShutdown() {
-				return false;
-			}
-
-			@Override
-			public boolean isTerminated() {
-				return false;
-			}
-
-			@Override
-			public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) {
-				return false;
 			}
 		};
 		try {
@@ -138,19 +115,8 @@ class CpuParallelTest {
 		}
 	}
 
-	/**
-	 * A pool that runs its first task on a thread of its own and then, as a JVM out of native
-	 * threads does, refuses.
-	 */
-	private static final class OneThreadThenRefuse extends AbstractExecutorService {
-		final AtomicInteger accepted = new AtomicInteger();
-
-		@Override
-		public void execute(Runnable r) {
-			if (accepted.getAndIncrement() > 0) throw new RejectedExecutionException("no more threads");
-			new Thread(r, "test worker").start();
-		}
-
+	/** A pool that never shuts down, for pools whose {@code execute} a test gives. */
+	private abstract static class IdlePool extends AbstractExecutorService {
 		@Override
 		public void shutdown() {}
 
@@ -172,6 +138,20 @@ class CpuParallelTest {
 		@Override
 		public boolean awaitTermination(long timeout, TimeUnit unit) {
 			return true;
+		}
+	}
+
+	/**
+	 * A pool that runs its first task on a thread of its own and then, as a JVM out of native
+	 * threads does, refuses.
+	 */
+	private static final class OneThreadThenRefuse extends IdlePool {
+		final AtomicInteger accepted = new AtomicInteger();
+
+		@Override
+		public void execute(Runnable r) {
+			if (accepted.getAndIncrement() > 0) throw new RejectedExecutionException("no more threads");
+			new Thread(r, "test worker").start();
 		}
 	}
 
