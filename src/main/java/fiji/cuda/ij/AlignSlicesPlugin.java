@@ -92,6 +92,7 @@ public class AlignSlicesPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
+		IjErrors.enter();
 		try {
 			ImagePlus imp = IjErrors.currentImage(COMMAND);
 			if (imp == null || IjErrors.inUse(COMMAND, imp)) return; // said before the dialog, not after it

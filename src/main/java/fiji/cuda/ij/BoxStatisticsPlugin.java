@@ -47,6 +47,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
+		IjErrors.enter();
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
 		if (imp.getBitDepth() == 24) {

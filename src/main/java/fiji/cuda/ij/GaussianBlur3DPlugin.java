@@ -59,6 +59,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
+		IjErrors.enter();
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null || IjErrors.inUse(COMMAND, imp)) return; // said before the dialog, not after it
 		if (imp.isComposite() && imp.getNChannels() == imp.getStackSize()) {

@@ -95,6 +95,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 
 	@Override
 	public int setup(String arg, ImagePlus imp) {
+		if (!"final".equals(arg)) IjErrors.enter();
 		if ("final".equals(arg)) {
 			Throwable e = failure.get();
 			if (e != null) IjErrors.report(COMMAND, (flags & DOES_STACKS) != 0 ? inStack(e) : e);

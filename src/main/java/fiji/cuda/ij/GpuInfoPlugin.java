@@ -39,6 +39,7 @@ public class GpuInfoPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
+		IjErrors.enter();
 		List<String> lines = new ArrayList<>(GpuAccess.describe());
 		lines.add(GpuAccess.selfCheck());
 		String[] choices = choices(GpuAccess.deviceCount(), IjBridge.storedDeviceChoice());

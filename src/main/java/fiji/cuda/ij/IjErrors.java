@@ -190,11 +190,15 @@ public final class IjErrors {
 	 * ImageJ keeps one interpreter for all threads, the macro started last: a script's
 	 * {@code IJ.run} on a thread of its own, failing while a batch macro ran in the background,
 	 * stopped that macro, which had nothing to do with it. So an interpreter is stopped only
-	 * when this thread runs a macro, and it is the one that called the command
-	 * ({@link #callingInterpreter}).
+	 * when this thread runs a macro, and it is the one that called the command, noted as the
+	 * command started ({@link #enter}).
 	 */
 	private static void abortMacro(String line) {
-		Interpreter interp = runsAMacro() ? callingInterpreter() : null;
+		Interpreter interp = null;
+		if (runsAMacro()) {
+			interp = CALLER.get();
+			if (interp == null) interp = callingInterpreter();
+		}
 		if (interp != null) {
 			interp.setIgnoreErrors(true);
 			interp.abort(line); // becomes what IJ.runMacro and eval() return
@@ -202,14 +206,28 @@ public final class IjErrors {
 		Macro.abort();
 	}
 
+	/** The interpreter that called the command running on this thread, noted as it started. */
+	private static final ThreadLocal<Interpreter> CALLER = new ThreadLocal<>();
+
 	/**
-	 * @return the interpreter whose {@code run()} called the command: ImageJ holds it in IJ while
-	 *         the command runs, and stops that one on IJ.error. Interpreter.getInstance() is the
-	 *         macro started last, on any thread: with two macros running (a script's threads each
-	 *         running one), the other one was stopped, without a word, and this one went on with
-	 *         its image unprocessed. IJ does not expose the field, so it is read by reflection;
-	 *         where it cannot be (another ImageJ), or is not set (a command called from Java
-	 *         that a macro called), the interpreter started last, as before.
+	 * Notes, as a command starts, which macro interpreter called it, for {@link #report} to stop
+	 * that one if the command fails. ImageJ keeps the interpreter of the last {@code run()} of
+	 * any thread, and clears it when that run ends: read seconds later, at a failure, it was
+	 * another thread's macro or none, and with two macros running the other one was stopped,
+	 * without a word, while this one went on with its image unprocessed. Read as the command
+	 * starts, it is this thread's, but for a macro of another thread calling a command in the
+	 * same instant.
+	 */
+	static void enter() {
+		CALLER.set(runsAMacro() ? callingInterpreter() : null);
+	}
+
+	/**
+	 * @return the interpreter of the macro that last called {@code run()}, on any thread, which
+	 *         ImageJ holds in IJ while that command runs (and stops on IJ.error); read by
+	 *         reflection, as IJ does not expose it. Where it cannot be read (another ImageJ), or
+	 *         is not set (a command called from Java that a macro called), the interpreter
+	 *         started last.
 	 */
 	static Interpreter callingInterpreter() {
 		try {

@@ -54,6 +54,7 @@ public class IntegralImagePlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
+		IjErrors.enter();
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
 		if (imp.getBitDepth() == 24) {

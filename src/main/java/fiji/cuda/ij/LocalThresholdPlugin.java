@@ -64,6 +64,7 @@ public class LocalThresholdPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
+		IjErrors.enter();
 		ImagePlus imp = IjErrors.currentImage(COMMAND);
 		if (imp == null) return;
 		try {

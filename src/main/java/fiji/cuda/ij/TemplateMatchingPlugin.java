@@ -127,6 +127,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	@Override
 	public void run(String arg) {
+		IjErrors.enter();
 		try {
 			String options = Macro.getOptions();
 			int[] ids = WindowManager.getIDList();

@@ -60,32 +60,37 @@ class IjErrorsTest {
 
 	@Test
 	void aFailedCommandStopsTheMacroThatCalledItNotAnotherRunningMeanwhile() throws Exception {
-		// ImageJ's interpreter "instance" is the macro started last: macro A's failed command
-		// stopped macro B, started after it on another thread, and A went on unprocessed
+		// ImageJ's interpreter "instance" is the macro started last, and the interpreter it holds
+		// for a run() is that of the last run() of any thread: macro A's failed command stopped
+		// macro B, running commands of its own on another thread, and A went on unprocessed
 		Display.registerCommands(java.util.Map.of("GPU Gaussian Blur...", GaussianBlurPlugin.class.getName()));
-		String a = "newImage('A', '8-bit random', 64, 64, 1);\nwait(500);\nrun('GPU Gaussian Blur...', 'sigma=-1');\n"
+		String a = "newImage('A', '8-bit random', 64, 64, 1);\nwait(300);\nrun('GPU Gaussian Blur...', 'sigma=-1');\n"
 			+ "print('A went on');\nclose('A');\n";
-		String b = "for (i = 0; i < 20; i++) wait(100);\nprint('B finished');\n";
-		Thread ta = new Thread(() -> ij.IJ.runMacro(a), "script thread A");
-		Thread tb = new Thread(() -> ij.IJ.runMacro(b), "script thread B");
-		String log = LocalThresholdPluginTest.log(() -> {
-			ta.start();
-			try {
-				Thread.sleep(150);
-				tb.start();
-				ta.join(30000);
-				tb.join(30000);
-			} catch (InterruptedException e) {
-				throw new IllegalStateException(e);
+		String b = "setBatchMode(true);\nnewImage('B', '32-bit random', 256, 256, 1);\n"
+			+ "for (i = 0; i < 150; i++) run('Add...', 'value=1');\nclose('B');\nprint('B finished');\n";
+		for (int round = 0; round < 3; round++) {
+			Thread ta = new Thread(() -> ij.IJ.runMacro(a), "script thread A");
+			Thread tb = new Thread(() -> ij.IJ.runMacro(b), "script thread B");
+			String log = LocalThresholdPluginTest.log(() -> {
+				ta.start();
+				try {
+					Thread.sleep(100);
+					tb.start();
+					ta.join(30000);
+					tb.join(30000);
+				} catch (InterruptedException e) {
+					throw new IllegalStateException(e);
+				}
+			});
+			String r = "round " + round + ": " + log;
+			assertTrue(log.contains("GPU Gaussian Blur: Sigma (Radius) must be at least 0"), r);
+			assertTrue(!log.contains("A went on"), r);
+			assertTrue(log.contains("B finished"), r);
+			ij.ImagePlus left = ij.WindowManager.getImage("A");
+			if (left != null) {
+				left.changes = false;
+				left.close();
 			}
-		});
-		assertTrue(log.contains("GPU Gaussian Blur: Sigma (Radius) must be at least 0"), log);
-		assertTrue(!log.contains("A went on"), log);
-		assertTrue(log.contains("B finished"), log);
-		ij.ImagePlus left = ij.WindowManager.getImage("A");
-		if (left != null) {
-			left.changes = false;
-			left.close();
 		}
 	}
 }
