@@ -42,7 +42,9 @@ public final class GaussianBlur {
 	private GaussianBlur() {}
 
 	/**
-	 * Blurs every plane in x and y, writing only inside {@code roi}.
+	 * Blurs every plane in x and y, writing only inside {@code roi}. On the CPU, an interrupt of
+	 * the calling thread gives the blur up at the next plane, or within a plane before its first
+	 * write, and the report says canceled: ImageJ interrupts a preview that is switched off.
 	 *
 	 * @param image  the planes, modified in place
 	 * @param sigmaX standard deviation along x in pixels; 0 skips x (at least one axis must be positive)

@@ -39,7 +39,8 @@ final class GaussianBlurCpu {
 	 * @param ky   the y kernel, or null to skip y
 	 * @param rect the rectangle written, inside the plane; null for the whole plane
 	 * @param opts the threads, and the progress, which hears the fraction of planes [from, to) done
-	 * @return the first plane not done: {@code to}, or less when canceled between planes
+	 * @return the first plane not done: {@code to}, or less when canceled between planes, or when
+	 *         this thread is interrupted before a plane's first write (that plane is as it was)
 	 * @throws Stopped on any failure, saying which planes are done
 	 */
 	static int blur2D(Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
@@ -63,9 +64,12 @@ final class GaussianBlurCpu {
 			try {
 				for (int c = 0; c < channels; c++) {
 					int channel = c;
+					// only the first channel's x pass: it writes nothing into the plane yet
 					blur.run(image.plane(z), image.type(), c,
-						f -> progress.update((plane + (channel + f) / channels) / (to - from)));
+						f -> progress.update((plane + (channel + f) / channels) / (to - from)), c == 0);
 				}
+			} catch (Interrupted e) {
+				return z; // the plane as it was
 			} catch (RuntimeException | Error e) {
 				// rows already stored (or a colour channel) stay: the caller cannot tell which
 				throw new Stopped(z, z, e);
@@ -77,6 +81,20 @@ final class GaussianBlurCpu {
 			}
 		}
 		return to;
+	}
+
+	/**
+	 * A plane's blur given up because its thread was interrupted, before it wrote anything:
+	 * ImageJ interrupts a preview's thread when the preview is switched off or its parameters
+	 * change, and waits for it on the event thread. A large plane's blur ran to its end, seconds
+	 * with Fiji frozen, where ImageJ's own stops at once.
+	 */
+	private static final class Interrupted extends RuntimeException {
+		private static final long serialVersionUID = 1L;
+
+		Interrupted() {
+			super(null, null, false, false);
+		}
 	}
 
 	/** A failure of {@link #blur2D}, with what it had done: the caller must restore and report. */
@@ -137,7 +155,8 @@ final class GaussianBlurCpu {
 			for (int z = 0; z < d; z++) {
 				for (int c = 0; c < channels; c++) {
 					int plane = z, channel = c;
-					blur.run(volume.plane(z), type, c, f -> progress.update(xyShare * (plane + (channel + f) / channels) / d));
+					blur.run(volume.plane(z), type, c, f -> progress.update(xyShare * (plane + (channel + f) / channels) / d),
+						false);
 				}
 				progress.update(xyShare * (z + 1) / d);
 			}
@@ -230,11 +249,12 @@ final class GaussianBlurCpu {
 		 * seconds on the CPU, which ImageJ's Gaussian Blur shows on its progress bar.
 		 */
 		private void banded(int from, int to, long workPerRow, double start, double share, DoubleConsumer done,
-			CpuParallel.Range pass)
+			boolean stoppable, CpuParallel.Range pass)
 		{
 			int bands = bands(to - from, workPerRow);
 			int step = Math.max(1, (to - from + bands - 1) / bands);
 			for (int y = from; y < to; y += step) {
+				if (stoppable && Thread.currentThread().isInterrupted()) throw new Interrupted();
 				CpuParallel.forRange(y, Math.min(to, y + step), threads, workPerRow, pass);
 				if (y + step < to) done.accept(start + share * (y + step - from) / (to - from));
 			}
@@ -245,11 +265,16 @@ final class GaussianBlurCpu {
 			return (int) Math.max(1, Math.min(MAX_BANDS, work / BAND_WORK));
 		}
 
-		void run(Object plane, PixelType type, int channel, DoubleConsumer done) {
+		/**
+		 * @param stoppable whether an interrupt of this thread may give the blur up while it has
+		 *                  written nothing into the plane ({@link Interrupted})
+		 */
+		void run(Object plane, PixelType type, int channel, DoubleConsumer done, boolean stoppable) {
 			int rw = rect.width, rx = rect.x;
 			if (ky == null) {
 				// x only: every row blurred is a row written, so store straight away
-				banded(rect.y, rect.y + rect.height, (long) width * kx.radius(), 0, 1, done, (y0, y1) -> {
+				if (stoppable && Thread.currentThread().isInterrupted()) throw new Interrupted();
+				banded(rect.y, rect.y + rect.height, (long) width * kx.radius(), 0, 1, done, false, (y0, y1) -> {
 					float[] line = new float[width];
 					float[] out = new float[rw];
 					for (int y = y0; y < y1; y++) {
@@ -262,7 +287,7 @@ final class GaussianBlurCpu {
 			}
 			long xCost = kx == null ? 1 : (long) width * kx.radius(), yCost = (long) rw * ky.radius();
 			double xShare = (double) xCost * (row1 - row0) / (xCost * (row1 - row0) + yCost * rect.height);
-			banded(row0, row1, xCost, 0, xShare, done, (y0, y1) -> {
+			banded(row0, row1, xCost, 0, xShare, done, stoppable, (y0, y1) -> {
 				float[] line = kx == null ? null : new float[width];
 				for (int y = y0; y < y1; y++) {
 					int at = (y - row0) * rw;
@@ -277,7 +302,8 @@ final class GaussianBlurCpu {
 			// between the passes only when the plane is reported within at all: a small plane's
 			// progress is heard once, at its end, as before
 			if (bands(row1 - row0, xCost) > 1 || bands(rect.height, yCost) > 1) done.accept(xShare);
-			banded(rect.y, rect.y + rect.height, yCost, xShare, 1 - xShare, done, (y0, y1) -> {
+			if (stoppable && Thread.currentThread().isInterrupted()) throw new Interrupted();
+			banded(rect.y, rect.y + rect.height, yCost, xShare, 1 - xShare, done, false, (y0, y1) -> {
 				float[] acc = new float[rw];
 				for (int y = y0; y < y1; y++) {
 					convolveAcross(buffer, row0, rw, height, ky, y, acc, rw);

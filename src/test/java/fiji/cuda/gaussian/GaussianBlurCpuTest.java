@@ -468,4 +468,29 @@ class GaussianBlurCpuTest {
 		assertTrue(TestImages.sameBits(want, volume), "3 threads against 1");
 		assertFalse(TestImages.sameBits(volume, TestImages.random(PixelType.UINT8, 37, 23, 9, 61)), "nothing was blurred");
 	}
+
+	@Test
+	void anInterruptedThreadGivesThePlaneUpBeforeWritingIt() {
+		// ImageJ interrupts a preview's thread when the preview is switched off, and waits for it on
+		// the event thread: a large plane's blur ran to its end, seconds with Fiji frozen
+		for (PixelType type : new PixelType[] { PixelType.FLOAT32, PixelType.UINT8, PixelType.RGB })
+			for (double[] s : new double[][] { { 3, 3 }, { 3, 0 }, { 0, 3 } }) {
+				Planes image = fiji.cuda.TestImages.random(type, 120, 90, 2, 7);
+				Planes before = image.copy();
+				OpReport r;
+				Thread.currentThread().interrupt();
+				try {
+					r = GaussianBlur.blur2D(image, s[0], s[1], null, CPU);
+					assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is kept for the caller");
+				} finally {
+					Thread.interrupted();
+				}
+				String what = type + " sigma " + s[0] + ", " + s[1];
+				assertTrue(r.canceled(), what);
+				assertTrue(fiji.cuda.TestImages.sameBits(before, image), what + ": the image changed");
+				// not interrupted, the same call blurs
+				GaussianBlur.blur2D(image, s[0], s[1], null, CPU);
+				assertFalse(fiji.cuda.TestImages.sameBits(before, image), what);
+			}
+	}
 }
