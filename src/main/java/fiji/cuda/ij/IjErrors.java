@@ -185,7 +185,8 @@ public final class IjErrors {
 	/**
 	 * Stops the running macro without its error dialog. Interpreter.abort(String) opens that
 	 * dialog unless the interpreter ignores errors, so errors are ignored first; the macro ends
-	 * before its next statement (checked under Xvfb with ImageJ 1.54p in -batch mode). Macro.abort() covers commands run by IJ.run from Java.
+	 * before its next statement (checked under Xvfb with ImageJ 1.54p in -batch mode). Macro.abort()
+	 * covers commands run by IJ.run from Java, where no macro called the command.
 	 * <p>
 	 * ImageJ keeps one interpreter for all threads, the macro started last: a script's
 	 * {@code IJ.run} on a thread of its own, failing while a batch macro ran in the background,
@@ -202,8 +203,11 @@ public final class IjErrors {
 		if (interp != null) {
 			interp.setIgnoreErrors(true);
 			interp.abort(line); // becomes what IJ.runMacro and eval() return
+		} else {
+			// ImageJ's flag is one for all threads: set along with stopping this thread's macro, it
+			// stopped another macro too, at the end of whatever command that one ran next
+			Macro.abort();
 		}
-		Macro.abort();
 	}
 
 	/** The interpreter that called the command running on this thread, noted as it started. */

@@ -66,10 +66,9 @@ class IjErrorsTest {
 		Display.registerCommands(java.util.Map.of("GPU Gaussian Blur...", GaussianBlurPlugin.class.getName()));
 		String a = "newImage('A', '8-bit random', 64, 64, 1);\nwait(300);\nrun('GPU Gaussian Blur...', 'sigma=-1');\n"
 			+ "print('A went on');\nclose('A');\n";
-		// B runs commands now and then, as a batch macro does between its images; two macros each
-		// calling commands without pause can still meet in ImageJ's one field, as its own errors do
+		// B runs commands one after another, as a batch macro does
 		String b = "setBatchMode(true);\nnewImage('B', '32-bit random', 256, 256, 1);\n"
-			+ "for (i = 0; i < 25; i++) {\nrun('Add...', 'value=1');\nwait(40);\n}\nclose('B');\nprint('B finished');\n";
+			+ "for (i = 0; i < 150; i++) run('Add...', 'value=1');\nclose('B');\nprint('B finished');\n";
 		for (int round = 0; round < 3; round++) {
 			Thread ta = new Thread(() -> ij.IJ.runMacro(a), "script thread A");
 			Thread tb = new Thread(() -> ij.IJ.runMacro(b), "script thread B");
