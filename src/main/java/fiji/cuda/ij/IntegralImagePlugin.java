@@ -136,6 +136,8 @@ public class IntegralImagePlugin implements PlugIn {
 		double[] largest = { 0 };
 		// planes whose 32-bit tables hold NaN or infinity, and the first of them
 		int[] nonFinite = { 0, -1 };
+		// planes with pixels whose squares are below the smallest normal float, and the first of them
+		int[] tiny = { 0, -1 };
 		boolean floats32 = planes.type() == fiji.cuda.image.PixelType.FLOAT32;
 		try {
 			Object[] floats = CpuParallel.newArrays(count, threads, 4L * n, i -> {
@@ -163,8 +165,9 @@ public class IntegralImagePlugin implements PlugIn {
 					if (floats32 && !(allFinite((float[]) floats[z * per], threads)
 						&& (per == 1 || allFinite((float[]) floats[z * per + 1], threads))) && nonFinite[0]++ == 0)
 						nonFinite[1] = z;
+					if (floats32 && sq && hasTiny((float[]) planes.plane(z), threads) && tiny[0]++ == 0) tiny[1] = z;
 				});
-			if (built == planes.depth()) return finish(imp, planes, floats, sum, sq, stack, largest[0], nonFinite);
+			if (built == planes.depth()) return finish(imp, planes, floats, sum, sq, stack, largest[0], nonFinite, tiny);
 		} finally {
 			IJ.showProgress(1.0); // also after a failure, which would leave the bar standing part way
 		}
@@ -174,7 +177,7 @@ public class IntegralImagePlugin implements PlugIn {
 
 	/** The warnings the tables call for, and the tables as a new image. */
 	private static ImagePlus finish(ImagePlus imp, Planes planes, Object[] floats, boolean sum, boolean sq, boolean stack,
-		double largest, int[] nonFinite)
+		double largest, int[] nonFinite, int[] tiny)
 	{
 		int per = sum && sq ? 2 : 1;
 		if (planes.type().isInteger() && largest > FLOAT_EXACT && !floatWarned) {
@@ -192,6 +195,15 @@ public class IntegralImagePlugin implements PlugIn {
 			IJ.log(COMMAND + ": the result for " + imp.getTitle() + where + " holds NaN or infinite values: a NaN or "
 				+ "infinite pixel makes every entry below and to the right of it so, as does a sum beyond 3.4e38, the "
 				+ "largest 32-bit value. Process>Math>Remove NaNs... replaces NaN pixels first.");
+		}
+		if (tiny[0] > 0) {
+			// 1e-30 everywhere gave a table of 0 without a word, where a sum beyond 3.4e38 was said
+			String where = stack && planes.depth() > 1 ? " (" + tiny[0] + " of its " + planes.depth()
+				+ " slices, the first slice " + (tiny[1] + 1) + ")" : "";
+			IJ.log(COMMAND + ": " + imp.getTitle() + where + " holds values below 1.1e-19 in magnitude, whose squares are "
+				+ "below the smallest normal 32-bit value (1.2e-38): the sum-of-squares table is 0 or has lost digits where "
+				+ "only such values add up. Multiply the image first (Process>Math>Multiply...); the SciJava command and the "
+				+ "API give 64-bit tables.");
 		}
 		// pixel arrays, not processors: a FloatProcessor finds its range when it is made, one
 		// pass over the whole stack on one thread for the range of the slice shown only
@@ -222,6 +234,21 @@ public class IntegralImagePlugin implements PlugIn {
 		int newline = label.indexOf('\n');
 		if (newline >= 0) label = label.substring(0, newline);
 		return label.isEmpty() ? "" : label + " ";
+	}
+
+	/** Below this magnitude a float's square is below the smallest normal float. */
+	private static final float SQUARE_UNDERFLOWS = (float) Math.sqrt(Float.MIN_NORMAL);
+
+	/** @return whether a pixel is non-zero and smaller than {@link #SQUARE_UNDERFLOWS} in magnitude */
+	private static boolean hasTiny(float[] f, int threads) {
+		java.util.concurrent.atomic.AtomicBoolean found = new java.util.concurrent.atomic.AtomicBoolean();
+		CpuParallel.forRange(0, f.length, threads, 1, (a, b) -> {
+			for (int i = a; i < b && !found.get(); i++) {
+				float v = Math.abs(f[i]);
+				if (v > 0 && v < SQUARE_UNDERFLOWS) found.set(true);
+			}
+		});
+		return found.get();
 	}
 
 	private static boolean allFinite(float[] f, int threads) {

@@ -109,6 +109,26 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void squaresBelowTheSmallestFloatAreSaidNotLeftSilent() {
+		// 1e-30 everywhere gave a sum-of-squares table of 0 without a word (the exact entries are
+		// 1e-60 and more), where a sum beyond the largest float was said
+		ImagePlus tiny = IJ.createImage("tiny", "32-bit black", 20, 10, 1);
+		tiny.getProcessor().set(1e-30);
+		String log = LocalThresholdPluginTest.log(() -> {
+			ImagePlus sq = IntegralImagePlugin.compute(tiny, IntegralImagePlugin.TABLES[1], false);
+			assertEquals(0f, sq.getProcessor().getf(19, 9));
+		});
+		assertTrue(log.contains("GPU Integral Image: tiny holds values below 1.1e-19 in magnitude, whose squares are below "
+			+ "the smallest normal 32-bit value (1.2e-38)"), log);
+		// the sum alone keeps its digits, and values whose squares are normal floats say nothing
+		assertEquals("", LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(tiny, IntegralImagePlugin.TABLES[0],
+			false)));
+		tiny.getProcessor().set(1e-10);
+		assertEquals("", LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(tiny, IntegralImagePlugin.TABLES[2],
+			false)));
+	}
+
+	@Test
 	void sliceLabelsKeepTheirFirstLineSoThatBothTablesOfASliceReadApart() {
 		// a DICOM slice's label holds its header after the first line, which ImageJ does not
 		// show: "IM-0001" was all that showed of both "... sum" and "... sum of squares"
