@@ -307,44 +307,33 @@ class BoxStatisticsTest {
 	void theCpuPathInBandsOfRowsGivesTheWholeTablesResultsBitForBit() {
 		// the whole plane's tables took 16 bytes a pixel: an 8192x8192 8-bit plane needed 1 GB
 		// more than ImageJ's filters; the bands hold only the rows their windows read
-		int saved = IntegralImageCpu.bandRows;
-		try {
-			for (PixelType type : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 })
-				for (Window window : new Window[] { Window.square(1), Window.square(4), Window.rectangle(3, 8),
-					Window.rectangle(6, 1), Window.square(40) }) {
-					Planes image = TestImages.random(type, 23, 97, 2, 17);
-						spread(image); // 32-bit: sums that round, so that the tables' values must be the whole tables'
-					IntegralImageCpu.bandRows = Integer.MAX_VALUE / 4; // one band: the whole tables
-					Planes whole = BoxStatistics.compute(image, Statistic.STANDARD_DEVIATION, window, CPU);
-					Planes wholeMean = BoxStatistics.compute(image, Statistic.MEAN, window, CPU);
-					for (int rows : new int[] { 1, 5, 13 }) {
-						IntegralImageCpu.bandRows = rows;
-						String what = type + " " + window.width() + "x" + window.height() + ", bands of " + rows;
-						Planes banded = BoxStatistics.compute(image, Statistic.STANDARD_DEVIATION, window, CPU);
-						Planes bandedMean = BoxStatistics.compute(image, Statistic.MEAN, window, CPU);
-						for (int z = 0; z < 2; z++) {
-							assertArrayEquals((float[]) whole.plane(z), (float[]) banded.plane(z), what);
-							assertArrayEquals((float[]) wholeMean.plane(z), (float[]) bandedMean.plane(z), what);
-						}
+		for (PixelType type : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 })
+			for (Window window : new Window[] { Window.square(1), Window.square(4), Window.rectangle(3, 8),
+				Window.rectangle(6, 1), Window.square(40) }) {
+				Planes image = TestImages.random(type, 23, 97, 2, 17);
+				spread(image); // 32-bit: sums that round, so that the tables' values must be the whole tables'
+				Planes whole = Bands.of(Bands.WHOLE,
+					() -> BoxStatistics.compute(image, Statistic.STANDARD_DEVIATION, window, CPU));
+				Planes wholeMean = Bands.of(Bands.WHOLE, () -> BoxStatistics.compute(image, Statistic.MEAN, window, CPU));
+				for (int rows : new int[] { 1, 5, 13 }) {
+					String what = type + " " + window.width() + "x" + window.height() + ", bands of " + rows;
+					Planes banded = Bands.of(rows,
+						() -> BoxStatistics.compute(image, Statistic.STANDARD_DEVIATION, window, CPU));
+					Planes bandedMean = Bands.of(rows, () -> BoxStatistics.compute(image, Statistic.MEAN, window, CPU));
+					for (int z = 0; z < 2; z++) {
+						assertArrayEquals((float[]) whole.plane(z), (float[]) banded.plane(z), what);
+						assertArrayEquals((float[]) wholeMean.plane(z), (float[]) bandedMean.plane(z), what);
 					}
 				}
-		} finally {
-			IntegralImageCpu.bandRows = saved;
-		}
+			}
 	}
 
 	@Test
 	void aThirtyTwoBitImageGivenAsItsOwnOutputInBandsGivesTheNewImagesResult() {
-		int saved = IntegralImageCpu.bandRows;
-		try {
-			IntegralImageCpu.bandRows = 3;
-			Planes image = TestImages.random(PixelType.FLOAT32, 11, 50, 1, 31);
-			Planes expected = BoxStatistics.compute(image, Statistic.MEAN, Window.square(2), CPU);
-			BoxStatistics.computeInto(image, image, Statistic.MEAN, Window.square(2), CPU);
-			assertArrayEquals((float[]) expected.plane(0), (float[]) image.plane(0));
-		} finally {
-			IntegralImageCpu.bandRows = saved;
-		}
+		Planes image = TestImages.random(PixelType.FLOAT32, 11, 50, 1, 31);
+		Planes expected = Bands.of(3, () -> BoxStatistics.compute(image, Statistic.MEAN, Window.square(2), CPU));
+		Bands.of(3, () -> BoxStatistics.computeInto(image, image, Statistic.MEAN, Window.square(2), CPU));
+		assertArrayEquals((float[]) expected.plane(0), (float[]) image.plane(0));
 	}
 
 	/** Scales a 32-bit image's pixels by powers of ten from 1e-8 to 1e8, so that their sums round in double. */

@@ -481,49 +481,37 @@ class LocalThresholdTest {
 
 	@Test
 	void theCpuPathInBandsOfRowsGivesTheWholeTablesResults() {
-		int saved = IntegralImageCpu.bandRows;
-		try {
-			for (PixelType type : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 })
-				for (LocalThreshold.Method method : LocalThreshold.Method.values())
-					for (int radius : new int[] { 1, 6, 30 }) {
-						Planes image = fiji.cuda.TestImages.random(type, 19, 83, 2, 23);
-						BoxStatisticsTest.spread(image); // 32-bit: sums that round, so that the tables' values must be the whole tables'
-						LocalThreshold.Settings st = LocalThreshold.Settings.of(method, radius, 0, 0, true);
-						IntegralImageCpu.bandRows = Integer.MAX_VALUE / 4;
-						Planes whole = LocalThreshold.threshold(image, st, IntegralImageTest.CPU);
-						for (int rows : new int[] { 1, 7 }) {
-							IntegralImageCpu.bandRows = rows;
-							Planes banded = LocalThreshold.threshold(image, st, IntegralImageTest.CPU);
-							for (int z = 0; z < 2; z++)
-								org.junit.jupiter.api.Assertions.assertArrayEquals((byte[]) whole.plane(z), (byte[]) banded.plane(z),
-									type + " " + method + " radius " + radius + ", bands of " + rows);
-						}
+		for (PixelType type : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 })
+			for (LocalThreshold.Method method : LocalThreshold.Method.values())
+				for (int radius : new int[] { 1, 6, 30 }) {
+					Planes image = fiji.cuda.TestImages.random(type, 19, 83, 2, 23);
+					BoxStatisticsTest.spread(image); // 32-bit: sums that round, so that the tables' values must be the whole tables'
+					LocalThreshold.Settings st = LocalThreshold.Settings.of(method, radius, 0, 0, true);
+					Planes whole = Bands.of(Bands.WHOLE,
+						() -> LocalThreshold.threshold(image, st, IntegralImageTest.CPU));
+					for (int rows : new int[] { 1, 7 }) {
+						Planes banded = Bands.of(rows, () -> LocalThreshold.threshold(image, st, IntegralImageTest.CPU));
+						for (int z = 0; z < 2; z++)
+							org.junit.jupiter.api.Assertions.assertArrayEquals((byte[]) whole.plane(z), (byte[]) banded.plane(z),
+								type + " " + method + " radius " + radius + ", bands of " + rows);
 					}
-		} finally {
-			IntegralImageCpu.bandRows = saved;
-		}
+				}
 	}
 
 	@Test
 	void inPlaceInBandsOfRowsGivesTheNewImagesResult() {
 		// 8-bit in place, as from the menu: each band's tables re-read the rows above it, which the
 		// band before had already thresholded (wrong pixels below every 512th row)
-		int saved = IntegralImageCpu.bandRows;
-		try {
-			for (LocalThreshold.Method method : LocalThreshold.Method.values())
-				for (int radius : new int[] { 1, 6, 15 })
-					for (int rows : new int[] { 1, 7, 512 }) {
-						IntegralImageCpu.bandRows = rows;
-						Planes image = fiji.cuda.TestImages.random(PixelType.UINT8, 37, 700, 2, 29);
-						LocalThreshold.Settings st = LocalThreshold.Settings.of(method, radius, 0, 0, true);
-						Planes expected = LocalThreshold.threshold(image, st, IntegralImageTest.CPU);
-						LocalThreshold.thresholdInto(image, image, st, IntegralImageTest.CPU);
-						for (int z = 0; z < 2; z++)
-							org.junit.jupiter.api.Assertions.assertArrayEquals((byte[]) expected.plane(z), (byte[]) image.plane(z),
-								method + " radius " + radius + ", bands of " + rows + ", slice " + (z + 1));
-					}
-		} finally {
-			IntegralImageCpu.bandRows = saved;
-		}
+		for (LocalThreshold.Method method : LocalThreshold.Method.values())
+			for (int radius : new int[] { 1, 6, 15 })
+				for (int rows : new int[] { 1, 7, 512 }) {
+					Planes image = fiji.cuda.TestImages.random(PixelType.UINT8, 37, 700, 2, 29);
+					LocalThreshold.Settings st = LocalThreshold.Settings.of(method, radius, 0, 0, true);
+					Planes expected = Bands.of(rows, () -> LocalThreshold.threshold(image, st, IntegralImageTest.CPU));
+					Bands.of(rows, () -> LocalThreshold.thresholdInto(image, image, st, IntegralImageTest.CPU));
+					for (int z = 0; z < 2; z++)
+						org.junit.jupiter.api.Assertions.assertArrayEquals((byte[]) expected.plane(z), (byte[]) image.plane(z),
+							method + " radius " + radius + ", bands of " + rows + ", slice " + (z + 1));
+				}
 	}
 }
