@@ -235,14 +235,25 @@ public final class IjErrors {
 	 */
 	static Interpreter callingInterpreter() {
 		try {
-			java.lang.reflect.Field f = IJ.class.getDeclaredField("macroInterpreter");
-			f.setAccessible(true);
-			Object interp = f.get(null);
+			Object interp = MACRO_INTERPRETER != null ? MACRO_INTERPRETER.get(null) : null;
 			if (interp instanceof Interpreter) return (Interpreter) interp;
 		} catch (ReflectiveOperationException | RuntimeException e) {
-			// as before this was read
+			// as where it cannot be read
 		}
 		return Interpreter.getInstance();
+	}
+
+	/** IJ's field for the interpreter of the current run(), looked up once; null in an ImageJ without it. */
+	private static final java.lang.reflect.Field MACRO_INTERPRETER = macroInterpreterField();
+
+	private static java.lang.reflect.Field macroInterpreterField() {
+		try {
+			java.lang.reflect.Field f = IJ.class.getDeclaredField("macroInterpreter");
+			f.setAccessible(true);
+			return f;
+		} catch (ReflectiveOperationException | RuntimeException e) {
+			return null;
+		}
 	}
 
 	/**
