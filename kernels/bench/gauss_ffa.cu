@@ -2,6 +2,7 @@
 // (Karatsuba form) in its X pass, its Y pass or both, against the product gauss_xy_f32_r<R>.
 //
 //   nvcc -O3 -arch=sm_90 -Xptxas -v -o /tmp/gauss_ffa kernels/bench/gauss_ffa.cu && /tmp/gauss_ffa
+//   (/tmp/gauss_ffa one: a single launch of the product and two variants, for Nsight Compute)
 //
 // For 2P outputs y[k] = sum_k' h[k'] u[k + k'] (taps h[0..2R], window u[0..2P+2R-1]), with
 // he[m] = h[2m], ho[m] = h[2m+1] and hs = he + ho, the split computes
