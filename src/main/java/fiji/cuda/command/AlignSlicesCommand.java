@@ -1,9 +1,9 @@
 package fiji.cuda.command;
 
 import fiji.cuda.ij.AlignSlicesPlugin;
+import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ncc.AlignSlices;
-import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
@@ -86,7 +86,7 @@ public class AlignSlicesCommand extends ContextCommand {
 			s.subpixel = subpixel;
 			s.previous = previous;
 			// as the menu command: Undo is reset, or it would put back an earlier filter's snapshot
-			InPlace.change(image, false, () -> shifts = AlignSlicesPlugin.run(image, s, ExecutionOptions.defaults()).table);
+			InPlace.change(image, false, () -> shifts = AlignSlicesPlugin.run(image, s, IjBridge.options()).table);
 		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.AlignSlicesPlugin.COMMAND, e));

@@ -2,10 +2,10 @@ package fiji.cuda.command;
 
 import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.ij.GaussianBlur3DPlugin;
+import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.image.Planes;
-import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
@@ -43,7 +43,7 @@ public class GaussianBlur3DCommand extends ContextCommand {
 		void blur(Planes volume, double x, double y, double z);
 	}
 
-	static VolumeBlur volumeBlur = (v, sx, sy, sz) -> GaussianBlur.blur3D(v, sx, sy, sz, ExecutionOptions.defaults());
+	static VolumeBlur volumeBlur = (v, sx, sy, sz) -> GaussianBlur.blur3D(v, sx, sy, sz, IjBridge.options());
 
 	@Override
 	public void run() {

@@ -2,9 +2,9 @@ package fiji.cuda.command;
 
 import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.ij.GaussianBlurPlugin;
+import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
-import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
@@ -52,7 +52,7 @@ public class GaussianBlurCommand extends ContextCommand {
 			double sy = units ? sigma / image.getCalibration().pixelHeight : sigma;
 			InPlace.change(image, !stack || image.getStackSize() == 1, () -> GaussianBlur.blur2D(stack
 				? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()), sx, sy,
-				ImagePlusPlanes.region(image.getRoi()), ExecutionOptions.defaults()));
+				ImagePlusPlanes.region(image.getRoi()), IjBridge.options()));
 		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.GaussianBlurPlugin.COMMAND, e));

@@ -1,11 +1,11 @@
 package fiji.cuda.command;
 
+import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.SatBuild;
 import fiji.cuda.integral.SummedAreaTable;
-import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import net.imglib2.img.array.ArrayImg;
@@ -52,7 +52,7 @@ public class IntegralImageCommand extends ContextCommand {
 			// a script may pass None or null for the optional build: the fastest, as for AUTO
 			SatBuild b = build == null ? SatBuild.AUTO : named(build);
 			SummedAreaTable t = ImagePlusPlanes.whileReading(image, null, () -> IntegralImage.build(
-				ImagePlusPlanes.wrap(ImagePlusPlanes.slice(image, index)), 0, b, ExecutionOptions.defaults()));
+				ImagePlusPlanes.wrap(ImagePlusPlanes.slice(image, index)), 0, b, IjBridge.options()));
 			sum = t.sumImg();
 			sumOfSquares = t.sumSqImg();
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {

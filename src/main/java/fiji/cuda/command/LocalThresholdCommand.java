@@ -1,11 +1,11 @@
 package fiji.cuda.command;
 
+import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ij.LocalThresholdPlugin;
 import fiji.cuda.image.Planes;
 import fiji.cuda.integral.LocalThreshold;
-import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
@@ -56,7 +56,7 @@ public class LocalThresholdCommand extends ContextCommand {
 			int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
 			LocalThreshold.Method m = LocalThresholdPlugin.method(method);
 			Planes out = ImagePlusPlanes.whileReading(image, null, () -> LocalThreshold.threshold(ImagePlusPlanes.read(image), m,
-				r, parameter1, parameter2, white, ExecutionOptions.defaults()));
+				r, parameter1, parameter2, white, IjBridge.options()));
 			result = LocalThresholdPlugin.result(image, out, m);
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got

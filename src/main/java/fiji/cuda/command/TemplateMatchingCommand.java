@@ -1,9 +1,9 @@
 package fiji.cuda.command;
 
+import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ij.TemplateMatchingPlugin;
-import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import ij.measure.ResultsTable;
@@ -77,7 +77,7 @@ public class TemplateMatchingCommand extends ContextCommand {
 			s.scoreMap = scoreMap;
 			s.sameSize = sameSize;
 			TemplateMatchingPlugin.Outcome out = ImagePlusPlanes.whileReading(image, template,
-				() -> TemplateMatchingPlugin.run(image, template, s, ExecutionOptions.defaults()));
+				() -> TemplateMatchingPlugin.run(image, template, s, IjBridge.options()));
 			results = out.table;
 			scoreMapImage = out.scoreMap;
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {

@@ -104,7 +104,7 @@ public class AlignSlicesPlugin implements PlugIn {
 			if (!IjErrors.lock(COMMAND, imp)) return; // another command is still working on these pixels
 			Outcome out;
 			try {
-				out = run(imp, s, ExecutionOptions.defaults().withProgress(new IjProgress()));
+				out = run(imp, s, IjBridge.options().withProgress(new IjProgress()));
 			} finally {
 				imp.unlock();
 			}

@@ -179,7 +179,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
 		// before the copy and the result planes, which take seconds for a large stack: made after
 		// them, it cleared an Esc pressed meanwhile
-		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
+		ExecutionOptions opts = IjBridge.options().withProgress(new IjProgress());
 		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		// the values shown and measured are the calibrated ones (a signed 16-bit image, a DICOM
 		// rescale, Analyze>Calibrate): the raw mean of a signed image was 32768 too high

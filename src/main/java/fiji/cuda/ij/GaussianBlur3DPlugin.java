@@ -169,7 +169,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			};
 			OpReport r;
 			try {
-				r = volumeBlur.blur(volumes.get(i), x, y, z, ExecutionOptions.defaults().withProgress(p));
+				r = volumeBlur.blur(volumes.get(i), x, y, z, IjBridge.options().withProgress(p));
 			} catch (fiji.cuda.runtime.GpuException e) {
 				// the operation counts the planes of one volume; say which volume of the hyperstack
 				if (m == 1) throw e;

@@ -75,7 +75,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	private boolean hasScale;
 	private ImagePlus imp;
 	private int flags = FLAGS;
-	private ExecutionOptions options = ExecutionOptions.defaults();
+	private ExecutionOptions options = IjBridge.options();
 	private final AtomicReference<Throwable> failure = new AtomicReference<>();
 	/** Whether the slices' threads have dropped what Undo could swap back, which one of them does. */
 	private final AtomicBoolean undoDropped = new AtomicBoolean();
@@ -199,7 +199,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			}
 			// the runner blurs this many slices at once; share the CPU path's threads among them
 			int sliceThreads = Math.max(1, Math.min(Prefs.getThreads(), imp.getStackSize()));
-			options = options.withThreads(Runtime.getRuntime().availableProcessors() / sliceThreads);
+			options = options.withThreads(Prefs.getThreads() / sliceThreads);
 		}
 		return flags;
 	}

@@ -1,5 +1,6 @@
 package fiji.cuda.ij;
 
+import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpLog;
 import fiji.cuda.runtime.GpuSettings;
 import ij.IJ;
@@ -22,6 +23,17 @@ public final class IjBridge {
 	public static final String PREF_DEVICE = "fiji.cuda.device";
 
 	private static boolean done;
+
+	/**
+	 * The options every command runs with from ImageJ: the CPU path uses at most the threads
+	 * that Edit > Options > Memory &amp; Threads allows ("Parallel threads"), as ImageJ's own
+	 * filters do. Read at each run, so a change there holds from the next command on.
+	 *
+	 * @return the defaults, with ImageJ's thread count
+	 */
+	public static ExecutionOptions options() {
+		return ExecutionOptions.defaults().withThreads(Prefs.getThreads());
+	}
 
 	/**
 	 * Held while a command fills ImageJ's windows that all commands share, the Results table and

@@ -5,7 +5,6 @@ import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.SatBuild;
 import fiji.cuda.integral.SummedAreaTable;
 import fiji.cuda.ops.CpuParallel;
-import fiji.cuda.ops.ExecutionOptions;
 import ij.IJ;
 import ij.ImagePlus;
 import ij.ImageStack;
@@ -126,7 +125,7 @@ public class IntegralImagePlugin implements PlugIn {
 		IjProgress progress = new IjProgress();
 		Planes planes = stack ? ImagePlusPlanes.read(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 		boolean sum = !table.equals(TABLES[1]), sq = !table.equals(TABLES[0]);
-		int per = sum && sq ? 2 : 1, n = planes.planeSize(), threads = ExecutionOptions.defaults().threads();
+		int per = sum && sq ? 2 : 1, n = planes.planeSize(), threads = IjBridge.options().threads();
 		// the result planes first, on several threads: zeroed one after another they took longer
 		// than the tables of a large stack, and a stack whose tables do not fit in memory fails
 		// here, before any table is built. They take seconds for a large stack, most of the
@@ -153,7 +152,7 @@ public class IntegralImagePlugin implements PlugIn {
 			// each plane's 64-bit tables become floats at once: held for a whole stack they would
 			// take 16 bytes a pixel of it
 			int built = IntegralImage.buildEach(planes, SatBuild.AUTO,
-				ExecutionOptions.defaults().withProgress(progress.part(PLANES_SHARE, 1 - PLANES_SHARE)), (t, z) -> {
+				IjBridge.options().withProgress(progress.part(PLANES_SHARE, 1 - PLANES_SHARE)), (t, z) -> {
 					if (sum) {
 						largest[0] = Math.max(largest[0], largest(t, false));
 						t.toFloats(false, (float[]) floats[z * per], threads);

@@ -249,7 +249,7 @@ public class LocalThresholdPlugin implements PlugIn {
 		releaseClosedConversion();
 		// the fraction done is planes done over planes given: what a canceled run must report
 		double[] reached = { 0 };
-		ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new Progress() {
+		ExecutionOptions opts = IjBridge.options().withProgress(new Progress() {
 			@Override
 			public void update(double fraction) {
 				reached[0] = fraction;

@@ -188,7 +188,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s = a.settings;
 			}
 			// both held while read: a command changing the pixels meanwhile gave matches of both states
-			ExecutionOptions opts = ExecutionOptions.defaults().withProgress(new IjProgress());
+			ExecutionOptions opts = IjBridge.options().withProgress(new IjProgress());
 			ImagePlus img = image, tpl = template;
 			NamedTemplates named = folder;
 			Settings set = s;
