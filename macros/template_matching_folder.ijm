@@ -46,8 +46,8 @@ open(templatePath);
 // rename() with no image open would wait on a dialog
 if (nImages == opened)
 	exit("Could not open the template " + templatePath);
-// an image of the folder with the template's file name would share its title: image= and
-// template= would then name the same window, and closing that image would close the template.
+// an image of the folder with the template's file name would share its title: template= could
+// then name that image, and closing it would close the template.
 // Every image opened below has a title ending in .tif or .tiff; this one does not.
 templateTitle = "Template";
 rename(templateTitle);
@@ -123,9 +123,11 @@ for (i = 0; i < files.length; i++) {
 			skipped++;
 			continue;
 		}
-		title = getTitle();
 		id = getImageID();
-		options = "image=[" + title + "] template=[" + templateTitle + "] score_threshold=" + threshold
+		// the image just opened is the current one, which the command searches when image= is
+		// left out: a title given there was cut short by an unbalanced bracket in the file's name
+		// ("scan[2.tif"), and the command's error stopped the macro before the CSV was written
+		options = "template=[" + templateTitle + "] score_threshold=" + threshold
 			+ " max_objects=" + maxObjects + " nms=" + nms + " angles=[" + angles + "] stack";
 		if (flip) options = options + " flip";
 		run("GPU Template Matching...", options);

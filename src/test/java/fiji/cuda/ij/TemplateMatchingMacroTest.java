@@ -89,6 +89,30 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void folderMacroMatchesFilesWithABracketInTheirName() throws Exception {
+		// the image's title went into image=[...], where an unbalanced bracket cut the options
+		// short: "Please give the template", or "no open image called 'well'", stopped the
+		// macro, and the CSV was never written, with the images before lost too
+		Path in = Files.createDirectories(dir.resolve("in-brackets"));
+		ImagePlus tpl = noise("8-bit", 11, 8, 1, 130);
+		ImageJProcess.save(tpl, dir.resolve("template-brackets.tif"));
+		String[] names = { "a.tif", "scan[2.tif", "well]A1.tif" };
+		for (int i = 0; i < names.length; i++) {
+			ImagePlus img = noise("8-bit", 70, 60, 1, 131 + i);
+			plant(img, 1, tpl.getProcessor(), 10 + 10 * i, 20);
+			ImageJProcess.save(img, in.resolve(names[i]));
+		}
+		Path csv = dir.resolve("brackets.csv");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-brackets.tif"), csv,
+			"score_threshold=0.8 max_objects=5");
+		assertTrue(r.output.contains("Found 3 objects in 3 images"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertEquals(4, lines.size(), lines::toString);
+		for (int i = 0; i < names.length; i++)
+			assertTrue(lines.get(i + 1).contains(names[i] + ",1," + (10 + 10 * i) + ",20,"), lines::toString);
+	}
+
+	@Test
 	void folderMacroSkipsAFileThatDoesNotOpenInsteadOfSearchingTheTemplate() throws Exception {
 		// the template stayed the current image: it was searched for itself and listed under the
 		// broken file's name (a score of 1 at 0,0), then closed, and the next image stopped the
@@ -484,7 +508,6 @@ class TemplateMatchingMacroTest {
 		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score,Template,Angle,Flip"), lines.get(0));
 	}
 
-	/** Runs template_matching_folder.ijm on the CPU path. */
 	/**
 	 * Makes folder {@code folder} of {@code dir} holding a.tif, 70x60 8-bit noise with an 11x8
 	 * template planted at (x, y), and saves the template beside it as {@code template}.
@@ -501,6 +524,7 @@ class TemplateMatchingMacroTest {
 		return in;
 	}
 
+	/** Runs template_matching_folder.ijm on the CPU path. */
 	private static ImageJProcess.Result runFolderMacro(Path in, Path template, Path csv, String settings) throws Exception {
 		return imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in + "] template=[" + template
 			+ "] output=[" + csv + "] " + settings, "-Dfiji.cuda.device=cpu");
