@@ -230,6 +230,8 @@ public final class GaussianBlur {
 
 	static void checkSigmas(String op, Planes image, double sx, double sy, double sz) {
 		if (image == null) throw new IllegalArgumentException(op + ": there is no image.");
+		// a range of no planes: the CPU path's line check said "Line length must be at least 1"
+		if (image.depth() == 0) throw new IllegalArgumentException(op + ": the image has no slices.");
 		check(op, "X sigma", sx);
 		check(op, "Y sigma", sy);
 		check(op, "Z sigma", sz);

@@ -97,7 +97,8 @@ public final class Planes {
 	 * @param to   one past the last plane, from {@code from} to {@link #depth()}
 	 * @return the planes {@code from} (inclusive) to {@code to} (exclusive), sharing the arrays;
 	 *         no planes when {@code to == from}
-	 * @throws ArrayIndexOutOfBoundsException when {@code from} is outside [0, depth()]
+	 * @throws ArrayIndexOutOfBoundsException when {@code from} is below 0 (and {@code to} within
+	 *                                        the planes)
 	 * @throws IllegalArgumentException       when {@code to < from} or {@code to > depth()}
 	 */
 	public Planes range(int from, int to) {

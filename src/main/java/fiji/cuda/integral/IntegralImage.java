@@ -235,6 +235,7 @@ public final class IntegralImage {
 	/** Rejects what no operation of this package accepts, naming the operation. */
 	static void checkImage(String op, Planes image) {
 		if (image == null) throw new IllegalArgumentException(op + ": there is no image.");
+		if (image.depth() == 0) throw new IllegalArgumentException(op + ": the image has no slices.");
 		if (image.type() == PixelType.RGB)
 			throw new IllegalArgumentException(op + ": " + Texts.RGB);
 	}

@@ -90,8 +90,10 @@ public final class Template {
 	 * @param stack one template per plane
 	 * @param mask  template-sized, or null
 	 * @return templates with indices 0 to depth-1
+	 * @throws IllegalArgumentException when there is no stack, or the mask is not template-sized
 	 */
 	public static List<Template> fromPlanes(Planes stack, byte[] mask) {
+		if (stack == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no template.");
 		List<Template> out = new ArrayList<>();
 		for (int z = 0; z < stack.depth(); z++)
 			out.add(new Template(stack.range(z, z + 1), mask, z, 0, false));
@@ -111,9 +113,10 @@ public final class Template {
 	 * @param angles    rotations in degrees; null or empty means {0}; multiples of 360 keep the
 	 *                  original's pixels
 	 * @return the bank, template by template, unflipped first, angles in the given order
-	 * @throws IllegalArgumentException when an angle is not finite, RGB, or a rotation leaves no pixel
+	 * @throws IllegalArgumentException when there are no templates, an angle is not finite, RGB, or a rotation leaves no pixel
 	 */
 	public static List<Template> bank(List<Template> templates, boolean flip, double[] angles) {
+		if (templates == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no template.");
 		if (angles == null || angles.length == 0) angles = new double[] {0};
 		for (double a : angles)
 			if (!Double.isFinite(a))

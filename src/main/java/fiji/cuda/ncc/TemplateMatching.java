@@ -110,10 +110,12 @@ public final class TemplateMatching {
 	 * @param templateWidth  w
 	 * @param templateHeight h
 	 * @return the W×H map
+	 * @throws IllegalArgumentException when there is no map, or it is not (W−w+1)×(H−h+1)
 	 */
 	public static float[] toSameSize(float[] valid, int imageWidth, int imageHeight, int templateWidth,
 		int templateHeight)
 	{
+		if (valid == null) throw new IllegalArgumentException(NAME + ": there is no score map.");
 		int ow = validSize(imageWidth, templateWidth), oh = validSize(imageHeight, templateHeight);
 		if (ow < 1 || oh < 1 || valid.length != ow * oh)
 			throw new IllegalArgumentException(NAME + ": the score map has " + valid.length + " values, expected " + ow

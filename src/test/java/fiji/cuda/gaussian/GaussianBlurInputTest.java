@@ -74,6 +74,16 @@ class GaussianBlurInputTest {
 	}
 
 	@Test
+	void anImageOfNoPlanesIsRejectedByName() {
+		// a range of no planes got the CPU path's "Line length must be at least 1, not 0." (3D)
+		Planes none = TestImages.random(PixelType.UINT8, 5, 4, 2, 1).range(1, 1);
+		assertEquals("Gaussian Blur 3D: the image has no slices.", assertThrows(IllegalArgumentException.class,
+			() -> GaussianBlur.blur3D(none, 1, 1, 1, CPU)).getMessage());
+		assertEquals("Gaussian Blur: the image has no slices.", assertThrows(IllegalArgumentException.class,
+			() -> GaussianBlur.blur2D(none, 1, 1, null, CPU)).getMessage());
+	}
+
+	@Test
 	void selectionReachingPastIntegerRangeIsClipped() {
 		// "from x = 5 to the right edge, whatever the width": x + width passes Integer.MAX_VALUE
 		Planes image = TestImages.random(PixelType.UINT8, 13, 11, 1, 47), expected = image.copy();

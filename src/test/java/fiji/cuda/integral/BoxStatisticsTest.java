@@ -187,6 +187,13 @@ class BoxStatisticsTest {
 		assertTrue(e.getMessage().startsWith("Box Statistics: RGB images are not supported."), e.getMessage());
 		e = assertThrows(IllegalArgumentException.class, () -> BoxStatistics.compute(null, Statistic.MEAN, 1, CPU));
 		assertEquals("Box Statistics: there is no image.", e.getMessage());
+		// a range of no planes: "The image has no slices." named no operation
+		Planes none = TestImages.random(PixelType.UINT8, 5, 4, 2, 1).range(1, 1);
+		e = assertThrows(IllegalArgumentException.class, () -> BoxStatistics.compute(none, Statistic.MEAN, 1, CPU));
+		assertEquals("Box Statistics: the image has no slices.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> LocalThreshold.threshold(none,
+			LocalThreshold.Method.MEAN, 1, 0, 0, true, CPU));
+		assertEquals("Local Threshold: the image has no slices.", e.getMessage());
 		e = assertThrows(IllegalArgumentException.class, () -> Planes.wrap(0, 5, new byte[0]));
 		assertTrue(e.getMessage().startsWith("The image is empty"), e.getMessage());
 		e = assertThrows(IllegalArgumentException.class,

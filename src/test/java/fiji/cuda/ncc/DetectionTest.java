@@ -185,6 +185,13 @@ class DetectionTest {
 			() -> TemplateMatching.crop(image, 5, new Region(0, 0, 4, 4, null))).getMessage());
 		assertEquals("Template Matching: there is no search rectangle.", assertThrows(IllegalArgumentException.class,
 			() -> TemplateMatching.crop(image, 0, null)).getMessage());
+		// these three gave bare NullPointerExceptions
+		assertEquals("Template Matching: there is no template.", assertThrows(IllegalArgumentException.class,
+			() -> Template.fromPlanes(null, null)).getMessage());
+		assertEquals("Template Matching: there is no template.", assertThrows(IllegalArgumentException.class,
+			() -> Template.bank(null, false, null)).getMessage());
+		assertEquals("Template Matching: there is no score map.", assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatching.toSameSize(null, 20, 20, 3, 2)).getMessage());
 	}
 
 	/**
