@@ -166,7 +166,9 @@ public final class ImagePlusPlanes {
 		Rectangle r = ip.getRoi();
 		// ImageJ clips the selection to the image: an empty rectangle is one outside it, or one of
 		// zero width or height (a polygon of points on one line) inside it
-		if (r.width < 1 || r.height < 1) throw new IllegalArgumentException("The selection has no area inside the image.");
+		if (r.width < 1 || r.height < 1)
+			throw new IllegalArgumentException("The selection has no area inside the image: it lies outside it, or has a "
+				+ "width or height of 0 (points on one line). Remove it (Edit>Selection>Select None) or draw another.");
 		return new Region(r.x, r.y, r.width, r.height, null);
 	}
 

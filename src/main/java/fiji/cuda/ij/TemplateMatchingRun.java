@@ -62,7 +62,10 @@ final class TemplateMatchingRun {
 		List<Template> bank = Template.bank(originals, s.flip, s.angles);
 		warnOfFlatTemplates(originals, names);
 		Rectangle search = selfSearch ? null : searchRectangle(image);
-		if (search != null) checkFits(bank, search);
+		if (search != null) {
+			checkFits(bank, search);
+			warnOfOnePosition(bank, search, image);
+		}
 		ImageStack stack = image.getStack();
 		int first = s.stack ? 1 : image.getCurrentSlice(), last = s.stack ? stack.getSize() : first;
 		Outcome out = new Outcome();
@@ -171,6 +174,23 @@ final class TemplateMatchingRun {
 		if (r.width < 1 || r.height < 1)
 			throw new IllegalArgumentException("The search selection has no area inside the image.");
 		return r;
+	}
+
+	/**
+	 * Says in the Log when the search selection is a template's own size, so that it is searched
+	 * at one position only. That is the selection Image>Duplicate... leaves on the image a
+	 * template was cut from: matching right after it found the template itself, and nothing else,
+	 * without a word of why.
+	 */
+	private static void warnOfOnePosition(List<Template> bank, Rectangle search, ImagePlus image) {
+		for (Template t : bank)
+			if (t.width() == search.width && t.height() == search.height) {
+				OpLog.log(TemplateMatchingPlugin.COMMAND + ": the selection on \"" + image.getTitle() + "\" ("
+					+ search.width + "x" + search.height + " at " + search.x + "," + search.y + ") is the template's size"
+					+ (bank.size() > 1 ? " (of template " + (t.index + 1) + ")" : "") + ", so only that one position was "
+					+ "searched. To search the whole image, remove the selection first (Edit>Selection>Select None).");
+				return;
+			}
 	}
 
 	/**

@@ -39,7 +39,14 @@ final class TemplateMatchingTemplates {
 	/** {@link #fromImage(ImagePlus)}, their {@link Template#index} counting from {@code first}. */
 	private static List<Template> fromImage(ImagePlus template, int first) {
 		Roi roi = template.getRoi();
-		Region r = roi != null && roi.isArea() ? ImagePlusPlanes.region(roi) : null;
+		Region r;
+		try {
+			r = roi != null && roi.isArea() ? ImagePlusPlanes.region(roi) : null;
+		} catch (IllegalArgumentException e) {
+			// "The selection has zero area (10x0)." did not say whose selection it was
+			throw new IllegalArgumentException("The selection of the template \"" + template.getTitle() + "\" has no area ("
+				+ roi.getBounds().width + "x" + roi.getBounds().height + "); select a part of the template, or none for all of it.");
+		}
 		ImageStack stack = template.getStack();
 		List<Template> out = new ArrayList<>();
 		for (int z = 1; z <= stack.getSize(); z++) {

@@ -132,10 +132,12 @@ class ImagePlusPlanesTest {
 		ip.setRoi(new java.awt.Rectangle(30, 25, 5, 5));
 		IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
 			() -> ImagePlusPlanes.rectangle(ip));
-		assertEquals("The selection has no area inside the image.", e.getMessage());
+		String message = "The selection has no area inside the image: it lies outside it, or has a width or height of 0 "
+			+ "(points on one line). Remove it (Edit>Selection>Select None) or draw another.";
+		assertEquals(message, e.getMessage());
 		// a polygon of points on one line, inside the image, was said to lie outside it
 		ip.setRoi(new ij.gui.PolygonRoi(new int[] {2, 12, 7}, new int[] {5, 5, 5}, 3, ij.gui.Roi.POLYGON));
-		assertEquals("The selection has no area inside the image.", org.junit.jupiter.api.Assertions.assertThrows(
+		assertEquals(message, org.junit.jupiter.api.Assertions.assertThrows(
 			IllegalArgumentException.class, () -> ImagePlusPlanes.rectangle(ip)).getMessage());
 	}
 

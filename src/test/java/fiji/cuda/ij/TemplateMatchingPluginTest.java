@@ -264,6 +264,47 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aSearchSelectionOfTheTemplatesSizeIsNamedInTheLog() {
+		// Image>Duplicate... of a selection leaves it on the image: matching next searched that one
+		// position, found the template itself and nothing else, and said nothing
+		ImagePlus image = noise("8-bit", 60, 50, 1, 48);
+		ImagePlus tpl = noise("8-bit", 9, 7, 1, 49);
+		plant(image, 1, tpl.getProcessor(), 5, 6);
+		plant(image, 1, tpl.getProcessor(), 40, 30);
+		image.setRoi(5, 6, 9, 7);
+		List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = 0.9;
+		fiji.cuda.ops.OpLog.setSink(lines::add);
+		try {
+			TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, tpl, s, CPU);
+			assertEquals(1, out.detections.size(), "the selection is still the search area");
+			assertEquals(List.of("GPU Template Matching: the selection on \"noise48\" (9x7 at 5,6) is the template's size, "
+				+ "so only that one position was searched. To search the whole image, remove the selection first "
+				+ "(Edit>Selection>Select None)."), lines);
+			lines.clear();
+			image.setRoi(0, 0, 30, 30); // a larger search area: nothing to say
+			TemplateMatchingPlugin.run(image, tpl, s, CPU);
+			image.deleteRoi();
+			assertEquals(2, TemplateMatchingPlugin.run(image, tpl, s, CPU).detections.size());
+			assertTrue(lines.isEmpty(), lines::toString);
+		} finally {
+			fiji.cuda.ops.OpLog.setSink(IJ::log);
+		}
+	}
+
+	@Test
+	void aZeroAreaSelectionOnTheTemplateIsNamedAsTheTemplates() {
+		ImagePlus image = noise("8-bit", 60, 50, 1, 50), tpl = noise("8-bit", 20, 20, 1, 51);
+		tpl.setTitle("tpl");
+		tpl.setRoi(new ij.gui.PolygonRoi(new int[] {5, 10, 15}, new int[] {5, 5, 5}, 3, ij.gui.Roi.POLYGON));
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, tpl, new TemplateMatchingPlugin.Settings(), CPU));
+		assertEquals("The selection of the template \"tpl\" has no area (10x0); select a part of the template, or none "
+			+ "for all of it.", e.getMessage());
+	}
+
+	@Test
 	void anEscWithinOneScoreMapOnTheCpuStopsTheRunAndListsNothingOfThatSlice() {
 		// one template, one slice: the CPU's map was one step, with no Esc heard until its end
 		ImagePlus image = noise("8-bit", 80, 60, 2, 42);
