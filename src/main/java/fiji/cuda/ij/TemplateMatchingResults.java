@@ -137,7 +137,12 @@ final class TemplateMatchingResults {
 			List<Roi> matches = new ArrayList<>();
 			boolean registered = registered(image);
 			String of = matchOf(image.getID(), registered);
-			if (!registered) UNREGISTERED.put(image.getID(), new java.lang.ref.WeakReference<>(image));
+			if (!registered) {
+				// at each run: purged only where the ROI Manager's entries were read, the map grew by one
+				// image a run in a headless script's batch, which has no ROI Manager
+				UNREGISTERED.values().removeIf(ref -> ref.get() == null);
+				UNREGISTERED.put(image.getID(), new java.lang.ref.WeakReference<>(image));
+			}
 			int n = 0;
 			for (Detection d : out.detections) {
 				Roi r = new Roi(d.x, d.y, d.width, d.height);
@@ -273,7 +278,7 @@ final class TemplateMatchingResults {
 	 * over a folder filled the manager by ten thousand entries a thousand images, each run
 	 * slower than the one before.
 	 */
-	private static final java.util.Map<Integer, java.lang.ref.WeakReference<ImagePlus>> UNREGISTERED =
+	static final java.util.Map<Integer, java.lang.ref.WeakReference<ImagePlus>> UNREGISTERED =
 		new java.util.concurrent.ConcurrentHashMap<>();
 
 	/**
@@ -308,7 +313,6 @@ final class TemplateMatchingResults {
 			boolean closed = idAndOpen.length > 1 ? ij.WindowManager.getImage(id) == null : collected(id);
 			if (id == image.getID() || closed) out.add(i);
 		}
-		UNREGISTERED.values().removeIf(ref -> ref.get() == null);
 		return out;
 	}
 

@@ -49,10 +49,33 @@ public final class TiffFiles {
 		}
 	}
 
+	/**
+	 * ImageJ's decoder, whose file stays open when reading the header throws (a file cut short
+	 * there): open until the collector found it, and a folder of such files ran a batch out of
+	 * file handles, after which every image was skipped as not opening.
+	 */
+	private static final class ClosingDecoder extends ij.io.TiffDecoder {
+		ClosingDecoder(Opener o, String path) {
+			super(o.getDir(path), o.getName(path));
+		}
+
+		FileInfo[] read() throws java.io.IOException {
+			try {
+				return getTiffInfo();
+			} finally {
+				// again after a whole read: closing twice is harmless
+				if (in != null) try {
+					in.close();
+				} catch (java.io.IOException e) {
+					// nothing was written; what was read stands
+				}
+			}
+		}
+	}
+
 	private static Header header(String path) {
-		Opener o = new Opener();
 		try {
-			return new Header(new ij.io.TiffDecoder(o.getDir(path), o.getName(path)).getTiffInfo(), false);
+			return new Header(new ClosingDecoder(new Opener(), path).read(), false);
 		} catch (java.io.IOException e) {
 			return new Header(null, String.valueOf(e.getMessage()).contains("tiled"));
 		} catch (RuntimeException | OutOfMemoryError e) {

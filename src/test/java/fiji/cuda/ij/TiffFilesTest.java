@@ -20,6 +20,25 @@ import org.junit.jupiter.api.io.TempDir;
 class TiffFilesTest {
 
 	@Test
+	void aCutTiffLeavesNoFileOpen(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder throws on this header without closing the file: a folder of such files
+		// ran the folder macros out of file handles, and every later image was skipped
+		Object os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+		org.junit.jupiter.api.Assumptions.assumeTrue(os instanceof com.sun.management.UnixOperatingSystemMXBean,
+			"open files are counted on Unix only");
+		com.sun.management.UnixOperatingSystemMXBean unix = (com.sun.management.UnixOperatingSystemMXBean) os;
+		Path tif = dir.resolve("whole.tif");
+		IJ.saveAsTiff(IJ.createImage("x", "8-bit ramp", 64, 48, 1), tif.toString());
+		Path cut = Files.write(dir.resolve("cut.tif"), Arrays.copyOf(Files.readAllBytes(tif), 100));
+		assertEquals("false", TiffFiles.readable(cut.toString()));
+		long before = unix.getOpenFileDescriptorCount();
+		for (int i = 0; i < 200; i++)
+			TiffFiles.readable(cut.toString());
+		long opened = unix.getOpenFileDescriptorCount() - before;
+		org.junit.jupiter.api.Assertions.assertTrue(opened < 20, opened + " files left open by 200 checks");
+	}
+
+	@Test
 	void onlyATiffImageJCannotReadIsRefused(@TempDir Path dir) throws Exception {
 		ImagePlus imp = IJ.createImage("x", "8-bit ramp", 30, 20, 2);
 		Path tif = dir.resolve("good.tif");
