@@ -88,6 +88,9 @@ class ParallelThreadsTest {
 		boolean batch = Interpreter.batchMode;
 		Interpreter.batchMode = true;
 		int images = ij.WindowManager.getImageCount(), done = 0;
+		// Template Matching opens these when they are not there; later tests expect them closed
+		boolean hadRoiManager = ij.plugin.frame.RoiManager.getInstance() != null;
+		boolean hadResults = ij.WindowManager.getWindow("Results") != null;
 		try {
 			ImagePlus[] inPlace = { noise("32-bit", 1200, 1000, 1), noise("16-bit", 500, 400, 6),
 				noise("16-bit", 300, 300, 24), noise("8-bit", 1200, 1000, 1), noise("8-bit", 300, 300, 12) };
@@ -119,6 +122,10 @@ class ParallelThreadsTest {
 				if (imp != null) Interpreter.removeBatchModeImage(imp);
 			}
 			Interpreter.batchMode = batch;
+			if (!hadRoiManager && ij.plugin.frame.RoiManager.getInstance() != null)
+				ij.plugin.frame.RoiManager.getInstance().close();
+			java.awt.Window results = ij.WindowManager.getWindow("Results");
+			if (!hadResults && results instanceof ij.text.TextWindow) ((ij.text.TextWindow) results).close(false);
 		}
 		return done;
 	}

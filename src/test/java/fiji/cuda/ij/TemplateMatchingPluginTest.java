@@ -462,6 +462,8 @@ class TemplateMatchingPluginTest {
 		// RoiManager.delete(int) came with ImageJ 1.54: on Debian's 1.53t the second run on an
 		// image stopped with a NoSuchMethodError's stack trace, the first run's matches kept
 		Display.required();
+		// a manager another test left open would make this one an empty shell
+		if (ij.plugin.frame.RoiManager.getInstance() != null) ij.plugin.frame.RoiManager.getInstance().close();
 		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
 		ImagePlus[] shown = new ImagePlus[2];
 		TemplateMatchingResults.deleteByIndex = false;
