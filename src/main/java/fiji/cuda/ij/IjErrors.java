@@ -197,7 +197,8 @@ public final class IjErrors {
 	private static void abortMacro(String line) {
 		Interpreter interp = null;
 		if (runsAMacro()) {
-			interp = CALLER.get();
+			java.lang.ref.WeakReference<Interpreter> caller = CALLER.get();
+			interp = caller != null ? caller.get() : null;
 			if (interp == null) interp = callingInterpreter();
 		}
 		if (interp != null) {
@@ -210,8 +211,12 @@ public final class IjErrors {
 		}
 	}
 
-	/** The interpreter that called the command running on this thread, noted as it started. */
-	private static final ThreadLocal<Interpreter> CALLER = new ThreadLocal<>();
+	/**
+	 * The interpreter that called the command running on this thread, noted as it started. Weakly:
+	 * a thread that lives on (the event thread, a script's) kept a finished macro's interpreter,
+	 * with all of that macro's variables and arrays, until its next command.
+	 */
+	private static final ThreadLocal<java.lang.ref.WeakReference<Interpreter>> CALLER = new ThreadLocal<>();
 
 	/**
 	 * Notes, as a command starts, which macro interpreter called it, for {@link #report} to stop
@@ -223,7 +228,8 @@ public final class IjErrors {
 	 * same instant.
 	 */
 	static void enter() {
-		CALLER.set(runsAMacro() ? callingInterpreter() : null);
+		Interpreter interp = runsAMacro() ? callingInterpreter() : null;
+		CALLER.set(interp != null ? new java.lang.ref.WeakReference<>(interp) : null);
 	}
 
 	/**

@@ -94,4 +94,26 @@ class IjErrorsTest {
 			}
 		}
 	}
+
+	@Test
+	void aFinishedMacrosInterpreterIsNotKeptByTheThreadThatRanIt() throws Exception {
+		// the interpreter of the last macro that called a command stayed referenced from the
+		// thread, with the macro's variables: here an array of 4 million numbers
+		Display.registerCommands(java.util.Map.of("GPU Gaussian Blur...", GaussianBlurPlugin.class.getName()));
+		java.lang.ref.WeakReference<ij.macro.Interpreter> ref = runOnThisThread(
+			"big = newArray(4000000);\nnewImage('kept', '8-bit random', 16, 16, 1);\n"
+				+ "run('GPU Gaussian Blur...', 'sigma=1');\nclose('kept');\n");
+		for (int i = 0; i < 20 && ref.get() != null; i++) {
+			System.gc();
+			Thread.sleep(50);
+		}
+		assertTrue(ref.get() == null, "the finished macro's interpreter is still referenced");
+	}
+
+	/** Runs a macro on this thread and forgets it, but for a weak reference. */
+	private static java.lang.ref.WeakReference<ij.macro.Interpreter> runOnThisThread(String macro) {
+		ij.macro.Interpreter interp = new ij.macro.Interpreter();
+		interp.run(macro);
+		return new java.lang.ref.WeakReference<>(interp);
+	}
 }
