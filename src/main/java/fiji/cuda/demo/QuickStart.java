@@ -56,7 +56,7 @@ public final class QuickStart {
 		// GPU command of a Fiji session costs before any pixel is blurred
 		long start = System.nanoTime();
 		GaussianBlur.blur3D(sample(64, 64, 4, 1), 2, 2, 2, ExecutionOptions.defaults());
-		System.out.printf("First call (a 64x64x4 blur: %s): %.0f ms%n", GpuAccess.isAvailable()
+		System.out.printf(java.util.Locale.ROOT, "First call (a 64x64x4 blur: %s): %.0f ms%n", GpuAccess.isAvailable()
 			? "CUDA start, kernel load and JIT warm-up" : "JIT warm-up, on the CPU", (System.nanoTime() - start) / 1e6);
 		GaussianBlur.blur3D(sample(64, 64, 4, 1), 2, 2, 2, ExecutionOptions.defaults().withBackend(Backend.CPU));
 		Planes tiny = sample(128, 128, 2, 2);

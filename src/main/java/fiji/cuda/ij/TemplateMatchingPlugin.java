@@ -324,11 +324,19 @@ public class TemplateMatchingPlugin implements PlugIn {
 	}
 
 	/**
-	 * @param list angles in degrees separated by spaces, commas or semicolons, e.g. "0 90 180"
+	 * @param list angles in degrees separated by spaces, or by commas or semicolons each followed
+	 *             by a space, e.g. "0 90 180"
 	 * @return the angles; {0} for an empty list
-	 * @throws IllegalArgumentException naming the first entry that is not a number
+	 * @throws IllegalArgumentException naming the first entry that is not a number, or a comma
+	 *         between two digits
 	 */
 	public static double[] parseAngles(String list) {
+		// "22,5", a decimal comma as a German or French user writes it, was read as 22 and 5
+		java.util.regex.Matcher comma = Pattern.compile("[\\d.]*\\d,\\d[\\d.]*").matcher(list == null ? "" : list);
+		if (comma.find())
+			throw new IllegalArgumentException(ANGLES.label + " must be numbers separated by spaces, not "
+				+ Texts.option(ANGLES.key, list.trim()) + " ('" + comma.group() + "': write a decimal with a point, as "
+				+ comma.group().replace(',', '.') + ", and put a space between two angles).");
 		String[] parts = list == null ? new String[0] : list.trim().split("[\\s,;]+");
 		List<Double> out = new ArrayList<>();
 		for (String p : parts) {

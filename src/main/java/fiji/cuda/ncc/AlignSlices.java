@@ -140,7 +140,7 @@ public final class AlignSlices {
 
 		@Override
 		public String toString() {
-			return String.format("slice %d: (%.3f, %.3f) score %.4f", plane + 1, dx, dy, score);
+			return String.format(java.util.Locale.ROOT, "slice %d: (%.3f, %.3f) score %.4f", plane + 1, dx, dy, score);
 		}
 	}
 
