@@ -45,7 +45,8 @@ final class TemplateMatchingTemplates {
 		} catch (IllegalArgumentException e) {
 			// "The selection has zero area (10x0)." did not say whose selection it was
 			throw new IllegalArgumentException("The selection of the template \"" + template.getTitle() + "\" has no area ("
-				+ roi.getBounds().width + "x" + roi.getBounds().height + "); select a part of the template, or none for all of it.");
+				+ roi.getBounds().width + "x" + roi.getBounds().height
+				+ "); select a part of the template, or none for all of it.");
 		}
 		ImageStack stack = template.getStack();
 		List<Template> out = new ArrayList<>();

@@ -95,7 +95,8 @@ public final class Detection {
 
 	@Override
 	public String toString() {
-		return String.format(java.util.Locale.ROOT, "template %d%s%s at (%d,%d) %dx%d score %.4f", template, angle != 0 ? " angle " + angle : "",
+		return String.format(java.util.Locale.ROOT,
+			"template %d%s%s at (%d,%d) %dx%d score %.4f", template, angle != 0 ? " angle " + angle : "",
 			flipped ? " flipped" : "", x, y, width, height, score);
 	}
 }

@@ -113,7 +113,8 @@ public final class Template {
 	 * @param angles    rotations in degrees; null or empty means {0}; multiples of 360 keep the
 	 *                  original's pixels
 	 * @return the bank, template by template, unflipped first, angles in the given order
-	 * @throws IllegalArgumentException when there are no templates, an angle is not finite, RGB, or a rotation leaves no pixel
+	 * @throws IllegalArgumentException when there are no templates, an angle is not finite, RGB, or a
+	 *         rotation leaves no pixel
 	 */
 	public static List<Template> bank(List<Template> templates, boolean flip, double[] angles) {
 		if (templates == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no template.");

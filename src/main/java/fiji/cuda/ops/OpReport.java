@@ -54,7 +54,8 @@ public final class OpReport {
 	 */
 	@Override
 	public String toString() {
-		return String.format(java.util.Locale.ROOT, "ran on the %s in %.3f ms%s%s", ranOn, millis(), canceled ? " (canceled)" : "",
+		return String.format(java.util.Locale.ROOT,
+			"ran on the %s in %.3f ms%s%s", ranOn, millis(), canceled ? " (canceled)" : "",
 			fallbackReason != null ? ": " + fallbackReason : "");
 	}
 }

@@ -39,7 +39,8 @@ public final class DeviceInfo {
 
 	@Override
 	public String toString() {
-		return String.format(java.util.Locale.ROOT, "GPU %d: %s, compute capability %d.%d, %.1f GiB, %d SMs", index, name, ccMajor, ccMinor,
+		return String.format(java.util.Locale.ROOT,
+			"GPU %d: %s, compute capability %d.%d, %.1f GiB, %d SMs", index, name, ccMajor, ccMinor,
 			totalMemory / (double) (1L << 30), multiprocessors);
 	}
 }

@@ -810,7 +810,8 @@ public final class Gpu {
 		try {
 			Gpu g = get();
 			long[] m = g.memoryInfo();
-			lines.add(String.format(java.util.Locale.ROOT, "Operations run on: GPU %d (%s), %.1f of %.1f GiB free", g.info.index, g.info.name,
+			lines.add(String.format(java.util.Locale.ROOT,
+				"Operations run on: GPU %d (%s), %.1f of %.1f GiB free", g.info.index, g.info.name,
 				m[0] / (double) (1L << 30), m[1] / (double) (1L << 30)));
 		} catch (GpuException e) {
 			lines.add("Operations run on: the CPU, because " + e.getMessage());

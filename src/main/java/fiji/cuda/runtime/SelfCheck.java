@@ -38,6 +38,7 @@ final class SelfCheck {
 			if (Math.abs(out[i] - want) > 1e-5f * Math.max(1, Math.abs(want)))
 				return "Self-check failed: element " + i + " is " + out[i] + ", expected " + want;
 		}
-		return String.format(java.util.Locale.ROOT, "Self-check passed on %s (%d values, %.1f ms)", g.info().name, n, ms);
+		return String.format(java.util.Locale.ROOT,
+			"Self-check passed on %s (%d values, %.1f ms)", g.info().name, n, ms);
 	}
 }
