@@ -85,6 +85,9 @@ function saveShifts(path) {
 // macro, which then printed "done". The image goes to a fresh name beside the path first: that
 // file appearing proves the save.
 function saveTiff(path) {
+	// a folder of that name was deleted when empty, and otherwise left the result under a hidden name
+	if (File.isDirectory(path))
+		exit(path + " is a folder: give the name of the file to save, e.g. " + path + File.separator + "result.tif");
 	fresh = File.getDirectory(path) + ".fiji-cuda-saving-" + d2s(getTime(), 0) + ".tif";
 	saveAs("Tiff", fresh);
 	if (!File.exists(fresh))
@@ -114,10 +117,13 @@ function outsideBrackets(s) {
 	return out;
 }
 
-// Makes the folder that will hold the file at path, or stops the macro saying why.
 // Stops the macro, before any work, when no file can be saved in the folder of this path: a
 // 1x1 image is saved there under a fresh name, as saveTiff saves, then deleted.
 function checkWritable(path) {
+	// Table.save onto a folder opens an error dialog, which nobody can close in batch mode, and
+	// saveTiff refuses one: the shifts or the aligned stack were lost after the work
+	if (File.isDirectory(path))
+		exit(path + " is a folder, not a file to save; nothing was aligned");
 	probe = File.getDirectory(path) + ".fiji-cuda-probe-" + d2s(getTime(), 0) + ".tif";
 	newImage("fiji-cuda-probe", "8-bit black", 1, 1, 1);
 	saveAs("Tiff", probe);
@@ -127,6 +133,7 @@ function checkWritable(path) {
 	deleted = File.delete(probe); // assigned: alone, File.delete prints its result ("1") to the Log
 }
 
+// Makes the folder that will hold the file at path, or stops the macro saying why.
 function makeFolderFor(path) {
 	folder = File.getParent(path);
 	if (folder == "null") return;

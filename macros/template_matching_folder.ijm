@@ -32,7 +32,12 @@ if (outFolder != "null") {
 	if (!File.isDirectory(outFolder))
 		exit("Could not create the folder " + outFolder + " for " + output);
 }
+// the same dialog, for an output that is a folder or a folder that takes no files: ImageJ hung
+// after the work, with every detection lost
+if (File.isDirectory(output))
+	exit(output + " is a folder: give the CSV file to write, e.g. " + output + File.separator + "detections.csv");
 setBatchMode(true);
+checkWritable(output);
 // ImageJ started with -batch loads its plug-ins at the first command it runs; call() below needs
 // this plug-in's classes before that
 List.setCommands;
@@ -75,7 +80,9 @@ for (i = 0; i < files.length; i++) {
 	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
 	name = files[i];
 	lower = toLowerCase(name);
-	if ((endsWith(lower, ".tif") || endsWith(lower, ".tiff")) && inDir + name != templatePath) {
+	// sameText: the macro language's == and != ignore letter case, and CELL.tif, another file than
+	// the template cell.tif, was left out without a word
+	if ((endsWith(lower, ".tif") || endsWith(lower, ".tiff")) && !sameText(inDir + name, templatePath)) {
 		// ImageJ's open() throws on a TIFF cut short in its header, which would end the macro
 		// here with the rest of the folder undone: the plug-in's check reads the header first
 		if (call("fiji.cuda.ij.TiffFiles.readable", inDir + name) != "true") {
@@ -217,4 +224,26 @@ function areaSize() {
 		return newArray(getWidth(), getHeight());
 	getSelectionBounds(x, y, w, h);
 	return newArray(minOf(x + w, getWidth()) - maxOf(x, 0), minOf(y + h, getHeight()) - maxOf(y, 0));
+}
+
+// Whether two texts are equal, letter case included (the macro language's == ignores it).
+function sameText(s, t) {
+	if (lengthOf(s) != lengthOf(t))
+		return false;
+	if (indexOf(s, t) != 0)
+		return false;
+	return true;
+}
+
+// Stops the macro, before any work, when no file can be saved in the folder of this path: a 1x1
+// image is saved there under a fresh name, then deleted. Table.save into a folder that takes no
+// files opens an error dialog, which nobody can close in batch mode.
+function checkWritable(path) {
+	probe = File.getDirectory(path) + ".fiji-cuda-probe-" + d2s(getTime(), 0) + ".tif";
+	newImage("fiji-cuda-probe", "8-bit black", 1, 1, 1);
+	saveAs("Tiff", probe);
+	close();
+	if (!File.exists(probe))
+		exit("Cannot save files in the folder of " + path + "; nothing was matched");
+	deleted = File.delete(probe); // assigned: alone, File.delete prints its result ("1") to the Log
 }

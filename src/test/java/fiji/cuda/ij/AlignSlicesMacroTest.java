@@ -109,6 +109,12 @@ class AlignSlicesMacroTest {
 			+ blocked + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
 		assertTrue(r.output.contains("Could not create the folder " + blocked.getParent() + " for " + blocked), r::toString);
 		assertFalse(Files.exists(never), "the macro aligned and saved before stopping");
+		// shifts= naming a folder hung ImageJ at Table.save's error dialog, after the work
+		Path folder = Files.createDirectories(dir.resolve("shifts as folder.csv"));
+		r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] output=[" + never + "] shifts=["
+			+ folder + "] x=20 y=15 width=20 height=20 margin=4", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains(folder + " is a folder, not a file to save; nothing was aligned"), r::toString);
+		assertFalse(Files.exists(never), "the macro aligned and saved before stopping");
 	}
 
 	@Test

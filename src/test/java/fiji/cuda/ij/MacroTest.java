@@ -335,6 +335,11 @@ class MacroTest {
 				"-Dfiji.cuda.device=cpu");
 			assertTrue(r.output.contains("Could not save " + blocked), r::toString);
 			assertFalse(r.output.contains(" done"), r::toString);
+			// an empty folder of the name given was deleted and replaced by the result
+			Path folder = Files.createDirectories(dir.resolve("empty folder " + macro));
+			r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + folder + "]", "-Dfiji.cuda.device=cpu");
+			assertTrue(r.output.contains(folder + " is a folder: give the name of the file to save"), r::toString);
+			assertTrue(Files.isDirectory(folder), macro + " replaced the folder " + folder);
 			Path upper = dir.resolve("Saved-" + macro + ".TIF");
 			r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + upper + "]", "-Dfiji.cuda.device=cpu");
 			assertTrue(r.output.contains(" done: " + upper.getFileName()), r::toString);

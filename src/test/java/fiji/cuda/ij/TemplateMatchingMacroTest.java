@@ -113,6 +113,27 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void folderMacroRefusesAFolderForItsCsvAndSearchesAFileNamedAsTheTemplateButForCase() throws Exception {
+		// an output that is a folder hung ImageJ at Table.save's error dialog, after the work, with
+		// every detection lost; and CELL.tif, another file than the template cell.tif beside it,
+		// was left out without a word (the macro language's != ignores letter case)
+		Path in = Files.createDirectories(dir.resolve("in-case"));
+		ImagePlus tpl = noise("8-bit", 11, 8, 1, 140);
+		ImageJProcess.save(tpl, in.resolve("cell.tif"));
+		ImagePlus img = noise("8-bit", 70, 60, 1, 141);
+		plant(img, 1, tpl.getProcessor(), 30, 20);
+		ImageJProcess.save(img, in.resolve("CELL.tif"));
+		Path folder = Files.createDirectories(dir.resolve("a folder.csv"));
+		ImageJProcess.Result r = runFolderMacro(in, in.resolve("cell.tif"), folder, "score_threshold=0.8");
+		assertTrue(r.output.contains(folder + " is a folder: give the CSV file to write"), r::toString);
+		assertFalse(r.output.contains("ran on the"), "the macro matched before stopping: " + r);
+		Path csv = dir.resolve("case.csv");
+		r = runFolderMacro(in, in.resolve("cell.tif"), csv, "score_threshold=0.8");
+		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(Files.readAllLines(csv).get(1).contains("CELL.tif,1,30,20,"), r::toString);
+	}
+
+	@Test
 	void folderMacroSkipsAFileThatDoesNotOpenInsteadOfSearchingTheTemplate() throws Exception {
 		// the template stayed the current image: it was searched for itself and listed under the
 		// broken file's name (a score of 1 at 0,0), then closed, and the next image stopped the
