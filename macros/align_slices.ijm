@@ -85,9 +85,14 @@ function saveShifts(path) {
 // macro, which then printed "done". The image goes to a fresh name beside the path first: that
 // file appearing proves the save.
 function saveTiff(path) {
-	// a folder of that name was deleted when empty, and otherwise left the result under a hidden name
-	if (File.isDirectory(path))
-		exit(path + " is a folder: give the name of the file to save, e.g. " + path + File.separator + "result.tif");
+	// a folder of that name was deleted when empty, and otherwise left the result under a hidden
+	// name; one not there yet, given with a separator at the end, became a file of that name
+	if (endsWith(path, "/") || endsWith(path, "\\") || File.isDirectory(path)) {
+		folder = path;
+		if (!endsWith(folder, "/") && !endsWith(folder, "\\"))
+			folder = folder + File.separator;
+		exit(path + " is a folder: give the name of the file to save, e.g. " + folder + "result.tif");
+	}
 	fresh = File.getDirectory(path) + ".fiji-cuda-saving-" + d2s(getTime(), 0) + ".tif";
 	saveAs("Tiff", fresh);
 	if (!File.exists(fresh))
@@ -122,7 +127,7 @@ function outsideBrackets(s) {
 function checkWritable(path) {
 	// Table.save onto a folder opens an error dialog, which nobody can close in batch mode, and
 	// saveTiff refuses one: the shifts or the aligned stack were lost after the work
-	if (File.isDirectory(path))
+	if (endsWith(path, "/") || endsWith(path, "\\") || File.isDirectory(path))
 		exit(path + " is a folder, not a file to save; nothing was aligned");
 	probe = File.getDirectory(path) + ".fiji-cuda-probe-" + d2s(getTime(), 0) + ".tif";
 	newImage("fiji-cuda-probe", "8-bit black", 1, 1, 1);

@@ -34,9 +34,14 @@ print("GPU Box Statistics done: " + getTitle() + " (" + nSlices + " slices, " + 
 // macro, which then printed "done". The image goes to a fresh name beside the path first: that
 // file appearing proves the save.
 function saveTiff(path) {
-	// a folder of that name was deleted when empty, and otherwise left the result under a hidden name
-	if (File.isDirectory(path))
-		exit(path + " is a folder: give the name of the file to save, e.g. " + path + File.separator + "result.tif");
+	// a folder of that name was deleted when empty, and otherwise left the result under a hidden
+	// name; one not there yet, given with a separator at the end, became a file of that name
+	if (endsWith(path, "/") || endsWith(path, "\\") || File.isDirectory(path)) {
+		folder = path;
+		if (!endsWith(folder, "/") && !endsWith(folder, "\\"))
+			folder = folder + File.separator;
+		exit(path + " is a folder: give the name of the file to save, e.g. " + folder + "result.tif");
+	}
 	fresh = File.getDirectory(path) + ".fiji-cuda-saving-" + d2s(getTime(), 0) + ".tif";
 	saveAs("Tiff", fresh);
 	if (!File.exists(fresh))

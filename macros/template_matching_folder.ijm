@@ -34,8 +34,13 @@ if (outFolder != "null") {
 }
 // the same dialog, for an output that is a folder or a folder that takes no files: ImageJ hung
 // after the work, with every detection lost
-if (File.isDirectory(output))
-	exit(output + " is a folder: give the CSV file to write, e.g. " + output + File.separator + "detections.csv");
+// (and one not there yet, given with a separator at the end, became a file of that name)
+if (endsWith(output, "/") || endsWith(output, "\\") || File.isDirectory(output)) {
+	folder = output;
+	if (!endsWith(folder, "/") && !endsWith(folder, "\\"))
+		folder = folder + File.separator;
+	exit(output + " is a folder: give the CSV file to write, e.g. " + folder + "detections.csv");
+}
 setBatchMode(true);
 checkWritable(output);
 // ImageJ started with -batch loads its plug-ins at the first command it runs; call() below needs
@@ -80,9 +85,12 @@ for (i = 0; i < files.length; i++) {
 	// copy the element first: ImageJ 1.54p fails concatenating array elements in some expressions
 	name = files[i];
 	lower = toLowerCase(name);
-	// sameText: the macro language's == and != ignore letter case, and CELL.tif, another file than
-	// the template cell.tif, was left out without a word
-	if ((endsWith(lower, ".tif") || endsWith(lower, ".tiff")) && !sameText(inDir + name, templatePath)) {
+	// the template itself, if it lies in the folder, by what the file system calls the same file: the
+	// macro language's != ignores letter case, and CELL.tif beside the template cell.tif was left
+	// out without a word, while text compared with case kept the template where the file system
+	// ignores case (Windows, macOS) and the two paths were spelt differently
+	if ((endsWith(lower, ".tif") || endsWith(lower, ".tiff"))
+		&& call("fiji.cuda.ij.TiffFiles.sameFile", inDir + name, templatePath) != "true") {
 		// ImageJ's open() throws on a TIFF cut short in its header, which would end the macro
 		// here with the rest of the folder undone: the plug-in's check reads the header first
 		if (call("fiji.cuda.ij.TiffFiles.readable", inDir + name) != "true") {
@@ -224,15 +232,6 @@ function areaSize() {
 		return newArray(getWidth(), getHeight());
 	getSelectionBounds(x, y, w, h);
 	return newArray(minOf(x + w, getWidth()) - maxOf(x, 0), minOf(y + h, getHeight()) - maxOf(y, 0));
-}
-
-// Whether two texts are equal, letter case included (the macro language's == ignores it).
-function sameText(s, t) {
-	if (lengthOf(s) != lengthOf(t))
-		return false;
-	if (indexOf(s, t) != 0)
-		return false;
-	return true;
 }
 
 // Stops the macro, before any work, when no file can be saved in the folder of this path: a 1x1

@@ -33,7 +33,8 @@ import java.util.regex.Pattern;
  * field, which starts empty every time and, left empty, is recorded as
  * {@code template_folder=[]}), {@code score_threshold}, {@code max_objects}, {@code nms}
  * (largest overlap, intersection over union, between two detections), {@code angles}
- * (degrees, separated by spaces or commas; the Angle column gives them as given, and the same
+ * (degrees, separated by spaces or commas, a single comma between two whole numbers being refused
+ * as a possible decimal comma, see {@link #parseAngles}; the Angle column gives them as given, and the same
  * rotation given twice is matched once, see {@link Template#bank}), and the flags
  * {@code flip} (also mirrored templates), {@code stack} (every slice, else the current one),
  * {@code score_map} (a 32-bit "Score map of &lt;title&gt;", one slice per image slice and
@@ -324,19 +325,23 @@ public class TemplateMatchingPlugin implements PlugIn {
 	}
 
 	/**
-	 * @param list angles in degrees separated by spaces, or by commas or semicolons each followed
-	 *             by a space, e.g. "0 90 180"
+	 * @param list angles in degrees separated by spaces, commas or semicolons, e.g. "0 90 180".
+	 *             Two whole numbers joined by one comma ("22,5") may be a decimal comma, as a
+	 *             German or French user writes it, and are refused: between other angles it is
+	 *             one, and alone it may be either
 	 * @return the angles; {0} for an empty list
-	 * @throws IllegalArgumentException naming the first entry that is not a number, or a comma
-	 *         between two digits
+	 * @throws IllegalArgumentException naming the first entry that is not a number, or a
+	 *         possible decimal comma
 	 */
 	public static double[] parseAngles(String list) {
-		// "22,5", a decimal comma as a German or French user writes it, was read as 22 and 5
-		java.util.regex.Matcher comma = Pattern.compile("[\\d.]*\\d,\\d[\\d.]*").matcher(list == null ? "" : list);
-		if (comma.find())
-			throw new IllegalArgumentException(ANGLES.label + " must be numbers separated by spaces, not "
-				+ Texts.option(ANGLES.key, list.trim()) + " ('" + comma.group() + "': write a decimal with a point, as "
-				+ comma.group().replace(',', '.') + ", and put a space between two angles).");
+		// "22,5" was read as 22 and 5 without a word
+		String[] groups = list == null ? new String[0] : list.trim().split("[\\s;]+");
+		for (String g : groups)
+			if (g.matches("[+-]?\\d+,\\d+"))
+				throw new IllegalArgumentException(ANGLES.label + " must be numbers separated by spaces, not "
+					+ Texts.option(ANGLES.key, list.trim()) + " ('" + g + "' " + (groups.length == 1 ? "could be "
+					+ g.replace(',', '.') + " or the two angles " + g.replace(',', ' ') + ": write the one meant"
+					: "has a decimal comma: write " + g.replace(',', '.')) + ").");
 		String[] parts = list == null ? new String[0] : list.trim().split("[\\s,;]+");
 		List<Double> out = new ArrayList<>();
 		for (String p : parts) {

@@ -36,6 +36,22 @@ public final class TiffFiles {
 		return String.valueOf(h.info != null && complete(h.info, path, length));
 	}
 
+	/**
+	 * For the folder macros, whose {@code ==} ignores letter case: whether two paths name the
+	 * same file as the file system sees it (letter case on Windows and macOS, links).
+	 *
+	 * @param a a path
+	 * @param b another
+	 * @return "true" or "false"; paths that do not both exist are the same only when equal
+	 */
+	public static String sameFile(String a, String b) {
+		try {
+			return String.valueOf(java.nio.file.Files.isSameFile(java.nio.file.Paths.get(a), java.nio.file.Paths.get(b)));
+		} catch (java.io.IOException | RuntimeException e) {
+			return String.valueOf(String.valueOf(a).equals(b));
+		}
+	}
+
 	/** What ImageJ's TIFF decoder makes of a file's header, read once. */
 	private static final class Header {
 		/** The entries; null where the decoder could not read them. */

@@ -340,6 +340,13 @@ class MacroTest {
 			r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + folder + "]", "-Dfiji.cuda.device=cpu");
 			assertTrue(r.output.contains(folder + " is a folder: give the name of the file to save"), r::toString);
 			assertTrue(Files.isDirectory(folder), macro + " replaced the folder " + folder);
+			// and one not there yet, given with a separator at the end, became a file of that name
+			Path notYet = dir.resolve("not yet " + macro);
+			r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + notYet + java.io.File.separator + "]",
+				"-Dfiji.cuda.device=cpu");
+			assertTrue(r.output.contains(" is a folder: give the name of the file to save, e.g. " + notYet
+				+ java.io.File.separator + "result.tif"), r::toString);
+			assertFalse(Files.exists(notYet), r::toString);
 			Path upper = dir.resolve("Saved-" + macro + ".TIF");
 			r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + upper + "]", "-Dfiji.cuda.device=cpu");
 			assertTrue(r.output.contains(" done: " + upper.getFileName()), r::toString);

@@ -127,10 +127,22 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.Result r = runFolderMacro(in, in.resolve("cell.tif"), folder, "score_threshold=0.8");
 		assertTrue(r.output.contains(folder + " is a folder: give the CSV file to write"), r::toString);
 		assertFalse(r.output.contains("ran on the"), "the macro matched before stopping: " + r);
+		// nor one not there yet, with a separator at the end: the CSV became a file of that name
+		Path newFolder = dir.resolve("new folder for csv");
+		r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in + "] template=["
+			+ in.resolve("cell.tif") + "] output=[" + newFolder + java.io.File.separator + "] score_threshold=0.8",
+			"-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains(" is a folder: give the CSV file to write"), r::toString);
+		assertFalse(Files.isRegularFile(newFolder), r::toString);
 		Path csv = dir.resolve("case.csv");
 		r = runFolderMacro(in, in.resolve("cell.tif"), csv, "score_threshold=0.8");
 		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
 		assertTrue(Files.readAllLines(csv).get(1).contains("CELL.tif,1,30,20,"), r::toString);
+		// the template named through another spelling of its path (a link here; letter case on
+		// Windows and macOS) is still the template, not an image of the folder to search
+		Path link = Files.createSymbolicLink(dir.resolve("In-case-link"), in);
+		r = runFolderMacro(in, link.resolve("cell.tif"), csv, "score_threshold=0.8");
+		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
 	}
 
 	@Test

@@ -412,7 +412,7 @@ class TemplateMatchingPluginTest {
 		assertEquals(2, out.table.size(), () -> out.detections.toString());
 		for (int i = 0; i < 2; i++)
 			assertEquals(out.table.getValue("X", i) == 20 ? 360 : 90, out.table.getValue("Angle", i), "row " + i);
-		s.angles = TemplateMatchingPlugin.parseAngles("0, 90, 360");
+		s.angles = TemplateMatchingPlugin.parseAngles("0,90,360");
 		s.nms = 1;
 		s.scoreMap = true;
 		TemplateMatchingPlugin.Outcome all = TemplateMatchingPlugin.run(image, tpl, s, CPU);
@@ -764,10 +764,15 @@ class TemplateMatchingPluginTest {
 		assertEquals(3, TemplateMatchingPlugin.parseAngles("0, 90 180").length);
 		assertEquals(2, TemplateMatchingPlugin.parseAngles("0; 22.5").length);
 		// a decimal comma was read as two angles, 22 and 5, without a word
-		assertEquals("Angles (degrees) must be numbers separated by spaces, not angles=[0 22,5] "
-			+ "('22,5': write a decimal with a point, as 22.5, and put a space between two angles).", assertThrows(
-				IllegalArgumentException.class, () -> TemplateMatchingPlugin.parseAngles("0 22,5")).getMessage());
-		assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.parseAngles("0,90,180"));
+		assertEquals("Angles (degrees) must be numbers separated by spaces, not angles=[0 -22,5] "
+			+ "('-22,5' has a decimal comma: write -22.5).", assertThrows(IllegalArgumentException.class,
+				() -> TemplateMatchingPlugin.parseAngles("0 -22,5")).getMessage());
+		assertEquals("Angles (degrees) must be numbers separated by spaces, not angles=22,5 ('22,5' could be 22.5 or "
+			+ "the two angles 22 5: write the one meant).", assertThrows(IllegalArgumentException.class,
+				() -> TemplateMatchingPlugin.parseAngles("22,5")).getMessage());
+		// lists of commas stay lists
+		assertEquals("[0.0, 90.0, 180.0, 270.0]", java.util.Arrays.toString(TemplateMatchingPlugin.parseAngles("0,90,180,270")));
+		assertEquals("[0.0, -90.0, 45.0]", java.util.Arrays.toString(TemplateMatchingPlugin.parseAngles("0,-90 45")));
 	}
 
 	@Test
