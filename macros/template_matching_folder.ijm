@@ -14,6 +14,10 @@ maxObjects = call("ij.Macro.getValue", arg, "max_objects", "20");
 nms = call("ij.Macro.getValue", arg, "nms", "0.3");
 // rotated copies of the template, e.g. angles=[0 90 180 270], and "flip" for mirrored ones too
 angles = call("ij.Macro.getValue", arg, "angles", "0");
+// ImageJ reads a value without brackets up to the first space: angles=0 270 gave 0 alone, and the
+// turned copies were never searched, without a word
+if (matches(" " + arg + " ", ".*\\sangles=[^\\[\\s]+\\s+[-+.0-9][^=\\s]*\\s.*"))
+	exit("Several angles must be in brackets, as angles=[0 90 180 270]: without them only the first would be read");
 flip = indexOf(" " + outsideBrackets(arg) + " ", " flip ") >= 0;
 inDir = absolute(inDir);
 templatePath = absolute(templatePath);

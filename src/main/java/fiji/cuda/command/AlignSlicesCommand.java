@@ -76,6 +76,10 @@ public class AlignSlicesCommand extends ContextCommand {
 			if (width == 0 && height == 0 && image != null && image.getRoi() != null && image.getRoi().isArea()) {
 				Rectangle r = image.getRoi().getBounds();
 				s.landmark(r.x, r.y, r.width, r.height);
+			} else if (width == 0 && height == 0) {
+				// "the landmark has zero area (0x0)" answered a script that gave none
+				throw new IllegalArgumentException("Please give the landmark (x, y, width and height) or put a rectangle "
+					+ "selection on the image (a line or a point is no landmark).");
 			} else {
 				s.landmark(x, y, width, height);
 			}

@@ -58,6 +58,7 @@ final class TemplateMatchingRun {
 		boolean several, Settings s, ExecutionOptions opts)
 	{
 		checkSettings(s);
+		checkFinite(originals, names);
 		checkRotatedFit(image, originals, s.angles);
 		List<Template> bank = Template.bank(originals, s.flip, s.angles);
 		warnOfFlatTemplates(originals, names);
@@ -152,6 +153,25 @@ final class TemplateMatchingRun {
 		OpLog.log(TemplateMatchingPlugin.COMMAND + ": " + which + " flat (all " + (flat.size() == 1 ? "its"
 			: "their") + " pixels are equal, as in any 1x1 template), so " + (flat.size() == 1 ? "it scores" : "they score")
 			+ " 0 everywhere and can find nothing; choose a template with structure.");
+	}
+
+	/**
+	 * The operation refuses a template with NaN or infinite pixels too, but cannot say which of a
+	 * stack or a folder of templates it was.
+	 */
+	private static void checkFinite(List<Template> originals, List<String> names) {
+		for (Template t : originals) {
+			if (t.pixels.type() != PixelType.FLOAT32) continue;
+			float[] p = (float[]) t.pixels.plane(0);
+			for (int i = 0; i < p.length; i++)
+				if ((t.mask == null || t.mask[i] != 0) && !Float.isFinite(p[i])) {
+					String which = names != null && t.index < names.size() ? " '" + names.get(t.index) + "'"
+						: originals.size() > 1 ? " " + (t.index + 1) : "";
+					throw new IllegalArgumentException("The template" + which + " holds NaN or infinite pixels, which would "
+						+ "make every score NaN; replace them (Process>Math>Remove NaNs...), or leave them out with a "
+						+ "selection on the template.");
+				}
+		}
 	}
 
 	/**

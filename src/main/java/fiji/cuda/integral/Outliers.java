@@ -56,7 +56,7 @@ final class Outliers {
 		OpLog.log(op + ": " + where + " values about 10^" + (int) Math.floor(Math.log10(worst)) + " times the "
 			+ (meanOnly ? "size" : "spread") + " of its other pixels (up to "
 			+ String.format(java.util.Locale.ROOT, "%.3g", value) + "): the statistics of the windows below and to the "
-			+ "right of them lose precision. Clip such values first (Process > Math > Min... / Max...), or set them to "
+			+ "right of them lose precision. Clip such values first (Process>Math>Min... and Max...), or set them to "
 			+ "NaN, which is left out.");
 	}
 

@@ -165,9 +165,11 @@ public final class AlignSlices {
 		Region landmark = s.landmark();
 		Planes fixed = TemplateMatching.crop(stack, s.reference, landmark);
 		if (!usable(fixed))
-			throw new IllegalArgumentException(NAME + ": the landmark is " + (flat(fixed) ? "flat" : "not finite")
-				+ " in slice " + (s.reference + 1) + " (" + (flat(fixed) ? "all its pixels are equal" :
-					"it contains NaN or infinite values") + "); choose a landmark with structure.");
+			// "choose a landmark with structure" was the advice for a landmark of noise with one NaN too
+			throw new IllegalArgumentException(NAME + ": the landmark is " + (flat(fixed)
+				? "flat in slice " + (s.reference + 1) + " (all its pixels are equal); choose a landmark with structure."
+				: "not finite in slice " + (s.reference + 1) + " (it holds NaN or infinite pixels); move it off them, or "
+					+ "replace them first (Process>Math>Remove NaNs...)."));
 		int n = stack.depth();
 		Shift[] done = new Shift[n];
 		done[s.reference] = new Shift(s.reference, 0, 0, 1);

@@ -390,7 +390,10 @@ public final class TemplateMatching {
 			float[] t = (float[]) template.plane(templatePlane);
 			for (int i = 0; i < t.length; i++)
 				if ((mask == null || mask[i] != 0) && !Float.isFinite(t[i]))
-					throw new IllegalArgumentException(NAME + ": the template contains NaN or infinite values.");
+					throw new IllegalArgumentException(NAME + ": the template" + (templatePlane > 0 ? " (slice "
+						+ (templatePlane + 1) + ")" : "") + " holds NaN or infinite pixels, which would make every score "
+						+ "NaN; replace them (Process>Math>Remove NaNs...), or leave them out with a selection on the "
+						+ "template.");
 		}
 	}
 

@@ -116,6 +116,17 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 	}
 
 	@Test
+	void noLandmarkIsAskedForAsByTheMenuCommand() throws Exception {
+		// "the landmark has zero area (0x0)" answered a script that gave no landmark at all
+		ImagePlus imp = image(new double[] {0, 1}, new double[] {0, 1});
+		imp.setRoi(new ij.gui.Line(2, 2, 20, 20));
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "margin", 6).get();
+		assertTrue(m.isCanceled());
+		assertEquals("GPU Align Slices: Please give the landmark (x, y, width and height) or put a rectangle selection on "
+			+ "the image (a line or a point is no landmark).", m.getCancelReason());
+	}
+
+	@Test
 	void badInputCancelsWithTheReasonLeavesTheImageAndThereIsNoMenuEntry() throws Exception {
 		ImagePlus imp = image(new double[] {0, 1}, new double[] {0, 1});
 		float[] before = ((float[]) imp.getStack().getPixels(2)).clone();

@@ -102,6 +102,11 @@ class TemplateMatchingMacroTest {
 			plant(img, 1, tpl.getProcessor(), 10 + 10 * i, 20);
 			ImageJProcess.save(img, in.resolve(names[i]));
 		}
+		// angles without brackets: ImageJ read the first alone, and the turned copies were never searched
+		Path unread = dir.resolve("unbracketed.csv");
+		ImageJProcess.Result u = runFolderMacro(in, dir.resolve("template-brackets.tif"), unread, "angles=0 270");
+		assertTrue(u.output.contains("Several angles must be in brackets, as angles=[0 90 180 270]"), u::toString);
+		assertFalse(Files.exists(unread), u::toString);
 		Path csv = dir.resolve("brackets.csv");
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-brackets.tif"), csv,
 			"score_threshold=0.8 max_objects=5");

@@ -294,6 +294,17 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aTemplateWithNaNIsNamedWithWhatToDo() {
+		// "the template contains NaN or infinite values." named none of a stack's templates
+		ImagePlus image = noise("32-bit", 60, 50, 1, 52), tpl = noise("32-bit", 8, 8, 3, 53);
+		tpl.getStack().getProcessor(3).setf(2, 2, Float.NaN);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, tpl, new TemplateMatchingPlugin.Settings(), CPU));
+		assertEquals("The template 3 holds NaN or infinite pixels, which would make every score NaN; replace them "
+			+ "(Process>Math>Remove NaNs...), or leave them out with a selection on the template.", e.getMessage());
+	}
+
+	@Test
 	void aZeroAreaSelectionOnTheTemplateIsNamedAsTheTemplates() {
 		ImagePlus image = noise("8-bit", 60, 50, 1, 50), tpl = noise("8-bit", 20, 20, 1, 51);
 		tpl.setTitle("tpl");

@@ -284,6 +284,12 @@ class AlignSlicesTest {
 		Planes flat = Planes.wrap(30, 30, new float[900], new float[900]);
 		e = assertThrows(IllegalArgumentException.class, () -> AlignSlices.align(flat, settings(5, 5, 10, 10, 3), CPU));
 		assertTrue(e.getMessage().contains("the landmark is flat in slice 1"), e.getMessage());
+		// a landmark of noise with one NaN was told to be one "with structure"
+		Planes noisy = TestImages.random(PixelType.FLOAT32, 30, 30, 2, 9);
+		((float[]) noisy.plane(0))[6 * 30 + 7] = Float.NaN;
+		e = assertThrows(IllegalArgumentException.class, () -> AlignSlices.align(noisy, settings(5, 5, 10, 10, 3), CPU));
+		assertEquals("Align Slices: the landmark is not finite in slice 1 (it holds NaN or infinite pixels); move it off "
+			+ "them, or replace them first (Process>Math>Remove NaNs...).", e.getMessage());
 	}
 
 	private static void expectRefusal(Consumer<Settings> change, String message) {
