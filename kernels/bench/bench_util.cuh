@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -41,4 +42,15 @@ static float medianMs(F launch) {
 	cudaEventDestroy(b);
 	std::sort(ms.begin(), ms.end());
 	return 0.5f * (ms[9] + ms[10]);
+}
+
+// 2R + 1 taps of a Gaussian of this sigma, normalised to sum 1 (the checkers' stand-in for
+// ImageJ's kernel: the GPU and the CPU reference of a checker share them)
+static std::vector<float> gaussianTaps(int R, double sigma) {
+	std::vector<double> g(2 * R + 1);
+	double sum = 0;
+	for (int d = -R; d <= R; ++d) sum += (g[d + R] = std::exp(-0.5 * d * d / (sigma * sigma)));
+	std::vector<float> w(2 * R + 1);
+	for (int i = 0; i <= 2 * R; ++i) w[i] = (float)(g[i] / sum);
+	return w;
 }

@@ -106,6 +106,8 @@ __device__ __forceinline__ void group(bool ffa, Get get, Reget reget, const Gaus
 	}
 }
 
+// gaussXyfRows of the product, its FMA loop replaced by group(): a bench-only copy, as the other
+// variants in this folder are
 template <int R, bool FX>
 __device__ __forceinline__ void rowsV(const float* __restrict__ d_src, int width, int height, int x0, int yb,
 	int rows, bool vec, const GaussTaps& wx, const FfaTaps& fx, float* s_xb)
@@ -220,13 +222,7 @@ VARIANT(v9_y16, 9, false, 16, true)
 // ---------------------------------------------------------------------------------------------
 
 static std::vector<float> taps(int R) {
-	const double sigma = R / 4.13;
-	std::vector<double> g(2 * R + 1);
-	double sum = 0;
-	for (int d = -R; d <= R; ++d) sum += (g[d + R] = std::exp(-0.5 * d * d / (sigma * sigma)));
-	std::vector<float> w(2 * R + 1);
-	for (int i = 0; i <= 2 * R; ++i) w[i] = (float)(g[i] / sum);
-	return w;
+	return gaussianTaps(R, R / 4.13);
 }
 
 static GaussTaps gt(const std::vector<float>& w) {

@@ -77,13 +77,7 @@ static int g_fail = 0, g_checks = 0;
 static int g_run = 0;   // rows per band; 0: one wave of blocks
 
 static std::vector<float> taps(int R) {
-	const double sigma = std::max(0.4, R / 4.2);
-	std::vector<double> g(2 * R + 1);
-	double sum = 0;
-	for (int d = -R; d <= R; ++d) sum += (g[d + R] = std::exp(-0.5 * d * d / (sigma * sigma)));
-	std::vector<float> w(2 * R + 1);
-	for (int i = 0; i <= 2 * R; ++i) w[i] = (float)(g[i] / sum);
-	return w;
+	return gaussianTaps(R, std::max(0.4, R / 4.2));
 }
 
 struct Roi { int x, y, w, h; };
