@@ -1,7 +1,9 @@
 package fiji.cuda.ops;
 
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,14 +27,24 @@ public final class CpuParallel {
 
 	private static final AtomicInteger COUNT = new AtomicInteger();
 
+	/**
+	 * The most pool threads there may be. A call waits for its pool threads' work, not for the
+	 * threads to be back in the pool: the next call, at once, found none idle and started another,
+	 * and an unbounded pool grew by a thread at each such miss, each idle for a minute (13 after a
+	 * short batch on 2 cores). Past the bound the pool refuses the task, and the caller, which
+	 * works through every chunk not taken, does that part itself.
+	 */
+	private static final int MAX_POOL_THREADS = 2 * Runtime.getRuntime().availableProcessors();
+
 	// daemon threads that end when idle, so the pool neither keeps the JVM alive nor grows unbounded;
 	// not final only so that tests can give one that refuses work
-	static ExecutorService pool = Executors.newCachedThreadPool(r -> {
-		Thread t = new Thread(r, "Fiji CUDA CPU " + COUNT.incrementAndGet());
-		t.setDaemon(true);
-		t.setUncaughtExceptionHandler(CpuParallel::uncaught);
-		return t;
-	});
+	static ExecutorService pool = new ThreadPoolExecutor(0, MAX_POOL_THREADS, 60, TimeUnit.SECONDS,
+		new SynchronousQueue<>(), r -> {
+			Thread t = new Thread(r, "Fiji CUDA CPU " + COUNT.incrementAndGet());
+			t.setDaemon(true);
+			t.setUncaughtExceptionHandler(CpuParallel::uncaught);
+			return t;
+		});
 
 	static {
 		// The pool's idle threads wait in nodes of a class that Java initializes at the first wait.

@@ -18,6 +18,26 @@ import org.junit.jupiter.api.Test;
 /** The shared parallel loop: every item once, in chunks that stay inside the range. */
 class CpuParallelTest {
 
+	@Test
+	void callsOneAfterAnotherDoNotPileThreadsUp() {
+		// each call waits for its pool threads' work, not for them to be back in the pool: the
+		// next call found none idle and started another, and the pool grew by a thread at each
+		// such miss (13 after a short batch on 2 cores, each idle for a minute)
+		int cores = Runtime.getRuntime().availableProcessors();
+		long[] sum = new long[1 << 12];
+		for (int k = 0; k < 3000; k++)
+			CpuParallel.forRange(0, sum.length, Math.max(2, cores), 100, (a, b) -> {
+				for (int i = a; i < b; i++)
+					sum[i] += i;
+			});
+		long pool = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("Fiji CUDA CPU"))
+			.count();
+		assertTrue(pool <= 2 * Math.max(2, cores), pool + " pool threads on " + cores + " cores");
+		for (int i = 0; i < sum.length; i++)
+			assertEquals(3000L * i, sum[i]);
+	}
+
+
 	/** Runs forRange and checks that the chunks tile [from, to) exactly. */
 	private static void assertTiles(int from, int to, int threads) {
 		ConcurrentLinkedQueue<long[]> ranges = new ConcurrentLinkedQueue<>();
