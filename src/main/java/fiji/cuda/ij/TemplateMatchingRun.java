@@ -145,14 +145,22 @@ final class TemplateMatchingRun {
 		List<String> flat = new ArrayList<>();
 		for (Template t : originals)
 			if (t.pixels.type() != PixelType.RGB && t.isFlat())
-				flat.add(names != null && t.index < names.size() ? "'" + names.get(t.index) + "'"
-					: originals.size() > 1 ? String.valueOf(t.index + 1) : "");
+				flat.add(name(t, originals, names));
 		if (flat.isEmpty()) return;
 		String which = flat.get(0).isEmpty() ? "The template is"
 			: (flat.size() == 1 ? "Template " : "Templates ") + String.join(", ", flat) + (flat.size() == 1 ? " is" : " are");
 		OpLog.log(TemplateMatchingPlugin.COMMAND + ": " + which + " flat (all " + (flat.size() == 1 ? "its"
 			: "their") + " pixels are equal, as in any 1x1 template), so " + (flat.size() == 1 ? "it scores" : "they score")
 			+ " 0 everywhere and can find nothing; choose a template with structure.");
+	}
+
+	/**
+	 * @return how the Log and messages name a template: its file in quotes, its number in a stack
+	 *         of several, or nothing when it is the only one
+	 */
+	private static String name(Template t, List<Template> originals, List<String> names) {
+		return names != null && t.index < names.size() ? "'" + names.get(t.index) + "'"
+			: originals.size() > 1 ? String.valueOf(t.index + 1) : "";
 	}
 
 	/**
@@ -165,9 +173,8 @@ final class TemplateMatchingRun {
 			float[] p = (float[]) t.pixels.plane(0);
 			for (int i = 0; i < p.length; i++)
 				if ((t.mask == null || t.mask[i] != 0) && !Float.isFinite(p[i])) {
-					String which = names != null && t.index < names.size() ? " '" + names.get(t.index) + "'"
-						: originals.size() > 1 ? " " + (t.index + 1) : "";
-					throw new IllegalArgumentException("The template" + which + " holds NaN or infinite pixels, which would "
+					String which = name(t, originals, names);
+					throw new IllegalArgumentException("The template" + (which.isEmpty() ? "" : " " + which) + " holds NaN or infinite pixels, which would "
 						+ "make every score NaN; replace them (Process>Math>Remove NaNs...), or leave them out with a "
 						+ "selection on the template.");
 				}
