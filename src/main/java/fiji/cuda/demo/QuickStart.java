@@ -200,7 +200,7 @@ public final class QuickStart {
 		TemplateMatching.detect(slice, 0, bank, 0.5, 1000, 0.3, true, null, auto.withBackend(Backend.CPU));
 		double cpuMs = (System.nanoTime() - t0) / 1e6;
 		System.out.println(line("Template Matching (one slice, 33x33 disk)", onGpu, ms, cpuMs) + ", "
-			+ found.size() + " cells found");
+			+ found.size() + (found.size() == 1 ? " cell found" : " cells found"));
 		try (PrintWriter w = new PrintWriter(csv, StandardCharsets.UTF_8)) {
 			w.println("X,Y,Centre X,Centre Y,Score");
 			for (Detection d : found)

@@ -182,7 +182,7 @@ public class IntegralImagePlugin implements PlugIn {
 		if (planes.type().isInteger() && largest > FLOAT_EXACT && !floatWarned) {
 			// once: most 8-bit images from 256x256 up pass 2^24, and a batch got this line per image
 			floatWarned = true;
-			IJ.log(COMMAND + ": values reach " + fiji.cuda.ops.Texts.number(largest) + " in " + imp.getTitle()
+			IJ.log(COMMAND + ": values reach " + fiji.cuda.ops.Texts.number(largest) + " in \"" + imp.getTitle() + "\""
 				+ ", above 2^24 = 16777216, where 32-bit images no longer hold every integer: the table is rounded "
 				+ "there (in this and any later table; said once per session). The SciJava command and the API "
 				+ "give exact 64-bit tables.");
@@ -191,7 +191,7 @@ public class IntegralImagePlugin implements PlugIn {
 			// a NaN pixel, common in ratio images, made most of the table NaN without a word
 			String where = stack && planes.depth() > 1 ? " (" + nonFinite[0] + " of its " + planes.depth()
 				+ " slices, the first slice " + (nonFinite[1] + 1) + ")" : "";
-			IJ.log(COMMAND + ": the result for " + imp.getTitle() + where + " holds NaN or infinite values: a NaN or "
+			IJ.log(COMMAND + ": the result for \"" + imp.getTitle() + "\"" + where + " holds NaN or infinite values: a NaN or "
 				+ "infinite pixel makes every entry below and to the right of it so, as does a sum beyond 3.4e38, the "
 				+ "largest 32-bit value. Process>Math>Remove NaNs... replaces NaN pixels first.");
 		}
@@ -199,7 +199,7 @@ public class IntegralImagePlugin implements PlugIn {
 			// 1e-30 everywhere gave a table of 0 without a word, where a sum beyond 3.4e38 was said
 			String where = stack && planes.depth() > 1 ? " (" + tiny[0] + " of its " + planes.depth()
 				+ " slices, the first slice " + (tiny[1] + 1) + ")" : "";
-			IJ.log(COMMAND + ": " + imp.getTitle() + where + " holds values below 1.1e-19 in magnitude, whose squares are "
+			IJ.log(COMMAND + ": \"" + imp.getTitle() + "\"" + where + " holds values below 1.1e-19 in magnitude, whose squares are "
 				+ "below the smallest normal 32-bit value (1.2e-38): the sum-of-squares table is 0 or has lost digits where "
 				+ "only such values add up. Multiply the image first (Process>Math>Multiply...); the SciJava command and the "
 				+ "API give 64-bit tables.");

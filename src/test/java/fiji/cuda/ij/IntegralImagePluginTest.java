@@ -23,7 +23,7 @@ class IntegralImagePluginTest {
 		IntegralImagePlugin.floatWarned = false;
 		String log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false));
 		// printed exactly: as "1.67772e+07" (printf's %g) it read as 2^24 itself, not above it
-		assertTrue(log.contains("GPU Integral Image: values reach 16777217 in w, above 2^24 = 16777216"), log);
+		assertTrue(log.contains("GPU Integral Image: values reach 16777217 in \"w\", above 2^24 = 16777216"), log);
 	}
 
 	@Test
@@ -94,13 +94,13 @@ class IntegralImagePluginTest {
 			ImagePlus sum = IntegralImagePlugin.compute(ratio, IntegralImagePlugin.TABLES[0], true);
 			assertTrue(Float.isNaN(sum.getStack().getProcessor(2).getf(19, 9)));
 		});
-		assertTrue(log.contains("GPU Integral Image: the result for ratio (1 of its 3 slices, the first slice 2) holds NaN "
+		assertTrue(log.contains("GPU Integral Image: the result for \"ratio\" (1 of its 3 slices, the first slice 2) holds NaN "
 			+ "or infinite values: a NaN or infinite pixel makes every entry below and to the right of it so"), log);
 		// a sum of squares past the largest float is infinite in the 32-bit table, not in the double one
 		ImagePlus large = IJ.createImage("large", "32-bit black", 4, 3, 1);
 		large.getProcessor().setf(1, 1, 2e19f);
 		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(large, IntegralImagePlugin.TABLES[2], false));
-		assertTrue(log.contains("GPU Integral Image: the result for large holds NaN or infinite values"), log);
+		assertTrue(log.contains("GPU Integral Image: the result for \"large\" holds NaN or infinite values"), log);
 		// the sum alone fits: nothing to say
 		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(large, IntegralImagePlugin.TABLES[0], false));
 		assertEquals("", log);
@@ -118,7 +118,7 @@ class IntegralImagePluginTest {
 			ImagePlus sq = IntegralImagePlugin.compute(tiny, IntegralImagePlugin.TABLES[1], false);
 			assertEquals(0f, sq.getProcessor().getf(19, 9));
 		});
-		assertTrue(log.contains("GPU Integral Image: tiny holds values below 1.1e-19 in magnitude, whose squares are below "
+		assertTrue(log.contains("GPU Integral Image: \"tiny\" holds values below 1.1e-19 in magnitude, whose squares are below "
 			+ "the smallest normal 32-bit value (1.2e-38)"), log);
 		// the sum alone keeps its digits, and values whose squares are normal floats say nothing
 		assertEquals("", LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(tiny, IntegralImagePlugin.TABLES[0],
