@@ -5,6 +5,9 @@
 arg = getArgument();
 input = call("ij.Macro.getValue", arg, "open", "");
 output = call("ij.Macro.getValue", arg, "save", "");
+output = absolute(output);
+if (output != "")
+	checkOutput(output);
 if (input != "") {
 	// ImageJ's open() throws on a TIFF cut short in its header, which a macro cannot catch, and
 	// opens one cut short in its pixels incomplete: the plug-in's check reads the file first.
@@ -53,4 +56,36 @@ function saveTiff(path) {
 	if (File.exists(fresh) && !File.rename(fresh, path))
 		exit("Saved as " + fresh + ", which could not be renamed to " + path);
 	rename(File.getName(path));
+}
+
+// Refuses, before any work, an output that names a folder, and makes the folder that will hold
+// it: saved into a folder not there yet, the result was lost after the work.
+function checkOutput(path) {
+	if (endsWith(path, "/") || endsWith(path, "\\") || File.isDirectory(path)) {
+		folder = path;
+		if (!endsWith(folder, "/") && !endsWith(folder, "\\"))
+			folder = folder + File.separator;
+		exit(path + " is a folder: give the name of the file to save, e.g. " + folder + "result.tif");
+	}
+	folder = File.getParent(path);
+	if (folder == "null") return;
+	makeFolders(folder);
+	if (!File.isDirectory(folder))
+		exit("Could not create the folder " + folder + " for " + path);
+}
+
+// A relative path names a file or folder of the working directory, where File.*, open and saveAs
+// look for it. Made absolute, every folder of it has a parent: File.getParent gives a relative
+// path's first folder none (read as 0, not "null"), and makeFolders then never ended.
+function absolute(path) {
+	if (path == "" || startsWith(path, "/") || startsWith(path, "\\") || matches(path, "[A-Za-z]:.*"))
+		return path;
+	return getInfo("user.dir") + File.separator + path;
+}
+
+// File.makeDirectory makes only the last folder of a path
+function makeFolders(path) {
+	if (path == "null" || File.isDirectory(path)) return;
+	makeFolders(File.getParent(path));
+	File.makeDirectory(path);
 }

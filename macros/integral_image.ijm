@@ -1,6 +1,7 @@
 // GPU Integral Image of the current image, every slice: its summed-area tables (the sum of
 // the pixels and the sum of their squares over the rectangle from the corner to each pixel),
-// as a new 32-bit stack of two slices per slice, sum first. 32-bit holds every whole number only
+// as a new 32-bit image whose channels are the two tables of each slice, sum first (each channel
+// with its own display range, as the sums of squares are far larger). 32-bit holds every whole number only
 // up to 2^24: the Log says so where a table passes it (the SciJava command gives exact 64-bit
 // tables). Given "open=[path]" it opens that file; otherwise it takes the current image, or,
 // with none open, makes a small test stack. Optional "table=[Sum]" (or "Sum of squares", or "Both", the default) and
@@ -9,6 +10,9 @@
 arg = getArgument();
 input = call("ij.Macro.getValue", arg, "open", "");
 output = call("ij.Macro.getValue", arg, "save", "");
+output = absolute(output);
+if (output != "")
+	checkOutput(output);
 table = call("ij.Macro.getValue", arg, "table", "Both");
 if (input != "") {
 	// ImageJ's open() throws on a TIFF cut short in its header, which a macro cannot catch, and
@@ -56,4 +60,36 @@ function saveTiff(path) {
 	if (File.exists(fresh) && !File.rename(fresh, path))
 		exit("Saved as " + fresh + ", which could not be renamed to " + path);
 	rename(File.getName(path));
+}
+
+// Refuses, before any work, an output that names a folder, and makes the folder that will hold
+// it: saved into a folder not there yet, the result was lost after the work.
+function checkOutput(path) {
+	if (endsWith(path, "/") || endsWith(path, "\\") || File.isDirectory(path)) {
+		folder = path;
+		if (!endsWith(folder, "/") && !endsWith(folder, "\\"))
+			folder = folder + File.separator;
+		exit(path + " is a folder: give the name of the file to save, e.g. " + folder + "result.tif");
+	}
+	folder = File.getParent(path);
+	if (folder == "null") return;
+	makeFolders(folder);
+	if (!File.isDirectory(folder))
+		exit("Could not create the folder " + folder + " for " + path);
+}
+
+// A relative path names a file or folder of the working directory, where File.*, open and saveAs
+// look for it. Made absolute, every folder of it has a parent: File.getParent gives a relative
+// path's first folder none (read as 0, not "null"), and makeFolders then never ended.
+function absolute(path) {
+	if (path == "" || startsWith(path, "/") || startsWith(path, "\\") || matches(path, "[A-Za-z]:.*"))
+		return path;
+	return getInfo("user.dir") + File.separator + path;
+}
+
+// File.makeDirectory makes only the last folder of a path
+function makeFolders(path) {
+	if (path == "null" || File.isDirectory(path)) return;
+	makeFolders(File.getParent(path));
+	File.makeDirectory(path);
 }

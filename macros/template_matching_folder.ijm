@@ -157,7 +157,9 @@ for (i = 0; i < files.length; i++) {
 			Table.set("Y", row, getResult("Y", r), "Detections");
 			Table.set("Centre X", row, getResult("Centre X", r), "Detections");
 			Table.set("Centre Y", row, getResult("Centre Y", r), "Detections");
-			Table.set("Score", row, getResult("Score", r), "Detections");
+			// as text with 4 decimals, as the Results table shows it: saved, a number column takes
+			// ImageJ's 3, and 0.9996 read 1.000
+			Table.set("Score", row, d2s(getResult("Score", r), 4), "Detections");
 			// which template of a stack of templates: last, so that the columns before keep their places
 			Table.set("Template", row, getResult("Template", r), "Detections");
 			Table.set("Angle", row, getResult("Angle", r), "Detections");

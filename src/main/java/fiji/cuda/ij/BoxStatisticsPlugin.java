@@ -198,7 +198,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 		}
 		ImageStack s = new ImageStack(planes.width(), planes.height());
 		for (int z = 0; z < result.depth(); z++)
-			s.addSlice(stack ? imp.getStack().getSliceLabel(z + 1) : null,
+			s.addSlice(ImagePlusPlanes.sliceLabel(imp, stack ? z + 1 : imp.getCurrentSlice()),
 				new FloatProcessor(planes.width(), planes.height(), (float[]) result.plane(z)));
 		// the source's LUT, as ImageJ's Type>32-bit and Mean... keep it: an inverting one made a
 		// local mean show with the opposite contrast (a composite's colours are set below)
@@ -208,6 +208,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 		if (stack) ImagePlusPlanes.copyLayout(o, imp, 1);
 		o.setCalibration(imp.getCalibration().copy());
 		o.getCalibration().disableDensityCalibration();
+		ImagePlusPlanes.copyMetadata(o, imp);
 		o.resetDisplayRange();
 		if (stack) o = ImagePlusPlanes.asComposite(o, imp, 1);
 		IJ.showStatus(COMMAND + ": " + r);

@@ -204,20 +204,77 @@ public final class ImagePlusPlanes {
 	static ImagePlus asComposite(ImagePlus result, ImagePlus source, int perPlane) {
 		if (result.getNChannels() != perPlane * source.getNChannels() || result.getNChannels() < 2) return result;
 		ij.CompositeImage src = source.isComposite() ? (ij.CompositeImage) source : null;
-		ij.CompositeImage out = new ij.CompositeImage(result, src != null ? src.getMode() : IJ.GRAYSCALE);
+		return composite(result, src != null ? src.getMode() : IJ.GRAYSCALE,
+			c -> src != null ? src.getChannelLut((c - 1) / perPlane + 1) : source.getProcessor().getLut());
+	}
+
+	/**
+	 * The results of one plane of {@code source}, {@code perPlane} of them (a sum beside a sum of
+	 * squares), as the channels of a composite, each with a display range of its own: one range,
+	 * the first's, showed the others as white. Each in the colour the source shows that plane in,
+	 * in grayscale mode.
+	 *
+	 * @return the composite, or {@code result} itself unless it holds {@code perPlane} &ge; 2 slices
+	 */
+	static ImagePlus planeAsComposite(ImagePlus result, ImagePlus source, int perPlane) {
+		if (perPlane < 2 || result.getStackSize() != perPlane) return result;
+		result.setDimensions(perPlane, 1, 1);
+		result.setOpenAsHyperStack(true);
+		ij.process.LUT shown = source.isComposite() ? ((ij.CompositeImage) source).getChannelLut()
+			: source.getProcessor().getLut();
+		return composite(result, IJ.GRAYSCALE, c -> shown);
+	}
+
+	/** A composite of {@code result}'s channels, each with a copy of its LUT and its own range. */
+	private static ImagePlus composite(ImagePlus result, int mode, java.util.function.IntFunction<ij.process.LUT> lutOf) {
+		ij.CompositeImage out = new ij.CompositeImage(result, mode);
 		for (int c = 1; c <= out.getNChannels(); c++) {
 			out.setPositionWithoutUpdate(c, 1, 1);
 			ImageProcessor ip = out.getStack().getProcessor(out.getStackIndex(c, 1, 1));
 			ip.resetMinAndMax();
-			ij.process.LUT lut = (ij.process.LUT) (src != null ? src.getChannelLut((c - 1) / perPlane + 1)
-				: source.getProcessor().getLut()).clone();
+			ij.process.LUT lut = (ij.process.LUT) lutOf.apply(c).clone();
 			lut.min = ip.getMin();
 			lut.max = ip.getMax();
 			out.setChannelLut(lut, c);
 		}
 		out.setPositionWithoutUpdate(1, 1, 1);
 		out.setCalibration(result.getCalibration());
+		copyMetadata(out, result);
 		return out;
+	}
+
+	/**
+	 * @param imp   an image
+	 * @param slice 1-based index in its stack
+	 * @return the label of that slice, or for a single image the one ImageJ keeps for its only
+	 *         slice (not the title and Info that {@code getStack()} makes its label), or null
+	 */
+	static String sliceLabel(ImagePlus imp, int slice) {
+		if (imp.getStackSize() > 1) return imp.getStack().getSliceLabel(slice);
+		try {
+			return imp.getProp("Slice_Label");
+		} catch (NoSuchMethodError e) {
+			return null; // an ImageJ before 1.53
+		}
+	}
+
+	/**
+	 * Gives a new image made from {@code source} what ImageJ's Duplicate... carries over besides
+	 * pixels and calibration: the "Info" text (a file's metadata, Image &gt; Show Info...) and the
+	 * image's properties. A result saved without them lost the acquisition's metadata.
+	 *
+	 * @param result the new image, changed
+	 * @param source the image it was made from, not changed
+	 */
+	static void copyMetadata(ImagePlus result, ImagePlus source) {
+		Object info = source.getProperty("Info");
+		if (info != null) result.setProperty("Info", info);
+		try {
+			String[] properties = source.getPropertiesAsArray();
+			if (properties != null) result.setProperties(properties);
+		} catch (NoSuchMethodError e) {
+			// an ImageJ before 1.53 has no such properties
+		}
 	}
 
 	/**
@@ -292,8 +349,9 @@ public final class ImagePlusPlanes {
 
 	/**
 	 * Gives a result computed plane by plane from {@code source} the source's hyperstack
-	 * dimensions (when it has as many planes) and its spatial calibration, without the
-	 * source's density calibration, which does not apply to the result's values.
+	 * dimensions (when it has as many planes), its spatial calibration, without the source's
+	 * density calibration, which does not apply to the result's values, and its metadata
+	 * ({@link #copyMetadata}).
 	 *
 	 * @param result the new image, changed
 	 * @param source the image it was computed from, not changed
@@ -301,6 +359,7 @@ public final class ImagePlusPlanes {
 	 */
 	public static ImagePlus likeSource(ImagePlus result, ImagePlus source) {
 		if (result.getStackSize() == source.getStackSize()) copyLayout(result, source, 1);
+		copyMetadata(result, source);
 		ij.measure.Calibration c = source.getCalibration().copy();
 		c.disableDensityCalibration();
 		result.setCalibration(c);
@@ -328,6 +387,7 @@ public final class ImagePlusPlanes {
 			out.setChannelLut(lut, c);
 		}
 		out.setCalibration(result.getCalibration());
+		copyMetadata(out, result);
 		return out;
 	}
 }

@@ -208,7 +208,8 @@ public class IntegralImagePlugin implements PlugIn {
 		// pass over the whole stack on one thread for the range of the slice shown only
 		ImageStack out = new ImageStack(planes.width(), planes.height());
 		for (int z = 0; z < planes.depth(); z++) {
-			String label = stack ? labelOf(imp.getStack(), z + 1) : "";
+			// a single plane's is the current slice's: which channel, slice or frame it came from
+			String label = labelOf(ImagePlusPlanes.sliceLabel(imp, stack ? z + 1 : imp.getCurrentSlice()));
 			if (sum) out.addSlice(label + "sum", floats[z * per]);
 			if (sq) out.addSlice(label + "sum of squares", floats[z * per + per - 1]);
 		}
@@ -217,9 +218,10 @@ public class IntegralImagePlugin implements PlugIn {
 		result.getCalibration().disableDensityCalibration();
 		// the tables of a plane are next to each other, as channels are: with both tables
 		// each channel becomes two
-		if (stack) ImagePlusPlanes.copyLayout(result, imp, per);
+		ImagePlusPlanes.copyMetadata(result, imp);
+		boolean laidOut = stack && ImagePlusPlanes.copyLayout(result, imp, per);
 		result.resetDisplayRange();
-		return stack ? ImagePlusPlanes.asComposite(result, imp, per) : result;
+		return laidOut ? ImagePlusPlanes.asComposite(result, imp, per) : ImagePlusPlanes.planeAsComposite(result, imp, per);
 	}
 
 	/**
@@ -227,8 +229,7 @@ public class IntegralImagePlugin implements PlugIn {
 	 * header after it, which ImageJ does not show, and the sum and the sum of squares of such a
 	 * slice read alike.
 	 */
-	private static String labelOf(ImageStack s, int n) {
-		String label = s.getSliceLabel(n);
+	private static String labelOf(String label) {
 		if (label == null) return "";
 		int newline = label.indexOf('\n');
 		if (newline >= 0) label = label.substring(0, newline);

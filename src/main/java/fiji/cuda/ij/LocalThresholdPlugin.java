@@ -183,7 +183,7 @@ public class LocalThresholdPlugin implements PlugIn {
 	public static ImagePlus result(ImagePlus source, Planes binary, Method method) {
 		ImageStack s = new ImageStack(binary.width(), binary.height());
 		for (int z = 0; z < binary.depth(); z++)
-			s.addSlice(source.getStack().getSliceLabel(z + 1),
+			s.addSlice(ImagePlusPlanes.sliceLabel(source, z + 1),
 				new ByteProcessor(binary.width(), binary.height(), (byte[]) binary.plane(z)));
 		// an inverting or coloured LUT stays on the menu command's image, as Image>Type>8-bit keeps it
 		s.setColorModel(ImagePlusPlanes.shownLut(source));

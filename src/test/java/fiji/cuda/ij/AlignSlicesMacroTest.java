@@ -76,6 +76,9 @@ class AlignSlicesMacroTest {
 			assertEquals(-sx[z], Double.parseDouble(f[dx]), tol, lines.get(z + 1));
 			assertEquals(-sy[z], Double.parseDouble(f[dy]), tol, lines.get(z + 1));
 			assertTrue(Double.parseDouble(f[score]) > 0.98, lines.get(z + 1));
+			// with the Results table's 4 decimals, not the 3 a saved number column takes
+			for (int c : new int[] {dx, dy, score})
+				assertTrue(f[c].matches("-?\\d+\\.\\d{4}"), lines.get(z + 1));
 		}
 		// the saved stack is what the operation gives in this JVM
 		AlignSlices.Settings s = new AlignSlices.Settings().landmark(30, 25, 40, 40);

@@ -138,4 +138,22 @@ class BoxStatisticsPluginTest {
 			0, true, fiji.cuda.ops.ExecutionOptions.defaults()), fiji.cuda.integral.LocalThreshold.Method.MEAN);
 		assertEquals(java.awt.Color.cyan.getRGB(), binary.getProcessor().getColorModel().getRGB(255));
 	}
+
+	@Test
+	void theResultKeepsTheSourcesInfoAndTheSlicesLabel() {
+		// the acquisition's metadata (Image>Show Info) was dropped, and a single slice's label
+		ImagePlus imp = IJ.createImage("meta", "16-bit ramp", 40, 30, 3);
+		imp.setProperty("Info", "acquisition metadata");
+		imp.setProp("objective", "63x");
+		imp.getStack().setSliceLabel("DAPI z2", 2);
+		imp.setSlice(2);
+		ImagePlus one = BoxStatisticsPlugin.compute(imp, Statistic.MEAN, Window.square(2), false);
+		ImagePlus all = BoxStatisticsPlugin.compute(imp, Statistic.MEAN, Window.square(2), true);
+		assertEquals("DAPI z2", one.getStack().getSliceLabel(1));
+		assertEquals("DAPI z2", all.getStack().getSliceLabel(2));
+		for (ImagePlus out : new ImagePlus[] { one, all }) {
+			assertEquals("acquisition metadata", out.getInfoProperty(), out.getTitle());
+			assertEquals("63x", out.getProp("objective"), out.getTitle());
+		}
+	}
 }

@@ -310,9 +310,48 @@ class IntegralImagePluginTest {
 					what);
 			}
 		}
-		// one plane gives its two tables as before, as a stack of two
-		ImagePlus one = IntegralImagePlugin.compute(IJ.createImage("o", "8-bit ramp", 30, 20, 1), IntegralImagePlugin.TABLES[2],
-			true);
-		assertEquals(java.util.List.of(1, 2, 1), java.util.List.of(one.getNChannels(), one.getNSlices(), one.getNFrames()));
+	}
+
+	@Test
+	void bothTablesOfOnePlaneAreTwoChannelsEachWithItsOwnRange() {
+		// a single image, or one slice of a stack, gave a stack of two slices with the sum's range,
+		// and the sum of squares showed almost white
+		ImagePlus stack = IJ.createImage("st", "8-bit ramp", 64, 48, 3);
+		IJ.run(stack, "Add Specified Noise...", "stack standard=40");
+		stack.setSlice(2);
+		for (ImagePlus imp : new ImagePlus[] { IJ.createImage("o", "8-bit ramp", 64, 48, 1), stack }) {
+			ImagePlus both = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[2], imp == stack ? false : true);
+			String what = imp.getTitle();
+			assertEquals(java.util.List.of(2, 1, 1), java.util.List.of(both.getNChannels(), both.getNSlices(),
+				both.getNFrames()), what);
+			assertTrue(both.isComposite(), what);
+			for (int c = 1; c <= 2; c++) {
+				float[] p = (float[]) both.getStack().getPixels(c);
+				float max = Float.NEGATIVE_INFINITY;
+				for (float v : p)
+					max = Math.max(max, v);
+				assertEquals(max, ((ij.CompositeImage) both).getChannelLut(c).max, 1e-6 * max, what + ", channel " + c);
+			}
+		}
+	}
+
+	@Test
+	void theTablesKeepTheSourcesInfoAndTheSlicesLabel() {
+		// the acquisition's metadata (Image>Show Info) was dropped, and a single slice's label
+		ImagePlus imp = IJ.createImage("meta", "16-bit ramp", 40, 30, 3);
+		imp.setProperty("Info", "acquisition metadata");
+		imp.setProp("objective", "63x");
+		imp.getStack().setSliceLabel("DAPI z2", 2);
+		imp.setSlice(2);
+		for (String table : IntegralImagePlugin.TABLES)
+			for (boolean stack : new boolean[] { false, true }) {
+				ImagePlus out = IntegralImagePlugin.compute(imp, table, stack);
+				String what = table + (stack ? ", stack" : ", one slice");
+				assertEquals("acquisition metadata", out.getInfoProperty(), what);
+				assertEquals("63x", out.getProp("objective"), what);
+				int index = stack ? (table.equals(IntegralImagePlugin.TABLES[2]) ? 3 : 2) : 1;
+				assertTrue(out.getStack().getSliceLabel(index).startsWith("DAPI z2 "), what + ": "
+					+ out.getStack().getSliceLabel(index));
+			}
 	}
 }

@@ -330,10 +330,13 @@ class MacroTest {
 		// a failed save was reported by ImageJ, and then the macro printed "done"
 		Path input = ImageJProcess.save(noise("8-bit", 30, 20, 2, 23), dir.resolve("save-in.tif"));
 		Path blocked = Files.writeString(dir.resolve("not a folder"), "a file").resolve("out.tif");
-		for (String macro : new String[] { "gaussian_blur.ijm", "gaussian_blur_3d.ijm", "box_statistics.ijm" }) {
+		for (String macro : new String[] { "gaussian_blur.ijm", "gaussian_blur_3d.ijm", "box_statistics.ijm",
+			"integral_image.ijm" }) {
+			// refused before the work: its folder cannot be made where a file is
 			ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + blocked + "]",
 				"-Dfiji.cuda.device=cpu");
-			assertTrue(r.output.contains("Could not save " + blocked), r::toString);
+			assertTrue(r.output.contains("Could not create the folder " + blocked.getParent() + " for " + blocked),
+				r::toString);
 			assertFalse(r.output.contains(" done"), r::toString);
 			// an empty folder of the name given was deleted and replaced by the result
 			Path folder = Files.createDirectories(dir.resolve("empty folder " + macro));
@@ -352,6 +355,21 @@ class MacroTest {
 			assertTrue(r.output.contains(" done: " + upper.getFileName()), r::toString);
 			assertTrue(Files.isRegularFile(upper), macro + " did not save " + upper);
 			assertFalse(Files.exists(dir.resolve("Saved-" + macro + ".tif")), macro + " saved under another name");
+		}
+	}
+
+	@Test
+	void singleFileMacrosMakeTheFoldersOfTheirOutput() throws Exception {
+		// the folder of save= was not made: the macro did all the work, then ImageJ named a hidden
+		// temporary file it could not write, and nothing was saved
+		Path input = ImageJProcess.save(noise("16-bit", 40, 30, 3, 24), dir.resolve("folders-in.tif"));
+		for (String macro : new String[] { "gaussian_blur.ijm", "gaussian_blur_3d.ijm", "box_statistics.ijm",
+			"integral_image.ijm" }) {
+			Path output = dir.resolve("results of " + macro).resolve("deeper").resolve("out.tif");
+			ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + output + "]",
+				"-Dfiji.cuda.device=cpu");
+			assertTrue(r.output.contains(" done: out.tif"), r::toString);
+			assertTrue(Files.isRegularFile(output), macro + " did not save " + output + "\n" + r);
 		}
 	}
 

@@ -60,6 +60,8 @@ class TemplateMatchingMacroTest {
 			// File, Slice, X, Y, Centre X, Centre Y, Score (a leading row number column if any is skipped)
 			int o = f[0].endsWith("tif") || f[0].endsWith("tiff") ? 0 : 1;
 			assertTrue(Double.parseDouble(f[o + 6]) > 0.99, line);
+			// with the Results table's 4 decimals: a number column is saved with 3, and 0.9996 read 1.000
+			assertTrue(f[o + 6].matches("\\d\\.\\d{4}"), line);
 			rows.add(f[o] + " " + f[o + 1] + " " + f[o + 2] + " " + f[o + 3] + " " + f[o + 4] + " " + f[o + 5]);
 		}
 		assertEquals(List.of("a.tif 1 5 7 11 11", "a.tif 1 120 80 126 84", "b.tif 2 40 100 46 104",
