@@ -65,7 +65,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 			return;
 		}
 		if (IjErrors.noOptionsToRunWith(COMMAND, "radius=7 statistic=Mean")) return;
-		if (IjErrors.inUse(COMMAND, imp)) return; // another command is changing the pixels it would read
+		if (IjErrors.inUseForReading(COMMAND, imp)) return; // another command is changing the pixels it would read
 		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
 		// the same call would give another window or statistic from one image of a batch to the next
 		boolean macro = Macro.getOptions() != null;
@@ -90,7 +90,10 @@ public class BoxStatisticsPlugin implements PlugIn {
 			Window window = window(radius, width, height, Math.max(imp.getWidth(), imp.getHeight()));
 			Statistic chosen = statistic(statistic);
 			if (!macro) {
-				lastRadius = radius;
+				// a radius the rectangle made unused is kept only when it would be taken: 2.5,
+				// remembered, showed as a whole number and was refused as 2.5 once width and
+				// height went back to 0
+				if (radius >= 1 && radius == Math.floor(radius)) lastRadius = radius;
 				lastStatistic = chosen.label();
 				lastWidth = width;
 				lastHeight = height;

@@ -114,15 +114,25 @@ public final class IjBridge {
 	 * decimals for display, yet OK on the untouched field uses the unrounded value and records
 	 * the rounded text, so the recorded line replays otherwise than the run it records (a
 	 * remembered C of 0.004 showed as 0.00 and recorded parameter_1=0, the method's default; a
-	 * score threshold of 0.473 recorded as 0.47 found one more object).
+	 * score threshold of 0.473 recorded as 0.47 found one more object). So the field gets as
+	 * many decimals as the value needs. Only replacing the text shown was not enough:
+	 * GenericDialog takes a field whose text equals the text it was made with as untouched, so
+	 * typing 0.47 over a remembered 0.473 ran with 0.473 and recorded 0.47.
 	 */
 	static void addExactField(ij.gui.GenericDialog gd, String label, double value, int decimals) {
-		gd.addNumericField(label, value, decimals);
+		int digits = decimals;
+		while (digits < MAX_DECIMALS && Double.isFinite(value) && value != Double.parseDouble(IJ.d2s(value, digits)))
+			digits++;
+		gd.addNumericField(label, value, digits);
 		java.util.Vector<?> fields = gd.getNumericFields();
+		// past MAX_DECIMALS (1e-12, say) only the text shown is exact
 		if (fields != null && !fields.isEmpty() && Double.isFinite(value)
-			&& value != Double.parseDouble(IJ.d2s(value, decimals)))
+			&& value != Double.parseDouble(IJ.d2s(value, digits)))
 			((java.awt.TextField) fields.lastElement()).setText(fiji.cuda.ops.Texts.number(value));
 	}
+
+	/** The most decimals {@link #addExactField} gives a field. */
+	private static final int MAX_DECIMALS = 9;
 
 	private IjBridge() {}
 

@@ -309,6 +309,16 @@ public final class IjErrors {
 		return true;
 	}
 
+	/**
+	 * {@link #inUse} for a command that only reads the image: it may read it beside other reads
+	 * (see {@link ImagePlusPlanes#whileReading}).
+	 */
+	static boolean inUseForReading(String command, ImagePlus imp) {
+		if (!imp.isLockedByAnotherThread() || ImagePlusPlanes.heldByReads(imp)) return false;
+		report(command, lockedMessage(imp));
+		return true;
+	}
+
 	/** @return the message for an image that another command has locked */
 	static String lockedMessage(ImagePlus imp) {
 		return "\"" + imp.getTitle() + "\" is in use by another command; try again when it is done.";

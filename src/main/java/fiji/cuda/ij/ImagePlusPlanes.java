@@ -315,14 +315,89 @@ public final class ImagePlusPlanes {
 	 * @throws IllegalArgumentException when another command holds either image; both are left as they are
 	 */
 	public static <T> T whileReading(ImagePlus image, ImagePlus other, java.util.function.Supplier<T> work) {
-		Object[] r = new Object[1];
-		whileLocked(image, () -> {
-			if (other == null || other == image) r[0] = work.get();
-			else whileLocked(other, () -> r[0] = work.get());
+		boolean sharedImage = image != null && beginRead(image);
+		try {
+			if (other == null || other == image) return work.get();
+			boolean sharedOther = beginRead(other);
+			try {
+				return work.get();
+			} finally {
+				endRead(other, sharedOther);
+			}
+		} finally {
+			if (image != null) endRead(image, sharedImage);
+		}
+	}
+
+	/**
+	 * The images being read by this project's commands, with how many reads of each are under
+	 * way. ImageJ's lock is exclusive: one template matched against many images by a parallel
+	 * script, or two statistics of one stack at once, were refused as "in use" but for one. So
+	 * reads share the lock: the first takes it, the last gives it back, and any command that
+	 * would change the image meanwhile is refused, as before.
+	 */
+	private static final java.util.Map<ImagePlus, int[]> READS = new java.util.IdentityHashMap<>();
+
+	/**
+	 * Takes the reads' locks, so that ImageJ's lock, which a thread may take again and again,
+	 * names no thread that could go on to change the image while another still reads it.
+	 */
+	private static final java.util.concurrent.ExecutorService READ_LOCKER = java.util.concurrent.Executors
+		.newSingleThreadExecutor(r -> {
+			Thread t = new Thread(r, "Fiji CUDA read locks");
+			t.setDaemon(true);
+			return t;
 		});
-		@SuppressWarnings("unchecked")
-		T t = (T) r[0];
-		return t;
+
+	/**
+	 * @return true when the read shares the lock with other reads; false when this thread
+	 *         already held the image, and the read only locked it once more
+	 * @throws IllegalArgumentException when a command that changes the image holds it
+	 */
+	private static boolean beginRead(ImagePlus imp) {
+		synchronized (READS) {
+			int[] reads = READS.get(imp);
+			if (reads != null) {
+				reads[0]++;
+				return true;
+			}
+			if (imp.isLocked() && !imp.isLockedByAnotherThread()) {
+				imp.lockSilently(); // this thread's own lock, held around the read
+				return false;
+			}
+			boolean locked;
+			try {
+				locked = READ_LOCKER.submit(imp::lockSilently).get();
+			} catch (InterruptedException e) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while waiting to read \"" + imp.getTitle() + "\".", e);
+			} catch (java.util.concurrent.ExecutionException e) {
+				throw new IllegalStateException(e.getCause());
+			}
+			if (!locked) throw new IllegalArgumentException(IjErrors.lockedMessage(imp));
+			READS.put(imp, new int[] {1});
+			return true;
+		}
+	}
+
+	private static void endRead(ImagePlus imp, boolean shared) {
+		synchronized (READS) {
+			if (!shared) {
+				imp.unlock();
+				return;
+			}
+			int[] reads = READS.get(imp);
+			if (--reads[0] > 0) return;
+			READS.remove(imp);
+			imp.unlock(); // on a thread other than the one that locked it: ImageJ then lets it go whole
+		}
+	}
+
+	/** @return whether the image is held only by reads of this project's commands, which another read may join */
+	static boolean heldByReads(ImagePlus imp) {
+		synchronized (READS) {
+			return READS.containsKey(imp);
+		}
 	}
 
 	/**

@@ -68,7 +68,7 @@ public class IntegralImagePlugin implements PlugIn {
 			IjErrors.report(COMMAND, unbracketed);
 			return;
 		}
-		if (IjErrors.inUse(COMMAND, imp)) return; // another command is changing the pixels it would read
+		if (IjErrors.inUseForReading(COMMAND, imp)) return; // another command is changing the pixels it would read
 		// a key a macro leaves out takes the default, not what an earlier run chose: otherwise
 		// the same call would give another table from one image of a batch to the next
 		boolean macro = Macro.getOptions() != null;

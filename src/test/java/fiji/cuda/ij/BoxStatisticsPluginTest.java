@@ -1,6 +1,7 @@
 package fiji.cuda.ij;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -155,5 +156,32 @@ class BoxStatisticsPluginTest {
 			assertEquals("acquisition metadata", out.getInfoProperty(), out.getTitle());
 			assertEquals("63x", out.getProp("objective"), out.getTitle());
 		}
+	}
+
+	@Test
+	void aRadiusTheRectangleLeftUnusedIsNotRememberedWhenItWouldBeRefused() throws Exception {
+		// 2.5 with a 4x4 rectangle ran, was remembered, showed as a whole number in the next
+		// dialog, and was refused as radius=2.5 once width and height went back to 0
+		Display.required();
+		int[] before = ij.WindowManager.getIDList();
+		Runnable menu = () -> new BoxStatisticsPlugin().run("");
+		String command = "GPU Box Statistics...";
+		Interactive.run(command, ImageJReference.noise("8-bit", 30, 20, 1, 1), menu, "#0=2.5", "#1=4", "#2=4", "OK");
+		String log = LocalThresholdPluginTest.log(() -> {
+			try {
+				Interactive.run(command, ImageJReference.noise("8-bit", 30, 20, 1, 2), menu, "#1=0", "#2=0", "OK");
+			} catch (Exception e) {
+				throw new IllegalStateException(e);
+			}
+		});
+		assertFalse(log.contains("GPU Box Statistics:"), log);
+		java.util.Set<Integer> old = new java.util.HashSet<>();
+		if (before != null)
+			for (int id : before)
+				old.add(id);
+		int[] after = ij.WindowManager.getIDList();
+		if (after != null)
+			for (int id : after)
+				if (!old.contains(id)) ij.WindowManager.getImage(id).close();
 	}
 }

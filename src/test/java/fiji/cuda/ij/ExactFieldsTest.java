@@ -1,5 +1,6 @@
 package fiji.cuda.ij;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ij.IJ;
@@ -52,6 +53,41 @@ class ExactFieldsTest {
 		} finally {
 			// the dialog's memory is the session's: the other tests expect its first values
 			Interactive.run(command, IJ.createImage("c", "32-bit ramp", 20, 10, 4), menu, "#0=2", "#1=2", "#2=2", "OK");
+		}
+	}
+
+	@Test
+	void typingTheRoundedTextOfARememberedValueRunsWithWhatWasTyped() throws Exception {
+		// GenericDialog takes a field whose text is the one it was made with as untouched: with
+		// 0.473 remembered behind the text "0.47", typing 0.47 ran with 0.473 and recorded 0.47
+		Display.required();
+		ImagePlus image = TemplateMatchingPluginTest.noise("8-bit", 60, 40, 1, 43);
+		ImagePlus tpl = TemplateMatchingPluginTest.noise("8-bit", 9, 7, 1, 44);
+		image.setTitle("typed image");
+		tpl.setTitle("typed tpl");
+		image.show();
+		tpl.show();
+		double threshold = TemplateMatchingPlugin.LAST.threshold;
+		Runnable blur3d = () -> new GaussianBlur3DPlugin().run("");
+		String command3d = "GPU Gaussian Blur 3D...";
+		try {
+			Runnable menu = () -> new TemplateMatchingPlugin().run("");
+			String command = "GPU Template Matching...";
+			Interactive.run(command, image, menu, "#0=0.473", "OK");
+			String recorded = Interactive.recorded(() -> Interactive.run(command, image, menu, "#0=0.47", "OK"));
+			assertTrue(recorded.contains("score_threshold=0.47 "), recorded);
+			assertEquals(0.47, TemplateMatchingPlugin.LAST.threshold, 0.0, "the threshold the run used");
+
+			Interactive.run(command3d, IJ.createImage("a", "32-bit ramp", 20, 10, 4), blur3d, "#0=0.75", "OK");
+			Interactive.run(command3d, IJ.createImage("b", "32-bit ramp", 20, 10, 4), blur3d, "#0=0.8", "OK");
+			// the next dialog shows, and an untouched OK records, the sigma the last run used
+			recorded = Interactive.recorded(
+				() -> Interactive.run(command3d, IJ.createImage("c", "32-bit ramp", 20, 10, 4), blur3d, "OK"));
+			assertTrue(recorded.contains("x=0.8 "), recorded);
+		} finally {
+			TemplateMatchingPlugin.LAST.threshold = threshold;
+			TemplateMatchingPluginTest.closeAll(ij.plugin.frame.RoiManager.getInstance(), image, tpl);
+			Interactive.run(command3d, IJ.createImage("d", "32-bit ramp", 20, 10, 4), blur3d, "#0=2", "#1=2", "#2=2", "OK");
 		}
 	}
 }

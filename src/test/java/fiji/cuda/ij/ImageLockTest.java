@@ -150,4 +150,46 @@ class ImageLockTest {
 		assertTrue(free.isLocked());
 		free.unlock();
 	}
+
+	@Test
+	void readsShareAnImageAndACommandThatWouldChangeItIsRefusedMeanwhile() throws Exception {
+		// ImageJ's lock is exclusive: two commands that only read one image refused each other
+		ImagePlus imp = IJ.createImage("shared", "8-bit ramp", 40, 30, 2);
+		ImagePlus tpl = IJ.createImage("shared tpl", "8-bit ramp", 5, 4, 1);
+		java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		Thread reader = new Thread(() -> ImagePlusPlanes.whileReading(imp, tpl, () -> {
+			reading.countDown();
+			try {
+				release.await();
+			} catch (InterruptedException e) {
+				Thread.currentThread().interrupt();
+			}
+			return null;
+		}));
+		reader.start();
+		reading.await();
+		try {
+			ImagePlus box = ImagePlusPlanes.whileReading(imp, null, () -> BoxStatisticsPlugin.compute(imp,
+				fiji.cuda.integral.BoxStatistics.Statistic.MEAN, fiji.cuda.integral.Window.square(1), true));
+			assertEquals(2, box.getStackSize(), "a second read beside the first");
+			String log = LocalThresholdPluginTest.asMacro(new GaussianBlur3DPlugin(), imp, "x=1 y=1 z=1");
+			assertTrue(log.contains("GPU Gaussian Blur 3D: \"shared\" is in use by another command"), log);
+			assertTrue(imp.isLocked(), "the first read ended the lock of both");
+		} finally {
+			release.countDown();
+			reader.join();
+		}
+		assertFalse(imp.isLocked(), "the last read left the image locked");
+		assertFalse(tpl.isLocked(), "the last read left the template locked");
+		// a thread that holds the image itself still holds it after reading it
+		assertTrue(imp.lock());
+		try {
+			ImagePlusPlanes.whileReading(imp, null, () -> null);
+			assertTrue(imp.isLocked() && !imp.isLockedByAnotherThread(), "the read let go of its caller's lock");
+		} finally {
+			imp.unlock();
+		}
+		assertFalse(imp.isLocked());
+	}
 }
