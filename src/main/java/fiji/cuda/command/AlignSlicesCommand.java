@@ -73,6 +73,10 @@ public class AlignSlicesCommand extends ContextCommand {
 		try {
 			Inputs.requireImage(image, "image");
 			AlignSlices.Settings s = new AlignSlices.Settings();
+			// as the menu command: x and y without a size were dropped for the selection's bounds
+			if (width == 0 && height == 0 && (x != 0 || y != 0))
+				throw new IllegalArgumentException("The landmark needs x, y, width and height together; x=" + x + " y=" + y
+					+ " was given without width and height (leave all four out to use the selection).");
 			if (width == 0 && height == 0 && image != null && image.getRoi() != null && image.getRoi().isArea()) {
 				Rectangle r = image.getRoi().getBounds();
 				s.landmark(r.x, r.y, r.width, r.height);

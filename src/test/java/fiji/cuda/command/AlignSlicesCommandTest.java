@@ -127,6 +127,21 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 	}
 
 	@Test
+	void xAndYWithoutASizeAreRefusedNotDroppedForTheSelection() throws Exception {
+		// the stack was aligned on a selection left from an earlier step, x=20 y=20 dropped unsaid
+		ImagePlus imp = image(new double[] {0, 1}, new double[] {0, 1});
+		ImagePlus before = imp.duplicate();
+		imp.setRoi(new ij.gui.Roi(10, 10, 20, 20));
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 20, "y", 20, "margin", 5).get();
+		assertTrue(m.isCanceled());
+		assertEquals("GPU Align Slices: The landmark needs x, y, width and height together; x=20 y=20 was given without "
+			+ "width and height (leave all four out to use the selection).", m.getCancelReason());
+		for (int z = 1; z <= imp.getStackSize(); z++)
+			assertTrue(java.util.Objects.deepEquals(before.getStack().getPixels(z), imp.getStack().getPixels(z)),
+				"slice " + z + " was changed");
+	}
+
+	@Test
 	void badInputCancelsWithTheReasonLeavesTheImageAndThereIsNoMenuEntry() throws Exception {
 		ImagePlus imp = image(new double[] {0, 1}, new double[] {0, 1});
 		float[] before = ((float[]) imp.getStack().getPixels(2)).clone();
