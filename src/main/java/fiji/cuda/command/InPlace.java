@@ -34,8 +34,10 @@ final class InPlace {
 				else ImagePlusPlanes.noUndo(image);
 			});
 		} catch (PartlyDoneException e) {
-			// the planes done before the failure are changed: they must show, and ask to be saved
-			if (!onePlane) ImagePlusPlanes.noUndo(image);
+			// the planes done before the failure are changed: they must show, ask to be saved, and
+			// a single plane can be undone, as after a run that ended
+			if (onePlane) Undo.setup(Undo.FILTER, image);
+			else ImagePlusPlanes.noUndo(image);
 			image.changes = true;
 			image.updateAndDraw();
 			throw e;

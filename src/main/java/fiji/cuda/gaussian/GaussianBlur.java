@@ -191,7 +191,7 @@ public final class GaussianBlur {
 
 	/**
 	 * Blurs a volume in x, y and z: each plane in x and y first (rounded to the pixel type,
-	 * as ImageJ does), then along z. Every plane is written only when the whole volume is done.
+	 * as ImageJ does), then along z. The planes are written in place as the passes go.
 	 *
 	 * @param volume the z-series, modified in place
 	 * @param sigmaX x standard deviation in pixels, 0 skips x
@@ -202,6 +202,9 @@ public final class GaussianBlur {
 	 * @throws IllegalArgumentException for bad input, with the volume unchanged
 	 * @throws GpuException             when the GPU failed while writing the volume back, which the
 	 *                                  CPU path cannot redo (the message says which slices are done)
+	 * @throws PartlyDoneException      when the CPU path failed after it began writing the planes, or
+	 *                                  the progress listener failed (the volume is then whole; the
+	 *                                  message says which)
 	 */
 	public static OpReport blur3D(Planes volume, double sigmaX, double sigmaY, double sigmaZ, ExecutionOptions opts) {
 		long t0 = System.nanoTime();

@@ -128,12 +128,25 @@ final class GaussianBlurCpu {
 		// progress is reported inside the volume, where it is half blurred: a listener's failure
 		// waits until the volume is whole
 		HeldBack progress = new HeldBack(opts.progress());
-		blur3D(volume, kx, ky, kz, opts, progress);
-		progress.rethrow();
+		boolean[] writing = new boolean[1];
+		try {
+			blur3D(volume, kx, ky, kz, opts, progress, writing);
+		} catch (RuntimeException | Error e) {
+			// a failure once planes were written: the caller must not take the volume for unchanged
+			if (!writing[0]) throw e;
+			throw new fiji.cuda.ops.PartlyDoneException(GaussianBlur.NAME_3D, e, VOLUME_PART_BLURRED);
+		}
+		if (progress.failure != null)
+			throw new fiji.cuda.ops.PartlyDoneException(GaussianBlur.NAME_3D, progress.failure, VOLUME_BLURRED);
 	}
 
+	/** What a failure after the whole volume was blurred leaves. */
+	static final String VOLUME_BLURRED = "every slice holds the result";
+	/** What a failure while the volume was being written leaves. */
+	static final String VOLUME_PART_BLURRED = "the slices may be part blurred (in x and y only, or in part of z)";
+
 	private static void blur3D(Planes volume, GaussianKernel kx, GaussianKernel ky, GaussianKernel kz,
-		ExecutionOptions opts, HeldBack progress)
+		ExecutionOptions opts, HeldBack progress, boolean[] writing)
 	{
 		int w = volume.width(), h = volume.height(), d = volume.depth();
 		PixelType type = volume.type();
@@ -152,6 +165,7 @@ final class GaussianBlurCpu {
 		if (kx != null || ky != null) {
 			PlaneBlur blur = new PlaneBlur(w, h, kx, ky, Region.all(w, h), opts.threads());
 			int channels = type.channels();
+			writing[0] = true;
 			for (int z = 0; z < d; z++) {
 				for (int c = 0; c < channels; c++) {
 					int plane = z, channel = c;
@@ -162,6 +176,7 @@ final class GaussianBlurCpu {
 			}
 		}
 		if (kz == null) return;
+		writing[0] = true;
 		for (int c = 0; c < type.channels(); c++) {
 			int channel = c;
 			// The z-lines of one strip are stored together, so a strip of every plane is read
@@ -206,11 +221,6 @@ final class GaussianBlurCpu {
 			} catch (RuntimeException | Error e) {
 				failure = e;
 			}
-		}
-
-		void rethrow() {
-			if (failure instanceof RuntimeException) throw (RuntimeException) failure;
-			if (failure instanceof Error) throw (Error) failure;
 		}
 	}
 

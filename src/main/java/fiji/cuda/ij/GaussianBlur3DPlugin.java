@@ -171,11 +171,21 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			try {
 				r = volumeBlur.blur(volumes.get(i), x, y, z, IjBridge.options().withProgress(p));
 			} catch (fiji.cuda.runtime.GpuException e) {
+				// thrown only once planes were written (any other GPU failure falls back to the CPU
+				// path): the image changed, though the run failed
+				changed(imp, single);
 				// the operation counts the planes of one volume; say which volume of the hyperstack
 				if (m == 1) throw e;
-				if (i > 0) changed(imp, single);
 				throw new fiji.cuda.runtime.GpuException(e.getMessage() + " (volume " + (i + 1) + " of " + m
 					+ (i == 0 ? "" : i == 1 ? "; volume 1 is blurred" : "; volumes 1-" + i + " are blurred") + ")", e);
+			} catch (PartlyDoneException e) {
+				// volume i was written, whole or in part: it was reported as unchanged, and could not
+				// be undone
+				changed(imp, single);
+				if (m == 1) throw e;
+				throw new PartlyDoneException(GaussianBlur.NAME_3D, e.getCause(), (i == 0 ? ""
+					: i == 1 ? "volume 1 holds the result; " : "volumes 1-" + i + " hold the result; ") + "in volume "
+					+ (i + 1) + " of " + m + ", " + e.done() + (i + 1 < m ? "; the later ones are unchanged" : ""));
 			} catch (RuntimeException | Error e) {
 				// out of memory on volume 3 of 8, say: the user must hear that two are blurred
 				if (i == 0) throw e;

@@ -276,6 +276,8 @@ public class LocalThresholdPlugin implements PlugIn {
 			} catch (PartlyDoneException e) {
 				imp.changes = true; // the slices thresholded before the failure must show
 				imp.updateAndDraw();
+				// and a plane said to hold the result can be undone, as after a run that ended
+				if (onePlane) Undo.setup(Undo.FILTER, imp);
 				throw e;
 			}
 			if (onePlane) Undo.setup(Undo.FILTER, imp);

@@ -18,6 +18,15 @@ public final class PartlyDoneException extends RuntimeException {
 	 */
 	public PartlyDoneException(String op, Throwable cause, String done) {
 		super(op + ": stopped part way (" + describe(op, cause) + "); " + done + ".", cause);
+		this.done = done;
+	}
+
+	/** What the message says of the parts, for a caller that works in larger parts. */
+	private final String done;
+
+	/** @return which parts hold the result and which are unchanged, as given to the constructor */
+	public String done() {
+		return done;
 	}
 
 	private static String describe(String op, Throwable e) {

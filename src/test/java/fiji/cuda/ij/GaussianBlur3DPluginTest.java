@@ -50,4 +50,53 @@ class GaussianBlur3DPluginTest {
 				assertArrayEquals((short[]) (v < 2 ? blurred : original).get(v).plane(z), (short[]) got.get(v).plane(z),
 					"volume " + (v + 1) + " plane " + (z + 1));
 	}
+
+	@Test
+	void aFailureAfterTheFirstVolumeWasWrittenMarksTheImageChangedAndSaysSo() {
+		// the progress bar failing inside the only volume, or the first of two, came out as the
+		// bare error: the volume was blurred, yet not marked changed, not redrawn, and not undoable
+		GaussianBlur3DPlugin.VolumeBlur saved = GaussianBlur3DPlugin.volumeBlur;
+		fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
+			@Override
+			public void update(double fraction) {
+				throw new OutOfMemoryError("Java heap space");
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		GaussianBlur3DPlugin.volumeBlur = (v, x, y, z, opts) -> GaussianBlur.blur3D(v, x, y, z,
+			opts.withBackend(fiji.cuda.ops.Backend.CPU).withProgress(failing));
+		try {
+			ImagePlus one = IJ.createImage("one", "32-bit ramp", 17, 13, 3);
+			one.changes = false;
+			PartlyDoneException e = assertThrows(PartlyDoneException.class, () -> GaussianBlur3DPlugin.blur(one, 1, 1, 1));
+			assertEquals("Gaussian Blur 3D: stopped part way (Java ran out of memory); every slice holds the result.",
+				e.getMessage());
+			assertTrue(one.changes, "the blurred stack is not marked changed");
+
+			ImagePlus single = IJ.createImage("single", "32-bit ramp", 17, 13, 1);
+			single.changes = false;
+			assertThrows(PartlyDoneException.class, () -> GaussianBlur3DPlugin.blur(single, 1, 1, 0));
+			assertTrue(single.changes);
+			ij.WindowManager.setTempCurrentImage(single);
+			try {
+				ij.Undo.undo();
+			} finally {
+				ij.WindowManager.setTempCurrentImage(null);
+			}
+			assertTrue(ImageJReference.samePixels(IJ.createImage("ramp", "32-bit ramp", 17, 13, 1), single),
+				"Undo did not give the single image back");
+
+			ImagePlus two = IJ.createHyperStack("two", 17, 13, 1, 3, 2, 16);
+			e = assertThrows(PartlyDoneException.class, () -> GaussianBlur3DPlugin.blur(two, 1, 1, 1));
+			assertEquals("Gaussian Blur 3D: stopped part way (Java ran out of memory); in volume 1 of 2, every slice holds "
+				+ "the result; the later ones are unchanged.", e.getMessage());
+			assertTrue(two.changes);
+		} finally {
+			GaussianBlur3DPlugin.volumeBlur = saved;
+		}
+	}
 }

@@ -293,4 +293,31 @@ class LocalThresholdPluginTest {
 		}
 		assertTrue(ImageJReference.samePixels(before, imp), "Undo did not restore the slice as it was");
 	}
+
+	@Test
+	void aSinglePlaneSaidToHoldTheResultAfterAFailureCanBeUndone() throws Exception {
+		// the message said plane 1 holds the result, yet a macro's run("Undo") left it thresholded
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			ImagePlus imp = ImageJReference.noise("8-bit", 64, 48, 1, 3);
+			ImagePlus before = imp.duplicate();
+			ij.Undo.reset();
+			String log;
+			try (RecordingBar bar = RecordingBar.failingAt(1)) {
+				log = asMacro(new LocalThresholdPlugin(), imp, "method=Mean radius=3 parameter_1=0 parameter_2=0 white");
+			}
+			assertTrue(log.contains("holds the result"), log);
+			assertFalse(ImageJReference.samePixels(before, imp), "the plane was not thresholded");
+			assertTrue(imp.changes);
+			ij.WindowManager.setTempCurrentImage(imp);
+			try {
+				IJ.run("Undo"); // as a macro's run("Undo")
+			} finally {
+				ij.WindowManager.setTempCurrentImage(null);
+			}
+			assertTrue(ImageJReference.samePixels(before, imp), "Undo did not give the image back");
+		} finally {
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
+	}
 }

@@ -232,11 +232,10 @@ class UnusualImagesMacroTest {
 			String[] made = k.made.split("\\|", -1);
 			int[] czt = czt(before[field("dimensions")]);
 			// laid out as the source when it has channels or frames (or is a hyperstack), and a
-			// plain z-stack's two tables of each slice as two channels; a plain z-stack of one
-			// result per plane, or a single plane's two tables, stay a plain stack
+			// plain z-stack's two tables of each slice, or a single plane's, as two channels; a
+			// plain z-stack of one result per plane stays a plain stack
 			int per = k.command.equals("II") ? 2 : 1, n = czt[0] * czt[1] * czt[2];
-			boolean laidOut = before[field("hyperstack")].equals("1") || czt[0] > 1 || czt[2] > 1
-				|| per > 1 && czt[1] > 1;
+			boolean laidOut = before[field("hyperstack")].equals("1") || czt[0] > 1 || czt[2] > 1 || per > 1;
 			String dims = laidOut ? "c" + czt[0] * per + " z" + czt[1] + " t" + czt[2] : "c1 z" + n * per + " t1";
 			assertEquals(dims, made[field("dimensions")], () -> "the new image's layout: " + k);
 			assertEquals(before[field("spatial calibration")], made[field("spatial calibration")], k::toString);
