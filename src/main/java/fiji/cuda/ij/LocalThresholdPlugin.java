@@ -318,7 +318,8 @@ public class LocalThresholdPlugin implements PlugIn {
 				imp.getCalibration().disableDensityCalibration();
 			}
 		}
-		int given = eightBit && !stack ? 1 : n, done = (int) Math.round(reached[0] * given);
+		// floored: the bar moves within a plane too, and a plane stopped half way is put back
+		int given = eightBit && !stack ? 1 : n, done = (int) Math.floor(reached[0] * given + 1e-9);
 		if (r.canceled()) {
 			boolean unchanged = !eightBit || done == 0;
 			IJ.log(COMMAND + ": canceled" + (unchanged ? "; the image is unchanged"

@@ -148,16 +148,17 @@ public final class BoxStatistics {
 		Outliers.warn(NAME, src, range, statistic == Statistic.MEAN);
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.boxStatistics(gpu, src, out, 0, n, statistic, window, opts.progress()),
-			z -> {
+			(z, p) -> {
 				if (nonFinite != null && nonFinite[z]) {
 					NonFinite.Tables t = NonFinite.build(src, z, opts.threads());
 					plane(t.sums, t.finite, (float[]) src.plane(z), (float[]) out.plane(z), statistic, window,
 						opts.threads());
-				} else {
-					float[] o = (float[]) out.plane(z);
-					IntegralImageCpu.inBands(src, z, window, opts.threads(), o, (b, y0, y1) -> rows(b.sumL, b.sumSqL, b.sumD,
-						b.sumSqD, b.first, null, null, o, src.width(), src.height(), statistic, window, opts.threads(), y0, y1));
+					return true;
 				}
+				float[] o = (float[]) out.plane(z);
+				return IntegralImageCpu.inBands(src, z, window, opts.threads(), o, p, (b, y0, y1) -> rows(b.sumL, b.sumSqL,
+					b.sumD, b.sumSqD, b.first, null, null, o, src.width(), src.height(), statistic, window, opts.threads(), y0,
+					y1));
 			}, nonFinite, false, t0);
 	}
 

@@ -7,6 +7,7 @@ import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.PartlyDoneException;
+import fiji.cuda.ops.Progress;
 import fiji.cuda.ops.Texts;
 import fiji.cuda.runtime.GpuAccess;
 import fiji.cuda.runtime.Gpu;
@@ -14,7 +15,6 @@ import fiji.cuda.runtime.GpuException;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.IntConsumer;
 
 /**
  * Summed-area tables (integral images) of 8, 16 and 32-bit planes: Σ I and Σ I² in one
@@ -258,28 +258,32 @@ public final class IntegralImage {
 		int run(Gpu gpu);
 	}
 
-	/**
-	 * Runs an operation over planes [0, n): on the GPU first unless the CPU is asked for, then on
-	 * the CPU for every plane the GPU did not write (all of them, or those after a failure part
-	 * way), one at a time with progress and cancellation between planes.
-	 *
-	 * @param t0 System.nanoTime() when the operation started
-	 * @return which backend ran, why not the GPU, and whether it was canceled
-	 * @throws GpuException only when the GPU was forced and failed
-	 */
-	static OpReport byPlane(String op, int n, ExecutionOptions opts, GpuPlanes gpu, IntConsumer cpuPlane, long t0) {
-		return byPlane(op, n, opts, gpu, cpuPlane, null, false, t0);
+	/** The CPU half of {@link #byPlane}: one plane. */
+	@FunctionalInterface
+	interface CpuPlane {
+		/**
+		 * @param z        the plane
+		 * @param progress the progress within the plane (0 to 1), which may also cancel it
+		 * @return false when canceled within the plane, which is then left as it was (a plane of
+		 *         a new result: unfinished, to be dropped with the rest)
+		 */
+		boolean run(int z, Progress progress);
 	}
 
 	/**
-	 * {@link #byPlane(String, int, ExecutionOptions, GpuPlanes, IntConsumer, long)}, where the
-	 * planes flagged in {@code cpuOnly} (may be null) are always made by {@code cpuPlane}: the
-	 * GPU's result for them is replaced.
+	 * Runs an operation over planes [0, n): on the GPU first unless the CPU is asked for, then on
+	 * the CPU for every plane the GPU did not write (all of them, or those after a failure part
+	 * way), one at a time with progress and cancellation between planes, and within a plane
+	 * where {@code cpuPlane} offers them. The planes flagged in {@code cpuOnly} (may be null)
+	 * are always made by {@code cpuPlane}: the GPU's result for them is replaced.
 	 *
+	 * @param t0      System.nanoTime() when the operation started
 	 * @param inPlace whether the planes written are the input's own: a failure after some of them
 	 *                is then a {@link PartlyDoneException} saying which hold the result
+	 * @return which backend ran, why not the GPU, and whether it was canceled
+	 * @throws GpuException only when the GPU was forced and failed
 	 */
-	static OpReport byPlane(String op, int n, ExecutionOptions opts, GpuPlanes gpu, IntConsumer cpuPlane,
+	static OpReport byPlane(String op, int n, ExecutionOptions opts, GpuPlanes gpu, CpuPlane cpuPlane,
 		boolean[] cpuOnly, boolean inPlace, long t0)
 	{
 		int done = 0;
@@ -299,11 +303,12 @@ public final class IntegralImage {
 			}
 			if (cpuOnly != null)
 				for (int z = 0; z < done; z++)
-					if (cpuOnly[z]) cpuPlane.accept(z);
+					if (cpuOnly[z]) cpuPlane.run(z, Progress.NONE);
 		}
 		try {
 			while (done < n && !opts.progress().isCanceled()) {
-				cpuPlane.accept(done);
+				// a plane of seconds on the CPU (a slide scan) kept the bar still and Esc unheard
+				if (!cpuPlane.run(done, opts.progress().part(done / (double) n, 1.0 / n))) break;
 				done++;
 				opts.progress().update(done / (double) n);
 			}

@@ -1,6 +1,7 @@
 package fiji.cuda.integral;
 
 import fiji.cuda.ops.CpuParallel;
+import fiji.cuda.ops.Progress;
 
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
@@ -184,16 +185,22 @@ final class IntegralImageCpu {
 	 * starting from the table row above it kept from the band before, so the tables' values are
 	 * {@link #build}'s exactly, also for 32-bit planes.
 	 *
-	 * @param written the array the task writes its rows into, or null: when it is the plane read,
-	 *                the tables read a copy of it, as each band's re-read the rows just above it,
-	 *                which the band before has written
+	 * @param written  the array the task writes its rows into, or null: when it is the plane read,
+	 *                 the tables read a copy of it, as each band's re-read the rows just above it,
+	 *                 which the band before has written
+	 * @param progress told the share of the plane done after each band, and asked before each
+	 *                 band after the first whether to stop
+	 * @return false when stopped: a plane written in place is then put back as it was
 	 */
-	static void inBands(Planes image, int z, Window win, int threads, Object written, BandTask task) {
+	static boolean inBands(Planes image, int z, Window win, int threads, Object written, Progress progress,
+		BandTask task)
+	{
 		int w = image.width(), h = image.height();
 		int band = bandHeight(h, win);
+		Object copy = null;
 		if (band < h && written != null && written == image.plane(z)) {
 			// made before anything is written, so that a failure still leaves the plane untouched
-			Object copy = written instanceof byte[] ? ((byte[]) written).clone()
+			copy = written instanceof byte[] ? ((byte[]) written).clone()
 				: written instanceof short[] ? ((short[]) written).clone() : ((float[]) written).clone();
 			image = Planes.wrap(w, h, copy);
 			z = 0;
@@ -208,21 +215,34 @@ final class IntegralImageCpu {
 		Object aboveS = band < h ? floats ? new double[w] : new long[w] : null;
 		Object aboveQ = band < h ? floats ? new double[w] : new long[w] : null;
 		int prevFirst = 0, prevEnd = 0;
-		for (int y0 = 0; y0 < h; y0 += band) {
-			int y1 = Math.min(h, y0 + band);
-			int first = (int) Math.max(0, (long) y0 - win.above() - 1);
-			int end = (int) Math.min(h, (long) y1 + win.below());
-			if (first > 0) {
-				// row first - 1 lies in the band before's rows: kept before they are overwritten
-				int r = first - 1 - prevFirst;
-				if (r < 0 || first - 1 >= prevEnd) throw new IllegalStateException("band rows " + prevFirst + "-" + prevEnd);
-				System.arraycopy(s, r * w, aboveS, 0, w);
-				System.arraycopy(q, r * w, aboveQ, 0, w);
+		try {
+			for (int y0 = 0; y0 < h; y0 += band) {
+				if (y0 > 0 && progress.isCanceled()) {
+					if (copy != null) System.arraycopy(copy, 0, written, 0, w * h);
+					return false;
+				}
+				int y1 = Math.min(h, y0 + band);
+				int first = (int) Math.max(0, (long) y0 - win.above() - 1);
+				int end = (int) Math.min(h, (long) y1 + win.below());
+				if (first > 0) {
+					// row first - 1 lies in the band before's rows: kept before they are overwritten
+					int r = first - 1 - prevFirst;
+					if (r < 0 || first - 1 >= prevEnd) throw new IllegalStateException("band rows " + prevFirst + "-" + prevEnd);
+					System.arraycopy(s, r * w, aboveS, 0, w);
+					System.arraycopy(q, r * w, aboveQ, 0, w);
+				}
+				buildRows(image, z, threads, first, end, s, q, first > 0 ? aboveS : null, first > 0 ? aboveQ : null);
+				task.run(new Band(first, s, q), y0, y1);
+				prevFirst = first;
+				prevEnd = end;
+				// the plane's end is the caller's to report
+				if (y1 < h) progress.update(y1 / (double) h);
 			}
-			buildRows(image, z, threads, first, end, s, q, first > 0 ? aboveS : null, first > 0 ? aboveQ : null);
-			task.run(new Band(first, s, q), y0, y1);
-			prevFirst = first;
-			prevEnd = end;
+		} catch (RuntimeException | Error e) {
+			// a listener that failed between bands: the plane is done or untouched, as before
+			if (copy != null) System.arraycopy(copy, 0, written, 0, w * h);
+			throw e;
 		}
+		return true;
 	}
 }

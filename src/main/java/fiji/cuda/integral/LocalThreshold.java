@@ -321,7 +321,7 @@ public final class LocalThreshold {
 		Outliers.warn(NAME, src, range, st.method == Method.MEAN);
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress()),
-			z -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z]),
+			(z, p) -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z], p),
 			nonFinite, n > 0 && out.plane(0) == image.plane(0), t0);
 	}
 
@@ -331,15 +331,19 @@ public final class LocalThreshold {
 	 * and the tables then read a copy).
 	 */
 	static void plane(Planes image, int z, byte[] out, Settings st, int threads) {
-		plane(image, z, out, st, threads, false);
+		plane(image, z, out, st, threads, false, fiji.cuda.ops.Progress.NONE);
 	}
 
 	/**
 	 * @param nonFinite whether the (32-bit) plane holds NaN or infinity: the window statistics
 	 *                  are then those of its finite pixels ({@link NonFinite}), and a window
 	 *                  without any is background
+	 * @param progress  within the plane, between bands of rows
+	 * @return false when stopped within the plane, which is then as it was
 	 */
-	static void plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite) {
+	static boolean plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite,
+		fiji.cuda.ops.Progress progress)
+	{
 		int w = image.width(), h = image.height();
 		Window win = st.window;
 		Object in = image.plane(z);
@@ -396,9 +400,9 @@ public final class LocalThreshold {
 			NonFinite.Tables nf = NonFinite.build(image, z, threads);
 			SummedAreaTable t = nf.sums;
 			rows.run(new IntegralImageCpu.Band(0, t.sumDouble(), t.sumSqDouble(), nf.finite), 0, h);
-		} else {
-			IntegralImageCpu.inBands(image, z, win, threads, out, rows);
+			return true;
 		}
+		return IntegralImageCpu.inBands(image, z, win, threads, out, progress, rows);
 	}
 
 	/**
