@@ -71,7 +71,7 @@ for (i = 0; i < files.length; i++) {
 	}
 }
 seconds = (getTime() - start) / 1000;
-summary = "Blurred " + n + " images (sigma=" + sigma + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s";
+summary = "Blurred " + count(n, "image") + " (sigma=" + sigma + ") from " + inDir + " to " + outDir + " in " + d2s(seconds, 1) + " s";
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
 if (failed > 0) summary = summary + "; " + failed + " not saved (see above)";
 print(summary);
@@ -124,4 +124,10 @@ function sameText(s, t) {
 	if (indexOf(s, t) != 0)
 		return false;
 	return true;
+}
+
+// "1 image", "2 images"
+function count(n, word) {
+	if (n == 1) return "1 " + word;
+	return "" + n + " " + word + "s";
 }

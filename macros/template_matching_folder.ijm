@@ -185,7 +185,7 @@ Table.save(output, "Detections");
 selectImage(templateId);
 close();
 seconds = (getTime() - start) / 1000;
-summary = "Found " + row + " objects in " + images + " images from " + inDir + " in " + d2s(seconds, 1) + " s";
+summary = "Found " + count(row, "object") + " in " + count(images, "image") + " from " + inDir + " in " + d2s(seconds, 1) + " s";
 if (skipped > 0) summary = summary + "; skipped " + skipped + " (see above)";
 print(summary);
 
@@ -251,4 +251,10 @@ function checkWritable(path) {
 	if (!File.exists(probe))
 		exit("Cannot save files in the folder of " + path + "; nothing was matched");
 	deleted = File.delete(probe); // assigned: alone, File.delete prints its result ("1") to the Log
+}
+
+// "1 image", "2 images"
+function count(n, word) {
+	if (n == 1) return "1 " + word;
+	return "" + n + " " + word + "s";
 }

@@ -85,7 +85,7 @@ class IntegralMacroTest {
 			"input=[" + in + "] output=[" + out + "] method=Mean radius=3");
 		assertTrue(r.output.contains("Skipped a.tif: could not open it"), r::toString);
 		assertTrue(r.output.contains("Skipped a2.tif: could not open it"), r::toString);
-		assertTrue(r.output.contains("Thresholded 1 images (Mean, radius 3) from " + in), r::toString);
+		assertTrue(r.output.contains("Thresholded 1 image (Mean, radius 3) from " + in), r::toString);
 		assertTrue(r.output.contains("; skipped 2 (see above)"), r::toString);
 		assertFalse(r.output.contains("Exception"), r::toString);
 		assertFalse(Files.exists(out.resolve("a.tif")));
@@ -96,13 +96,13 @@ class IntegralMacroTest {
 	@Test
 	void folderMacroMakesAnOutputFolderWhoseParentIsMissingToo() throws Exception {
 		// File.makeDirectory made only the last folder: every save failed, and the summary said
-		// "Thresholded 1 images"
+		// "Thresholded 1 image"
 		Path in = Files.createDirectories(dir.resolve("lt-nested-in")), out = dir.resolve("lt new").resolve("binary");
 		ImagePlus a = ImageJReference.noise("8-bit", 30, 20, 1, 15);
 		ImageJProcess.save(a, in.resolve("a.tif"));
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("local_threshold_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] method=Mean radius=3");
-		assertTrue(r.output.contains("Thresholded 1 images (Mean, radius 3)"), r::toString);
+		assertTrue(r.output.contains("Thresholded 1 image (Mean, radius 3)"), r::toString);
 		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(a), LocalThreshold.Method.MEAN, 3, 0, 0, true, CPU),
 			ImageJProcess.open(out.resolve("a.tif")), "a.tif");
 	}
@@ -116,7 +116,7 @@ class IntegralMacroTest {
 		ImageJProcess.save(a, in.resolve("a.tif"));
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("local_threshold_folder.ijm"),
 			"input=[lt-relative-in] output=[binary new/out] method=Mean radius=3"); // ImageJ runs in dir
-		assertTrue(r.output.contains("Thresholded 1 images (Mean, radius 3)"), r::toString);
+		assertTrue(r.output.contains("Thresholded 1 image (Mean, radius 3)"), r::toString);
 		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(a), LocalThreshold.Method.MEAN, 3, 0, 0, true, CPU),
 			ImageJProcess.open(dir.resolve("binary new").resolve("out").resolve("a.tif")), "a.tif");
 	}
@@ -131,7 +131,7 @@ class IntegralMacroTest {
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("local_threshold_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] method=Mean radius=3");
 		assertTrue(r.output.contains("Skipped a colour.tif: an RGB image"), r::toString);
-		assertTrue(r.output.contains("Thresholded 1 images (Mean, radius 3)"), r::toString);
+		assertTrue(r.output.contains("Thresholded 1 image (Mean, radius 3)"), r::toString);
 		assertFalse(Files.exists(out.resolve("a colour.tif")));
 		assertSamePixels(LocalThreshold.threshold(ImagePlusPlanes.wrap(b), LocalThreshold.Method.MEAN, 3, 0, 0, true, CPU),
 			ImageJProcess.open(out.resolve("b.tif")), "b.tif");

@@ -187,7 +187,7 @@ class MacroTest {
 		assertTrue(r.output.contains("Skipped a.tif: could not open it"), r::toString);
 		assertTrue(r.output.contains("Skipped a2.tif: could not open it"), r::toString);
 		assertTrue(r.output.contains("Skipped a3.tif: could not open it"), r::toString);
-		assertTrue(r.output.contains("Blurred 1 images (sigma=2) from " + in), r::toString);
+		assertTrue(r.output.contains("Blurred 1 image (sigma=2) from " + in), r::toString);
 		assertTrue(r.output.contains("; skipped 3 (see above)"), r::toString);
 		assertFalse(Files.exists(out.resolve("a3.tif")));
 		assertFalse(r.output.contains("Exception"), r::toString);
@@ -206,7 +206,7 @@ class MacroTest {
 		a.deleteRoi();
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=2", "-Dfiji.cuda.device=cpu");
-		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
+		assertTrue(r.output.contains("Blurred 1 image (sigma=2)"), r::toString);
 		ImageJReference.blur2DStack(a, 2);
 		assertClose(a, ImageJProcess.open(out.resolve("a.tif")), "a.tif");
 	}
@@ -250,7 +250,7 @@ class MacroTest {
 		ImageJProcess.save(a, in.resolve("a.tif"));
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[relative-in] output=[blurred new/out] sigma=2", "-Dfiji.cuda.device=cpu"); // ImageJ runs in dir
-		assertTrue(r.output.contains("Blurred 1 images (sigma=2)"), r::toString);
+		assertTrue(r.output.contains("Blurred 1 image (sigma=2)"), r::toString);
 		ImageJReference.blur2DStack(a, 2);
 		assertClose(a, ImageJProcess.open(dir.resolve("blurred new").resolve("out").resolve("a.tif")), "a.tif");
 	}
@@ -258,7 +258,7 @@ class MacroTest {
 	@Test
 	void batchFolderMakesAnOutputFolderWhoseParentIsMissingToo() throws Exception {
 		// File.makeDirectory made only the last folder: every save failed, and the summary said
-		// "Blurred 1 images"
+		// "Blurred 1 image"
 		Path in = Files.createDirectories(dir.resolve("nested-in"));
 		blurOneImage(in, dir.resolve("results [2]").resolve("blurred"), noise("16-bit", 30, 20, 1, 14));
 		// a folder that cannot be made is an error before the work, not one per image
@@ -405,7 +405,7 @@ class MacroTest {
 		ImageJProcess.save(a, in.resolve("a.tif"));
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("gaussian_blur_folder.ijm"),
 			"input=[" + in + "] output=[" + out + "] sigma=1.23456", "-Dfiji.cuda.device=cpu");
-		assertTrue(r.output.contains("Blurred 1 images (sigma=1.23456)"), r::toString);
+		assertTrue(r.output.contains("Blurred 1 image (sigma=1.23456)"), r::toString);
 		ImagePlus rounded = a.duplicate();
 		ImageJReference.blur2DStack(rounded, 1.2346);
 		ImageJReference.blur2DStack(a, 1.23456);

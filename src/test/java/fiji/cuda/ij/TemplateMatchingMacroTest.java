@@ -143,13 +143,13 @@ class TemplateMatchingMacroTest {
 		assertFalse(Files.isRegularFile(newFolder), r::toString);
 		Path csv = dir.resolve("case.csv");
 		r = runFolderMacro(in, in.resolve("cell.tif"), csv, "score_threshold=0.8");
-		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
 		assertTrue(Files.readAllLines(csv).get(1).contains("CELL.tif,1,30,20,"), r::toString);
 		// the template named through another spelling of its path (a link here; letter case on
 		// Windows and macOS) is still the template, not an image of the folder to search
 		Path link = Files.createSymbolicLink(dir.resolve("In-case-link"), in);
 		r = runFolderMacro(in, link.resolve("cell.tif"), csv, "score_threshold=0.8");
-		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
 	}
 
 	@Test
@@ -170,7 +170,7 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-broken.tif"), csv, "score_threshold=0.8");
 		assertTrue(r.output.contains("Skipped b.tif: could not open it"), r::toString);
 		assertTrue(r.output.contains("Skipped b2.tif: could not open it"), r::toString);
-		assertTrue(r.output.contains("Found 1 objects in 1 images from " + in), r::toString);
+		assertTrue(r.output.contains("Found 1 object in 1 image from " + in), r::toString);
 		assertTrue(r.output.contains("; skipped 2 (see above)"), r::toString);
 		assertFalse(r.output.contains("Exception"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
@@ -185,7 +185,7 @@ class TemplateMatchingMacroTest {
 		Path in = plantedFolder("in-csv-folder", "template-csv.tif", 130, 12, 34);
 		Path csv = dir.resolve("new results").resolve("run [1]").resolve("detections.csv");
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-csv.tif"), csv, "score_threshold=0.8");
-		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
 		assertTrue(Files.readAllLines(csv).get(1).contains("a.tif,1,12,34,"), r::toString);
 		Path missing = dir.resolve("no-template.tif");
 		r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"), "input=[" + in + "] template=[" + missing
@@ -202,7 +202,7 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("template_matching_folder.ijm"),
 			"input=[relative-tm-in] template=[template-relative.tif] output=[tm new/run/detections.csv] "
 				+ "score_threshold=0.8", "-Dfiji.cuda.device=cpu"); // ImageJ runs in dir
-		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
 		assertTrue(Files.readAllLines(dir.resolve("tm new").resolve("run").resolve("detections.csv")).get(1)
 			.contains("a.tif,1,20,15,"), r::toString);
 	}
@@ -223,7 +223,7 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.save(a, in.resolve("a.tif"));
 		Path csv = dir.resolve("two-kinds.csv");
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("two-kinds.tif"), csv, "score_threshold=0.9");
-		assertTrue(r.output.contains("Found 2 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 2 objects in 1 image"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertTrue(lines.get(0).endsWith(",Score,Template,Angle,Flip"), lines::toString);
 		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,12,34,") && l.endsWith(",1,0,0")), lines::toString);
@@ -248,7 +248,7 @@ class TemplateMatchingMacroTest {
 		Path csv = dir.resolve("turned.csv");
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("turned.tif"), csv,
 			"score_threshold=0.9 angles=[0 90 180 270] flip");
-		assertTrue(r.output.contains("Found 3 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 3 objects in 1 image"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,12,34,") && l.endsWith(",1,0,0")), lines::toString);
 		assertTrue(lines.stream().anyMatch(l -> l.startsWith("a.tif,1,45,10,") && (l.endsWith(",1,90,0")
@@ -257,9 +257,9 @@ class TemplateMatchingMacroTest {
 		// without flip the mirrored copy is not found; without angles only the upright one
 		r = runFolderMacro(in, dir.resolve("turned.tif"), dir.resolve("unflipped.csv"),
 			"score_threshold=0.9 angles=[0 90 180 270]");
-		assertTrue(r.output.contains("Found 2 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 2 objects in 1 image"), r::toString);
 		r = runFolderMacro(in, dir.resolve("turned.tif"), dir.resolve("upright.csv"), "score_threshold=0.9");
-		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
 	}
 
 	@Test
@@ -278,7 +278,7 @@ class TemplateMatchingMacroTest {
 			"score_threshold=0.9 angles=[0, 90]");
 		assertTrue(r.output.contains("Skipped a.tif: its 60x30 pixels are smaller than the template turned by 90 degrees "
 			+ "(20x40)"), r::toString);
-		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
 		assertTrue(r.output.contains("; skipped 1 (see above)"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertEquals(2, lines.size(), lines::toString);
@@ -298,7 +298,7 @@ class TemplateMatchingMacroTest {
 		Path csv = dir.resolve("rgb.csv");
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-rgb.tif"), csv, "score_threshold=0.8");
 		assertTrue(r.output.contains("Skipped a.tif: an RGB image"), r::toString);
-		assertTrue(r.output.contains("Found 1 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
 		assertTrue(Files.readAllLines(csv).get(1).contains("b.tif,1,22,9,"), r::toString);
 	}
 
@@ -542,7 +542,7 @@ class TemplateMatchingMacroTest {
 		ImageJProcess.save(ImageJReference.noise("8-bit", 9, 9, 1, 22), dir.resolve("template-nothing.tif"));
 		Path csv = dir.resolve("nothing.csv");
 		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-nothing.tif"), csv, "score_threshold=0.99");
-		assertTrue(r.output.contains("Found 0 objects in 1 images"), r::toString);
+		assertTrue(r.output.contains("Found 0 objects in 1 image"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertEquals(1, lines.size(), lines.toString());
 		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score,Template,Angle,Flip"), lines.get(0));
