@@ -94,9 +94,9 @@ final class GaussianBlurGpu {
 	/** @throws GpuUnavailableException beyond them, so that AUTO blurs on the CPU instead */
 	static void checkGrid(int rows, int depth) {
 		if (rows > MAX_ROWS)
-			throw new GpuUnavailableException("images taller than " + MAX_ROWS + " rows are blurred on the CPU");
+			throw new GpuUnavailableException("images taller than " + MAX_ROWS + " rows are past the GPU kernels' grids");
 		if (depth > MAX_DEPTH)
-			throw new GpuUnavailableException("stacks deeper than " + MAX_DEPTH + " slices are blurred on the CPU");
+			throw new GpuUnavailableException("stacks deeper than " + MAX_DEPTH + " slices are past the GPU kernels' grids");
 	}
 
 	/**

@@ -239,7 +239,7 @@ final class IntegralImageGpu {
 		Window window, Progress progress)
 	{
 		boolean wrap32 = wrap32(image.type(), window);
-		return perPlane(gpu, BoxStatistics.NAME, image, out, PixelType.FLOAT32, from, to, progress, wrap32,
+		return perPlane(gpu, BoxStatistics.NAME, image, out, PixelType.FLOAT32, from, to, progress, wrap32, false,
 			(s, z, in, sum, sq, dst) -> launchBoxStat(s, image.type(), wrap32, window, statistic, image.width(),
 				image.height(), sum, sq, dst));
 	}
@@ -270,12 +270,12 @@ final class IntegralImageGpu {
 	 * @throws PartialFailure when a GPU error strikes after some planes were written
 	 */
 	static int localThreshold(Gpu gpu, Planes image, Planes out, int from, int to, LocalThreshold.Settings settings,
-		Progress progress)
+		Progress progress, boolean inPlace)
 	{
 		Window win = settings.window;
 		int fg = settings.white ? 255 : 0, bg = settings.white ? 0 : 255;
 		boolean wrap32 = wrap32(image.type(), win);
-		return perPlane(gpu, LocalThreshold.NAME, image, out, PixelType.UINT8, from, to, progress, wrap32,
+		return perPlane(gpu, LocalThreshold.NAME, image, out, PixelType.UINT8, from, to, progress, wrap32, inPlace,
 			(s, z, in, sum, sq, dst) -> {
 				double lo = 0, range = 1;
 				if (settings.method == LocalThreshold.Method.PHANSALKAR) {
@@ -291,14 +291,17 @@ final class IntegralImageGpu {
 	}
 
 	/**
-	 * Brings a result plane back into {@code dst}. When {@code dst} is the input's own plane and
-	 * too large for one staging chunk, it comes back whole first: written straight into the
+	 * Brings a result plane back into {@code dst}. When {@code dst} is the caller's own input plane
+	 * and too large for one staging chunk, it comes back whole first: written straight into the
 	 * input chunk by chunk, a failure between chunks would leave it part overwritten, and the
-	 * CPU path would then compute from that instead of the original.
+	 * CPU path would then compute from that instead of the original. Whether it is the input is
+	 * the caller's to say: the planes matched may be a copy of it (Phansalkar's stretched 8-bit
+	 * planes), which {@code dst} is not.
 	 */
-	private static void downloadPlane(GpuSession s, CUdeviceptr d, Planes image, int z, Object dst, PixelType type) {
-		int n = image.planeSize();
-		if (dst == image.plane(z) && (long) n * type.bytesPerPixel() > s.stagingBytes()) {
+	private static void downloadPlane(GpuSession s, CUdeviceptr d, int n, Object dst, PixelType type,
+		boolean dstIsInput)
+	{
+		if (dstIsInput && (long) n * type.bytesPerPixel() > s.stagingBytes()) {
 			Object whole = type.newPlane(n);
 			s.download(d, whole, 0, n);
 			System.arraycopy(whole, 0, dst, 0, n);
@@ -347,7 +350,7 @@ final class IntegralImageGpu {
 	 * leaves every plane written or untouched, and the count of the written ones is exact.
 	 */
 	private static int perPlane(Gpu gpu, String op, Planes image, Planes out, PixelType outType, int from, int to,
-		Progress progress, boolean wrap32, PlaneWork work)
+		Progress progress, boolean wrap32, boolean outIsInput, PlaneWork work)
 	{
 		PixelType t = image.type();
 		suffix(t); // RGB is refused before anything runs
@@ -380,7 +383,7 @@ final class IntegralImageGpu {
 							work.launch(s, z + i, pin, sum.ptr(), sq.ptr(), res.at(i * outBytes));
 						}
 						if (m == 1) {
-							downloadPlane(s, res.ptr(), image, z, dst[0], outType);
+							downloadPlane(s, res.ptr(), image.planeSize(), dst[0], outType, outIsInput);
 						} else {
 							try {
 								s.downloadAll(res.ptr(), dst, n);

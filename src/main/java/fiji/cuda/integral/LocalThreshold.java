@@ -319,10 +319,11 @@ public final class LocalThreshold {
 		boolean[] nonFinite = NonFinite.planes(src, opts.threads(), range);
 		// Mean's T takes no deviation, whose sums are the ones such values spoil first
 		Outliers.warn(NAME, src, range, st.method == Method.MEAN);
+		boolean inPlace = n > 0 && out.plane(0) == image.plane(0);
 		return IntegralImage.byPlane(NAME, n, opts,
-			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress()),
+			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress(), inPlace),
 			(z, p) -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z], p),
-			nonFinite, n > 0 && out.plane(0) == image.plane(0), t0);
+			nonFinite, inPlace, t0);
 	}
 
 	/**

@@ -66,7 +66,7 @@ final class AlignSlicesGpu {
 		// narrow, very tall stack) is aligned on the CPU rather than failing to launch
 		if (areaRows > TemplateMatchingGpu.MAX_ROWS)
 			throw new fiji.cuda.runtime.GpuUnavailableException("search areas taller than " + TemplateMatchingGpu.MAX_ROWS
-				+ " rows are aligned on the CPU");
+				+ " rows are past the GPU kernels' grids");
 		String suffix = type.kernelSuffix();
 		return gpu.run(AlignSlices.NAME, g -> {
 			if (groupSlicesForTest >= 0 && !s.previous && type.isInteger() && 2 * n * bpp <= g.stagingBytes())

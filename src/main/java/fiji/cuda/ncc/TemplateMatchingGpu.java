@@ -110,7 +110,7 @@ final class TemplateMatchingGpu {
 	/** @throws GpuUnavailableException for taller images, which the CPU path then matches on AUTO */
 	static void checkRows(int height) {
 		if (height > MAX_ROWS)
-			throw new GpuUnavailableException("images taller than " + MAX_ROWS + " rows are matched on the CPU");
+			throw new GpuUnavailableException("images taller than " + MAX_ROWS + " rows are past the GPU kernels' grids");
 	}
 
 	/** Same contract as {@link TemplateMatchingCpu#match}; the input is already validated. */

@@ -26,8 +26,13 @@ public final class Fallback {
 	 */
 	public static String reason(String op, ExecutionOptions opts, Throwable e) {
 		if (opts.backend() == Backend.GPU) {
-			if (e instanceof GpuException) throw (GpuException) e;
-			throw new GpuException(op + ": " + e.getMessage(), e);
+			String msg = e.getMessage();
+			if (e instanceof GpuException && msg != null && msg.startsWith(op + ":")) throw (GpuException) e;
+			// a refusal that does not name the operation ("images taller than ... rows are past
+			// the GPU kernels' grids") reached a script with no word of which command it was
+			if (e instanceof GpuUnavailableException)
+				throw new GpuUnavailableException(op + ": " + msg, ((GpuUnavailableException) e).kind(), e);
+			throw new GpuException(op + ": " + msg, e);
 		}
 		String why = e.getMessage();
 		if (!(e instanceof GpuUnavailableException)

@@ -436,7 +436,13 @@ public final class Gpu {
 					giveBackStaging(s.staging());
 					stagingBack = true;
 				} catch (CudaException e) {
-					reset = reset || isSticky(String.valueOf(e.getMessage()));
+					String code = String.valueOf(e.getMessage());
+					// a fault seen only here, after the task failed otherwise: the next get() must
+					// still say which operation faulted, not that device discovery failed
+					if (!reset && isSticky(code)) {
+						reset = true;
+						lastFault = op + " (" + code + ")";
+					}
 				} finally {
 					// not back (lost with a reset context, or kept by a session that failed to end):
 					// it no longer counts as in use, or later sessions would wait for it
@@ -569,7 +575,6 @@ public final class Gpu {
 		resetLock.writeLock().lock();
 		try {
 			if (poisoned) return;
-			poisoned = true;
 			pool.abandon();
 			modules.clear();
 			functions.clear();
@@ -585,6 +590,10 @@ public final class Gpu {
 			} catch (CudaException e) {
 				// nothing more can be done; the next get() reports the GPU unusable
 			}
+			// only now: a get() that saw it poisoned earlier opened the primary context again,
+			// which the reset above then destroyed under it (a run meanwhile waits for the lock,
+			// then finds it poisoned and says the GPU was reset)
+			poisoned = true;
 		} finally {
 			resetLock.writeLock().unlock();
 		}

@@ -28,6 +28,21 @@ class FallbackTest {
 	}
 
 	@Test
+	void aForcedGpuRefusalNamesTheOperation() {
+		// "images taller than 4194240 rows are blurred on the CPU" reached a script that forced the
+		// GPU: nothing was blurred, and no command was named
+		ExecutionOptions gpu = ExecutionOptions.defaults().withBackend(Backend.GPU);
+		GpuUnavailableException refusal = new GpuUnavailableException("images taller than 9 rows are past the GPU kernels' grids");
+		GpuUnavailableException e = assertThrows(GpuUnavailableException.class, () -> Fallback.reason("Op", gpu, refusal));
+		assertEquals("Op: images taller than 9 rows are past the GPU kernels' grids", e.getMessage());
+		assertEquals(refusal.kind(), e.kind());
+		assertSame(refusal, e.getCause());
+		// one that names it already goes on as it is
+		GpuException named = new GpuException("Op: CUDA_ERROR_UNKNOWN");
+		assertSame(named, assertThrows(GpuException.class, () -> Fallback.reason("Op", gpu, named)));
+	}
+
+	@Test
 	void onAutoTheCpuFinishesAndOneLineSaysWhy() {
 		List<String> lines = new ArrayList<>();
 		OpLog.setSink(lines::add);
