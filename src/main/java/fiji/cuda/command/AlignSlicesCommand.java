@@ -29,7 +29,7 @@ import org.scijava.plugin.Plugin;
  * another slice of a later stack, or refuse a shorter one, and a stale "previous" would
  * change how every later stack is aligned).
  */
-@Plugin(type = Command.class, headless = true, label = "GPU Align Slices")
+@Plugin(type = Command.class, headless = true, visible = false, label = "GPU Align Slices")
 public class AlignSlicesCommand extends ContextCommand {
 
 	@Parameter(type = ItemIO.BOTH)

@@ -22,7 +22,7 @@ import org.scijava.plugin.Plugin;
  * command. No input is remembered between runs: a stale rectangle would silently replace the
  * radius of a later run that gives none.
  */
-@Plugin(type = Command.class, headless = true, label = "GPU Box Statistics")
+@Plugin(type = Command.class, headless = true, visible = false, label = "GPU Box Statistics")
 public class BoxStatisticsCommand extends ContextCommand {
 
 	@Parameter

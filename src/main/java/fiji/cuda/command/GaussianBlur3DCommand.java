@@ -23,7 +23,7 @@ import org.scijava.plugin.Plugin;
  * there, the selection is removed and every sigma 0 leaves the pixels unchanged. Bad input
  * cancels the command with the reason. No input is remembered between runs.
  */
-@Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur 3D")
+@Plugin(type = Command.class, headless = true, visible = false, label = "GPU Gaussian Blur 3D")
 public class GaussianBlur3DCommand extends ContextCommand {
 
 	@Parameter(type = ItemIO.BOTH)

@@ -22,7 +22,7 @@ import org.scijava.plugin.Plugin;
  * leaves out {@code scaled} and {@code stack} blurs every slice in pixels, whatever an earlier
  * run asked for.
  */
-@Plugin(type = Command.class, headless = true, label = "GPU Gaussian Blur")
+@Plugin(type = Command.class, headless = true, visible = false, label = "GPU Gaussian Blur")
 public class GaussianBlurCommand extends ContextCommand {
 
 	@Parameter(type = ItemIO.BOTH)

@@ -22,7 +22,7 @@ import java.util.Locale;
  * 16-bit images, {@code DoubleType} for 32-bit. No menu path: the menu entry is ImageJ 1's
  * "GPU Integral Image...", which gives 32-bit images. Bad input cancels with the reason.
  */
-@Plugin(type = Command.class, headless = true, label = "GPU Integral Image")
+@Plugin(type = Command.class, headless = true, visible = false, label = "GPU Integral Image")
 public class IntegralImageCommand extends ContextCommand {
 
 	@Parameter

@@ -21,7 +21,7 @@ import org.scijava.plugin.Plugin;
  * input is remembered between runs: a Niblack k left from an earlier run would otherwise
  * become a later Sauvola run's k.
  */
-@Plugin(type = Command.class, headless = true, label = "GPU Local Threshold")
+@Plugin(type = Command.class, headless = true, visible = false, label = "GPU Local Threshold")
 public class LocalThresholdCommand extends ContextCommand {
 
 	@Parameter

@@ -22,7 +22,7 @@ import org.scijava.plugin.Plugin;
  * the menu command's macros, one left out takes its default (a stale {@code flip}, angle list
  * or {@code stack} would silently add detections to a later run that never asked for them).
  */
-@Plugin(type = Command.class, headless = true, label = "GPU Template Matching")
+@Plugin(type = Command.class, headless = true, visible = false, label = "GPU Template Matching")
 public class TemplateMatchingCommand extends ContextCommand {
 
 	@Parameter(label = "Image", description = "the image searched; a selection bounds the search")

@@ -233,11 +233,7 @@ public final class Gpu {
 				: m.contains("INSUFFICIENT_DRIVER") ? "the NVIDIA driver is too old for CUDA " + versionText(requiredDriver)
 				: "CUDA could not start (" + m + ")";
 		} catch (Throwable e) {
-			// UnsatisfiedLinkError and friends: no libcuda on this machine, or no JCuda natives for it
-			String natives = missingNativesJar(e);
-			driverFailure = natives != null ? "JCuda's native library for this platform is missing (" + natives
-				+ " belongs next to jcuda-12.6.0.jar, in Fiji.app/jars or ImageJ/plugins/jars; see the README)"
-				: "no CUDA driver found (" + firstLine(e.getMessage()) + ")";
+			driverFailure = noDriverReason(e, System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
 		}
 		if (driverFailure != null) throw new GpuUnavailableException(driverFailure);
 	}
@@ -309,6 +305,38 @@ public final class Gpu {
 	 *         and a machine without the NVIDIA driver read "no CUDA driver found", and a user
 	 *         with a working driver was sent to update it, where one jar was not copied.
 	 */
+	/** The platforms whose JCuda natives the install folder ships, as JCuda names them. */
+	private static final java.util.Set<String> SHIPPED_NATIVES = java.util.Set.of("linux-x86_64", "windows-x86_64");
+
+	/**
+	 * Why the driver API could not start, from what JCuda threw: UnsatisfiedLinkError and
+	 * friends, for no libcuda on this machine or no JCuda natives for it.
+	 *
+	 * @param e    what loading or starting the driver threw
+	 * @param os   the os.name property
+	 * @param arch the os.arch property
+	 * @return the reason, one sentence
+	 */
+	static String noDriverReason(Throwable e, String os, String arch) {
+		String natives = missingNativesJar(e);
+		if (natives != null && SHIPPED_NATIVES.stream().anyMatch(natives::contains))
+			return "JCuda's native library for this platform is missing (" + natives
+				+ " belongs next to jcuda-12.6.0.jar, in Fiji.app/jars or ImageJ/plugins/jars; see the README)";
+		// an ARM Linux (Grace Hopper, Jetson) was sent for a natives jar the install does not have,
+		// and macOS was told "no CUDA driver found ()"
+		if (natives != null || os.toLowerCase(java.util.Locale.ROOT).startsWith("mac"))
+			return "the GPU path is not available on " + os + " (" + arch + "): this plug-in ships JCuda for Linux and "
+				+ "Windows on x86-64 only";
+		return "no CUDA driver found (" + firstLine(firstMessage(e)) + ")";
+	}
+
+	/** @return the first message along the chain of causes, or the class of {@code e} when none has one */
+	private static String firstMessage(Throwable e) {
+		for (Throwable t = e; t != null; t = t.getCause())
+			if (t.getMessage() != null && !t.getMessage().isBlank()) return t.getMessage();
+		return e.getClass().getSimpleName();
+	}
+
 	static String missingNativesJar(Throwable e) {
 		StringBuilder all = new StringBuilder();
 		for (Throwable t = e; t != null && all.length() < 100_000; t = t.getCause())

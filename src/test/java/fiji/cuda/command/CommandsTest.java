@@ -337,6 +337,19 @@ class CommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void everyCommandIsHiddenFromFijisSearchBar() {
+		// Fiji's search bar lists the visible commands: "GPU Gaussian Blur" stood beside the menu's
+		// "GPU Gaussian Blur...", with another dialog and other defaults
+		int found = 0;
+		for (CommandInfo info : commands.getCommands())
+			if (info.getClassName().startsWith("fiji.cuda.")) {
+				found++;
+				assertFalse(info.isVisible(), info.getClassName() + " is visible");
+			}
+		assertEquals(7, found, "the project's commands");
+	}
+
+	@Test
 	void commandsAddNoMenuEntries() {
 		for (Class<?> c : new Class<?>[] { GaussianBlurCommand.class, GaussianBlur3DCommand.class }) {
 			CommandInfo info = commands.getCommand(c.getName());

@@ -92,4 +92,27 @@ class NoJCudaTest {
 		assertTrue(out.contains("describe=Setting: Automatic (chosen in GPU Info) | "), out);
 		return out;
 	}
+
+	@Test
+	void aPlatformTheInstallHasNoNativesForIsNamedAndNoJarIsAskedFor() {
+		// ARM Linux (Grace Hopper, Jetson) was told to copy a natives jar the install does not
+		// ship, and macOS read "no CUDA driver found ()"
+		Throwable arm = new UnsatisfiedLinkError("Error while loading native library \"JCudaDriver-12.6.0-linux-aarch64\"");
+		arm.initCause(new java.io.IOException("No resource found with name '/lib/libJCudaDriver-12.6.0-linux-aarch64.so'"));
+		assertEquals("the GPU path is not available on Linux (aarch64): this plug-in ships JCuda for Linux and Windows on "
+			+ "x86-64 only", Gpu.noDriverReason(arm, "Linux", "aarch64"));
+		Throwable mac = new ExceptionInInitializerError(new IllegalStateException("This CUDA version is not available on MacOS"));
+		assertEquals("the GPU path is not available on Mac OS X (aarch64): this plug-in ships JCuda for Linux and Windows "
+			+ "on x86-64 only", Gpu.noDriverReason(mac, "Mac OS X", "aarch64"));
+		// a shipped platform whose jar is missing is still sent for it
+		Throwable x86 = new UnsatisfiedLinkError("Error while loading native library \"JCudaDriver-12.6.0-linux-x86_64\"");
+		x86.initCause(new java.io.IOException("No resource found with name '/lib/libJCudaDriver-12.6.0-linux-x86_64.so'"));
+		assertTrue(Gpu.noDriverReason(x86, "Linux", "amd64").startsWith("JCuda's native library for this platform is "
+			+ "missing (jcuda-natives-12.6.0-linux-x86_64.jar belongs next to"));
+		// and a failure without a message of its own gives its cause's
+		Throwable noDriver = new ExceptionInInitializerError(new UnsatisfiedLinkError("libcuda.so.1: cannot open shared "
+			+ "object file"));
+		assertEquals("no CUDA driver found (libcuda.so.1: cannot open shared object file)",
+			Gpu.noDriverReason(noDriver, "Linux", "amd64"));
+	}
 }

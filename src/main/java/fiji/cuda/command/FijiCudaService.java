@@ -1,0 +1,23 @@
+package fiji.cuda.command;
+
+import fiji.cuda.ij.IjBridge;
+
+import org.scijava.plugin.Plugin;
+import org.scijava.service.AbstractService;
+import org.scijava.service.SciJavaService;
+import org.scijava.service.Service;
+
+/**
+ * Applies the device chosen in GPU Info, and sends the operations' Log lines to ImageJ's Log,
+ * when Fiji starts: a script calling the operations' API directly (the ImgLib2 integral images,
+ * say) before any of this project's menu commands had loaded ran on the GPU after "CPU only"
+ * was chosen, and its fallback lines went to the console.
+ */
+@Plugin(type = Service.class)
+public class FijiCudaService extends AbstractService implements SciJavaService {
+
+	@Override
+	public void initialize() {
+		IjBridge.init();
+	}
+}
