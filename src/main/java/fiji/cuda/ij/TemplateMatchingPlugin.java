@@ -177,9 +177,13 @@ public class TemplateMatchingPlugin implements PlugIn {
 					ImagePlus open = WindowManager.getImage(ids[i]);
 					titles[i] = open.getTitle();
 					sizes[i] = new int[] { open.getWidth(), open.getHeight() };
-					maps[i] = titles[i].startsWith(SCORE_MAP_TITLE);
+					maps[i] = titles[i].startsWith(SCORE_MAP_TITLE) || open.getProperty(TemplateMatchingResults.MAP_OF) != null;
 					if (open == WindowManager.getCurrentImage()) current = i;
 				}
+				// a run again right after one with a score map, which is then in front, searched the map
+				Object mapOf = WindowManager.getImage(ids[current]).getProperty(TemplateMatchingResults.MAP_OF);
+				for (int i = 0; i < ids.length && mapOf != null; i++)
+					if (mapOf.equals(ids[i])) current = i;
 				int[] first = defaultChoices(sizes, current, maps);
 				Answer a = dialog(titles, first[0], first[1]);
 				if (a == null) return;
@@ -221,9 +225,11 @@ public class TemplateMatchingPlugin implements PlugIn {
 		if (template.getBitDepth() == 24)
 			throw new IllegalArgumentException("The template \"" + template.getTitle() + "\" is RGB, which is not supported. "
 				+ Texts.CONVERT_RGB);
-		// a selection on an image that is also the template marks the template, not the search
-		return TemplateMatchingRun.match(image, TemplateMatchingTemplates.fromImage(template), null, image == template,
-			template.getStackSize() > 1, s, opts);
+		// a selection on an image that is also the template marks the template, not the search,
+		// and it is cut from the slice shown
+		boolean itself = image == template;
+		return TemplateMatchingRun.match(image, itself ? TemplateMatchingTemplates.ofItself(image)
+			: TemplateMatchingTemplates.fromImage(template), null, itself, !itself && template.getStackSize() > 1, s, opts);
 	}
 
 	/**

@@ -8,6 +8,7 @@ import fiji.cuda.ncc.Template;
 import fiji.cuda.ncc.TemplateMatching;
 import ij.IJ;
 import ij.ImagePlus;
+import ij.WindowManager;
 import ij.ImageStack;
 import ij.gui.Overlay;
 import ij.gui.Roi;
@@ -67,6 +68,9 @@ final class TemplateMatchingResults {
 		if (t.flipped) s += ", flipped";
 		return s;
 	}
+
+	/** The property of a score map that holds the ID of the image it was made from. */
+	static final String MAP_OF = "fiji.cuda.scoreMapOf";
 
 	static ImagePlus scoreMap(String title, List<float[]> maps, List<String> labels, List<int[]> sizes,
 		boolean sameSize)
@@ -158,7 +162,12 @@ final class TemplateMatchingResults {
 		} finally {
 			IjBridge.releaseSharedWindows(held);
 		}
-		if (out.scoreMap != null) out.scoreMap.show();
+		if (out.scoreMap != null) {
+			// a second map of one image took the first's title, and selectImage by title found
+			// the old one
+			out.scoreMap.setTitle(WindowManager.makeUniqueName(out.scoreMap.getTitle()));
+			out.scoreMap.show();
+		}
 		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
 		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
 	}

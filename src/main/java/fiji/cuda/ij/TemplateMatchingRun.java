@@ -129,6 +129,7 @@ final class TemplateMatchingRun {
 		if (s.scoreMap && !maps.isEmpty()) {
 			out.scoreMap = TemplateMatchingResults.scoreMap(image.getTitle(), maps, labels, sizes, s.sameSize);
 			out.scoreMap.setCalibration(TemplateMatchingResults.scoreMapCalibration(image, search));
+			out.scoreMap.setProperty(TemplateMatchingResults.MAP_OF, image.getID());
 			// the maps of a whole hyperstack keep its channels (each once per template), slices and
 			// frames, as its integral images and box statistics do: they were one long z-series
 			if (s.stack && !out.canceled && maps.size() % stack.getSize() == 0)

@@ -33,11 +33,23 @@ final class TemplateMatchingTemplates {
 
 	/** Every slice of the template image, cut to its area selection with the selection's mask. */
 	static List<Template> fromImage(ImagePlus template) {
-		return fromImage(template, 0);
+		return fromImage(template, 0, 0);
 	}
 
-	/** {@link #fromImage(ImagePlus)}, their {@link Template#index} counting from {@code first}. */
-	private static List<Template> fromImage(ImagePlus template, int first) {
+	/**
+	 * The template an image is of itself: its selection cut from the slice shown only. Cut from
+	 * every slice, each slice's own cut matched itself at the selection, score 1, where the
+	 * selected object was not.
+	 */
+	static List<Template> ofItself(ImagePlus image) {
+		return fromImage(image, 0, image.getCurrentSlice());
+	}
+
+	/**
+	 * {@link #fromImage(ImagePlus)}, their {@link Template#index} counting from {@code first}, of
+	 * slice {@code only} alone when it is above 0.
+	 */
+	private static List<Template> fromImage(ImagePlus template, int first, int only) {
 		Roi roi = template.getRoi();
 		Region r;
 		try {
@@ -50,11 +62,12 @@ final class TemplateMatchingTemplates {
 		}
 		ImageStack stack = template.getStack();
 		List<Template> out = new ArrayList<>();
-		for (int z = 1; z <= stack.getSize(); z++) {
+		for (int z = only > 0 ? only : 1; z <= (only > 0 ? only : stack.getSize()); z++) {
 			ImageProcessor ip = ImagePlusPlanes.slice(template, z);
 			Planes p = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
+			int index = first + (only > 0 ? 0 : z - 1);
 			if (r == null) {
-				out.add(new Template(p, null, first + z - 1, 0, false));
+				out.add(new Template(p, null, index, 0, false));
 				continue;
 			}
 			Region c;
@@ -65,7 +78,7 @@ final class TemplateMatchingTemplates {
 				throw new IllegalArgumentException("The selection of the template \"" + template.getTitle()
 					+ "\" lies outside it; select a part of the template, or none for all of it.");
 			}
-			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, first + z - 1, 0, false));
+			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, index, 0, false));
 		}
 		return out;
 	}
@@ -107,7 +120,7 @@ final class TemplateMatchingTemplates {
 			// files moved into a folder gave other scores, their masked-out corners counted
 			List<Template> cut;
 			try {
-				cut = fromImage(imp, out.templates.size());
+				cut = fromImage(imp, out.templates.size(), 0);
 			} catch (IllegalArgumentException e) {
 				String why = e.getMessage().replaceFirst("^" + Pattern.quote(TemplateMatching.NAME) + ": ", "");
 				throw new IllegalArgumentException("The template '" + name + "' in '" + folder + "' (" + key + "): " + why);

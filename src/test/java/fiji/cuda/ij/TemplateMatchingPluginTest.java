@@ -621,6 +621,74 @@ class TemplateMatchingPluginTest {
 	 * After a test that showed matches: closes the images (unchanged), empties and closes the
 	 * ROI Manager, and closes the Results window, so that the next test starts without them.
 	 */
+	@Test
+	void anImageThatIsItsOwnTemplateIsCutFromTheSliceShownOnly() {
+		// a time-lapse with a cell selected in frame 1: the selection was cut from every frame,
+		// and each frame's own cut matched itself there, score 1, on plain background
+		ImagePlus image = noise("8-bit", 100, 80, 3, 50);
+		for (int z = 1; z <= 3; z++)
+			for (int i = 0; i < 100 * 80; i++)
+				image.getStack().getProcessor(z).setf(i, 0.2f * image.getStack().getProcessor(z).getf(i));
+		ImagePlus cell = noise("8-bit", 15, 15, 1, 51);
+		int[][] at = { { 10, 10 }, { 35, 25 }, { 60, 40 } };
+		for (int z = 0; z < 3; z++)
+			plant(image, z + 1, cell.getProcessor(), at[z][0], at[z][1]);
+		image.setSlice(1);
+		image.setRoi(new Roi(10, 10, 15, 15));
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.threshold = 0.9;
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, image, s, CPU);
+		assertEquals(3, out.detections.size(), out.detections::toString);
+		for (fiji.cuda.ncc.Detection d : out.detections) {
+			assertEquals(at[d.plane][0], d.x, out.detections::toString);
+			assertEquals(at[d.plane][1], d.y, out.detections::toString);
+		}
+	}
+
+	@Test
+	void aRunRightAfterOneWithAScoreMapSearchesTheImageNotTheMapAndTheMapsTitlesDiffer() throws Exception {
+		// the map is in front after such a run: the next dialog offered it as the Image, and a
+		// second map of the image took the first's title, which selectImage then found
+		Display.required();
+		ImagePlus scene = noise("8-bit", 100, 80, 1, 60);
+		ImagePlus cell = noise("8-bit", 15, 15, 1, 61);
+		plant(scene, 1, cell.getProcessor(), 30, 20);
+		scene.setTitle("scene");
+		cell.setTitle("cell");
+		scene.show();
+		cell.show();
+		java.util.function.BooleanSupplier reset = IjBridge.resultsReset;
+		IjBridge.resultsReset = () -> true;
+		boolean map = TemplateMatchingPlugin.LAST.scoreMap;
+		try {
+			Runnable menu = () -> new TemplateMatchingPlugin().run("");
+			String command = "GPU Template Matching...";
+			Interactive.run(command, scene, menu, "+Score map", "OK");
+			ImagePlus first = ij.WindowManager.getImage("Score map of scene");
+			assertTrue(first != null, "no score map");
+			String recorded = Interactive.recorded(() -> Interactive.run(command, first, menu, "OK"));
+			assertTrue(recorded.contains("image=scene "), recorded);
+			assertEquals("scene", ij.measure.ResultsTable.getResultsTable().getStringValue("Image", 0));
+			java.util.List<String> maps = new java.util.ArrayList<>();
+			for (int id : ij.WindowManager.getIDList())
+				if (ij.WindowManager.getImage(id).getTitle().startsWith("Score map of")) maps.add(
+					ij.WindowManager.getImage(id).getTitle());
+			assertEquals(java.util.List.of("Score map of scene", "Score map of scene-1"), maps);
+		} finally {
+			IjBridge.resultsReset = reset;
+			TemplateMatchingPlugin.LAST.scoreMap = map;
+			for (int id : ij.WindowManager.getIDList() == null ? new int[0] : ij.WindowManager.getIDList()) {
+				ImagePlus imp = ij.WindowManager.getImage(id);
+				if (imp != null && imp.getTitle().startsWith("Score map")) {
+					imp.changes = false;
+					imp.close();
+				}
+			}
+			closeAll(ij.plugin.frame.RoiManager.getInstance(), scene, cell);
+		}
+	}
+
 	static void closeAll(ij.plugin.frame.RoiManager rm, ImagePlus... images) {
 		for (ImagePlus imp : images)
 			if (imp != null) {
