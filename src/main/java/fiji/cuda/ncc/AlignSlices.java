@@ -199,7 +199,7 @@ public final class AlignSlices {
 				Shift from = null;
 				Planes template = fixed;
 				if (s.previous) {
-					from = done[z < s.reference ? z + 1 : z - 1];
+					from = lastMatched(done, z, s.reference);
 					template = TemplateMatching.crop(stack, from.plane, landmark);
 				}
 				// a large landmark and margin take seconds a slice on the CPU: its matching moves the bar
@@ -332,6 +332,25 @@ public final class AlignSlices {
 
 	private static boolean onto(double position, int border) {
 		return Math.abs(position - border) < 1e-6;
+	}
+
+	/**
+	 * The slice "previous slice" mode compares slice {@code z} with: its aligned neighbour, or,
+	 * where that one matched nothing (a blank or flat frame keeps the shift before it, unmatched),
+	 * the nearest one towards the reference that did. Compared with such a frame, the next one
+	 * kept a stale shift and every frame after it lined up with that one, at score 1.
+	 *
+	 * @param done      the shifts so far, the reference's and every slice's between it and z
+	 * @param z         the slice to align
+	 * @param reference the reference slice, which always matched
+	 * @return the shift of the slice to compare with
+	 */
+	static Shift lastMatched(Shift[] done, int z, int reference) {
+		int step = z < reference ? 1 : -1;
+		int from = z + step;
+		while (from != reference && !(done[from].score > 0))
+			from += step;
+		return done[from];
 	}
 
 	/** Slices other than the reference: in order, or outwards from it for "previous slice" mode. */

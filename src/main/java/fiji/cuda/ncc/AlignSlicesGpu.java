@@ -86,7 +86,7 @@ final class AlignSlicesGpu {
 						AlignSlices.Shift neighbour = null;
 						Planes template = fixed;
 						if (s.previous) {
-							neighbour = done[z < s.reference ? z + 1 : z - 1];
+							neighbour = AlignSlices.lastMatched(done, z, s.reference);
 							template = TemplateMatching.crop(stack, neighbour.plane, landmark);
 						}
 						g.upload(stack.plane(z), 0, n, slice.ptr());

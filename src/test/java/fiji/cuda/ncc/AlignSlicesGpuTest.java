@@ -84,6 +84,31 @@ class AlignSlicesGpuTest {
 	}
 
 	@Test
+	void previousSliceModePastABlankSliceEqualsTheCpuPath() {
+		// the slice after a blank one is compared with the last slice that matched, on both paths
+		double[] sx = { 0, 2, 4, 6, 8, 10 }, sy = { 0, -1, -2, -3, -4, -5 };
+		for (PixelType type : TYPES) {
+			Planes stack = DriftingStack.make(type, 120, 100, sx, sy, 5);
+			Object blank = stack.plane(2);
+			if (blank instanceof byte[]) java.util.Arrays.fill((byte[]) blank, (byte) 0);
+			else if (blank instanceof short[]) java.util.Arrays.fill((short[]) blank, (short) 0);
+			else java.util.Arrays.fill((float[]) blank, 0f);
+			Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 5);
+			s.subpixel = false;
+			s.previous = true;
+			Planes cpu = stack.copy(), gpu = stack.copy();
+			List<Shift> a = AlignSlices.align(cpu, s, CPU), b = AlignSlices.align(gpu, s, GPU);
+			for (int z = 0; z < a.size(); z++) {
+				String what = type + " slice " + z + ": " + a.get(z) + " / " + b.get(z);
+				assertEquals(a.get(z).dx, b.get(z).dx, 0.0, what);
+				assertEquals(a.get(z).dy, b.get(z).dy, 0.0, what);
+			}
+			assertEquals(-sx[5], a.get(5).dx, 0.0, a.get(5).toString());
+			assertTrue(TestImages.sameBits(cpu, gpu), type + ": " + TestImages.diff(cpu, gpu));
+		}
+	}
+
+	@Test
 	void subPixelAlignmentsAgreeWithTheCpuPath() {
 		double[] sx = { 0, 0.3, -1.7, 2.45, -3, 1.1 }, sy = { 0, -1.7, 0.3, -2.2, 4, 0.6 };
 		for (PixelType type : TYPES)

@@ -197,6 +197,32 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void previousSliceModeGoesOnFromTheLastSliceThatMatchedPastABlankOne() {
+		// a time-lapse drifting (2, -1) pixels a frame with frame 4 dropped (blank), on both sides
+		// of a reference in the middle: the frame after the blank one kept a stale shift, and
+		// every later frame lined up with it, at score 1
+		int n = 9;
+		double[] sx = new double[n], sy = new double[n];
+		for (int z = 0; z < n; z++) {
+			sx[z] = 2 * z - 8;
+			sy[z] = 4 - z;
+		}
+		Settings s = settings(30, 25, 40, 40, 4);
+		s.subpixel = false;
+		s.reference = 4;
+		s.previous = true;
+		Planes p = DriftingStack.make(PixelType.UINT8, 100, 90, sx, sy, 7);
+		java.util.Arrays.fill((byte[]) p.plane(2), (byte) 0);
+		java.util.Arrays.fill((byte[]) p.plane(6), (byte) 0);
+		List<Shift> shifts = AlignSlices.align(p, s, CPU);
+		for (int z : new int[] { 0, 1, 3, 5, 7, 8 }) {
+			assertEquals(sx[4] - sx[z], shifts.get(z).dx, 0.0, shifts.get(z).toString());
+			assertEquals(sy[4] - sy[z], shifts.get(z).dy, 0.0, shifts.get(z).toString());
+			assertTrue(shifts.get(z).score > 0.9, shifts.get(z).toString());
+		}
+	}
+
+	@Test
 	void shiftsCutShortAtTheBorderOfTheSearchAreNamed() {
 		// slice 3 drifts 7 pixels right, past a margin of 4; slice 2's 3 pixels lie inside it
 		double[] sx = {0, 3, 7, -2}, sy = {0, -1, 1, 4};
