@@ -146,8 +146,10 @@ public final class BoxStatistics {
 		boolean[] nonFinite = NonFinite.planes(src, opts.threads(), range);
 		// the mean's sums lose digits only to values some 10^11 times the data (the variance's to 10^5)
 		Outliers.warn(NAME, src, range, statistic == Statistic.MEAN);
+		// a 32-bit image may be its own output: a large plane then comes back whole before it is written
+		boolean inPlace = n > 0 && out.plane(0) == image.plane(0);
 		return IntegralImage.byPlane(NAME, n, opts,
-			gpu -> IntegralImageGpu.boxStatistics(gpu, src, out, 0, n, statistic, window, opts.progress()),
+			gpu -> IntegralImageGpu.boxStatistics(gpu, src, out, 0, n, statistic, window, opts.progress(), inPlace),
 			(z, p) -> {
 				if (nonFinite != null && nonFinite[z]) {
 					NonFinite.Tables t = NonFinite.build(src, z, opts.threads());
@@ -159,7 +161,7 @@ public final class BoxStatistics {
 				return IntegralImageCpu.inBands(src, z, window, opts.threads(), o, p, (b, y0, y1) -> rows(b.sumL, b.sumSqL,
 					b.sumD, b.sumSqD, b.first, null, null, o, src.width(), src.height(), statistic, window, opts.threads(), y0,
 					y1));
-			}, nonFinite, false, t0);
+			}, nonFinite, inPlace, t0);
 	}
 
 	/** The CPU path for one plane: rows in parallel, four table reads per moment and pixel. */

@@ -236,10 +236,10 @@ final class IntegralImageGpu {
 	 * @throws PartialFailure when a GPU error strikes after some planes were written
 	 */
 	static int boxStatistics(Gpu gpu, Planes image, Planes out, int from, int to, BoxStatistics.Statistic statistic,
-		Window window, Progress progress)
+		Window window, Progress progress, boolean inPlace)
 	{
 		boolean wrap32 = wrap32(image.type(), window);
-		return perPlane(gpu, BoxStatistics.NAME, image, out, PixelType.FLOAT32, from, to, progress, wrap32, false,
+		return perPlane(gpu, BoxStatistics.NAME, image, out, PixelType.FLOAT32, from, to, progress, wrap32, inPlace,
 			(s, z, in, sum, sq, dst) -> launchBoxStat(s, image.type(), wrap32, window, statistic, image.width(),
 				image.height(), sum, sq, dst));
 	}
