@@ -54,7 +54,8 @@ public class BoxStatisticsCommand extends ContextCommand {
 			// is one slice to the menu command too, whose result takes no label from it (ImageJ makes
 			// one of its title and Info, which the result would carry as its own)
 			result = ImagePlusPlanes.whileReading(image, null, () -> BoxStatisticsPlugin.compute(image,
-				BoxStatisticsPlugin.statistic(statistic), w, image.getStackSize() > 1));
+				BoxStatisticsPlugin.statistic(statistic), w, image.getStackSize() > 1,
+				BoxStatisticsPlugin.windowLabel(radius, width, height)));
 			// Esc in ImageJ stops the menu command's computation, which then gives no image: a script
 			// got a null result and no word that it was canceled
 			if (result == null) cancel(BoxStatisticsPlugin.COMMAND + ": canceled.");

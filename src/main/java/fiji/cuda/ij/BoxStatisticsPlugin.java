@@ -9,6 +9,7 @@ import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.Texts;
 import ij.IJ;
 import ij.ImagePlus;
+import ij.WindowManager;
 import ij.ImageStack;
 import ij.Macro;
 import ij.gui.GenericDialog;
@@ -100,8 +101,12 @@ public class BoxStatisticsPlugin implements PlugIn {
 				if (isStack) lastStack = stack;
 			}
 			// held while read: a command changing the pixels meanwhile gave a result of both states
-			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, chosen, window, stack));
-			if (out != null) out.show();
+			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, chosen, window, stack,
+				windowLabel(radius, width, height)));
+			if (out != null) {
+				out.setTitle(WindowManager.makeUniqueName(out.getTitle()));
+				out.show();
+			}
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		}
@@ -130,6 +135,18 @@ public class BoxStatisticsPlugin implements PlugIn {
 		}
 		if (!(radius >= 1) || radius != Math.floor(radius)) throw RADIUS.refused(WHOLE_AT_LEAST_1, radius);
 		return Window.square((int) Math.min(radius, largestSide));
+	}
+
+	/**
+	 * @param radius the radius given, used when width and height are both 0
+	 * @param width  the width given, 0 for the square of the radius
+	 * @param height the height given, 0 for the square of the radius
+	 * @return the size of the window asked for, for a result's title, before {@link #window}
+	 *         clips it to the image
+	 */
+	public static String windowLabel(double radius, double width, double height) {
+		return width != 0 || height != 0 ? (long) width + "x" + (long) height
+			: (2 * (long) radius + 1) + "x" + (2 * (long) radius + 1);
 	}
 
 	/** What a radius must be, in the messages of every command that has one. */
@@ -180,6 +197,18 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * @throws IllegalArgumentException for bad input
 	 */
 	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack) {
+		return compute(imp, statistic, window, stack, window.toString());
+	}
+
+	/**
+	 * {@link #compute(ImagePlus, Statistic, Window, boolean)}, the title naming the window as
+	 * the user gave it ({@link #windowLabel}), not as clipped to the image: radius 30, 100 and
+	 * 1000 all made "61x61" windows of a 30x20 image, and their results read alike.
+	 *
+	 * @param size the window's size for the title, e.g. "201x201"
+	 * @return the statistic as a new 32-bit image, or null when canceled
+	 */
+	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack, String size) {
 		// before the copy and the result planes, which take seconds for a large stack: made after
 		// them, it cleared an Esc pressed meanwhile
 		ExecutionOptions opts = IjBridge.options().withProgress(new IjProgress());
@@ -206,8 +235,8 @@ public class BoxStatisticsPlugin implements PlugIn {
 		// the source's LUT, as ImageJ's Type>32-bit and Mean... keep it: an inverting one made a
 		// local mean show with the opposite contrast (a composite's colours are set below)
 		s.setColorModel(ImagePlusPlanes.shownLut(imp));
-		ImagePlus o = new ImagePlus(imp.getShortTitle() + " " + statistic.label().toLowerCase(java.util.Locale.ROOT) + " "
-			+ window, s);
+		ImagePlus o = new ImagePlus(ImagePlusPlanes.baseTitle(imp) + " " + statistic.label().toLowerCase(java.util.Locale.ROOT)
+			+ " " + size, s);
 		if (stack) ImagePlusPlanes.copyLayout(o, imp, 1);
 		o.setCalibration(imp.getCalibration().copy());
 		o.getCalibration().disableDensityCalibration();

@@ -244,6 +244,19 @@ public final class ImagePlusPlanes {
 	}
 
 	/**
+	 * The start of a new image's title made from {@code imp}: its title without a file
+	 * extension, spaces kept. ImageJ's short title cuts "experiment.lif - Series 1" at its first
+	 * dot and "Image 1" at its space, so the results of two series of one file, or of "Image 1"
+	 * and "Image 2", were titled alike, and selectImage by title took the wrong one.
+	 *
+	 * @param imp the source image
+	 * @return its title, less a trailing extension such as ".tif"
+	 */
+	static String baseTitle(ImagePlus imp) {
+		return imp.getTitle().replaceFirst("\\.[A-Za-z0-9]{1,5}$", "");
+	}
+
+	/**
 	 * @param imp   an image
 	 * @param slice 1-based index in its stack
 	 * @return the label of that slice, or for a single image the one ImageJ keeps for its only

@@ -98,7 +98,11 @@ public class IntegralImagePlugin implements PlugIn {
 		try {
 			// held while read: a command changing the pixels meanwhile gave a result of both states
 			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, table, stack));
-			if (out != null) out.show();
+			if (out != null) {
+				// as ImageJ names a second duplicate: a title alike found the earlier result
+				out.setTitle(ij.WindowManager.makeUniqueName(out.getTitle()));
+				out.show();
+			}
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		}
@@ -213,7 +217,7 @@ public class IntegralImagePlugin implements PlugIn {
 			if (sum) out.addSlice(label + "sum", floats[z * per]);
 			if (sq) out.addSlice(label + "sum of squares", floats[z * per + per - 1]);
 		}
-		ImagePlus result = new ImagePlus(imp.getShortTitle() + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
+		ImagePlus result = new ImagePlus(ImagePlusPlanes.baseTitle(imp) + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
 		result.setCalibration(imp.getCalibration().copy());
 		result.getCalibration().disableDensityCalibration();
 		// the tables of a plane are next to each other, as channels are: with both tables

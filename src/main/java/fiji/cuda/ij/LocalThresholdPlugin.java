@@ -187,7 +187,7 @@ public class LocalThresholdPlugin implements PlugIn {
 				new ByteProcessor(binary.width(), binary.height(), (byte[]) binary.plane(z)));
 		// an inverting or coloured LUT stays on the menu command's image, as Image>Type>8-bit keeps it
 		s.setColorModel(ImagePlusPlanes.shownLut(source));
-		ImagePlus out = ImagePlusPlanes.binaryLikeSource(new ImagePlus(source.getShortTitle() + " " + method.label(), s),
+		ImagePlus out = ImagePlusPlanes.binaryLikeSource(new ImagePlus(ImagePlusPlanes.baseTitle(source) + " " + method.label(), s),
 			source);
 		out.getProcessor().setThreshold(255, 255, ImageProcessor.NO_LUT_UPDATE);
 		return out;

@@ -103,7 +103,7 @@ class IntegralCommandsTest extends HeadlessCommands {
 			"parameter1", 0.0, "parameter2", 0.0, "white", true).get();
 		assertNull(m.getCancelReason());
 		ImagePlus out = (ImagePlus) m.getOutput("result");
-		assertEquals(imp.getShortTitle() + " Phansalkar", out.getTitle(), "the method as the menu spells it");
+		assertEquals(imp.getTitle() + " Phansalkar", out.getTitle(), "the method as the menu spells it");
 		byte[] expected = (byte[]) LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.PHANSALKAR, 5,
 			0, 0, true, ExecutionOptions.defaults()).plane(0);
 		assertArrayEquals(expected, (byte[]) out.getProcessor().getPixels());

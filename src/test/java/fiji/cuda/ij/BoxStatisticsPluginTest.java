@@ -184,4 +184,18 @@ class BoxStatisticsPluginTest {
 			for (int id : after)
 				if (!old.contains(id)) ij.WindowManager.getImage(id).close();
 	}
+
+	@Test
+	void resultsAreTitledAfterTheWholeTitleAndTheWindowAsGiven() {
+		// ImageJ's short title made "experiment.lif - Series 1" and "- Series 2" both "experiment",
+		// and radius 30, 100 and 1000 all "61x61" windows of a 30x20 image
+		ImagePlus series = IJ.createImage("experiment.lif - Series 2", "8-bit ramp", 30, 20, 1);
+		ImagePlus tif = IJ.createImage("cell 1.tif", "8-bit ramp", 30, 20, 1);
+		Window clipped = BoxStatisticsPlugin.window(100, 0, 0, 30);
+		assertEquals("experiment.lif - Series 2 mean 201x201", BoxStatisticsPlugin.compute(series, Statistic.MEAN, clipped,
+			false, BoxStatisticsPlugin.windowLabel(100, 0, 0)).getTitle());
+		assertEquals("cell 1 mean 4x6", BoxStatisticsPlugin.compute(tif, Statistic.MEAN, Window.rectangle(4, 6), false,
+			BoxStatisticsPlugin.windowLabel(3, 4, 6)).getTitle());
+		assertEquals("cell 1 sum table", IntegralImagePlugin.compute(tif, IntegralImagePlugin.TABLES[0], false).getTitle());
+	}
 }

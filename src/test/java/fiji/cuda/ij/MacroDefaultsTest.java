@@ -30,11 +30,11 @@ class MacroDefaultsTest {
 		Display.required();
 		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 71);
 		ImagePlus first = result(new BoxStatisticsPlugin(), imp, "radius=9 statistic=Variance");
-		assertEquals(imp.getShortTitle() + " variance 19x19", first.getTitle());
+		assertEquals(imp.getTitle() + " variance 19x19", first.getTitle());
 		first.close();
 		// both keys left out (width=0 is the default too, to give the macro options)
 		ImagePlus later = result(new BoxStatisticsPlugin(), imp, "width=0");
-		assertEquals(imp.getShortTitle() + " mean 5x5", later.getTitle(), "the first call's radius and statistic");
+		assertEquals(imp.getTitle() + " mean 5x5", later.getTitle(), "the first call's radius and statistic");
 		later.close();
 	}
 
@@ -44,7 +44,7 @@ class MacroDefaultsTest {
 		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 72);
 		result(new IntegralImagePlugin(), imp, "table=Both").close();
 		ImagePlus later = result(new IntegralImagePlugin(), imp, "stack");
-		assertEquals(imp.getShortTitle() + " sum table", later.getTitle(), "the first call's table");
+		assertEquals(imp.getTitle() + " sum table", later.getTitle(), "the first call's table");
 		later.close();
 	}
 
