@@ -18,6 +18,6 @@ public class FijiCudaService extends AbstractService implements SciJavaService {
 
 	@Override
 	public void initialize() {
-		IjBridge.init();
+		IjBridge.initEarly();
 	}
 }

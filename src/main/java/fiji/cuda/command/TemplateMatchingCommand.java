@@ -80,6 +80,8 @@ public class TemplateMatchingCommand extends ContextCommand {
 				() -> TemplateMatchingPlugin.run(image, template, s, IjBridge.options()));
 			results = out.table;
 			scoreMapImage = out.scoreMap;
+			// shown by Fiji beside an earlier map of the same image: a title of its own, as from the menu
+			if (scoreMapImage != null) scoreMapImage.setTitle(ij.WindowManager.makeUniqueName(scoreMapImage.getTitle()));
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.TemplateMatchingPlugin.COMMAND, e));

@@ -151,6 +151,24 @@ public final class IjBridge {
 	}
 
 	/**
+	 * What {@code FijiCudaService} does when Fiji starts, for scripts that call the operations
+	 * directly: the Log sink, and the stored device choice where ImageJ's preferences already hold
+	 * one. It may run before ImageJ has read its preferences file, so nothing here counts as
+	 * {@link #init}: the first menu command reads the preferences again, and then they are read.
+	 */
+	public static synchronized void initEarly() {
+		if (done) return;
+		OpLog.setSink(IJ::log);
+		String stored = Prefs.get(PREF_DEVICE, null);
+		if (stored == null) return;
+		try {
+			GpuSettings.setDeviceChoice(stored);
+		} catch (IllegalArgumentException e) {
+			// the menu commands' init says so, once
+		}
+	}
+
+	/**
 	 * Stores a device choice for this and later sessions and applies it now.
 	 *
 	 * @param choice "auto", "cpu" or a GPU index

@@ -378,15 +378,21 @@ public final class ImagePlusPlanes {
 				imp.lockSilently(); // this thread's own lock, held around the read
 				return false;
 			}
-			boolean locked;
-			try {
-				locked = READ_LOCKER.submit(imp::lockSilently).get();
-			} catch (InterruptedException e) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted while waiting to read \"" + imp.getTitle() + "\".", e);
-			} catch (java.util.concurrent.ExecutionException e) {
-				throw new IllegalStateException(e.getCause());
+			// waited for whatever the thread's interrupt flag says (it is set again after): given up
+			// on, the lock was still taken, by nobody who would give it back
+			java.util.concurrent.Future<Boolean> lock = READ_LOCKER.submit(imp::lockSilently);
+			boolean interrupted = false, locked;
+			while (true) {
+				try {
+					locked = lock.get();
+					break;
+				} catch (InterruptedException e) {
+					interrupted = true;
+				} catch (java.util.concurrent.ExecutionException e) {
+					throw new IllegalStateException(e.getCause());
+				}
 			}
+			if (interrupted) Thread.currentThread().interrupt();
 			if (!locked) throw new IllegalArgumentException(IjErrors.lockedMessage(imp));
 			READS.put(imp, new int[] {1});
 			return true;

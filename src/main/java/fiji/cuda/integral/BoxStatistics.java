@@ -158,7 +158,7 @@ public final class BoxStatistics {
 					return true;
 				}
 				float[] o = (float[]) out.plane(z);
-				return IntegralImageCpu.inBands(src, z, window, opts.threads(), o, p, (b, y0, y1) -> rows(b.sumL, b.sumSqL,
+				return IntegralImageCpu.inBands(src, z, window, opts.threads(), o, inPlace, p, (b, y0, y1) -> rows(b.sumL, b.sumSqL,
 					b.sumD, b.sumSqD, b.first, null, null, o, src.width(), src.height(), statistic, window, opts.threads(), y0,
 					y1));
 			}, nonFinite, inPlace, t0);

@@ -188,22 +188,27 @@ final class IntegralImageCpu {
 	 * @param written  the array the task writes its rows into, or null: when it is the plane read,
 	 *                 the tables read a copy of it, as each band's re-read the rows just above it,
 	 *                 which the band before has written
+	 * @param ofCaller whether {@code written} is the caller's own input plane, to be put back as it
+	 *                 was when stopped within it (the plane read may be a copy of it: a centred
+	 *                 or stretched one)
 	 * @param progress told the share of the plane done after each band, and asked before each
 	 *                 band after the first whether to stop
-	 * @return false when stopped: a plane written in place is then put back as it was
+	 * @return false when stopped: a plane of the caller's written in place is then as it was
 	 */
-	static boolean inBands(Planes image, int z, Window win, int threads, Object written, Progress progress,
-		BandTask task)
+	static boolean inBands(Planes image, int z, Window win, int threads, Object written, boolean ofCaller,
+		Progress progress, BandTask task)
 	{
 		int w = image.width(), h = image.height();
 		int band = bandHeight(h, win);
 		Object copy = null;
-		if (band < h && written != null && written == image.plane(z)) {
+		if (band < h && written != null && (ofCaller || written == image.plane(z))) {
 			// made before anything is written, so that a failure still leaves the plane untouched
 			copy = written instanceof byte[] ? ((byte[]) written).clone()
 				: written instanceof short[] ? ((short[]) written).clone() : ((float[]) written).clone();
-			image = Planes.wrap(w, h, copy);
-			z = 0;
+			if (written == image.plane(z)) {
+				image = Planes.wrap(w, h, copy);
+				z = 0;
+			}
 		}
 		// rows a band's tables hold: its own and the window's reach above (one more) and below
 		int held = (int) Math.min(h, band + (long) win.above() + win.below() + 1);

@@ -322,7 +322,8 @@ public final class LocalThreshold {
 		boolean inPlace = n > 0 && out.plane(0) == image.plane(0);
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress(), inPlace),
-			(z, p) -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z], p),
+			(z, p) -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z], inPlace,
+				p),
 			nonFinite, inPlace, t0);
 	}
 
@@ -332,17 +333,19 @@ public final class LocalThreshold {
 	 * and the tables then read a copy).
 	 */
 	static void plane(Planes image, int z, byte[] out, Settings st, int threads) {
-		plane(image, z, out, st, threads, false, fiji.cuda.ops.Progress.NONE);
+		plane(image, z, out, st, threads, false, out == image.plane(z), fiji.cuda.ops.Progress.NONE);
 	}
 
 	/**
 	 * @param nonFinite whether the (32-bit) plane holds NaN or infinity: the window statistics
 	 *                  are then those of its finite pixels ({@link NonFinite}), and a window
 	 *                  without any is background
+	 * @param ofCaller  whether {@code out} is the caller's own input plane (the plane read may be a
+	 *                  copy of it), to be put back when stopped within it
 	 * @param progress  within the plane, between bands of rows
 	 * @return false when stopped within the plane, which is then as it was
 	 */
-	static boolean plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite,
+	static boolean plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite, boolean ofCaller,
 		fiji.cuda.ops.Progress progress)
 	{
 		int w = image.width(), h = image.height();
@@ -403,7 +406,7 @@ public final class LocalThreshold {
 			rows.run(new IntegralImageCpu.Band(0, t.sumDouble(), t.sumSqDouble(), nf.finite), 0, h);
 			return true;
 		}
-		return IntegralImageCpu.inBands(image, z, win, threads, out, progress, rows);
+		return IntegralImageCpu.inBands(image, z, win, threads, out, ofCaller, progress, rows);
 	}
 
 	/**

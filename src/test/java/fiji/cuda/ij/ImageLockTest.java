@@ -192,4 +192,21 @@ class ImageLockTest {
 		}
 		assertFalse(imp.isLocked());
 	}
+
+	@Test
+	void aReadOnAnInterruptedThreadReadsAndLeavesNoLock() throws Exception {
+		// the lock was given up on at once, yet taken all the same by the thread that takes the
+		// reads' locks: the read was refused and the image stayed locked against every change
+		ImagePlus imp = IJ.createImage("interrupted", "8-bit ramp", 20, 10, 1);
+		Thread.currentThread().interrupt();
+		int read;
+		try {
+			read = ImagePlusPlanes.whileReading(imp, null, () -> 1);
+			assertTrue(Thread.currentThread().isInterrupted(), "the interrupt was lost");
+		} finally {
+			Thread.interrupted();
+		}
+		assertEquals(1, read);
+		assertFalse(imp.isLocked(), "the image was left locked");
+	}
 }

@@ -74,4 +74,22 @@ class ProgressWithinAPlaneTest {
 		assertEquals("listener broke", e.getMessage());
 		assertTrue(TestImages.sameBits(before, image), "the plane was left part thresholded");
 	}
+
+	@Test
+	void aVarianceInPlaceStoppedWithinAPlaneLeavesItAsItWas() {
+		// the variance reads a centred copy of whole-numbered 32-bit data: the plane written, the
+		// caller's own, was not the one read, got no backup, and kept the bands already written
+		java.util.Random r = new java.util.Random(8);
+		float[] px = new float[90 * 200];
+		for (int i = 0; i < px.length; i++)
+			px[i] = 1000 + r.nextInt(2000);
+		Planes before = Planes.wrap(90, 200, px);
+		for (Statistic statistic : Statistic.values()) {
+			Planes image = before.copy();
+			OpReport canceled = Bands.of(ROWS, () -> BoxStatistics.computeInto(image, image, statistic, Window.square(2),
+				CPU.withProgress(new RecordedProgress(1))));
+			assertTrue(canceled.canceled(), statistic.toString());
+			assertTrue(TestImages.sameBits(before, image), statistic + ": the plane was left part written");
+		}
+	}
 }
