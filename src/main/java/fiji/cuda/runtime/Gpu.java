@@ -464,13 +464,12 @@ public final class Gpu {
 					giveBackStaging(s.staging());
 					stagingBack = true;
 				} catch (CudaException e) {
-					String code = String.valueOf(e.getMessage());
-					// a fault seen only here, after the task failed otherwise: the next get() must
-					// still say which operation faulted, not that device discovery failed
-					if (!reset && isSticky(code)) {
-						reset = true;
-						lastFault = op + " (" + code + ")";
-					}
+					// A fault seen only here, after the task failed otherwise, or a non-sticky error
+					// the retry saw again: the session's buffers and streams cannot be known idle, so
+					// they would stay counted as in use for good. Only a reset gives them back. The
+					// next get() must still say which operation failed, not that discovery failed.
+					reset = true;
+					lastFault = op + " (" + e.getMessage() + ")";
 				} finally {
 					// not back (lost with a reset context, or kept by a session that failed to end):
 					// it no longer counts as in use, or later sessions would wait for it
@@ -596,7 +595,9 @@ public final class Gpu {
 		return code.contains("ILLEGAL_ADDRESS") || code.contains("LAUNCH_FAILED") || code.contains("ILLEGAL_INSTRUCTION")
 			|| code.contains("MISALIGNED_ADDRESS") || code.contains("INVALID_ADDRESS_SPACE")
 			|| code.contains("INVALID_PC") || code.contains("HARDWARE_STACK_ERROR") || code.contains("ASSERT")
-			|| code.contains("CONTEXT_IS_DESTROYED") || code.contains("LAUNCH_TIMEOUT");
+			|| code.contains("CONTEXT_IS_DESTROYED") || code.contains("LAUNCH_TIMEOUT")
+			// the driver keeps reporting an uncorrectable memory error to the context that saw it
+			|| code.contains("ECC_UNCORRECTABLE");
 	}
 
 	private void reset() {

@@ -47,10 +47,11 @@ public final class GpuSession {
 	static volatile int failDownloadSkip;
 
 	/**
-	 * Tests only: the next wait for the session's streams at its end reports a non-sticky error,
-	 * once, as the driver reports an earlier asynchronous failure. Set through {@code FaultInjection}.
+	 * Tests only: how many of the next waits for a session's streams at its end report a
+	 * non-sticky error, as the driver reports an earlier asynchronous failure. Set through
+	 * {@code FaultInjection}.
 	 */
-	static volatile boolean failNextFinish;
+	static final java.util.concurrent.atomic.AtomicInteger failFinishes = new java.util.concurrent.atomic.AtomicInteger();
 
 	/**
 	 * Tests only: {@link #sync()} calls let through before one reports a non-sticky error, once,
@@ -523,8 +524,7 @@ public final class GpuSession {
 	}
 
 	void finish() {
-		if (failNextFinish) {
-			failNextFinish = false;
+		if (failFinishes.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
 			throw new jcuda.CudaException("CUDA_ERROR_INVALID_VALUE (injected by a test)");
 		}
 		drain();

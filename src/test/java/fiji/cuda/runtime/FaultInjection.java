@@ -26,7 +26,12 @@ public final class FaultInjection {
 
 	/** The next session's last wait for its streams reports a non-sticky CUDA error, once. */
 	public static void failNextFinish() {
-		GpuSession.failNextFinish = true;
+		GpuSession.failFinishes.set(1);
+	}
+
+	/** The next {@code n} last waits for a session's streams (its own and its retries) report a non-sticky CUDA error. */
+	public static void failNextFinishes(int n) {
+		GpuSession.failFinishes.set(n);
 	}
 
 	/** @return the bytes of one staging chunk */
@@ -38,7 +43,7 @@ public final class FaultInjection {
 	public static void clear() {
 		GpuSession.failDownloadAtChunk = -1;
 		GpuSession.failDownloadSkip = 0;
-		GpuSession.failNextFinish = false;
+		GpuSession.failFinishes.set(0);
 		GpuSession.failSyncAfter = -1;
 	}
 }

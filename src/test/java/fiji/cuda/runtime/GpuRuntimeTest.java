@@ -2,6 +2,7 @@ package fiji.cuda.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -359,5 +360,27 @@ class GpuRuntimeTest {
 		assertEquals(0, g.bytesInUse(), "a buffer closed while busy was never given back");
 		// the session's stream and staging went back too: the next operation runs
 		assertEquals(Integer.valueOf(3), g.run("after the finish test", a -> 3));
+	}
+
+	@Test
+	void aNonStickyErrorThatTheRetryAtTheEndSeesAgainResetsTheGpuRatherThanKeepItsBuffers() {
+		// the task's own wait, the wait at the session's end and its retry all report the error:
+		// the session's buffers were neither given back nor freed, and stayed counted as in use
+		Gpu g = Gpu.get();
+		assertEquals(0, g.bytesInUse(), "pooled buffers handed out before the test");
+		try {
+			FaultInjection.failNextFinishes(3);
+			GpuException e = assertThrows(GpuException.class, () -> g.run("finish thrice test", a -> {
+				a.alloc(1 << 20); // held by the session until it ends
+				return 1;
+			}));
+			assertTrue(e.getMessage().startsWith("finish thrice test: "), e.getMessage());
+		} finally {
+			FaultInjection.clear();
+		}
+		Gpu fresh = Gpu.get();
+		assertNotSame(g, fresh, "the GPU was not reset");
+		assertEquals(0, fresh.bytesInUse());
+		assertEquals(Integer.valueOf(4), fresh.run("after the finish thrice test", a -> 4));
 	}
 }

@@ -167,6 +167,14 @@ class NoGpuFallbackTest {
 	}
 
 	@Test
+	void anUncorrectableMemoryErrorResetsTheGpu() {
+		// the context that saw it keeps reporting it: it was kept, and every later operation failed
+		assertTrue(Gpu.isSticky("CUDA_ERROR_ECC_UNCORRECTABLE"));
+		assertEquals("Align Slices: the GPU reported a memory error (CUDA_ERROR_ECC_UNCORRECTABLE); the GPU was reset",
+			Gpu.failure("Align Slices", "CUDA_ERROR_ECC_UNCORRECTABLE", true));
+	}
+
+	@Test
 	void runningOutOfGpuMemorySaysHowMuchWasAskedForAndHowMuchIsFree() {
 		// it said "needs 512 MB more GPU memory than is free" of a 512 MB block, and "needs 0 MB" of a small one
 		assertEquals("a block of 537 MB of GPU memory did not fit in the 300 MB free",
