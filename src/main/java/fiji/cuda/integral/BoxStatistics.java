@@ -122,7 +122,8 @@ public final class BoxStatistics {
 	 * Writes the statistic of every plane into {@code out}.
 	 *
 	 * @param image     8, 16 or 32-bit planes; not modified
-	 * @param out       32-bit planes of the input's size and depth
+	 * @param out       32-bit planes of the input's size and depth: planes of their own, or a
+	 *                  32-bit input's own planes in their order (in place)
 	 * @param statistic what to compute over each window
 	 * @param window    any rectangle, anchored as {@link Window} says
 	 * @param options   backend, CPU threads and progress; null for the defaults

@@ -246,6 +246,24 @@ public final class IntegralImage {
 			|| out.depth() != image.depth())
 			throw new IllegalArgumentException(op + ": the output must be " + typeName + " image of " + image.width() + "x"
 				+ image.height() + "x" + image.depth() + " pixels" + (out == null ? "." : ", not " + out + "."));
+		// Planes are written one after another, each from its own input plane's tables: an output
+		// plane that is another index's input plane was written before that plane was read. In
+		// place is the input's own planes, every one at its own index.
+		java.util.Map<Object, Integer> at = new java.util.IdentityHashMap<>();
+		for (int z = 0; z < image.depth(); z++)
+			at.putIfAbsent(image.plane(z), z);
+		int shared = 0;
+		for (int z = 0; z < out.depth(); z++) {
+			Integer k = at.get(out.plane(z));
+			if (k == null) continue;
+			if (k != z || image.plane(z) != out.plane(z))
+				throw new IllegalArgumentException(op + ": output plane " + (z + 1) + " is input plane " + (k + 1)
+					+ "; the output must be planes of its own, or the input's planes in their own order (in place).");
+			shared++;
+		}
+		if (shared != 0 && shared != out.depth())
+			throw new IllegalArgumentException(op + ": " + shared + " of the output's " + out.depth() + " planes are the "
+				+ "input's; the output must be planes of its own, or all of the input's planes (in place).");
 	}
 
 	/** The GPU half of {@link #byPlane}: planes [0, n) in order. */

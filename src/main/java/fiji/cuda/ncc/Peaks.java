@@ -49,10 +49,14 @@ public final class Peaks {
 	 * @param threshold the lowest score kept
 	 * @param refine    true to refine each peak's centre by {@link #refine}
 	 * @return the candidates, best first
+	 * @throws IllegalArgumentException when the map does not hold {@code mapWidth × mapHeight}
+	 *                                  scores, or no box is given
 	 */
 	public static List<Detection> localMaxima(float[] map, int mapWidth, int mapHeight, Detection box,
 		double threshold, boolean refine)
 	{
+		checkMap(map, mapWidth, mapHeight);
+		if (box == null) throw new IllegalArgumentException("Peaks: no box was given for the candidates.");
 		List<Detection> out = new ArrayList<>();
 		double lowest = asScore(threshold);
 		for (int y = 0; y < mapHeight; y++)
@@ -199,8 +203,14 @@ public final class Peaks {
 	 * @param x   the peak's column, 0 to w − 1
 	 * @param y   the peak's row, 0 to h − 1
 	 * @return {dx, dy}, each within [-1, 1]; added to the integer peak position
+	 * @throws IllegalArgumentException when the map does not hold {@code w × h} scores or the
+	 *                                  peak lies outside it
 	 */
 	public static double[] refine(float[] map, int w, int h, int x, int y) {
+		checkMap(map, w, h);
+		if (x < 0 || y < 0 || x >= w || y >= h)
+			throw new IllegalArgumentException("Peaks: the peak (" + x + ", " + y + ") lies outside the " + w + "x" + h
+				+ " score map.");
 		float[] p = new float[9];
 		for (int j = -1; j <= 1; j++)
 			for (int i = -1; i <= 1; i++) {
@@ -277,5 +287,13 @@ public final class Peaks {
 		if (!(curv < 0)) return 0;
 		double d = 0.5 * (a - c) / curv;
 		return Math.abs(d) <= 1 ? d : 0;
+	}
+
+	/** A script's map of another size read past its end, or gave peaks at wrong places, with no message. */
+	private static void checkMap(float[] map, int w, int h) {
+		if (map == null) throw new IllegalArgumentException("Peaks: there is no score map.");
+		if (w < 0 || h < 0 || map.length != (long) w * h)
+			throw new IllegalArgumentException("Peaks: a " + w + "x" + h + " score map needs " + Math.max(0, (long) w * h)
+				+ " scores, not " + map.length + ".");
 	}
 }

@@ -353,4 +353,27 @@ class BoxStatisticsTest {
 				p[i] *= (float) Math.pow(10, r.nextInt(17) - 8);
 		}
 	}
+
+	@Test
+	void anOutputWhosePlanesAreTheInputsAtOtherIndicesIsRefusedWithTheInputUnchanged() {
+		// each slice's mean written into the next slice of the same stack: the second result was
+		// made from the first, already written over its input, and nothing was said
+		Planes stack = TestImages.random(PixelType.FLOAT32, 32, 32, 3, 5);
+		Planes before = stack.copy();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BoxStatistics.computeInto(
+			stack.range(0, 2), stack.range(1, 3), Statistic.MEAN, Window.square(2), CPU));
+		assertEquals("Box Statistics: output plane 1 is input plane 2; the output must be planes of its own, or the "
+			+ "input's planes in their own order (in place).", e.getMessage());
+		assertTrue(TestImages.sameBits(before, stack));
+		// some planes in place and others not
+		Planes mixed = Planes.wrap(32, 32, stack.plane(0), new float[32 * 32]);
+		e = assertThrows(IllegalArgumentException.class, () -> BoxStatistics.computeInto(stack.range(0, 2), mixed,
+			Statistic.MEAN, Window.square(2), CPU));
+		assertTrue(e.getMessage().startsWith("Box Statistics: 1 of the output's 2 planes are the input's"), e.getMessage());
+		assertTrue(TestImages.sameBits(before, stack));
+		// wholly in place still works, and gives the result of a separate output
+		Planes apart = BoxStatistics.compute(stack, Statistic.MEAN, 2, CPU);
+		BoxStatistics.computeInto(stack, stack, Statistic.MEAN, Window.square(2), CPU);
+		assertTrue(TestImages.sameBits(apart, stack));
+	}
 }

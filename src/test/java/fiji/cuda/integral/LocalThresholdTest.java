@@ -514,4 +514,16 @@ class LocalThresholdTest {
 							method + " radius " + radius + ", bands of " + rows + ", slice " + (z + 1));
 				}
 	}
+
+	@Test
+	void anOutputWhosePlanesAreTheInputsInAnotherOrderIsRefusedWithTheInputUnchanged() {
+		Planes stack = TestImages.random(PixelType.UINT8, 32, 32, 2, 5);
+		Planes before = stack.copy();
+		Planes reversed = Planes.wrap(32, 32, stack.plane(1), stack.plane(0));
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LocalThreshold.thresholdInto(stack,
+			reversed, Settings.of(Method.MEAN, 2, 0, 0, true), CPU));
+		assertEquals("Local Threshold: output plane 1 is input plane 2; the output must be planes of its own, or the "
+			+ "input's planes in their own order (in place).", e.getMessage());
+		assertTrue(TestImages.sameBits(before, stack));
+	}
 }

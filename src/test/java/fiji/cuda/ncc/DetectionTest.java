@@ -481,4 +481,16 @@ class DetectionTest {
 		assertEquals(1, TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), -1, 1, 0.3, false, null, CPU).size());
 		TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 1, 1, 0.3, false, null, CPU);
 	}
+
+	@Test
+	void aScoreMapOfAnotherSizeThanSaidIsAClearError() {
+		// it read past the map's end (ArrayIndexOutOfBoundsException), or refined a peak outside it to 0
+		Detection box = new Detection(0, 0, 1, 1, 0, 0, 0, false, 0, 0, 0);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> Peaks.localMaxima(new float[3], 2, 2, box, 0.5, true));
+		assertEquals("Peaks: a 2x2 score map needs 4 scores, not 3.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> Peaks.refine(new float[4], 2, 2, 2, 0));
+		assertEquals("Peaks: the peak (2, 0) lies outside the 2x2 score map.", e.getMessage());
+		assertEquals(List.of(), Peaks.localMaxima(new float[0], 0, 0, box, 0.5, true));
+	}
 }
