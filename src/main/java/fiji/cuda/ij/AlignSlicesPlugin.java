@@ -212,6 +212,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	 * @throws IllegalArgumentException saying why, and what to do instead
 	 */
 	static void checkImage(ImagePlus imp) {
+		ImagePlusPlanes.checkHasPixels(imp);
 		if (imp.getBitDepth() == 24) throw new IllegalArgumentException(AlignSlices.RGB);
 		if (imp.getNChannels() > 1)
 			throw new IllegalArgumentException("This hyperstack has " + imp.getNChannels() + " channels; split them "

@@ -107,8 +107,10 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			return DONE;
 		}
 		// the runner's own refusal of an image without pixels, which would leave the lock below held
-		if (imp.getProcessor() == null) {
-			IjErrors.report(COMMAND, "The image \"" + imp.getTitle() + "\" has no pixels.");
+		try {
+			ImagePlusPlanes.checkHasPixels(imp);
+		} catch (IllegalArgumentException e) {
+			IjErrors.report(COMMAND, e);
 			return DONE;
 		}
 		// The runner locks the image only after setup, and on a lock it cannot get it only beeps and

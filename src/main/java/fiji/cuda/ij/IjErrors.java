@@ -326,11 +326,21 @@ public final class IjErrors {
 
 	/**
 	 * @param command the command asking, for the message
-	 * @return the current image, or null after reporting that there is none
+	 * @return the current image, or null after reporting that there is none, or that it has no
+	 *         pixels (a script's image whose window was closed)
 	 */
 	public static ImagePlus currentImage(String command) {
 		ImagePlus imp = WindowManager.getCurrentImage();
-		if (imp == null) report(command, "There is no image open.");
+		if (imp == null) {
+			report(command, "There is no image open.");
+			return null;
+		}
+		try {
+			ImagePlusPlanes.checkHasPixels(imp);
+		} catch (IllegalArgumentException e) {
+			report(command, e);
+			return null;
+		}
 		return imp;
 	}
 }

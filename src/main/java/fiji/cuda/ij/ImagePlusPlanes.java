@@ -63,7 +63,8 @@ public final class ImagePlusPlanes {
 
 	/**
 	 * For commands that only read the image and make a new one: unlike {@link #wrap(ImagePlus)},
-	 * a virtual stack is accepted, each of its slices read once (as new arrays).
+	 * a virtual stack is accepted, each of its slices read once (as new arrays; the current one
+	 * as shown, with the changes not yet in the stack).
 	 *
 	 * @param imp an image
 	 * @return every slice of its stack, in stack order; never to be written
@@ -74,10 +75,23 @@ public final class ImagePlusPlanes {
 		if (!stack.isVirtual()) return wrap(stack);
 		Object[] planes = new Object[stack.getSize()];
 		for (int i = 0; i < planes.length; i++) {
-			planes[i] = stack.getPixels(i + 1);
+			// the shown slice with its changes, as every other slice the command reads is as shown
+			ImageProcessor ip = slice(imp, i + 1);
+			planes[i] = ip == null ? null : ip.getPixels();
 			if (planes[i] == null) throw new IllegalArgumentException("Slice " + (i + 1) + " of the virtual stack could not be read.");
 		}
 		return Planes.wrap(stack.getWidth(), stack.getHeight(), planes);
+	}
+
+	/**
+	 * @param imp an image
+	 * @throws IllegalArgumentException naming the image when it has no pixels: a script's image
+	 *                                  whose window was closed (ImageJ flushed it) was taken for
+	 *                                  a single slice, or failed on a stack index, elsewhere
+	 */
+	public static void checkHasPixels(ImagePlus imp) {
+		if (imp.getProcessor() == null)
+			throw new IllegalArgumentException("The image \"" + imp.getTitle() + "\" has no pixels (was it closed?).");
 	}
 
 	/**

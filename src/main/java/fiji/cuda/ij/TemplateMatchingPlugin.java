@@ -221,6 +221,8 @@ public class TemplateMatchingPlugin implements PlugIn {
 	public static Outcome run(ImagePlus image, ImagePlus template, Settings s, ExecutionOptions opts) {
 		if (image == null) throw new IllegalArgumentException("There is no image.");
 		if (template == null) throw new IllegalArgumentException("There is no template.");
+		ImagePlusPlanes.checkHasPixels(image);
+		ImagePlusPlanes.checkHasPixels(template);
 		if (image.getBitDepth() == 24) throw new IllegalArgumentException(Texts.RGB);
 		if (template.getBitDepth() == 24)
 			throw new IllegalArgumentException("The template \"" + template.getTitle() + "\" is RGB, which is not supported. "
@@ -247,6 +249,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 	public static Outcome run(ImagePlus image, NamedTemplates templates, Settings s, ExecutionOptions opts) {
 		if (image == null) throw new IllegalArgumentException("There is no image.");
 		if (templates == null || templates.templates.isEmpty()) throw new IllegalArgumentException("There is no template.");
+		ImagePlusPlanes.checkHasPixels(image);
 		if (image.getBitDepth() == 24) throw new IllegalArgumentException(Texts.RGB);
 		return TemplateMatchingRun.match(image, templates.templates, templates.names, false, true, s, opts);
 	}

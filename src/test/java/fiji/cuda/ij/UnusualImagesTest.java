@@ -85,4 +85,52 @@ class UnusualImagesTest {
 		String log = LocalThresholdPluginTest.asMacro(new LocalThresholdPlugin(), bytes, "method=Mean radius=3");
 		assertFalse(log.contains(LocalThresholdPlugin.COMMAND + ":"), log);
 	}
+
+	@Test
+	void theShownSliceOfAVirtualStackIsReadAsShownWithStackToo() throws Exception {
+		// slice 2 was blurred (allowed on the shown slice, as with ImageJ's blur): with 'stack', Box
+		// Statistics and Integral Image read it again from the file, without the blur, and gave
+		// another result for it than without 'stack'
+		java.io.File dir = java.nio.file.Files.createTempDirectory("shownvirtual").toFile();
+		String path = new java.io.File(dir, "stack.tif").getPath();
+		ij.IJ.saveAsTiff(ImageJReference.noise("16-bit", 40, 30, 3, 21), path);
+		ImagePlus v = ij.IJ.openVirtual(path);
+		assertTrue(v.getStack().isVirtual());
+		v.setSlice(2);
+		String log = LocalThresholdPluginTest.asMacro(
+			a -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), "GPU Gaussian Blur...", ""), v, "sigma=3");
+		assertFalse(log.contains("GPU Gaussian Blur:"), log);
+		fiji.cuda.integral.Window w = fiji.cuda.integral.Window.square(2);
+		float[] alone = (float[]) BoxStatisticsPlugin.compute(v, fiji.cuda.integral.BoxStatistics.Statistic.MEAN, w, false)
+			.getProcessor().getPixels();
+		ImagePlus all = BoxStatisticsPlugin.compute(v, fiji.cuda.integral.BoxStatistics.Statistic.MEAN, w, true);
+		org.junit.jupiter.api.Assertions.assertArrayEquals(alone, (float[]) all.getStack().getPixels(2));
+		// and the other slices are the file's
+		ImagePlus file = ij.IJ.openImage(path);
+		file.setSlice(3);
+		org.junit.jupiter.api.Assertions.assertArrayEquals((float[]) BoxStatisticsPlugin.compute(file,
+			fiji.cuda.integral.BoxStatistics.Statistic.MEAN, w, false).getProcessor().getPixels(),
+			(float[]) all.getStack().getPixels(3));
+		for (java.io.File f : dir.listFiles())
+			f.delete();
+		dir.delete();
+	}
+
+	@Test
+	void aClosedImageIsSaidToHaveNoPixels() {
+		// a script's image whose window was closed: Template Matching said "Stack argument out of
+		// range: 1", Align Slices that it had a single slice, others that there was no image
+		String closed = "The image \"closed\" has no pixels (was it closed?).";
+		ImagePlus a = ImageJReference.noise("8-bit", 30, 20, 3, 3);
+		a.setTitle("closed");
+		a.flush();
+		assertEquals(TemplateMatchingPlugin.COMMAND + ": " + closed,
+			LocalThresholdPluginTest.asMacro(new TemplateMatchingPlugin(), a, "template=[closed]").trim());
+		assertEquals(AlignSlicesPlugin.COMMAND + ": " + closed,
+			LocalThresholdPluginTest.asMacro(new AlignSlicesPlugin(), a, "x=1 y=1 width=5 height=5").trim());
+		assertEquals(BoxStatisticsPlugin.COMMAND + ": " + closed,
+			LocalThresholdPluginTest.asMacro(new BoxStatisticsPlugin(), a, "radius=2").trim());
+		assertEquals(GaussianBlur3DPlugin.COMMAND + ": " + closed,
+			LocalThresholdPluginTest.asMacro(new GaussianBlur3DPlugin(), a, "x=2 y=2 z=2").trim());
+	}
 }
