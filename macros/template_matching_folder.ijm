@@ -201,15 +201,27 @@ function absolute(path) {
 // The argument without its [bracketed] values: a path such as [/data/flip side/] must not read
 // as the flag "flip".
 function outsideBrackets(s) {
+	// values as ij.Macro.getValue reads them: a [ or ' right after = opens one, brackets nest
 	out = "";
 	depth = 0;
+	quoted = false;
 	for (i = 0; i < lengthOf(s); i++) {
 		c = substring(s, i, i + 1);
-		if (c == "[")
-			depth++;
-		else if (c == "]" && depth > 0)
-			depth--;
-		else if (depth == 0)
+		opens = false;
+		if (i > 0) {
+			if (substring(s, i - 1, i) == "=")
+				opens = true;
+		}
+		if (quoted) {
+			if (c == "'") quoted = false;
+		} else if (depth > 0) {
+			if (c == "[") depth++;
+			else if (c == "]") depth--;
+		} else if (c == "[" && opens)
+			depth = 1;
+		else if (c == "'" && opens)
+			quoted = true;
+		else
 			out = out + c;
 	}
 	return out;

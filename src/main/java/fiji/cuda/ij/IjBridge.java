@@ -218,9 +218,42 @@ public final class IjBridge {
 		return dflt;
 	}
 
-	/** @return the macro options with every bracketed value emptied: titles and paths hold no keys */
+	/**
+	 * @return the macro options with every bracketed or quoted value emptied to {@code []}:
+	 *         titles and paths hold no keys. Values are paired as {@link #getValue} pairs them;
+	 *         a title such as {@code [embryo [GFP] stack 2]}, which the Recorder writes as it is,
+	 *         ended at its first {@code ]} and turned on {@code stack}.
+	 */
 	static String outsideBrackets(String options) {
-		return options.replaceAll("\\[[^\\]]*\\]", "[]");
+		StringBuilder out = new StringBuilder(options.length());
+		int depth = 0;
+		char quote = 0;
+		for (int i = 0; i < options.length(); i++) {
+			char c = options.charAt(i);
+			if (quote != 0) {
+				if (c == quote) {
+					quote = 0;
+					out.append(']');
+				}
+				continue;
+			}
+			if (depth > 0) {
+				if (c == '[') depth++;
+				else if (c == ']' && --depth == 0) out.append(']');
+				continue;
+			}
+			boolean opens = i > 0 && options.charAt(i - 1) == '=';
+			if (c == '[' && opens) depth = 1;
+			else if (c == '\'' && opens) quote = c;
+			else {
+				out.append(c);
+				continue;
+			}
+			out.append('[');
+		}
+		// a value never closed runs to the end, as getValue reads it
+		if (depth > 0 || quote != 0) out.append(']');
+		return out.toString();
 	}
 
 	/**

@@ -229,4 +229,21 @@ class AlignSlicesMacroTest {
 		assertTrue(m.find(), r::toString);
 		assertEquals(-0.5, Double.parseDouble(m.group(1)), 0.1, r::toString);
 	}
+
+	@Test
+	void aFlagWordInAQuotedPathIsNoFlag() throws Exception {
+		// ij.Macro.getValue reads input='...' as the path, but the flags were looked for inside it:
+		// a folder named "a whole folder" made every shift a whole pixel
+		double[] sx = {0, 2.4}, sy = {0, -1.3};
+		Path folder = Files.createDirectories(dir.resolve("a whole folder"));
+		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("drift-q", DriftingStack.make(PixelType.UINT8, 80, 70, sx,
+			sy, 12)), folder.resolve("drift-q.tif"));
+		ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input='" + input + "' output=["
+			+ dir.resolve("aligned-q.tif") + "] x=20 y=20 width=40 height=30 margin=6", "-Dfiji.cuda.device=cpu");
+		assertTrue(r.output.contains("Aligned 2 slices of " + input), r::toString);
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("Slice 2: dX=(\\S+) dY=(\\S+)").matcher(r.output);
+		assertTrue(m.find(), r::toString);
+		assertEquals(-2.4, Double.parseDouble(m.group(1)), 0.1, r::toString);
+		assertEquals(1.3, Double.parseDouble(m.group(2)), 0.1, r::toString);
+	}
 }

@@ -1,6 +1,8 @@
 package fiji.cuda.ij;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import ij.macro.Interpreter;
@@ -41,5 +43,21 @@ public class IjBridgeTest { // public: the test macro call()s into it
 		assertEquals("Sigma (Radius) must be a number, not sigma=&abc.", ANSWERS.get("sigma=&abc"));
 		assertEquals("Sigma (Radius) must be a number, not sigma=NaN.", ANSWERS.get("sigma=NaN"));
 		assertEquals("Sigma (Radius) must be a number, not sigma=&.", ANSWERS.get("sigma=&"));
+	}
+
+	@Test
+	void aFlagWordInANestedBracketedOrQuotedValueIsNoFlag() {
+		// the Recorder writes a title with brackets as it is: its first ']' ended the value, and
+		// "stack" (or "flip" in a folder's name) was read as the flag
+		String o = "image=[embryo [GFP] stack 2] template=cell score_threshold=0.5";
+		assertEquals("embryo [GFP] stack 2", IjBridge.getValue(o, "image", null));
+		assertFalse(TemplateMatchingPlugin.flag(o, "stack"));
+		assertFalse(TemplateMatchingPlugin.flag("image=x template_folder=[/data/set [A] flip 1] ", "flip"));
+		assertFalse(TemplateMatchingPlugin.flag("image='cells stack 1' template=t", "stack"));
+		assertTrue(TemplateMatchingPlugin.flag("image=[embryo [GFP] 2] stack template=t", "stack"));
+		assertTrue(TemplateMatchingPlugin.flag("image='cells 1' flip", "flip"));
+		// a bracket within an unbracketed value opens nothing, as getValue reads it
+		assertTrue(TemplateMatchingPlugin.flag("image=a[1 stack", "stack"));
+		assertEquals("image=[] template=[] stack x=[]", IjBridge.outsideBrackets("image=[a [b] c] template='d e' stack x=[f"));
 	}
 }
