@@ -205,7 +205,11 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * the user gave it ({@link #windowLabel}), not as clipped to the image: radius 30, 100 and
 	 * 1000 all made "61x61" windows of a 30x20 image, and their results read alike.
 	 *
-	 * @param size the window's size for the title, e.g. "201x201"
+	 * @param imp       an 8, 16 or 32-bit image
+	 * @param statistic what to compute
+	 * @param window    the window around each pixel
+	 * @param stack     every slice when true, only the current one when false
+	 * @param size      the window's size for the title, e.g. "201x201"
 	 * @return the statistic as a new 32-bit image, or null when canceled
 	 */
 	public static ImagePlus compute(ImagePlus imp, Statistic statistic, Window window, boolean stack, String size) {
