@@ -5,6 +5,7 @@ import fiji.cuda.ops.CpuParallel;
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
 import fiji.cuda.ops.ExecutionOptions;
+import fiji.cuda.ops.OpLog;
 import fiji.cuda.ops.OpReport;
 import fiji.cuda.runtime.GpuException;
 
@@ -147,6 +148,7 @@ public final class BoxStatistics {
 		boolean[] nonFinite = NonFinite.planes(src, opts.threads(), range);
 		// the mean's sums lose digits only to values some 10^11 times the data (the variance's to 10^5)
 		Outliers.warn(NAME, src, range, statistic == Statistic.MEAN);
+		if (statistic == Statistic.VARIANCE) warnBeyondFloat(range);
 		// a 32-bit image may be its own output: a large plane then comes back whole before it is written
 		boolean inPlace = n > 0 && out.plane(0) == image.plane(0);
 		return IntegralImage.byPlane(NAME, n, opts,
@@ -232,6 +234,26 @@ public final class BoxStatistics {
 			return Window.square(radius);
 		} catch (IllegalArgumentException e) {
 			throw new IllegalArgumentException(NAME + ": " + e.getMessage(), e);
+		}
+	}
+
+	/**
+	 * A window's variance is at most the square of half the plane's range, and finite pixels
+	 * beyond about 1.8e19 apart can give one that no 32-bit value holds: it came out Infinity
+	 * without a word, where the integral image says so of its own sums.
+	 */
+	private static void warnBeyondFloat(float[][] range) {
+		for (int z = 0; z < range.length; z++) {
+			float[] r = range[z];
+			if (r == null || !(r[0] <= r[1])) continue;
+			double half = ((double) r[1] - r[0]) / 2;
+			if (half * half > Float.MAX_VALUE) {
+				OpLog.log(NAME + ": " + (range.length == 1 ? "the image's" : "slice " + (z + 1) + "'s")
+					+ " pixels lie up to " + String.format(java.util.Locale.ROOT, "%.3g", 2 * half) + " apart: variances "
+					+ "above 3.4e38 have no 32-bit value and are Infinity. The standard deviation of the same windows "
+					+ "is finite.");
+				return;
+			}
 		}
 	}
 }
