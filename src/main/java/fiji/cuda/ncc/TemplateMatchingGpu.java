@@ -380,12 +380,38 @@ final class TemplateMatchingGpu {
 		return false;
 	}
 
-	/** The tables' last elements are the sums over the whole plane: finite exactly when every pixel is. */
+	/**
+	 * Magnitudes within which the float products of the table-reading kernels keep their
+	 * digits: beyond about 1e19 they overflowed to infinity (scores of ±1 or NaN), below about
+	 * 1e-19 they sank into float's subnormal range (scores of 0), where the CPU path, in double,
+	 * scored 1 at the match. Data outside them is scored by the masked kernels, in double.
+	 */
+	static final double FLOAT_PRODUCTS_ABOVE = 1e-15, FLOAT_PRODUCTS_BELOW = 1e15;
+
+	/**
+	 * The tables' last elements are the sums over the whole plane: finite exactly when every
+	 * pixel is, and the sum of squares bounds every pixel's magnitude.
+	 *
+	 * @return whether the float kernels can score the plane: every pixel finite, none above
+	 *         {@link #FLOAT_PRODUCTS_BELOW}, and the pixels' root mean square, unless 0, not
+	 *         below {@link #FLOAT_PRODUCTS_ABOVE}
+	 */
 	private static boolean tablesFinite(GpuSession s, DeviceBuffer sum, DeviceBuffer sq, long n) {
 		double[] last = new double[2];
 		s.download(sum.at(8 * (n - 1)), last, 0, 1);
 		s.download(sq.at(8 * (n - 1)), last, 1, 1);
-		return Double.isFinite(last[0]) && Double.isFinite(last[1]);
+		return Double.isFinite(last[0]) && Double.isFinite(last[1]) && floatProductsFit(last[1], n);
+	}
+
+	/** @return whether values whose squares sum to {@code squares} over {@code n} fit the float kernels */
+	static boolean floatProductsFit(double squares, long n) {
+		return squares == 0 || Math.sqrt(squares) <= FLOAT_PRODUCTS_BELOW
+			&& Math.sqrt(squares / n) >= FLOAT_PRODUCTS_ABOVE;
+	}
+
+	/** @return whether a template's pixels, less their mean, fit the float kernels (integer templates always do) */
+	static boolean floatProductsFit(TemplateMatchingCpu.Prepared p, PixelType type) {
+		return type.isInteger() || floatProductsFit(p.centredSquares, p.n);
 	}
 
 	/** Several templates of one size and type, no masks, whose tile with overfetch fits shared memory. */
@@ -395,6 +421,9 @@ final class TemplateMatchingGpu {
 		for (int i = 0; i < templates.size(); i++) {
 			Planes t = templates.get(i);
 			if (masks.get(i) != null || t.width() != t0.width() || t.height() != t0.height() || t.type() != t0.type())
+				return false;
+			if (!t.type().isInteger() && !floatProductsFit(
+				new TemplateMatchingCpu.Prepared(t.plane(0), t.type(), t.width(), t.height(), null, d.iw), t.type()))
 				return false;
 		}
 		Mode m = mode(d.type, t0.type());
@@ -617,7 +646,7 @@ final class TemplateMatchingGpu {
 			Launch l = new Launch(s, 1, (long) (iw - tw + 1) * (ih - th + 1));
 			try {
 				Mode m = mode(type, t.type());
-				if (mask != null || !finite) masked(l, p, m, t.type().isInteger());
+				if (mask != null || !finite || !floatProductsFit(p, t.type())) masked(l, p, m, t.type().isInteger());
 				else plain(l, p, m, t);
 				return l;
 			} catch (RuntimeException e) {
@@ -737,7 +766,7 @@ final class TemplateMatchingGpu {
 			l.finishArgs = new Object[] { l.out, l.part, img, sum, sq, iw, ih, info };
 		}
 
-		/** Masks, and 32-bit images with non-finite pixels: every window summed directly. */
+		/** Masks, 32-bit images with non-finite pixels, and 32-bit data beyond the float products' range: every window summed directly. */
 		private void masked(Launch l, TemplateMatchingCpu.Prepared p, Mode m, boolean intTemplate) {
 			boolean exact = m != Mode.TF && intTemplate;
 			int[] off = new int[2 * p.n];

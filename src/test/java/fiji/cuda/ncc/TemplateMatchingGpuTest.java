@@ -719,4 +719,37 @@ class TemplateMatchingGpuTest {
 		assertEquals(pinnedBefore, g.pinnedBytes(), "pinned host bytes before and after");
 	}
 
+
+	@Test
+	void thirtyTwoBitDataBeyondTheFloatProductsRangeScoresAsInDouble() {
+		// products of pixels near 1e20 overflowed float (scores of 1, -1 or NaN), those of pixels
+		// near 1e-25 sank into its subnormals (scores of 0); the CPU path scored 1 at the match
+		Planes base = TestImages.random(PixelType.FLOAT32, 97, 83, 1, 61);
+		for (double scale : new double[] { 1e25, 1e20, 1e-25, 1e-40 }) {
+			float[] px = ((float[]) base.plane(0)).clone();
+			for (int k = 0; k < px.length; k++)
+				px[k] = (float) (px[k] * scale);
+			Planes image = Planes.wrap(97, 83, px);
+			for (int[] sz : new int[][] { { 16, 16 }, { 31, 17 } }) {
+				Planes tpl = NccReference.cut(image, 20, 30, sz[0], sz[1], PixelType.FLOAT32);
+				String what = "scale " + scale + ", " + sz[0] + "x" + sz[1];
+				float[] got = TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+				assertClose(NccReference.valid(image, 0, tpl, 0, null), got, what);
+				assertEquals(1.0, got[30 * (97 - sz[0] + 1) + 20], 1e-4, what + ": at the match");
+				// and an ordinary template against such an image, and such a template against an ordinary image
+				Planes plain = NccReference.cut(base, 20, 30, sz[0], sz[1], PixelType.FLOAT32);
+				assertClose(NccReference.valid(image, 0, plain, 0, null), TemplateMatching.match(image, 0, plain, 0, null, false,
+					GPU), what + ", ordinary template");
+				assertClose(NccReference.valid(base, 0, tpl, 0, null), TemplateMatching.match(base, 0, tpl, 0, null, false, GPU),
+					what + ", ordinary image");
+			}
+			// a bank of such templates
+			List<Template> bank = new ArrayList<>();
+			for (int k = 0; k < 3; k++)
+				bank.add(new Template(NccReference.cut(image, 10 + 7 * k, 5 + 3 * k, 16, 16, PixelType.FLOAT32), null, k, 0, false));
+			List<float[]> maps = TemplateMatching.matchAll(image, 0, bank, GPU);
+			for (int k = 0; k < 3; k++)
+				assertClose(NccReference.valid(image, 0, bank.get(k).pixels, 0, null), maps.get(k), "scale " + scale + ", bank " + k);
+		}
+	}
 }
