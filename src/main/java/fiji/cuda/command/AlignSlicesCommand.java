@@ -21,8 +21,9 @@ import org.scijava.plugin.Plugin;
  * Slice alignment as a SciJava command, for scripts, headless runs and other SciJava tools.
  * It has no menu path: the menu entry is ImageJ 1's "GPU Align Slices...", whose parameters
  * and table it shares. The stack is aligned in place and the shifts come back as a table.
- * A width and height of 0 (the default) take the landmark from the image's area selection;
- * with only one of them 0 the landmark has no area and is refused. Bad input
+ * The landmark is x, y, width and height together, or none of them (or all 0) for the
+ * bounds of the image's area selection; some of them alone are refused, as in the menu
+ * command's macros. Bad input
  * cancels the command with the reason instead of throwing, with the image unchanged. No
  * setting is remembered between runs: as in the menu command's macros, one left out takes its
  * default (a stale rectangle would silently align to the wrong feature, a stale reference to
@@ -38,19 +39,26 @@ public class AlignSlicesCommand extends ContextCommand {
 	@Parameter(label = "Reference slice", min = "1", persist = false)
 	private int reference = 1;
 
-	@Parameter(label = "Landmark x", required = false, persist = false)
-	private int x;
+	/**
+	 * What a landmark input left out holds: SciJava fills a boxed input left out with 0, which
+	 * cannot be told from a landmark at the image's edge (width and height without x and y
+	 * aligned to the corner without a word).
+	 */
+	static final int NOT_GIVEN = Integer.MIN_VALUE;
 
-	@Parameter(label = "Landmark y", required = false, persist = false)
-	private int y;
+	@Parameter(label = "Landmark x", description = "left out: see width", required = false, persist = false)
+	private int x = NOT_GIVEN;
 
-	@Parameter(label = "Landmark width", description = "0 (with height 0): the selection's bounds", required = false,
-		persist = false)
-	private int width;
+	@Parameter(label = "Landmark y", description = "left out: see width", required = false, persist = false)
+	private int y = NOT_GIVEN;
 
-	@Parameter(label = "Landmark height", description = "0 (with width 0): the selection's bounds", required = false,
-		persist = false)
-	private int height;
+	@Parameter(label = "Landmark width", description = "left out with x, y and height (or all 0): the selection's bounds",
+		required = false, persist = false)
+	private int width = NOT_GIVEN;
+
+	@Parameter(label = "Landmark height", description = "left out with x, y and width (or all 0): the selection's bounds",
+		required = false, persist = false)
+	private int height = NOT_GIVEN;
 
 	@Parameter(label = "Margin (pixels)", min = "0", persist = false)
 	private int margin = 20;
@@ -72,21 +80,14 @@ public class AlignSlicesCommand extends ContextCommand {
 	public void run() {
 		try {
 			Inputs.requireImage(image, "image");
+			// before the landmark: a script asked for one on an image that none could align
+			AlignSlicesPlugin.checkImage(image);
 			AlignSlices.Settings s = new AlignSlices.Settings();
-			// as the menu command: x and y without a size were dropped for the selection's bounds
-			if (width == 0 && height == 0 && (x != 0 || y != 0))
-				throw new IllegalArgumentException("The landmark needs x, y, width and height together; x=" + x + " y=" + y
-					+ " was given without width and height (leave all four out to use the selection).");
-			if (width == 0 && height == 0 && image != null && image.getRoi() != null && image.getRoi().isArea()) {
-				Rectangle r = image.getRoi().getBounds();
-				s.landmark(r.x, r.y, r.width, r.height);
-			} else if (width == 0 && height == 0) {
-				// "the landmark has zero area (0x0)" answered a script that gave none
-				throw new IllegalArgumentException("Please give the landmark (x, y, width and height) or put a rectangle "
-					+ "selection on the image (a line or a point is no landmark).");
-			} else {
-				s.landmark(x, y, width, height);
-			}
+			// the menu command's rule: all four or none; a width and height of 0 alone are none
+			boolean none = zero(x) && zero(y) && zero(width) && zero(height);
+			Rectangle r = none ? AlignSlicesPlugin.landmark(image, null, null, null, null)
+				: AlignSlicesPlugin.landmark(image, given(x), given(y), given(width), given(height));
+			s.landmark(r.x, r.y, r.width, r.height);
 			s.reference = reference - 1;
 			s.margin = margin;
 			// as the menu command: a misspelt name is refused, not taken for Bilinear
@@ -99,5 +100,13 @@ public class AlignSlicesCommand extends ContextCommand {
 			// out of memory too: a stack trace in the console was all a script's user got
 			cancel(IjErrors.line(fiji.cuda.ij.AlignSlicesPlugin.COMMAND, e));
 		}
+	}
+
+	private static boolean zero(int v) {
+		return v == NOT_GIVEN || v == 0;
+	}
+
+	private static Integer given(int v) {
+		return v == NOT_GIVEN ? null : v;
 	}
 }

@@ -24,6 +24,7 @@ final class InPlace {
 	 * @param onePlane whether only the current plane changes
 	 * @throws IllegalArgumentException when another command holds the image, or for bad input
 	 * @throws PartlyDoneException      when {@code work} stopped part way (what it changed is shown)
+	 * @throws fiji.cuda.runtime.GpuException when the GPU failed after writing (what it changed is shown)
 	 */
 	static void change(ImagePlus image, boolean onePlane, Runnable work) {
 		try {
@@ -33,7 +34,9 @@ final class InPlace {
 				if (onePlane) Undo.setup(Undo.FILTER, image);
 				else ImagePlusPlanes.noUndo(image);
 			});
-		} catch (PartlyDoneException e) {
+		} catch (PartlyDoneException | fiji.cuda.runtime.GpuException e) {
+			// a GPU failure reaches here only once planes were written (any other falls back to
+			// the CPU path), as the menu commands take it
 			// the planes done before the failure are changed: they must show, ask to be saved, and
 			// a single plane can be undone, as after a run that ended
 			if (onePlane) Undo.setup(Undo.FILTER, image);

@@ -211,7 +211,14 @@ public class AlignSlicesPlugin implements PlugIn {
 	 *
 	 * @throws IllegalArgumentException saying why, and what to do instead
 	 */
-	static void checkImage(ImagePlus imp) {
+	/**
+	 * Refuses an image that no settings could align, before any are asked for.
+	 *
+	 * @param imp an image
+	 * @throws IllegalArgumentException naming why: no pixels, RGB, several channels, both
+	 *                                  slices and frames, a single slice, or a virtual stack
+	 */
+	public static void checkImage(ImagePlus imp) {
 		ImagePlusPlanes.checkHasPixels(imp);
 		if (imp.getBitDepth() == 24) throw new IllegalArgumentException(AlignSlices.RGB);
 		if (imp.getNChannels() > 1)
@@ -240,26 +247,12 @@ public class AlignSlicesPlugin implements PlugIn {
 	public static Settings fromMacro(ImagePlus imp, String options) {
 		Settings s = new Settings();
 		s.reference = integer(options, REFERENCE, 1) - 1;
-		String missing = "";
-		int given = 0;
-		for (Field f : new Field[] { X, Y, WIDTH, HEIGHT })
-			if (IjBridge.getValue(options, f.key, null) != null) given++;
-			else missing += (missing.isEmpty() ? "" : ", ") + f.key + "=";
-		// x and y left out were 0, and x= y= alone gave way to the selection: either way a
-		// landmark nobody meant, matched without a word
-		if (given > 0 && given < 4)
-			throw new IllegalArgumentException("The landmark needs x=, y=, width= and height= together (or none of them, "
-				+ "to take the selection's bounds); missing: " + missing + ".");
-		if (given == 4) {
-			s.landmark(integer(options, X, 0), integer(options, Y, 0), integer(options, WIDTH, 0),
-				integer(options, HEIGHT, 0));
-		} else {
-			Rectangle r = selection(imp);
-			if (r == null)
-				throw new IllegalArgumentException("Please give the landmark (x= y= width= height=) or draw a rectangle "
-					+ "on the image.");
-			s.landmark(r.x, r.y, r.width, r.height);
-		}
+		Integer[] xywh = new Integer[4];
+		Field[] keys = { X, Y, WIDTH, HEIGHT };
+		for (int k = 0; k < 4; k++)
+			if (IjBridge.getValue(options, keys[k].key, null) != null) xywh[k] = integer(options, keys[k], 0);
+		Rectangle r = landmark(imp, xywh[0], xywh[1], xywh[2], xywh[3]);
+		s.landmark(r.x, r.y, r.width, r.height);
 		s.margin = integer(options, MARGIN, s.margin);
 		s.interpolation = interpolation(IjBridge.macroValue(options, INTERPOLATION.key, INTERPOLATIONS[0]));
 		s.subpixel = flag(options, "subpixel");
@@ -333,6 +326,38 @@ public class AlignSlicesPlugin implements PlugIn {
 	}
 
 	/** @return the bounds of the image's area selection, or null */
+	/**
+	 * The landmark of the menu command's macros and of the SciJava command alike: x, y, width
+	 * and height together, or none of them for the bounds of the image's area selection. Some
+	 * left out were taken as 0 (a landmark at the corner), or gave way to the selection: either
+	 * way a landmark nobody meant, matched without a word.
+	 *
+	 * @param imp    the image, whose area selection is the landmark when none is given
+	 * @param x      the landmark's left edge, or null when not given
+	 * @param y      its top edge, or null
+	 * @param width  its width, or null
+	 * @param height its height, or null
+	 * @return the landmark (not yet checked against the image)
+	 * @throws IllegalArgumentException when only some are given, or none and there is no area selection
+	 */
+	public static Rectangle landmark(ImagePlus imp, Integer x, Integer y, Integer width, Integer height) {
+		Integer[] v = { x, y, width, height };
+		String missing = "";
+		int given = 0;
+		for (int k = 0; k < 4; k++)
+			if (v[k] != null) given++;
+			else missing += (missing.isEmpty() ? "" : ", ") + new Field[] { X, Y, WIDTH, HEIGHT }[k].key + "=";
+		if (given > 0 && given < 4)
+			throw new IllegalArgumentException("The landmark needs x=, y=, width= and height= together (or none of them, "
+				+ "to take the selection's bounds); missing: " + missing + ".");
+		if (given == 4) return new Rectangle(x, y, width, height);
+		Rectangle r = selection(imp);
+		if (r == null)
+			throw new IllegalArgumentException("Please give the landmark (x= y= width= height=) or draw a rectangle "
+				+ "on the image (a line or a point is no landmark).");
+		return r;
+	}
+
 	private static Rectangle selection(ImagePlus imp) {
 		Roi roi = imp.getRoi();
 		return roi != null && roi.isArea() ? roi.getBounds() : null;

@@ -122,8 +122,8 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 		imp.setRoi(new ij.gui.Line(2, 2, 20, 20));
 		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "margin", 6).get();
 		assertTrue(m.isCanceled());
-		assertEquals("GPU Align Slices: Please give the landmark (x, y, width and height) or put a rectangle selection on "
-			+ "the image (a line or a point is no landmark).", m.getCancelReason());
+		assertEquals("GPU Align Slices: Please give the landmark (x= y= width= height=) or draw a rectangle on the image "
+			+ "(a line or a point is no landmark).", m.getCancelReason());
 	}
 
 	@Test
@@ -134,8 +134,8 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 		imp.setRoi(new ij.gui.Roi(10, 10, 20, 20));
 		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", imp, "x", 20, "y", 20, "margin", 5).get();
 		assertTrue(m.isCanceled());
-		assertEquals("GPU Align Slices: The landmark needs x, y, width and height together; x=20 y=20 was given without "
-			+ "width and height (leave all four out to use the selection).", m.getCancelReason());
+		assertEquals("GPU Align Slices: The landmark needs x=, y=, width= and height= together (or none of them, to take "
+			+ "the selection's bounds); missing: width=, height=.", m.getCancelReason());
 		for (int z = 1; z <= imp.getStackSize(); z++)
 			assertTrue(java.util.Objects.deepEquals(before.getStack().getPixels(z), imp.getStack().getPixels(z)),
 				"slice " + z + " was changed");

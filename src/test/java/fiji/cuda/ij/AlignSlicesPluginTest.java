@@ -59,7 +59,8 @@ class AlignSlicesPluginTest {
 		imp.deleteRoi();
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> AlignSlicesPlugin.fromMacro(imp, "margin=3"));
-		assertEquals("Please give the landmark (x= y= width= height=) or draw a rectangle on the image.", e.getMessage());
+		assertEquals("Please give the landmark (x= y= width= height=) or draw a rectangle on the image "
+			+ "(a line or a point is no landmark).", e.getMessage());
 		e = assertThrows(IllegalArgumentException.class,
 			() -> AlignSlicesPlugin.fromMacro(imp, "x=1 y=1 width=5 height=5 interpolation=Nearest"));
 		assertEquals("Interpolation must be Bilinear or Bicubic, not interpolation=Nearest.", e.getMessage());
