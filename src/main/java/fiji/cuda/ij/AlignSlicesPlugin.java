@@ -245,6 +245,7 @@ public class AlignSlicesPlugin implements PlugIn {
 	 *         no landmark, or only some of its keys
 	 */
 	public static Settings fromMacro(ImagePlus imp, String options) {
+		IjBridge.checkClosed(options);
 		Settings s = new Settings();
 		s.reference = integer(options, REFERENCE, 1) - 1;
 		Integer[] xywh = new Integer[4];

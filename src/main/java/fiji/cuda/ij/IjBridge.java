@@ -219,6 +219,46 @@ public final class IjBridge {
 	}
 
 	/**
+	 * Refuses a bracketed or quoted value that is never closed. ImageJ reads such a value as
+	 * absent, so a title with an unmatched bracket, recorded as {@code template=[cell[1 x]},
+	 * was answered with "Please give the template", which the macro had given.
+	 *
+	 * @param options the macro options, or null
+	 * @throws IllegalArgumentException naming the key and quoting its value
+	 */
+	static void checkClosed(String options) {
+		if (options == null) return;
+		int depth = 0, start = -1;
+		char quote = 0;
+		for (int i = 0; i < options.length(); i++) {
+			char c = options.charAt(i);
+			if (quote != 0) {
+				if (c == quote) quote = 0;
+				continue;
+			}
+			if (depth > 0) {
+				if (c == '[') depth++;
+				else if (c == ']') depth--;
+				continue;
+			}
+			boolean opens = i > 0 && options.charAt(i - 1) == '=';
+			if (opens && (c == '[' || c == '\'')) {
+				start = i - 1;
+				while (start > 0 && !Character.isWhitespace(options.charAt(start - 1)))
+					start--;
+				if (c == '[') depth = 1;
+				else quote = c;
+			}
+		}
+		if (depth == 0 && quote == 0) return;
+		String value = options.substring(start).trim();
+		String key = value.substring(0, value.indexOf('='));
+		throw new IllegalArgumentException("The value of " + key + "= opens a " + (quote != 0 ? "quote" : "bracket")
+			+ " that is never closed: " + value + ". A title or path with an unmatched [ cannot be given in brackets; "
+			+ "rename the image (Image>Rename...) or the file.");
+	}
+
+	/**
 	 * @return the macro options with every bracketed or quoted value emptied to {@code []}:
 	 *         titles and paths hold no keys. Values are paired as {@link #getValue} pairs them;
 	 *         a title such as {@code [embryo [GFP] stack 2]}, which the Recorder writes as it is,

@@ -144,6 +144,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 			if (options != null) {
 				// read the keys here: GenericDialog answers an unknown image title with a macro
 				// error dialog, which would hang a batch run
+				IjBridge.checkClosed(options);
 				String title = IjBridge.macroValue(options, "image", null);
 				image = title == null && given != null ? given : find(title, "image", given);
 				// the dialog records template_folder=[] when the field is left empty: then template counts

@@ -60,4 +60,18 @@ public class IjBridgeTest { // public: the test macro call()s into it
 		assertTrue(TemplateMatchingPlugin.flag("image=a[1 stack", "stack"));
 		assertEquals("image=[] template=[] stack x=[]", IjBridge.outsideBrackets("image=[a [b] c] template='d e' stack x=[f"));
 	}
+
+	@Test
+	void aValueNeverClosedIsNamed() {
+		// a title with an unmatched '[', as the Recorder writes it: ImageJ reads the value as absent,
+		// and the command asked for the template the macro had given
+		IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+			() -> IjBridge.checkClosed("image=cells template=[cell[1 x] score_threshold=0.5"));
+		assertEquals("The value of template= opens a bracket that is never closed: template=[cell[1 x] score_threshold=0.5. "
+			+ "A title or path with an unmatched [ cannot be given in brackets; rename the image (Image>Rename...) or the "
+			+ "file.", e.getMessage());
+		IjBridge.checkClosed("image=[a [b] c] template='d e' x=a[1 y=[]");
+		IjBridge.checkClosed(null);
+		org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> IjBridge.checkClosed("input='a b"));
+	}
 }
