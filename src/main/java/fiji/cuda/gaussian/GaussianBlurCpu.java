@@ -118,6 +118,9 @@ final class GaussianBlurCpu {
 	/** Makes the z pass's blocks; tests put in one that runs out of memory. */
 	static java.util.function.IntFunction<float[]> zBlock = float[]::new;
 
+	/** Makes the x pass's row buffers; tests put in one that runs out of memory. */
+	static java.util.function.IntFunction<float[]> xLine = float[]::new;
+
 	/**
 	 * Blurs a volume in place as ImageJ's "Gaussian Blur 3D" does on a plain stack: every
 	 * plane in x and y, stored to its type (rounded for integers), then along z, stored
@@ -165,14 +168,19 @@ final class GaussianBlurCpu {
 		if (kx != null || ky != null) {
 			PlaneBlur blur = new PlaneBlur(w, h, kx, ky, Region.all(w, h), opts.threads());
 			int channels = type.channels();
-			writing[0] = true;
-			for (int z = 0; z < d; z++) {
-				for (int c = 0; c < channels; c++) {
-					int plane = z, channel = c;
-					blur.run(volume.plane(z), type, c, f -> progress.update(xyShare * (plane + (channel + f) / channels) / d),
-						false);
+			try {
+				for (int z = 0; z < d; z++) {
+					for (int c = 0; c < channels; c++) {
+						int plane = z, channel = c;
+						blur.run(volume.plane(z), type, c,
+							f -> progress.update(xyShare * (plane + (channel + f) / channels) / d), false);
+					}
+					progress.update(xyShare * (z + 1) / d);
 				}
-				progress.update(xyShare * (z + 1) / d);
+			} finally {
+				// out of memory in the first plane's x pass wrote nothing: the volume is as it was,
+				// not "part blurred"
+				if (blur.stored) writing[0] = true;
 			}
 		}
 		if (kz == null) return;
@@ -238,6 +246,8 @@ final class GaussianBlurCpu {
 		private final int row0, row1;
 		/** The rect's columns of rows row0..row1, after the x pass. */
 		private final float[] buffer;
+		/** Set before the first row is stored into a plane: from then on a failure leaves a changed plane. */
+		volatile boolean stored;
 
 		PlaneBlur(int width, int height, GaussianKernel kx, GaussianKernel ky, Region rect, int threads) {
 			this.width = width;
@@ -285,8 +295,9 @@ final class GaussianBlurCpu {
 				// x only: every row blurred is a row written, so store straight away
 				if (stoppable && Thread.currentThread().isInterrupted()) throw new Interrupted();
 				banded(rect.y, rect.y + rect.height, (long) width * kx.radius(), 0, 1, done, false, (y0, y1) -> {
-					float[] line = new float[width];
+					float[] line = xLine.apply(width);
 					float[] out = new float[rw];
+					stored = true;
 					for (int y = y0; y < y1; y++) {
 						load(plane, type, channel, y * width, line, 0, width);
 						convolveAlong(line, width, kx, rx, rx + rw, out, 0);
@@ -298,7 +309,7 @@ final class GaussianBlurCpu {
 			long xCost = kx == null ? 1 : (long) width * kx.radius(), yCost = (long) rw * ky.radius();
 			double xShare = (double) xCost * (row1 - row0) / (xCost * (row1 - row0) + yCost * rect.height);
 			banded(row0, row1, xCost, 0, xShare, done, stoppable, (y0, y1) -> {
-				float[] line = kx == null ? null : new float[width];
+				float[] line = kx == null ? null : xLine.apply(width);
 				for (int y = y0; y < y1; y++) {
 					int at = (y - row0) * rw;
 					if (kx == null) {
@@ -315,6 +326,7 @@ final class GaussianBlurCpu {
 			if (stoppable && Thread.currentThread().isInterrupted()) throw new Interrupted();
 			banded(rect.y, rect.y + rect.height, yCost, xShare, 1 - xShare, done, false, (y0, y1) -> {
 				float[] acc = new float[rw];
+				stored = true;
 				for (int y = y0; y < y1; y++) {
 					convolveAcross(buffer, row0, rw, height, ky, y, acc, rw);
 					store(acc, 0, plane, type, channel, y * width + rx, rw);

@@ -190,6 +190,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		if (oldMacro) sigma /= 2.5; // before ImageJ 1.38r, "radius" meant 2.5 sigma
 		IJ.register(getClass()); // keeps the remembered values when ImageJ unloads classes
 		flags = IJ.setupDialog(imp, FLAGS);
+		if ((flags & DOES_STACKS) == 0 && !roomForUndo(imp)) return DONE;
 		if ((flags & DOES_STACKS) != 0) {
 			try {
 				// asked in the dialog ImageJ refuses a virtual stack itself; with "stack" in a macro
@@ -204,6 +205,41 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			options = options.withThreads(Prefs.getThreads() / sliceThreads);
 		}
 		return flags;
+	}
+
+	/** Holds the probe of {@link #roomForUndo} until it is dropped, so that it is really made. */
+	private static volatile Object undoProbe;
+
+	/**
+	 * ImageJ's runner takes Undo's copy of a single image after this dialog, outside the
+	 * plug-in: out of memory there was only logged by ImageJ, and a macro went on with the
+	 * image unblurred as its result. So room for that copy is tried here first.
+	 *
+	 * @return false after reporting that there is no room
+	 */
+	static boolean roomForUndo(ImagePlus imp) {
+		int n = imp.getWidth() * imp.getHeight();
+		try {
+			switch (imp.getBitDepth()) {
+			case 8:
+				undoProbe = new byte[n];
+				break;
+			case 16:
+				undoProbe = new short[n];
+				break;
+			case 24:
+				undoProbe = new int[n];
+				break;
+			default:
+				undoProbe = new float[n];
+			}
+			return true;
+		} catch (OutOfMemoryError e) {
+			IjErrors.report(COMMAND, e);
+			return false;
+		} finally {
+			undoProbe = null;
+		}
 	}
 
 	/**

@@ -447,6 +447,43 @@ class GaussianBlurCpuTest {
 	}
 
 	@Test
+	void aVolumeWhoseFirstXPassFindsNoMemoryIsLeftAsItWasAndNotCalledPartBlurred() {
+		// out of memory before the first row was stored was reported as "the slices may be part
+		// blurred", and the image then marked changed
+		java.util.function.IntFunction<float[]> old = GaussianBlurCpu.xLine;
+		GaussianBlurCpu.xLine = n -> {
+			throw new OutOfMemoryError("Java heap space (injected by a test)");
+		};
+		try {
+			for (PixelType t : new PixelType[] { PixelType.UINT16, PixelType.FLOAT32 }) {
+				Planes volume = TestImages.random(t, 37, 23, 5, 62), before = volume.copy();
+				OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
+					() -> GaussianBlur.blur3D(volume, 1.5, 1.5, 2, CPU.withThreads(2)));
+				assertTrue(e.getMessage().contains("injected"), e.getMessage());
+				assertTrue(TestImages.sameBits(before, volume), t + ": the volume was changed");
+			}
+		} finally {
+			GaussianBlurCpu.xLine = old;
+		}
+		// once a plane was written, a failure still says the volume may be part blurred
+		int[] calls = { 0 };
+		GaussianBlurCpu.xLine = n -> {
+			synchronized (calls) {
+				if (++calls[0] > 3) throw new OutOfMemoryError("Java heap space (injected by a test)");
+			}
+			return new float[n];
+		};
+		try {
+			Planes volume = TestImages.random(PixelType.UINT16, 37, 23, 5, 62);
+			fiji.cuda.ops.PartlyDoneException e = assertThrows(fiji.cuda.ops.PartlyDoneException.class,
+				() -> GaussianBlur.blur3D(volume, 1.5, 1.5, 2, CPU.withThreads(1)));
+			assertTrue(e.getMessage().contains(GaussianBlurCpu.VOLUME_PART_BLURRED), e.getMessage());
+		} finally {
+			GaussianBlurCpu.xLine = old;
+		}
+	}
+
+	@Test
 	void aVolumeWhoseZPassFindsNoMemoryIsLeftAsItWas() {
 		// the z pass's buffers used to be taken after the x and y passes had written every plane:
 		// running out of memory there left a volume blurred in x and y only

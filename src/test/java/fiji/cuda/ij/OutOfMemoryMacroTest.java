@@ -60,6 +60,14 @@ class OutOfMemoryMacroTest {
 	}
 
 	@Test
+	void gaussianBlurWhoseUndoCopyDoesNotFitStopsTheMacro() throws Exception {
+		// the image fits (50 MB), ImageJ's Undo copy of it, taken by its filter runner before the
+		// plug-in runs, does not: ImageJ logged its own message and the macro went on unblurred
+		stopsTheMacro("GPU Gaussian Blur", "newImage('a', '16-bit random', 5000, 5000, 1);\n"
+			+ "run('GPU Gaussian Blur...', 'sigma=2');");
+	}
+
+	@Test
 	void localThresholdOfAStackStopsTheMacro() throws Exception {
 		// the 8-bit result planes are made on several threads: a pool thread that ran out of
 		// memory printed its own OutOfMemoryError, and now and then the report found no room and
