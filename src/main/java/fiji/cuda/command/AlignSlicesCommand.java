@@ -82,24 +82,29 @@ public class AlignSlicesCommand extends ContextCommand {
 			Inputs.requireImage(image, "image");
 			// before the landmark: a script asked for one on an image that none could align
 			AlignSlicesPlugin.checkImage(image);
-			AlignSlices.Settings s = new AlignSlices.Settings();
-			// the menu command's rule: all four or none; a width and height of 0 alone are none
-			boolean none = zero(x) && zero(y) && zero(width) && zero(height);
-			Rectangle r = none ? AlignSlicesPlugin.landmark(image, null, null, null, null)
-				: AlignSlicesPlugin.landmark(image, given(x), given(y), given(width), given(height));
-			s.landmark(r.x, r.y, r.width, r.height);
-			s.reference = reference - 1;
-			s.margin = margin;
-			// as the menu command: a misspelt name is refused, not taken for Bilinear
-			s.interpolation = AlignSlicesPlugin.interpolation(interpolation);
-			s.subpixel = subpixel;
-			s.previous = previous;
+			AlignSlices.Settings s = settings();
 			// as the menu command: Undo is reset, or it would put back an earlier filter's snapshot
 			InPlace.change(image, false, () -> shifts = AlignSlicesPlugin.run(image, s, IjBridge.options()).table);
 		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
-			cancel(IjErrors.line(fiji.cuda.ij.AlignSlicesPlugin.COMMAND, e));
+			cancel(IjErrors.line(AlignSlicesPlugin.COMMAND, e));
 		}
+	}
+
+	private AlignSlices.Settings settings() {
+		AlignSlices.Settings s = new AlignSlices.Settings();
+		// the menu command's rule: all four or none; a width and height of 0 alone are none
+		boolean none = zero(x) && zero(y) && zero(width) && zero(height);
+		Rectangle r = none ? AlignSlicesPlugin.landmark(image, null, null, null, null)
+			: AlignSlicesPlugin.landmark(image, given(x), given(y), given(width), given(height));
+		s.landmark(r.x, r.y, r.width, r.height);
+		s.reference = reference - 1;
+		s.margin = margin;
+		// as the menu command: a misspelt name is refused, not taken for Bilinear
+		s.interpolation = AlignSlicesPlugin.interpolation(interpolation);
+		s.subpixel = subpixel;
+		s.previous = previous;
+		return s;
 	}
 
 	private static boolean zero(int v) {

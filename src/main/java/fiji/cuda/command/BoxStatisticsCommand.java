@@ -2,8 +2,6 @@ package fiji.cuda.command;
 
 import fiji.cuda.ij.BoxStatisticsPlugin;
 import fiji.cuda.ij.IjErrors;
-import fiji.cuda.ij.ImagePlusPlanes;
-import fiji.cuda.integral.Window;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
@@ -47,21 +45,13 @@ public class BoxStatisticsCommand extends ContextCommand {
 	public void run() {
 		try {
 			Inputs.requireImage(image, "image");
-			// the menu command's window, and its words for a bad one: past the image's larger side every
-			// window covers all of it, and is not refused as too large
-			Window w = BoxStatisticsPlugin.window(radius, width, height, Math.max(image.getWidth(), image.getHeight()));
-			// the menu command's image: its title, slice labels, layout and calibration; a single image
-			// is one slice to the menu command too, whose result takes no label from it (ImageJ makes
-			// one of its title and Info, which the result would carry as its own)
-			result = ImagePlusPlanes.whileReading(image, null, () -> BoxStatisticsPlugin.compute(image,
-				BoxStatisticsPlugin.statistic(statistic), w, image.getStackSize() > 1,
-				BoxStatisticsPlugin.windowLabel(radius, width, height)));
+			result = BoxStatisticsPlugin.computeForScript(image, radius, statistic, width, height);
 			// Esc in ImageJ stops the menu command's computation, which then gives no image: a script
 			// got a null result and no word that it was canceled
 			if (result == null) cancel(BoxStatisticsPlugin.COMMAND + ": canceled.");
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
-			cancel(IjErrors.line(fiji.cuda.ij.BoxStatisticsPlugin.COMMAND, e));
+			cancel(IjErrors.line(BoxStatisticsPlugin.COMMAND, e));
 		}
 	}
 }

@@ -57,7 +57,7 @@ public class GaussianBlur3DCommand extends ContextCommand {
 			else InPlace.change(image, image.getStackSize() == 1, () -> blurVolumes(image, x, y, z));
 		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
-			cancel(IjErrors.line(fiji.cuda.ij.GaussianBlur3DPlugin.COMMAND, e));
+			cancel(IjErrors.line(GaussianBlur3DPlugin.COMMAND, e));
 		}
 	}
 

@@ -44,18 +44,13 @@ public class GaussianBlurCommand extends ContextCommand {
 	public void run() {
 		try {
 			Inputs.requireImage(image, "image");
-			GaussianBlurPlugin.checkPositiveSigma(sigma);
-			// as the menu command: an image in pixels has no units to scale to, whatever its pixel size
-			boolean units = scaled && !image.getCalibration().getUnits().equals("pixels");
-			if (units) GaussianBlurPlugin.checkPixelSize(image.getCalibration());
-			double sx = units ? sigma / image.getCalibration().pixelWidth : sigma;
-			double sy = units ? sigma / image.getCalibration().pixelHeight : sigma;
+			double[] s = GaussianBlurPlugin.sigmasInPixels(image.getCalibration(), sigma, scaled);
 			InPlace.change(image, !stack || image.getStackSize() == 1, () -> GaussianBlur.blur2D(stack
-				? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()), sx, sy,
+				? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()), s[0], s[1],
 				ImagePlusPlanes.region(image.getRoi()), IjBridge.options()));
 		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
-			cancel(IjErrors.line(fiji.cuda.ij.GaussianBlurPlugin.COMMAND, e));
+			cancel(IjErrors.line(GaussianBlurPlugin.COMMAND, e));
 		}
 	}
 }

@@ -3,6 +3,7 @@ package fiji.cuda.command;
 import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.ij.IntegralImagePlugin;
 import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.SatBuild;
 import fiji.cuda.integral.SummedAreaTable;
@@ -44,11 +45,7 @@ public class IntegralImageCommand extends ContextCommand {
 	public void run() {
 		try {
 			Inputs.requireImage(image, "image");
-			int index = slice > 0 ? slice : image.getCurrentSlice();
-			// a negative slice is refused, not taken for the current one as 0 is
-			if (slice < 0 || index > image.getStackSize())
-				throw new IllegalArgumentException("Slice must be 0 (the current slice) or a slice of the image, 1 to "
-					+ image.getStackSize() + ", not slice=" + slice + ".");
+			int index = sliceIndex();
 			// a script may pass None or null for the optional build: the fastest, as for AUTO
 			SatBuild b = build == null ? SatBuild.AUTO : named(build);
 			SummedAreaTable t = ImagePlusPlanes.whileReading(image, null, () -> IntegralImage.build(
@@ -57,8 +54,17 @@ public class IntegralImageCommand extends ContextCommand {
 			sumOfSquares = t.sumSqImg();
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
-			cancel(IjErrors.line(fiji.cuda.ij.IntegralImagePlugin.COMMAND, e));
+			cancel(IjErrors.line(IntegralImagePlugin.COMMAND, e));
 		}
+	}
+
+	/** @return the 1-based slice asked for; a negative one is refused, not taken for the current one as 0 is */
+	private int sliceIndex() {
+		int index = slice > 0 ? slice : image.getCurrentSlice();
+		if (slice < 0 || index > image.getStackSize())
+			throw new IllegalArgumentException("Slice must be 0 (the current slice) or a slice of the image, 1 to "
+				+ image.getStackSize() + ", not slice=" + slice + ".");
+		return index;
 	}
 
 	private static SatBuild named(String name) {

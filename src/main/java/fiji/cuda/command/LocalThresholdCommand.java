@@ -1,11 +1,7 @@
 package fiji.cuda.command;
 
-import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
-import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ij.LocalThresholdPlugin;
-import fiji.cuda.image.Planes;
-import fiji.cuda.integral.LocalThreshold;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
@@ -49,18 +45,10 @@ public class LocalThresholdCommand extends ContextCommand {
 	public void run() {
 		try {
 			Inputs.requireImage(image, "image");
-			// in the menu command's words, and in its order
-			LocalThresholdPlugin.checkRadius(radius);
-			LocalThresholdPlugin.checkParameters(parameter1, parameter2);
-			// as the menu command: a radius past the image's larger side covers all of it, not "too large"
-			int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
-			LocalThreshold.Method m = LocalThresholdPlugin.method(method);
-			Planes out = ImagePlusPlanes.whileReading(image, null, () -> LocalThreshold.threshold(ImagePlusPlanes.read(image), m,
-				r, parameter1, parameter2, white, IjBridge.options()));
-			result = LocalThresholdPlugin.result(image, out, m);
+			result = LocalThresholdPlugin.thresholdForScript(image, method, radius, parameter1, parameter2, white);
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
-			cancel(IjErrors.line(fiji.cuda.ij.LocalThresholdPlugin.COMMAND, e));
+			cancel(IjErrors.line(LocalThresholdPlugin.COMMAND, e));
 		}
 	}
 }

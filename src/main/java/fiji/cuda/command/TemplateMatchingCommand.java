@@ -1,8 +1,6 @@
 package fiji.cuda.command;
 
-import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
-import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ij.TemplateMatchingPlugin;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
@@ -67,24 +65,25 @@ public class TemplateMatchingCommand extends ContextCommand {
 		try {
 			Inputs.requireImage(image, "image");
 			Inputs.requireImage(template, "template");
-			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
-			s.threshold = scoreThreshold;
-			s.maxObjects = maxObjects;
-			s.nms = nms;
-			s.angles = TemplateMatchingPlugin.parseAngles(angles);
-			s.flip = flip;
-			s.stack = stack;
-			s.scoreMap = scoreMap;
-			s.sameSize = sameSize;
-			TemplateMatchingPlugin.Outcome out = ImagePlusPlanes.whileReading(image, template,
-				() -> TemplateMatchingPlugin.run(image, template, s, IjBridge.options()));
+			TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.runForScript(image, template, settings());
 			results = out.table;
 			scoreMapImage = out.scoreMap;
-			// shown by Fiji beside an earlier map of the same image: a title of its own, as from the menu
-			if (scoreMapImage != null) scoreMapImage.setTitle(ij.WindowManager.makeUniqueName(scoreMapImage.getTitle()));
 		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
 			// out of memory too: a stack trace in the console was all a script's user got
-			cancel(IjErrors.line(fiji.cuda.ij.TemplateMatchingPlugin.COMMAND, e));
+			cancel(IjErrors.line(TemplateMatchingPlugin.COMMAND, e));
 		}
+	}
+
+	private TemplateMatchingPlugin.Settings settings() {
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = scoreThreshold;
+		s.maxObjects = maxObjects;
+		s.nms = nms;
+		s.angles = TemplateMatchingPlugin.parseAngles(angles);
+		s.flip = flip;
+		s.stack = stack;
+		s.scoreMap = scoreMap;
+		s.sameSize = sameSize;
+		return s;
 	}
 }

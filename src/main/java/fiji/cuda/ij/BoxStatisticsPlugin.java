@@ -201,6 +201,29 @@ public class BoxStatisticsPlugin implements PlugIn {
 	}
 
 	/**
+	 * The SciJava command's run: the menu command's window and its words for a bad one, then
+	 * {@link #compute(ImagePlus, Statistic, Window, boolean, String)} of every slice, the source
+	 * read under its lock. A single image is one slice to the menu command too, whose result
+	 * takes no label from it (ImageJ makes one of its title and Info, which the result would
+	 * carry as its own).
+	 *
+	 * @param imp       an 8, 16 or 32-bit image
+	 * @param radius    the square window's radius, used when width or height is 0
+	 * @param statistic a statistic's label
+	 * @param width     the window's width, 0 for the square of the radius
+	 * @param height    the window's height, 0 for the square of the radius
+	 * @return the statistic as a new 32-bit image, or null when Esc canceled it
+	 * @throws IllegalArgumentException for bad input, or when another command holds the image
+	 */
+	public static ImagePlus computeForScript(ImagePlus imp, int radius, String statistic, int width, int height) {
+		// past the image's larger side every window covers all of it, and is not refused as too large
+		Window w = window(radius, width, height, Math.max(imp.getWidth(), imp.getHeight()));
+		Statistic st = statistic(statistic);
+		return ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, st, w, imp.getStackSize() > 1,
+			windowLabel(radius, width, height)));
+	}
+
+	/**
 	 * {@link #compute(ImagePlus, Statistic, Window, boolean)}, the title naming the window as
 	 * the user gave it ({@link #windowLabel}), not as clipped to the image: radius 30, 100 and
 	 * 1000 all made "61x61" windows of a 30x20 image, and their results read alike.

@@ -63,6 +63,24 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		if (!(sigma > 0) || Double.isInfinite(sigma)) throw SIGMA.refused("a finite number greater than 0", sigma);
 	}
 
+	/**
+	 * The SciJava command's sigma in pixels along x and y, by the menu command's rule: an image
+	 * in pixels has no units to scale to, whatever its pixel size.
+	 *
+	 * @param cal    the image's calibration
+	 * @param sigma  the sigma given
+	 * @param scaled whether it is in the calibration's units
+	 * @return {sigma x, sigma y} in pixels
+	 * @throws IllegalArgumentException for a sigma that is not above 0, or a pixel size that is
+	 *                                  not, when scaled
+	 */
+	public static double[] sigmasInPixels(Calibration cal, double sigma, boolean scaled) {
+		checkPositiveSigma(sigma);
+		boolean units = scaled && !cal.getUnits().equals("pixels");
+		if (units) checkPixelSize(cal);
+		return units ? new double[] {sigma / cal.pixelWidth, sigma / cal.pixelHeight} : new double[] {sigma, sigma};
+	}
+
 	/** The dialog's sigma, which a macro that leaves it out takes. */
 	private static final double DEFAULT_SIGMA = 2.0;
 

@@ -169,6 +169,32 @@ public class LocalThresholdPlugin implements PlugIn {
 	}
 
 	/**
+	 * The SciJava command's run: the menu command's checks in its words and order, then every
+	 * slice thresholded into a new image (see {@link #result}), the source read under its lock.
+	 * As from the menu, a radius past the image's larger side covers all of it, and is not
+	 * refused as too large.
+	 *
+	 * @param image  the image thresholded, not changed
+	 * @param method a method's label, any case
+	 * @param radius the window's radius, a whole number of at least 1
+	 * @param p1     parameter 1, 0 for the method's default
+	 * @param p2     parameter 2, 0 for the method's default
+	 * @param white  whether objects are white (255) on a black background
+	 * @return the new binary image, not shown
+	 * @throws IllegalArgumentException for bad input, or when another command holds the image
+	 */
+	public static ImagePlus thresholdForScript(ImagePlus image, String method, int radius, double p1, double p2,
+		boolean white) {
+		checkRadius(radius);
+		checkParameters(p1, p2);
+		int r = Math.min(radius, Math.max(image.getWidth(), image.getHeight()));
+		Method m = method(method);
+		Planes out = ImagePlusPlanes.whileReading(image, null, () -> LocalThreshold.threshold(ImagePlusPlanes.read(image), m,
+			r, p1, p2, white, IjBridge.options()));
+		return result(image, out, m);
+	}
+
+	/**
 	 * The SciJava command's result, a new image that shows and measures as the menu command
 	 * leaves the image it thresholds in place: titled like "cells Sauvola", with the source's
 	 * slice labels, layout, spatial calibration and LUT (a composite's channel colours), and the

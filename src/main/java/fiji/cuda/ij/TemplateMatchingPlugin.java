@@ -236,6 +236,23 @@ public class TemplateMatchingPlugin implements PlugIn {
 	}
 
 	/**
+	 * The SciJava command's run: {@link #run(ImagePlus, ImagePlus, Settings, ExecutionOptions)}
+	 * with the user's options, both images read under their locks, and a score map titled apart
+	 * from an earlier map of the same image, which Fiji may be showing beside it (as from the menu).
+	 *
+	 * @param image    the image searched
+	 * @param template the templates, one per slice
+	 * @param s        the settings
+	 * @return the detections, their table, and the score map if asked for
+	 * @throws IllegalArgumentException for bad input, or when another command holds an image
+	 */
+	public static Outcome runForScript(ImagePlus image, ImagePlus template, Settings s) {
+		Outcome out = ImagePlusPlanes.whileReading(image, template, () -> run(image, template, s, IjBridge.options()));
+		if (out.scoreMap != null) out.scoreMap.setTitle(WindowManager.makeUniqueName(out.scoreMap.getTitle()));
+		return out;
+	}
+
+	/**
 	 * Matches the templates of a folder (see {@link #folderTemplates}) without showing anything.
 	 *
 	 * @param image     the image searched (8, 16 or 32-bit; its selection, if any, bounds the search)
