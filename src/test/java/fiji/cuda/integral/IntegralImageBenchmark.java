@@ -4,20 +4,16 @@ import java.util.Arrays;
 import java.util.Random;
 
 import fiji.cuda.image.PixelType;
-import fiji.cuda.image.Planes;
-import fiji.cuda.ops.Backend;
-import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.DeviceBuffer;
 import fiji.cuda.runtime.Gpu;
-import ij.ImagePlus;
-import ij.process.ByteProcessor;
 
 /**
- * Benchmark of the summed-area-table builds and the local threshold built on them (not a
- * test). Prints Markdown tables: per build and size the kernel time, effective bandwidth
- * (1 or 2 bytes read and 16 written per pixel) and its fraction of the device copy bandwidth
- * measured in the same run; then a local threshold of a 4096^2 8-bit ImagePlus end to end, GPU
- * against the CPU path. Run with {@code .device/run java fiji.cuda.integral.IntegralImageBenchmark}.
+ * Benchmark of the summed-area-table builds (not a test). Prints Markdown tables: per build and
+ * size the kernel time, effective bandwidth (1 or 2 bytes read and 16 written per pixel) and its
+ * fraction of the device copy bandwidth measured in the same run; then the 32-bit wrap-around
+ * tables against RTS. Run with {@code .device/run java fiji.cuda.integral.IntegralImageBenchmark}.
+ * The operations read from the tables have their own: {@link BoxStatisticsBenchmark} and
+ * {@link LocalThresholdBenchmark}.
  */
 public final class IntegralImageBenchmark {
 
@@ -42,8 +38,6 @@ public final class IntegralImageBenchmark {
 		System.out.println("|---|---|---|---|---|---|");
 		for (int n : new int[] { 512, 1024, 2048, 4096, 8192 })
 			wrap32(g, copy, n);
-		System.out.println();
-		threshold();
 		System.exit(0);
 	}
 
@@ -103,35 +97,6 @@ public final class IntegralImageBenchmark {
 		double gbs = px * 9.0 / (ms[0] * 1e-3) / 1e9;
 		System.out.printf("| %d^2 | %.4f | %.0f | %.1f%% | %.4f | %.2fx |%n", n, ms[0], gbs, 100 * gbs / copy, ms[1],
 			ms[1] / ms[0]);
-	}
-
-	static void threshold() {
-		int n = 4096;
-		byte[] px = new byte[n * n];
-		new Random(3).nextBytes(px);
-		ImagePlus imp = new ImagePlus("bench", new ByteProcessor(n, n, px));
-		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.SAUVOLA, 15, 0, 0, true);
-		System.out.println("| Local threshold (Sauvola, radius 15), 4096^2 8-bit ImagePlus | ms |");
-		System.out.println("|---|---|");
-		for (int k = 0; k < 3; k++) {
-			Backend be = k < 2 ? Backend.GPU : Backend.CPU;
-			ExecutionOptions o = ExecutionOptions.defaults().withBackend(be);
-			double[] t = new double[be == Backend.GPU ? 7 : 3];
-			IntegralImageGpu.wideTablesForTest = k == 1;
-			try {
-				for (int i = -1; i < t.length; i++) {
-					byte[] copyPx = px.clone();
-					long t0 = System.nanoTime();
-					LocalThreshold.thresholdInto(Planes.wrap(n, n, copyPx), Planes.wrap(n, n, copyPx), st, o);
-					if (i >= 0) t[i] = (System.nanoTime() - t0) / 1e6;
-				}
-			} finally {
-				IntegralImageGpu.wideTablesForTest = false;
-			}
-			System.out.printf("| %s, end to end (in place, tables included%s) | %.2f |%n", be,
-				k == 0 ? "; 32-bit wrap-around tables" : k == 1 ? "; int64 tables" : "", median(t));
-		}
-		imp.close();
 	}
 
 	static double copyBandwidth(Gpu g) {

@@ -11,37 +11,33 @@ import fiji.cuda.image.Planes;
 import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.runtime.Gpu;
-import fiji.cuda.runtime.HostBuffer;
 import fiji.cuda.runtime.GpuException;
 import ij.IJ;
 import ij.ImagePlus;
-import ij.ImageStack;
 import ij.process.ImageProcessor;
 
 /**
- * Benchmark of template matching and Align Slices (not a test): prints a Markdown table of the
- * time for the full normalized score map ("valid" size): on the device alone (table build,
- * numerators and normalization, against the device's measured multiply-add rate), and through
- * the {@link TemplateMatching} facade on the GPU (forced) and on the CPU path, each end to end
- * from an ImagePlus (the planes are wrapped, nothing is converted); then Align Slices on a
- * 16-bit stack.
+ * Benchmark of template matching (not a test): prints a Markdown table of the time for the full
+ * normalized score map ("valid" size): on the device alone (table build, numerators and
+ * normalization, against the device's measured multiply-add rate), and through the
+ * {@link TemplateMatching} facade on the GPU (forced) and on the CPU path, each end to end from an
+ * ImagePlus (the planes are wrapped, nothing is converted); then detection end to end. Align
+ * Slices has its own, {@link AlignSlicesBenchmark}, which shares this class's timing and rows.
  * <p>
  * Cases: 4096² 8, 16 and 32-bit images with square templates of 8 to 128 pixels, banks of 16
- * and 64 templates of 16², and Align Slices on 1024×1024×500. Run on the GPU machine with
+ * and 64 templates of 16². Run on the GPU machine with
  * {@code .device/run java fiji.cuda.ncc.TemplateMatchingBenchmark} and record the table in
  * docs/benchmarks.md. Locally: {@code mvn -q -B test-compile exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=fiji.cuda.ncc.TemplateMatchingBenchmark -Dexec.args=quick}.
  * Where the GPU cannot be used at all, the GPU column says "no GPU".
  * <p>
- * Arguments: {@code quick} (1024² images, templates 8 to 32, a bank of 16, 50 slices),
- * {@code alignonly} (only the Align Slices rows), {@code detectonly} (only the detection rows),
- * {@code wrap32} (only the 8-bit cases that read the tables, with int64 and with 32-bit
- * wrap-around tables), {@code nocpu} (GPU column only), {@code cpumax=N} (the CPU path only for templates up to N
- * pixels wide: at 4096² a 128² template is about 2.7·10¹¹ multiply-adds per map).
- * Properties for the Align Slices rows: {@code -DalignTypes=u8} (or u16) for one stack only,
- * {@code -DalignModes=false} to leave out the slice-by-slice and previous-slice timings,
- * {@code -DalignWarmups=N} for N warm-up runs before the 5 timed ones (2 by default), and
- * {@code -DalignGroups=4,8,...} for the grouped path with at most that many slices per group.
+ * Arguments: {@code quick} (1024² images, templates 8 to 32, a bank of 16),
+ * {@code detectonly} (only the detection rows), {@code imma} (the 8-bit maps with dp4a and with
+ * the tensor cores), {@code wrap32} (only the 8-bit cases that read the tables, with int64 and
+ * with 32-bit wrap-around tables), {@code nocpu} (GPU column only), {@code cpumax=N} (the CPU path
+ * only for templates up to N pixels wide: at 4096² a 128² template is about 2.7·10¹¹
+ * multiply-adds per map). {@code alignonly}, which printed the Align Slices rows, now names
+ * {@link AlignSlicesBenchmark} and exits with status 2.
  */
 public final class TemplateMatchingBenchmark {
 
@@ -52,7 +48,7 @@ public final class TemplateMatchingBenchmark {
 
 	static boolean cpu = true;
 	static int cpuMax = Integer.MAX_VALUE;
-	static boolean alignOnly, detectOnly, immaOnly, wrap32Only;
+	static boolean detectOnly, immaOnly, wrap32Only;
 
 	public static void main(String[] args) {
 		boolean quick = false;
@@ -60,21 +56,21 @@ public final class TemplateMatchingBenchmark {
 			if (a.equals("quick")) quick = true;
 			else if (a.equals("nocpu")) cpu = false;
 			else if (a.startsWith("cpumax=")) cpuMax = Integer.parseInt(a.substring(7));
-			else if (a.equals("alignonly")) alignOnly = true;
+			else if (a.equals("alignonly")) {
+				// scripts that still ask for the rows here must not print a template-matching table instead
+				System.err.println("The Align Slices rows have moved to fiji.cuda.ncc.AlignSlicesBenchmark (arguments quick"
+					+ " and nocpu, properties -DalignTypes, -DalignModes, -DalignWarmups and -DalignGroups).");
+				System.exit(2);
+			}
 			else if (a.equals("detectonly")) detectOnly = true;
 			else if (a.equals("imma")) immaOnly = true;
 			else if (a.equals("wrap32")) wrap32Only = true;
 			else {
-				System.err.println("Unknown argument '" + a + "'; use quick, alignonly, detectonly, imma, wrap32, nocpu or cpumax=N.");
+				System.err.println("Unknown argument '" + a + "'; use quick, detectonly, imma, wrap32, nocpu or cpumax=N.");
 				System.exit(2);
 			}
 		}
-		try {
-			System.out.println("Device: " + Gpu.get().info());
-		} catch (GpuException e) {
-			System.out.println("Device: none (" + e.getMessage() + ")");
-		}
-		System.out.println("CPU threads: " + Runtime.getRuntime().availableProcessors());
+		printMachine();
 		if (immaOnly) {
 			immaRows();
 			System.exit(0);
@@ -87,30 +83,25 @@ public final class TemplateMatchingBenchmark {
 		int size = quick ? 1024 : 4096;
 		int[] templates = quick ? new int[] {8, 16, 32} : new int[] {8, 16, 32, 64, 128};
 		int[] banks = quick ? new int[] {16} : new int[] {16, 64};
-		System.out.println();
-		double[] peaks = peakRates();
-		if (peaks != null)
-			System.out.printf(Locale.ROOT, "Measured peaks: dp4a %.1f T int8 multiply-adds/s, FP32 FMA %.1f T/s%n",
-				peaks[0] * 1e-12, peaks[1] * 1e-12);
-		System.out.println();
-		System.out.println("| Case | Maps | Device ms (tables + maps) | % of peak (8-bit pairs: dp4a's) | GPU ms end to end | CPU path ms | CPU / GPU |");
-		System.out.println("|---|---|---|---|---|---|---|");
-		for (String type : alignOnly || detectOnly ? new String[0] : new String[] {"8-bit", "16-bit", "32-bit"}) {
+		double[] peaks = printPeaksAndHeader();
+		for (String type : detectOnly ? new String[0] : new String[] {"8-bit", "16-bit", "32-bit"}) {
 			ImagePlus image = random(type, size, size, 1, 1);
 			for (int t : templates)
-				matchRow(image, List.of(cut(image, t, 2)), String.format("%s %d², template %d²", typeName(type), size, t), t, peaks);
+				matchRow(image, List.of(cut(image, t, 2)), String.format("%s %d², template %d²", typeName(type), size, t), t, peaks,
+					cpu && t <= cpuMax);
 			for (int n : banks) {
 				List<Planes> bank = new ArrayList<>();
 				for (int i = 0; i < n; i++)
 					bank.add(cut(image, 16, 3 + i));
-				matchRow(image, bank, String.format("%s %d², bank of %d × 16²", typeName(type), size, n), 16, peaks);
+				matchRow(image, bank, String.format("%s %d², bank of %d × 16²", typeName(type), size, n), 16, peaks,
+					cpu && 16 <= cpuMax);
 			}
 		}
 		// detection end to end: the maps stay on the GPU and only their peaks come back
 		System.out.println();
 		System.out.println("| Detection (threshold 0.5, NMS 0.3, up to 1000 objects) | Templates | GPU ms end to end | CPU path ms | CPU / GPU |");
 		System.out.println("|---|---|---|---|---|");
-		for (String type : alignOnly ? new String[0] : new String[] {"8-bit", "16-bit", "32-bit"}) {
+		for (String type : new String[] {"8-bit", "16-bit", "32-bit"}) {
 			ImagePlus image = random(type, size, size, 1, 1);
 			List<Template> one = List.of(new Template(cut(image, 16, 2), null, 0, 0, false));
 			List<Template> bank = new ArrayList<>();
@@ -130,20 +121,35 @@ public final class TemplateMatchingBenchmark {
 					? "template 16²" : "bank of " + b.size() + " × 16²", b.size(), gpuMs, cpuMs, ratio);
 			}
 		}
-		System.out.println();
-
-		// one match of Align Slices: the landmark in its search area
-		for (String type : detectOnly ? new String[0] : new String[] {"8-bit", "16-bit"}) {
-			ImagePlus area = random(type, 168, 168, 1, 9);
-			matchRow(area, List.of(cut(area, 128, 10)), typeName(type) + " 168², template 128² (one Align Slices match)", 128,
-				peaks);
-		}
-		// -DalignTypes=u8 or u16: one of the two stacks only
-		String alignTypes = System.getProperty("alignTypes", "u8,u16");
-		if (!detectOnly)
-			for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16 })
-				if (alignTypes.contains(t == PixelType.UINT8 ? "u8" : "u16")) alignRow(t, 1024, 1024, quick ? 50 : 500);
 		System.exit(0);
+	}
+
+	/** Prints the device, or why there is none, and the CPU threads: the head of every run. */
+	static void printMachine() {
+		try {
+			System.out.println("Device: " + Gpu.get().info());
+		} catch (GpuException e) {
+			System.out.println("Device: none (" + e.getMessage() + ")");
+		}
+		System.out.println("CPU threads: " + Runtime.getRuntime().availableProcessors());
+	}
+
+	/**
+	 * Measures and prints the device's multiply-add peaks, then the head of the table of
+	 * {@link #matchRow} and {@link #row}.
+	 *
+	 * @return the peaks, as {@link #peakRates}
+	 */
+	static double[] printPeaksAndHeader() {
+		System.out.println();
+		double[] peaks = peakRates();
+		if (peaks != null)
+			System.out.printf(Locale.ROOT, "Measured peaks: dp4a %.1f T int8 multiply-adds/s, FP32 FMA %.1f T/s%n",
+				peaks[0] * 1e-12, peaks[1] * 1e-12);
+		System.out.println();
+		System.out.println("| Case | Maps | Device ms (tables + maps) | % of peak (8-bit pairs: dp4a's) | GPU ms end to end | CPU path ms | CPU / GPU |");
+		System.out.println("|---|---|---|---|---|---|---|");
+		return peaks;
 	}
 
 	/**
@@ -230,9 +236,12 @@ public final class TemplateMatchingBenchmark {
 	/**
 	 * Times every map of the templates against the image's plane: on the device alone (tables,
 	 * numerators, normalization; the fraction of peak counts w·h multiply-adds per output against
-	 * dp4a for 8-bit pairs, FP32 FMA otherwise), and end to end on the GPU and the CPU path.
+	 * dp4a for 8-bit pairs, FP32 FMA otherwise), and end to end on the GPU and, when
+	 * {@code timeCpu}, the CPU path.
 	 */
-	static void matchRow(ImagePlus image, List<Planes> templates, String what, int templateSize, double[] peaks) {
+	static void matchRow(ImagePlus image, List<Planes> templates, String what, int templateSize, double[] peaks,
+		boolean timeCpu)
+	{
 		Runnable onGpu = () -> matchAll(image, templates, GPU);
 		Runnable onCpu = () -> matchAll(image, templates, CPU);
 		String device = "no GPU", frac = "";
@@ -247,7 +256,7 @@ public final class TemplateMatchingBenchmark {
 			frac = String.format(Locale.ROOT, "%.0f%%", 100 * macs / (ms * 1e-3) / peaks[dp4a ? 0 : 1]);
 		}
 		String gpuMs = timeOrWhy(onGpu);
-		String cpuMs = cpu && templateSize <= cpuMax ? fmt(time(onCpu)) : "skipped";
+		String cpuMs = timeCpu ? fmt(time(onCpu)) : "skipped";
 		row(what, String.valueOf(templates.size()), device, frac, gpuMs, cpuMs);
 	}
 
@@ -274,146 +283,6 @@ public final class TemplateMatchingBenchmark {
 		for (int i = 0; i < templates.size(); i++)
 			bank.add(new Template(templates.get(i), null, i, 0, false));
 		TemplateMatching.matchAll(plane, 0, bank, opts);
-	}
-
-	/** Align Slices of a drifting 16-bit stack to its first slice by a 128² landmark, margin 20. */
-	static void alignRow(PixelType type, int w, int h, int d) {
-		Random r = new Random(4);
-		double[] sx = new double[d], sy = new double[d];
-		for (int z = 1; z < d; z++) {
-			sx[z] = Math.round((r.nextDouble() * 16 - 8) * 4) / 4.0;
-			sy[z] = Math.round((r.nextDouble() * 16 - 8) * 4) / 4.0;
-		}
-		Planes drifting = DriftingStack.make(type, w, h, sx, sy, 5);
-		ImageStack st = new ImageStack(w, h);
-		for (int z = 0; z < d; z++)
-			st.addSlice(null, drifting.plane(z));
-		ImagePlus imp = new ImagePlus("drifting", st);
-		AlignSlices.Settings s = new AlignSlices.Settings().landmark(w / 2 - 64, h / 2 - 64, 128, 128);
-		// each run aligns a fresh copy, as a user's stack is aligned in place once; the copy is
-		// made before the clock starts
-		String gpuMs;
-		try {
-			gpuMs = fmt(alignMillis(imp, s, GPU));
-		} catch (GpuException e) {
-			gpuMs = "no GPU";
-		}
-		AlignSlicesGpu.phaseNanos = new long[10];
-		try {
-			Planes p = copy(imp);
-			AlignSlices.align(p, s, GPU);
-			long[] ph = AlignSlicesGpu.phaseNanos;
-			System.out.printf("(one grouped alignment, timed, host thread ms: wait for staging %.1f, queue upload and "
-				+ "start next fill %.1f, queue cut to translate %.1f, wait for copy out %.1f, queue down %.1f, wait for down %.1f, "
-				+ "start copy out %.1f; device ms: cut + match + pick %.1f, translate %.1f)%n", ph[0] / 1e6, ph[1] / 1e6,
-				ph[2] / 1e6, ph[3] / 1e6, ph[4] / 1e6, ph[5] / 1e6, ph[6] / 1e6, ph[8] / 1e6, ph[9] / 1e6);
-		} catch (GpuException e) {
-			// reported in the row
-		} finally {
-			AlignSlicesGpu.phaseNanos = null;
-		}
-		hostCopyFloor(imp);
-		// -DalignGroups=4,8,16: the grouped path with at most that many slices per group
-		for (String gs : System.getProperty("alignGroups", "").split(",")) {
-			if (gs.isEmpty()) continue;
-			AlignSlicesGpu.groupSlicesForTest = Integer.parseInt(gs.trim());
-			try {
-				System.out.printf("(groups of at most %s slices: %s ms)%n", gs, fmt(alignMillis(imp, s, GPU)));
-			} catch (GpuException e) {
-				System.out.println("(groups of " + gs + ": " + e.getMessage() + ")");
-			} finally {
-				AlignSlicesGpu.groupSlicesForTest = 0;
-			}
-		}
-		// -DalignModes=false: not the slice-by-slice and previous-slice modes
-		if (Boolean.parseBoolean(System.getProperty("alignModes", "true"))) try {
-			AlignSlicesGpu.groupSlicesForTest = -1;
-			double one = alignMillis(imp, s, GPU);
-			AlignSlicesGpu.groupSlicesForTest = 0;
-			s.previous = true;
-			double previous = alignMillis(imp, s, GPU);
-			s.previous = false;
-			System.out.printf("(Align Slices on the GPU: in groups %s ms, one slice at a time %s ms, previous-slice mode %s ms)%n",
-				gpuMs, fmt(one), fmt(previous));
-		} catch (GpuException e) {
-			// reported in the row
-		} finally {
-			AlignSlicesGpu.groupSlicesForTest = 0;
-			s.previous = false;
-		}
-		String cpuMs = cpu ? fmt(alignMillis(imp, s, CPU)) : "skipped";
-		row(String.format("Align Slices %s %dx%dx%d, landmark 128², margin %d", type == PixelType.UINT8 ? "u8" : "u16", w, h,
-			d, s.margin),
-			String.valueOf(d - 1), "", "", gpuMs, cpuMs);
-	}
-
-	/**
-	 * Prints what the grouped alignment's host copies alone take: every slice into pinned
-	 * staging and back out of it, 16 MiB at a time, the copy into one half overlapping the copy
-	 * out of the other, as the pipeline does, with no device work (median of 5 after 2 warm-ups).
-	 */
-	static void hostCopyFloor(ImagePlus imp) {
-		try {
-			Planes p = copy(imp);
-			long n = (long) p.width() * p.height(), slice = n * p.type().bytesPerPixel();
-			for (boolean wc : new boolean[] { false, true }) {
-			double[] t = Gpu.get().run("benchmark", g -> {
-				long half = g.stagingBytes() / 2;
-				int group = (int) Math.max(1, half / slice), groups = (p.depth() + group - 1) / group;
-				// the up side in write-combined pinned memory: no cache line read before it is written
-				HostBuffer wcUp = wc ? g.pinned(2 * half, true) : null;
-				HostBuffer up = wc ? wcUp : g.stagingBuffer(0), down = g.stagingBuffer(1);
-				double[] ms = new double[7];
-				for (int r = 0; r < ms.length; r++) {
-					long t0 = System.nanoTime();
-					HostBuffer.Copy out = null;
-					for (int k = 0; k < groups; k++) {
-						Object[] planes = new Object[Math.min(group, p.depth() - k * group)];
-						for (int i = 0; i < planes.length; i++)
-							planes[i] = p.plane(k * group + i);
-						HostBuffer.Copy in = up.view((k & 1) * half, half).fillAsync(planes, n);
-						if (out != null) out.await();
-						out = down.view((k & 1) * half, half).drainAsync(planes, n);
-						in.await();
-					}
-					if (out != null) out.await();
-					ms[r] = (System.nanoTime() - t0) / 1e6;
-				}
-				if (wcUp != null) wcUp.close();
-				return ms;
-			});
-			double[] timed = Arrays.copyOfRange(t, 2, t.length);
-			Arrays.sort(timed);
-			System.out.printf("(host copies alone, every slice into staging%s and out, in groups: %s ms; runs %s)%n",
-				wc ? " (write-combined)" : "", fmt(timed[timed.length / 2]), Arrays.toString(t));
-			}
-		} catch (GpuException e) {
-			System.out.println("(host copies alone: " + e.getMessage() + ")");
-		}
-	}
-
-	/** @return the median of 5 alignments of fresh copies, after two warm-ups */
-	static double alignMillis(ImagePlus imp, AlignSlices.Settings s, ExecutionOptions opts) {
-		// -DalignWarmups=N: more warm-up runs before the 5 timed ones
-		double[] t = new double[5 + Integer.getInteger("alignWarmups", 2)];
-		for (int i = 0; i < t.length; i++) {
-			Planes p = copy(imp);
-			System.gc(); // the copies of earlier runs are collected now, not while the clock runs
-			t[i] = millis(() -> AlignSlices.align(p, s, opts));
-		}
-		double[] timed = Arrays.copyOfRange(t, t.length - 5, t.length);
-		Arrays.sort(timed);
-		System.out.println("(alignment runs, ms, the first " + (t.length - 5) + " warm-ups: " + Arrays.toString(t) + ")");
-		return timed[2];
-	}
-
-	static Planes copy(ImagePlus imp) {
-		ImageStack st = imp.getStack();
-		Object[] planes = new Object[st.getSize()];
-		for (int z = 0; z < planes.length; z++)
-			planes[z] = st.getPixels(z + 1) instanceof byte[] ? ((byte[]) st.getPixels(z + 1)).clone()
-				: ((short[]) st.getPixels(z + 1)).clone();
-		return Planes.wrap(st.getWidth(), st.getHeight(), planes);
 	}
 
 	/** @return the median time in ms, or why the GPU path did not run */
