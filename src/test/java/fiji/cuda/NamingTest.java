@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -23,9 +24,10 @@ import org.junit.jupiter.api.Test;
  * Statistics...", the same name runs through the ImageJ 1 plug-in ({@code BoxStatisticsPlugin},
  * whose {@code COMMAND} is "GPU Box Statistics"), the SciJava command
  * ({@code BoxStatisticsCommand}, labelled "GPU Box Statistics"), the operation (a {@code NAME}
- * of "Box Statistics"), the kernel source and binary ({@code box_statistics}) and the tests
- * ({@code BoxStatistics*Test}). A source scan, like {@link LayeringTest}, so that no class is
- * loaded.
+ * of "Box Statistics"), the kernel source and binary ({@code box_statistics}), the tests
+ * ({@code BoxStatistics*Test}), among them the GPU test {@code BoxStatisticsGpuTest} tagged
+ * "gpu" as a class, and the benchmark {@code BoxStatisticsBenchmark} with a {@code main}. A
+ * source scan, like {@link LayeringTest}, so that no class is loaded.
  */
 class NamingTest {
 
@@ -39,13 +41,20 @@ class NamingTest {
 	/** Kernels shared with another operation: the 3D blur runs the 2D blur's kernels along each axis. */
 	private static final Map<String, String> KERNEL = Map.of("Gaussian Blur 3D", "gaussian_blur", INFO, "runtime");
 
+	/**
+	 * Operations whose GPU test and benchmark are another's: the 3D blur is the 2D blur along
+	 * each axis, and GaussianBlurGpuTest and GaussianBlurBenchmark have its cases and rows.
+	 */
+	private static final Map<String, String> MEASURED_AS = Map.of("Gaussian Blur 3D", "GaussianBlur");
+
 	@Test
 	void everyMenuEntryKeepsItsNameThroughEveryLayer() throws IOException {
 		String main = readAll(MAIN);
-		List<String> tests;
+		List<Path> testFiles;
 		try (Stream<Path> s = Files.walk(TESTS)) {
-			tests = s.map(p -> p.getFileName().toString()).collect(Collectors.toList());
+			testFiles = s.filter(Files::isRegularFile).collect(Collectors.toList());
 		}
+		List<String> tests = testFiles.stream().map(p -> p.getFileName().toString()).collect(Collectors.toList());
 		List<String> entries = Files.readAllLines(Paths.get("plugins.config"), StandardCharsets.UTF_8).stream()
 			.filter(l -> !l.startsWith("#") && !l.trim().isEmpty()).collect(Collectors.toList());
 		assertEquals(8, entries.size(), "plugins.config: " + entries);
@@ -76,8 +85,24 @@ class NamingTest {
 				wrong.add(command + ": " + scijava + " is missing or not labelled \"" + command + "\"");
 			if (!Pattern.compile("static final String NAME\\w* = \"" + Pattern.quote(op) + "\";").matcher(main).find())
 				wrong.add(command + ": no operation class has NAME = \"" + op + "\"");
+			String measured = MEASURED_AS.getOrDefault(op, camel);
+			String gpuTest = measured + "GpuTest", benchmark = measured + "Benchmark";
+			// class-level: a tag on a method would leave the class's other tests in the CPU-only runs
+			Pattern tagged = Pattern.compile("@Tag\\(\"gpu\"\\)\\s*(@\\w+(\\([^)]*\\))?\\s*)*"
+				+ "(public\\s+|final\\s+|abstract\\s+)*class\\s+" + gpuTest + "\\b");
+			if (!anyFile(testFiles, gpuTest + ".java", text -> tagged.matcher(text).find()))
+				wrong.add(command + ": no test class " + gpuTest + " tagged @Tag(\"gpu\") on the class");
+			if (!anyFile(testFiles, benchmark + ".java", text -> text.contains("public static void main")))
+				wrong.add(command + ": no benchmark " + benchmark + " with a public static void main");
 		}
 		assertEquals(List.of(), wrong);
+	}
+
+	/** @return whether a file of that name among {@code files} has text that {@code ok} accepts */
+	private static boolean anyFile(List<Path> files, String name, Predicate<String> ok) throws IOException {
+		for (Path f : files)
+			if (f.getFileName().toString().equals(name) && ok.test(read(f))) return true;
+		return false;
 	}
 
 	private static String readAll(Path dir) throws IOException {
