@@ -72,38 +72,38 @@ __device__ __forceinline__ double lerpNaN(double a, double b, double f) {
 
 // sx, sy at least 0 and below the last column / row
 template <typename T>
-__device__ __forceinline__ double bilinear(const T* __restrict__ src, int w, double sx, double sy) {
+__device__ __forceinline__ double bilinear(const T* __restrict__ d_src, int w, double sx, double sy) {
 	const int xb = (int)sx, yb = (int)sy;
 	const double fx = __dsub_rn(sx, (double)xb), fy = __dsub_rn(sy, (double)yb);
 	const size_t o = (size_t)yb * w + xb;
-	const double ll = toDouble(src[o]), lr = toDouble(src[o + 1]);
-	const double ur = toDouble(src[o + w + 1]), ul = toDouble(src[o + w]);
+	const double ll = toDouble(d_src[o]), lr = toDouble(d_src[o + 1]);
+	const double ur = toDouble(d_src[o + w + 1]), ul = toDouble(d_src[o + w]);
 	const double upper = lerpNaN(ul, ur, fx), lower = lerpNaN(ll, lr, fx);
 	return lerpNaN(lower, upper, fy);
 }
 
 template <typename T>
-__device__ __forceinline__ double bicubic(const T* __restrict__ src, int w, int h, const double* __restrict__ px,
-	const double* __restrict__ wx, const double* __restrict__ py, const double* __restrict__ wy, int x, int y)
+__device__ __forceinline__ double bicubic(const T* __restrict__ d_src, int w, int h, const double* __restrict__ d_px,
+	const double* __restrict__ d_wx, const double* __restrict__ d_py, const double* __restrict__ d_wy, int x, int y)
 {
-	const int u0 = (int)floor(px[x]), v0 = (int)floor(py[y]);
+	const int u0 = (int)floor(d_px[x]), v0 = (int)floor(d_py[y]);
 	if (u0 <= 0 || u0 >= w - 2 || v0 <= 0 || v0 >= h - 2) {
 		// ImageJ's fallback near the border: bilinear with the position clamped to the image
-		double sx = px[x], sy = py[y];
+		double sx = d_px[x], sy = d_py[y];
 		// a plane 1 pixel wide or high has no 2x2 neighbourhood (ImageJ would read past it)
 		if (!(sx >= -1 && sx < w && sy >= -1 && sy < h) || w < 2 || h < 2) return 0;
 		if (sx < 0.0) sx = 0.0;
 		if (sx >= w - 1.0) sx = __dsub_rn((double)w, 1.001);
 		if (sy < 0.0) sy = 0.0;
 		if (sy >= h - 1.0) sy = __dsub_rn((double)h, 1.001);
-		return bilinear(src, w, sx, sy);
+		return bilinear(d_src, w, sx, sy);
 	}
 	double q = 0;
 	for (int j = 0; j < 4; ++j) {
-		const T* row = src + (size_t)(v0 - 1 + j) * w + u0 - 1;
+		const T* d_row = d_src + (size_t)(v0 - 1 + j) * w + u0 - 1;
 		double p = 0;
-		for (int i = 0; i < 4; ++i) p = __dadd_rn(p, __dmul_rn(toDouble(row[i]), wx[4 * x + i]));
-		q = __dadd_rn(q, __dmul_rn(p, wy[4 * y + j]));
+		for (int i = 0; i < 4; ++i) p = __dadd_rn(p, __dmul_rn(toDouble(d_row[i]), d_wx[4 * x + i]));
+		q = __dadd_rn(q, __dmul_rn(p, d_wy[4 * y + j]));
 	}
 	return q;
 }
@@ -117,14 +117,14 @@ __device__ __forceinline__ long long javaRound(double v) {
 }
 
 template <typename T>
-__device__ __forceinline__ void storeRounded(T* p, double v, bool cubic, long long maxv) {
+__device__ __forceinline__ void storeRounded(T* d_p, double v, bool cubic, long long maxv) {
 	long long r = cubic ? (isnan(v) ? 0 : (long long)__dadd_rn(v, 0.5)) : javaRound(v);
 	r = r < 0 ? 0 : r > maxv ? maxv : r;
-	*p = (T)r;
+	*d_p = (T)r;
 }
-__device__ __forceinline__ void storeValue(u8* p, double v, bool cubic) { storeRounded(p, v, cubic, 255); }
-__device__ __forceinline__ void storeValue(u16* p, double v, bool cubic) { storeRounded(p, v, cubic, 65535); }
-__device__ __forceinline__ void storeValue(f32* p, double v, bool) { *p = __double2float_rn(v); }
+__device__ __forceinline__ void storeValue(u8* d_p, double v, bool cubic) { storeRounded(d_p, v, cubic, 255); }
+__device__ __forceinline__ void storeValue(u16* d_p, double v, bool cubic) { storeRounded(d_p, v, cubic, 65535); }
+__device__ __forceinline__ void storeValue(f32* d_p, double v, bool) { *d_p = __double2float_rn(v); }
 
 template <typename T>
 __device__ __forceinline__ void alignTranslate(T* __restrict__ d_dst, const T* __restrict__ d_src, int w, int h,
@@ -134,10 +134,10 @@ __device__ __forceinline__ void alignTranslate(T* __restrict__ d_dst, const T* _
 	const int x = blockIdx.x * ALIGN_THREADS + threadIdx.x;
 	if (x >= w) return;
 	for (int y = blockIdx.y; y < h; y += gridDim.y) {
-		T* out = d_dst + (size_t)y * w + x;
+		T* d_out = d_dst + (size_t)y * w + x;
 		if (mode == ALIGN_MODE_INTEGER) {
 			const int sx = x - ix, sy = y - iy;
-			*out = sx >= 0 && sy >= 0 && sx < w && sy < h ? d_src[(size_t)sy * w + sx] : (T)0;
+			*d_out = sx >= 0 && sy >= 0 && sx < w && sy < h ? d_src[(size_t)sy * w + sx] : (T)0;
 			continue;
 		}
 		double v;
@@ -147,7 +147,7 @@ __device__ __forceinline__ void alignTranslate(T* __restrict__ d_dst, const T* _
 			const double sx = d_px[x], sy = d_py[y];
 			v = sx < 0 || sy < 0 || sx >= w - 1 || sy >= h - 1 ? 0.0 : bilinear(d_src, w, sx, sy);
 		}
-		storeValue(out, v, mode == ALIGN_MODE_BICUBIC);
+		storeValue(d_out, v, mode == ALIGN_MODE_BICUBIC);
 	}
 }
 
@@ -172,19 +172,20 @@ __device__ __forceinline__ void alignTranslateGroup(T* __restrict__ d_dst, const
 	const AlignMove m = d_moves[z];
 	const size_t plane = (size_t)w * h * z;
 	if (m.mode == ALIGN_MODE_BICUBIC) {
-		const double* a = d_axes + axisStride * z; // px, wx, py, wy as packed by the host
-		alignTranslate<T>(d_dst + plane, d_src + plane, w, h, m.mode, 0, 0, a, a + w, a + 5 * w, a + 5 * w + h);
+		const double* d_sliceAxes = d_axes + axisStride * z; // px, wx, py, wy as packed by the host
+		alignTranslate<T>(d_dst + plane, d_src + plane, w, h, m.mode, 0, 0, d_sliceAxes, d_sliceAxes + w,
+			d_sliceAxes + 5 * w, d_sliceAxes + 5 * w + h);
 		return;
 	}
 	if (m.mode == ALIGN_MODE_INTEGER) {
 		alignTranslate<T>(d_dst + plane, d_src + plane, w, h, m.mode, m.ix, m.iy, nullptr, nullptr, nullptr, nullptr);
 		return;
 	}
-	const T* src = d_src + plane;
+	const T* d_slice = d_src + plane;
 	const double sx = __dsub_rn((double)x, m.dx);
 	for (int y = blockIdx.y; y < h; y += gridDim.y) {
 		const double sy = __dsub_rn((double)y, m.dy);
-		const double v = sx < 0 || sy < 0 || sx >= w - 1 || sy >= h - 1 ? 0.0 : bilinear(src, w, sx, sy);
+		const double v = sx < 0 || sy < 0 || sx >= w - 1 || sy >= h - 1 ? 0.0 : bilinear(d_slice, w, sx, sy);
 		storeValue(d_dst + plane + (size_t)y * w + x, v, false);
 	}
 }
@@ -298,13 +299,13 @@ extern "C" __global__ void __launch_bounds__(ALIGN_PICK_THREADS) align_pick_grou
 	__shared__ double s_shift[2];
 	__shared__ int s_mode;
 	const int tid = threadIdx.x, n = s.mw * s.mh;
-	const float* map = d_maps + (size_t)blockIdx.x * s.mapRows * s.mw;
+	const float* d_map = d_maps + (size_t)blockIdx.x * s.mapRows * s.mw;
 
 	// pass 1: the top score (> 0, else none), and Java's max for a slice with none positive
 	float top = 0.0f, m = __int_as_float(0x7fc00000);
 	int mi = INT_MAX;
 	for (int i = tid; i < n; i += ALIGN_PICK_THREADS) {
-		const float v = map[i];
+		const float v = d_map[i];
 		if (v > top) top = v;
 		if (pickTakesMax(m, mi, v, i)) {
 			m = v;
@@ -325,7 +326,7 @@ extern "C" __global__ void __launch_bounds__(ALIGN_PICK_THREADS) align_pick_grou
 	int bi = INT_MAX;
 	if (top > 0) {
 		for (int i = tid; i < n; i += ALIGN_PICK_THREADS)
-			if (map[i] == top) {
+			if (d_map[i] == top) {
 				const int x = i % s.mw, y = i / s.mw;
 				const long long d = (long long)(x - s.cx) * (x - s.cx) + (long long)(y - s.cy) * (y - s.cy);
 				if (d < bd) {
@@ -357,14 +358,14 @@ extern "C" __global__ void __launch_bounds__(ALIGN_PICK_THREADS) align_pick_grou
 		double dx = s.keepDx, dy = s.keepDy, score;
 		if (top > 0) {
 			const int best = s_i[0], px = best % s.mw, py = best / s.mw;
-			const float vb = map[best];
+			const float vb = d_map[best];
 			double fx = px, fy = py;
 			if (s.subpixel && (double)vb < s.perfect) {
 				float p[9];
 				for (int j = -1; j <= 1; ++j)
 					for (int i = -1; i <= 1; ++i) {
 						const int xx = px + i, yy = py + j;
-						p[3 * (j + 1) + i + 1] = xx >= 0 && yy >= 0 && xx < s.mw && yy < s.mh ? map[yy * s.mw + xx] : 0.0f;
+						p[3 * (j + 1) + i + 1] = xx >= 0 && yy >= 0 && xx < s.mw && yy < s.mh ? d_map[yy * s.mw + xx] : 0.0f;
 					}
 				double ox, oy;
 				pickRefine(p, px > 0 && px < s.mw - 1, py > 0 && py < s.mh - 1, ox, oy);
@@ -395,9 +396,9 @@ extern "C" __global__ void __launch_bounds__(ALIGN_PICK_THREADS) align_pick_grou
 	}
 	__syncthreads();
 	if (s_mode != ALIGN_MODE_BICUBIC) return;
-	double* a = d_axes + s.axisStride * blockIdx.x;   // px, wx, py, wy, as align_translate_group reads them
-	pickAxis(a, a + s.w, s.w, s_shift[0]);
-	pickAxis(a + 5 * s.w, a + 5 * s.w + s.h, s.h, s_shift[1]);
+	double* d_sliceAxes = d_axes + s.axisStride * blockIdx.x;   // px, wx, py, wy, as align_translate_group reads them
+	pickAxis(d_sliceAxes, d_sliceAxes + s.w, s.w, s_shift[0]);
+	pickAxis(d_sliceAxes + 5 * s.w, d_sliceAxes + 5 * s.w + s.h, s.h, s_shift[1]);
 }
 
 // ---------------------------------------------------------------------------------------------

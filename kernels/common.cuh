@@ -33,17 +33,17 @@ __device__ __forceinline__ size_t elem(size_t i, int step) {
 // differs from ImageJ's only where the float sums differ.
 // ---------------------------------------------------------------------------------------------
 
-__device__ __forceinline__ float loadPixel(const u8* p) { return (float)__ldg(p); }
-__device__ __forceinline__ float loadPixel(const u16* p) { return (float)__ldg(p); }
-__device__ __forceinline__ float loadPixel(const f32* p) { return __ldg(p); }
+__device__ __forceinline__ float loadPixel(const u8* d_p) { return (float)__ldg(d_p); }
+__device__ __forceinline__ float loadPixel(const u16* d_p) { return (float)__ldg(d_p); }
+__device__ __forceinline__ float loadPixel(const f32* d_p) { return __ldg(d_p); }
 
-__device__ __forceinline__ void storePixel(u8* p, float v) {
+__device__ __forceinline__ void storePixel(u8* d_p, float v) {
 	// fmaxf first so NaN becomes 0, as (byte) of a NaN float does in Java after the clamp
-	*p = (u8)__float2uint_rz(fminf(fmaxf(v + 0.5f, 0.0f), 255.0f));
+	*d_p = (u8)__float2uint_rz(fminf(fmaxf(v + 0.5f, 0.0f), 255.0f));
 }
-__device__ __forceinline__ void storePixel(u16* p, float v) {
-	*p = (u16)__float2uint_rz(fminf(fmaxf(v + 0.5f, 0.0f), 65535.0f));
+__device__ __forceinline__ void storePixel(u16* d_p, float v) {
+	*d_p = (u16)__float2uint_rz(fminf(fmaxf(v + 0.5f, 0.0f), 65535.0f));
 }
-__device__ __forceinline__ void storePixel(f32* p, float v) { *p = v; }
+__device__ __forceinline__ void storePixel(f32* d_p, float v) { *d_p = v; }
 
 } // namespace fc

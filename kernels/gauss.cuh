@@ -18,25 +18,25 @@ namespace fc {
 // device can (sm_80 and later), so that a thread's staging loads are all in flight at once
 // instead of a few at a time through registers; gaussStageWait then waits for this thread's
 // copies, and the barrier after it for everyone's.
-__device__ __forceinline__ void gaussStage(float* s, const f32* p) {
+__device__ __forceinline__ void gaussStage(float* s_dst, const f32* d_src) {
 #if __CUDA_ARCH__ >= 800
-	const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
-	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(sa), "l"(p) : "memory");
+	const unsigned sa = (unsigned)__cvta_generic_to_shared(s_dst);
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(sa), "l"(d_src) : "memory");
 #else
-	*s = __ldg(p);
+	*s_dst = __ldg(d_src);
 #endif
 }
 // Four floats, 16-byte aligned at both ends (float planes only; sm_80 and later, else loads).
-__device__ __forceinline__ void gaussStage4(float* s, const f32* p) {
+__device__ __forceinline__ void gaussStage4(float* s_dst, const f32* d_src) {
 #if __CUDA_ARCH__ >= 800
-	const unsigned sa = (unsigned)__cvta_generic_to_shared(s);
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(p) : "memory");
+	const unsigned sa = (unsigned)__cvta_generic_to_shared(s_dst);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(d_src) : "memory");
 #else
-	*reinterpret_cast<float4*>(s) = __ldg(reinterpret_cast<const float4*>(p));
+	*reinterpret_cast<float4*>(s_dst) = __ldg(reinterpret_cast<const float4*>(d_src));
 #endif
 }
-__device__ __forceinline__ void gaussStage(float* s, const u8* p) { *s = loadPixel(p); }
-__device__ __forceinline__ void gaussStage(float* s, const u16* p) { *s = loadPixel(p); }
+__device__ __forceinline__ void gaussStage(float* s_dst, const u8* d_src) { *s_dst = loadPixel(d_src); }
+__device__ __forceinline__ void gaussStage(float* s_dst, const u16* d_src) { *s_dst = loadPixel(d_src); }
 __device__ __forceinline__ void gaussStageWait() {
 #if __CUDA_ARCH__ >= 800
 	asm volatile("cp.async.wait_all;\n" ::: "memory");

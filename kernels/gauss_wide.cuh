@@ -66,15 +66,16 @@ namespace gaussian_blur_wide {
 // ---------------------------------------------------------------------------------------------
 
 // acc[j] = sum over k = 0..2RC of w[CENTRE - RC + k] * win(j + k), ascending, where win(i) is
-// s[i] for the X pass (one staged row) and s[i * 32] for the Y pass (one column of 32-float rows)
+// s_win[i] for the X pass (one staged row) and s_win[i * 32] for the Y pass (one column of
+// 32-float rows)
 template <int RC, int PITCH, int OUT>
-__device__ __forceinline__ void gaussFixed(const float* s, const GaussTaps& w, float acc[OUT]) {
+__device__ __forceinline__ void gaussFixed(const float* s_win, const GaussTaps& w, float acc[OUT]) {
 	constexpr int N = OUT + 2 * RC;  // window values
 	float v[N];
 	if (PITCH == 1) {
 #pragma unroll
 		for (int q = 0; q < (N + 3) / 4; ++q) {
-			const float4 f = reinterpret_cast<const float4*>(s)[q];
+			const float4 f = reinterpret_cast<const float4*>(s_win)[q];
 			if (4 * q < N) v[4 * q] = f.x;
 			if (4 * q + 1 < N) v[4 * q + 1] = f.y;
 			if (4 * q + 2 < N) v[4 * q + 2] = f.z;
@@ -82,7 +83,7 @@ __device__ __forceinline__ void gaussFixed(const float* s, const GaussTaps& w, f
 		}
 	} else {
 #pragma unroll
-		for (int i = 0; i < N; ++i) v[i] = s[i * PITCH];
+		for (int i = 0; i < N; ++i) v[i] = s_win[i * PITCH];
 	}
 #pragma unroll
 	for (int j = 0; j < OUT; ++j) acc[j] = 0.0f;
@@ -95,14 +96,14 @@ __device__ __forceinline__ void gaussFixed(const float* s, const GaussTaps& w, f
 
 // The exact sums for a thread whose outputs hold a NaN: 2R+1 taps, none beyond the radius.
 template <int RC, int PITCH, int OUT>
-__device__ __forceinline__ void gaussExact(const float* s, const GaussTaps& w, int R, float acc[OUT]) {
+__device__ __forceinline__ void gaussExact(const float* s_win, const GaussTaps& w, int R, float acc[OUT]) {
 	// the sums go through an array of their own, indexed in a loop that stays rolled (small
 	// code), and only then into acc at fixed indices, so that acc itself stays in registers
 	float e[OUT];
 #pragma unroll 1
 	for (int j = 0; j < OUT; ++j) {
 		float a = 0.0f;
-		for (int k = -R; k <= R; ++k) a = fmaf(w.w[GAUSS_TAPS_CENTRE + k], s[(j + RC + k) * PITCH], a);
+		for (int k = -R; k <= R; ++k) a = fmaf(w.w[GAUSS_TAPS_CENTRE + k], s_win[(j + RC + k) * PITCH], a);
 		e[j] = a;
 	}
 #pragma unroll
@@ -145,17 +146,17 @@ __device__ __forceinline__ void gaussRowFixed(const f32* __restrict__ d_src, flo
 	gaussStageWait();
 	__syncthreads();
 	float acc[OUT];
-	float* win = s_in + lane * STRIDE + OUT * warp;
-	gaussFixed<RC, 1, OUT>(win, w, acc);
+	float* s_win = s_in + lane * STRIDE + OUT * warp;
+	gaussFixed<RC, 1, OUT>(s_win, w, acc);
 	bool nan = false;
 #pragma unroll
 	for (int j = 0; j < OUT; ++j) nan |= acc[j] != acc[j];
-	if (nan) gaussExact<RC, 1, OUT>(win, w, R, acc);
+	if (nan) gaussExact<RC, 1, OUT>(s_win, w, R, acc);
 	// the outputs go out through shared memory, so that a warp stores along rows, not across 32
 	__syncthreads();
 #pragma unroll
 	for (int q = 0; q < OUT / 4; ++q)
-		reinterpret_cast<float4*>(win)[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+		reinterpret_cast<float4*>(s_win)[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
 	__syncthreads();
 	const int cols = min(TILE, colTo - x0), rows = min(ROWS, rowTo - y0);
 	if (cols == TILE && (width & 3) == 0 && (x0 & 3) == 0) {
@@ -203,24 +204,24 @@ __device__ __forceinline__ void gaussColFixed(const float* __restrict__ d_tmp, f
 	gaussStageWait();
 	__syncthreads();
 	float acc[OUT];
-	const float* win = s_in + OUT * warp * 32 + lane;
-	gaussFixed<RC, 32, OUT>(win, w, acc);
+	const float* s_win = s_in + OUT * warp * 32 + lane;
+	gaussFixed<RC, 32, OUT>(s_win, w, acc);
 	bool nan = false;
 #pragma unroll
 	for (int j = 0; j < OUT; ++j) nan |= acc[j] != acc[j];
-	if (nan) gaussExact<RC, 32, OUT>(win, w, R, acc);
+	if (nan) gaussExact<RC, 32, OUT>(s_win, w, R, acc);
 	if (x < roiX + roiW) {
-		float* out = d_dst + (size_t)(y0 + OUT * warp) * (size_t)width + (size_t)x;
+		float* d_out = d_dst + (size_t)(y0 + OUT * warp) * (size_t)width + (size_t)x;
 		if (y0 + OUT * warp + OUT <= roiY + roiH) {
 #pragma unroll
 			for (int j = 0; j < OUT; ++j) {
-				*out = acc[j];
-				out += width;
+				*d_out = acc[j];
+				d_out += width;
 			}
 		} else {
 #pragma unroll
 			for (int j = 0; j < OUT; ++j)
-				if (y0 + OUT * warp + j < roiY + roiH) out[(size_t)j * (size_t)width] = acc[j];
+				if (y0 + OUT * warp + j < roiY + roiH) d_out[(size_t)j * (size_t)width] = acc[j];
 		}
 	}
 }

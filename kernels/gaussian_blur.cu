@@ -103,16 +103,16 @@ using namespace fc;
 namespace gaussian_blur {
 
 // YM outputs of one column from X-blurred rows STRIDE floats apart: acc[i] is the sum over
-// k = 0..2R of w(k - R) * col[(i + k) * STRIDE], taps in ascending order (the order of every
+// k = 0..2R of w(k - R) * s_col[(i + k) * STRIDE], taps in ascending order (the order of every
 // kernel here and of the CPU path). Each staged value is loaded once and feeds up to YM sums.
 template <int R, int YM, int STRIDE>
-__device__ __forceinline__ void gaussColumnGroup(const float* col, const GaussTaps& wy, float (&acc)[YM])
+__device__ __forceinline__ void gaussColumnGroup(const float* s_col, const GaussTaps& wy, float (&acc)[YM])
 {
 #pragma unroll
 	for (int i = 0; i < YM; ++i) acc[i] = 0.0f;
 #pragma unroll
 	for (int p = 0; p < YM + 2 * R; ++p) {
-		const float v = col[p * STRIDE];
+		const float v = s_col[p * STRIDE];
 #pragma unroll
 		for (int i = 0; i < YM; ++i) {
 			const int k = p - i;
@@ -180,25 +180,25 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 #pragma unroll 4
 		for (int r = warp; r < nr; r += S::WARPS) {
 			const int gy = clampi(yb - RMAX + q0 + r, 0, height - 1);
-			const T* row = d_src + elem((size_t)gy * (size_t)width, step);
-			float* dst = s_raw + r * S::RAW_S;
+			const T* d_row = d_src + elem((size_t)gy * (size_t)width, step);
+			float* s_dst = s_raw + r * S::RAW_S;
 #pragma unroll
 			for (int u = 0; u < S::LOAD_ITERS; ++u) {
 				const int c = lane + 32 * u;
-				if (S::RAW_W % 32 == 0 || c < S::RAW_W) dst[c] = loadPixel(row + elem(gx[u], step));
+				if (S::RAW_W % 32 == 0 || c < S::RAW_W) s_dst[c] = loadPixel(d_row + elem(gx[u], step));
 			}
 		}
 		__syncthreads();
 
 		if (tr < nr) {
-			const float4* src4 = reinterpret_cast<const float4*>(s_raw + tr * S::RAW_S + ts * S::XN);
+			const float4* s_src4 = reinterpret_cast<const float4*>(s_raw + tr * S::RAW_S + ts * S::XN);
 			float acc[S::XN];
 #pragma unroll
 			for (int i = 0; i < S::XN; ++i) acc[i] = 0.0f;
 			// window position p feeds output i with tap k = p - i
 #pragma unroll
 			for (int q = 0; q < (S::XN + 2 * RMAX + 3) / 4; ++q) {
-				const float4 v4 = src4[q];
+				const float4 v4 = s_src4[q];
 				const float v[4] = {v4.x, v4.y, v4.z, v4.w};
 #pragma unroll
 				for (int u = 0; u < 4; ++u) {
@@ -210,9 +210,9 @@ __device__ __forceinline__ void gaussXy(const T* __restrict__ d_src, T* __restri
 					}
 				}
 			}
-			float4* out4 = reinterpret_cast<float4*>(s_xb + (q0 + tr) * S::XB_S + ts * S::XN);
-			out4[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-			out4[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+			float4* s_out4 = reinterpret_cast<float4*>(s_xb + (q0 + tr) * S::XB_S + ts * S::XN);
+			s_out4[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+			s_out4[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
 		}
 		__syncthreads();
 	}
@@ -285,15 +285,15 @@ __device__ __forceinline__ void gaussXyfRows(const float* __restrict__ d_src, in
 	for (int t = threadIdx.x; t < rows * S::XSEG; t += GAUSS_XY_THREADS) {
 		const int q = t / S::XSEG;
 		const int seg = t - q * S::XSEG;
-		const float* row = d_src + (size_t)clampi(yb - R + q, 0, height - 1) * (size_t)width;
+		const float* d_row = d_src + (size_t)clampi(yb - R + q, 0, height - 1) * (size_t)width;
 		const int xs = x0 + seg * S::XN - S::R4;
 		float v[S::NW];
 		if (vec) {
-			const float4* row4 = reinterpret_cast<const float4*>(row + xs);
+			const float4* d_row4 = reinterpret_cast<const float4*>(d_row + xs);
 #pragma unroll
 			for (int j = 0; j < S::NW / 4; ++j) {
 				if (4 * j + 3 >= S::R4 - R && 4 * j <= S::XN + S::R4 + R - 1) {
-					const float4 f = __ldg(row4 + j);
+					const float4 f = __ldg(d_row4 + j);
 					v[4 * j] = f.x;
 					v[4 * j + 1] = f.y;
 					v[4 * j + 2] = f.z;
@@ -303,7 +303,7 @@ __device__ __forceinline__ void gaussXyfRows(const float* __restrict__ d_src, in
 		} else {
 #pragma unroll
 			for (int p = 0; p < S::NW; ++p)
-				if (p >= S::R4 - R && p <= S::XN + S::R4 + R - 1) v[p] = __ldg(row + clampi(xs + p, 0, width - 1));
+				if (p >= S::R4 - R && p <= S::XN + S::R4 + R - 1) v[p] = __ldg(d_row + clampi(xs + p, 0, width - 1));
 		}
 		float acc[S::XN];
 #pragma unroll
@@ -316,9 +316,9 @@ __device__ __forceinline__ void gaussXyfRows(const float* __restrict__ d_src, in
 				if (k >= 0 && k <= 2 * R) acc[i] = fmaf(wx.w[GAUSS_TAPS_CENTRE - R + k], v[p], acc[i]);
 			}
 		}
-		float4* out4 = reinterpret_cast<float4*>(s_xb + q * XB_S + seg * S::XN);
-		out4[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-		out4[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+		float4* s_out4 = reinterpret_cast<float4*>(s_xb + q * XB_S + seg * S::XN);
+		s_out4[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+		s_out4[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
 	}
 }
 
@@ -340,17 +340,17 @@ __device__ __forceinline__ void gaussXyfColumns(const float* s_xb, float* __rest
 		if (colInRoi) {
 			// whole groups store through a moving pointer: a bounds test per store had cost more
 			// issue slots than the store itself (H200: radius 9 0.062 -> 0.056 ms)
-			float* out = d_dst + (size_t)(yb + o0) * (size_t)width + (size_t)x;
+			float* d_out = d_dst + (size_t)(yb + o0) * (size_t)width + (size_t)x;
 			if (o0 + YM <= bandRows) {
 #pragma unroll
 				for (int i = 0; i < YM; ++i) {
-					*out = acc[i];
-					out += width;
+					*d_out = acc[i];
+					d_out += width;
 				}
 			} else {
 #pragma unroll
 				for (int i = 0; i < YM; ++i)
-					if (o0 + i < bandRows) out[(size_t)i * (size_t)width] = acc[i];
+					if (o0 + i < bandRows) d_out[(size_t)i * (size_t)width] = acc[i];
 			}
 		}
 	}
@@ -395,21 +395,21 @@ __device__ __forceinline__ void gaussXyF32(const float* __restrict__ d_src, floa
 // ---------------------------------------------------------------------------------------------
 
 // acc[j] += sum over the segment's taps k of s_w[k] * win(j + k), in ascending k, where win(i)
-// is the i-th value of the window: s[i] for the X pass (one staged row), s[i * 32] for the Y
-// pass (one column of 32-float staged rows). The caller stages at least 16 + roundup8(nT) + 8
-// values, so every load below reads staged data.
+// is the i-th value of the window: s_win[i] for the X pass (one staged row), s_win[i * 32] for
+// the Y pass (one column of 32-float staged rows). The caller stages at least 16 + roundup8(nT)
+// + 8 values, so every load below reads staged data.
 template <int PITCH>
-__device__ __forceinline__ void gaussSlide16(const float* s, const float4* s_w4, int nT, float acc[16]) {
+__device__ __forceinline__ void gaussSlide16(const float* s_win, const float4* s_w4, int nT, float acc[16]) {
 	float a[16];
 	if (PITCH == 1) {
 #pragma unroll
 		for (int q = 0; q < 4; ++q) {
-			const float4 v = reinterpret_cast<const float4*>(s)[q];
+			const float4 v = reinterpret_cast<const float4*>(s_win)[q];
 			a[4 * q] = v.x; a[4 * q + 1] = v.y; a[4 * q + 2] = v.z; a[4 * q + 3] = v.w;
 		}
 	} else {
 #pragma unroll
-		for (int i = 0; i < 16; ++i) a[i] = s[i * PITCH];
+		for (int i = 0; i < 16; ++i) a[i] = s_win[i * PITCH];
 	}
 	const int nFull = nT >> 3;
 #pragma unroll 2
@@ -418,13 +418,13 @@ __device__ __forceinline__ void gaussSlide16(const float* s, const float4* s_w4,
 #pragma unroll
 		for (int i = 0; i < 16; ++i) v[i] = a[i];
 		if (PITCH == 1) {
-			const float4 b0 = reinterpret_cast<const float4*>(s + 8 * m + 16)[0];
-			const float4 b1 = reinterpret_cast<const float4*>(s + 8 * m + 16)[1];
+			const float4 b0 = reinterpret_cast<const float4*>(s_win + 8 * m + 16)[0];
+			const float4 b1 = reinterpret_cast<const float4*>(s_win + 8 * m + 16)[1];
 			v[16] = b0.x; v[17] = b0.y; v[18] = b0.z; v[19] = b0.w;
 			v[20] = b1.x; v[21] = b1.y; v[22] = b1.z; v[23] = b1.w;
 		} else {
 #pragma unroll
-			for (int i = 16; i < 24; ++i) v[i] = s[(8 * m + i) * PITCH];
+			for (int i = 16; i < 24; ++i) v[i] = s_win[(8 * m + i) * PITCH];
 		}
 		const float4 t0 = s_w4[2 * m], t1 = s_w4[2 * m + 1];
 		const float t[8] = {t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z, t1.w};
@@ -442,7 +442,7 @@ __device__ __forceinline__ void gaussSlide16(const float* s, const float4* s_w4,
 #pragma unroll
 		for (int i = 0; i < 16; ++i) v[i] = a[i];
 #pragma unroll
-		for (int i = 16; i < 23; ++i) v[i] = s[(8 * nFull + i) * PITCH];
+		for (int i = 16; i < 23; ++i) v[i] = s_win[(8 * nFull + i) * PITCH];
 		const float4 t0 = s_w4[2 * nFull], t1 = s_w4[2 * nFull + 1];
 		const float t[7] = {t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z};
 #pragma unroll
@@ -502,15 +502,15 @@ __device__ __forceinline__ void gaussRow(const T* __restrict__ d_src, float* __r
 		}
 		const int y = y0 + lane;
 		if (y < rowTo && xs < colTo) {
-			float* out = d_tmp + (size_t)y * (size_t)width + (size_t)xs;
-			if (xs + 16 <= colTo && (reinterpret_cast<size_t>(out) & 15) == 0) {
+			float* d_out = d_tmp + (size_t)y * (size_t)width + (size_t)xs;
+			if (xs + 16 <= colTo && (reinterpret_cast<size_t>(d_out) & 15) == 0) {
 #pragma unroll
 				for (int q = 0; q < 4; ++q)
-					reinterpret_cast<float4*>(out)[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+					reinterpret_cast<float4*>(d_out)[q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
 			} else {
 #pragma unroll
 				for (int j = 0; j < 16; ++j)
-					if (xs + j < colTo) out[j] = acc[j];
+					if (xs + j < colTo) d_out[j] = acc[j];
 			}
 		}
 	}

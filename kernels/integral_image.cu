@@ -180,31 +180,31 @@ struct PairAdd {
 
 // A pixel as V and its square in V (exact: u8 in u32, u16 in i64, f32 in double).
 template <typename V, typename T>
-__device__ __forceinline__ void satPixel(const T* p, V& s, V& q) {
-	const V v = (V)__ldg(p);
+__device__ __forceinline__ void satPixel(const T* d_p, V& s, V& q) {
+	const V v = (V)__ldg(d_p);
 	s = v;
 	q = v * v;
 }
 
 // Four adjacent pixels from a 4-aligned index (one 4-, 8- or 16-byte load).
-__device__ __forceinline__ void satLoad4(const u8* p, u8 (&v)[4]) {
-	const uchar4 t = __ldg(reinterpret_cast<const uchar4*>(p));
+__device__ __forceinline__ void satLoad4(const u8* d_p, u8 (&v)[4]) {
+	const uchar4 t = __ldg(reinterpret_cast<const uchar4*>(d_p));
 	v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
 }
-__device__ __forceinline__ void satLoad4(const u16* p, u16 (&v)[4]) {
-	const ushort4 t = __ldg(reinterpret_cast<const ushort4*>(p));
+__device__ __forceinline__ void satLoad4(const u16* d_p, u16 (&v)[4]) {
+	const ushort4 t = __ldg(reinterpret_cast<const ushort4*>(d_p));
 	v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
 }
-__device__ __forceinline__ void satLoad4(const f32* p, f32 (&v)[4]) {
-	const float4 t = __ldg(reinterpret_cast<const float4*>(p));
+__device__ __forceinline__ void satLoad4(const f32* d_p, f32 (&v)[4]) {
+	const float4 t = __ldg(reinterpret_cast<const float4*>(d_p));
 	v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
 }
 // Two adjacent table entries to a 2-aligned index (one 16-byte store).
-__device__ __forceinline__ void satStore2(long long* p, long long a, long long b) {
-	*reinterpret_cast<longlong2*>(p) = make_longlong2(a, b);
+__device__ __forceinline__ void satStore2(long long* d_p, long long a, long long b) {
+	*reinterpret_cast<longlong2*>(d_p) = make_longlong2(a, b);
 }
-__device__ __forceinline__ void satStore2(double* p, double a, double b) {
-	*reinterpret_cast<double2*>(p) = make_double2(a, b);
+__device__ __forceinline__ void satStore2(double* d_p, double a, double b) {
+	*reinterpret_cast<double2*>(d_p) = make_double2(a, b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -221,22 +221,22 @@ __device__ __forceinline__ void satStore2(double* p, double a, double b) {
 // the flag, and that store's release at device scope is cumulative, so it publishes them all to
 // whoever acquires the flag. The extra sequentially consistent fence per publish cost 7-10% of
 // the FUSED build on the H200 (u8 4096^2: 0.195 against 0.183 ms; u16: 0.268 against 0.250).
-__device__ __forceinline__ void satPublish(u32* flag, u32 state) {
+__device__ __forceinline__ void satPublish(u32* d_flag, u32 state) {
 	__syncwarp();
 	if ((threadIdx.x & 31) == 0)
-		cuda::atomic_ref<u32, cuda::thread_scope_device>(*flag).store(state, cuda::memory_order_release);
+		cuda::atomic_ref<u32, cuda::thread_scope_device>(*d_flag).store(state, cuda::memory_order_release);
 }
 
 // satPublish for the SAT_TILE_CHUNKS vertical flags of one tile at once (lane k stores flag k).
-__device__ __forceinline__ void satPublishChunks(u32* flags, u32 state) {
+__device__ __forceinline__ void satPublishChunks(u32* d_flags, u32 state) {
 	__syncwarp();
 	const int lane = threadIdx.x & 31;
 	if (lane < SAT_TILE_CHUNKS)
-		cuda::atomic_ref<u32, cuda::thread_scope_device>(flags[lane]).store(state, cuda::memory_order_release);
+		cuda::atomic_ref<u32, cuda::thread_scope_device>(d_flags[lane]).store(state, cuda::memory_order_release);
 }
 
 // One window of a warp's look-back: predecessor j (j = 0 nearest) has its flag at
-// base[-j * fstride]; lane j acquires the flag of predecessor j, for j < min(avail, 32), all in
+// d_base[-j * fstride]; lane j acquires the flag of predecessor j, for j < min(avail, 32), all in
 // one round trip. Spins until every predecessor up to the nearest INCLUSIVE one in the window
 // (or all of them, if none is) has published, then returns how many to take: the last of them
 // INCLUSIVE if *inclusive, the others AGGREGATE. Walking the predecessors one by one cost a
@@ -244,12 +244,12 @@ __device__ __forceinline__ void satPublishChunks(u32* flags, u32 state) {
 // The __syncwarp after the acquiring loads orders every lane's later reads after the releases
 // that all lanes observed, so a lane may read the data of a predecessor whose flag another lane
 // acquired.
-__device__ __forceinline__ int satWindow(const u32* base, size_t fstride, int avail, bool* inclusive) {
+__device__ __forceinline__ int satWindow(const u32* d_base, size_t fstride, int avail, bool* inclusive) {
 	const int lane = threadIdx.x & 31, n = min(avail, 32);
 	for (;;) {
 		u32 st = SAT_NOT_READY;
 		if (lane < n)
-			st = cuda::atomic_ref<const u32, cuda::thread_scope_device>(base[-(ptrdiff_t)(lane * fstride)])
+			st = cuda::atomic_ref<const u32, cuda::thread_scope_device>(d_base[-(ptrdiff_t)(lane * fstride)])
 				.load(cuda::memory_order_acquire);
 		const unsigned ready = __ballot_sync(0xffffffffu, lane >= n || st != SAT_NOT_READY);
 		const unsigned incl = __ballot_sync(0xffffffffu, lane < n && st == SAT_INCLUSIVE);
@@ -267,13 +267,13 @@ __device__ __forceinline__ int satWindow(const u32* base, size_t fstride, int av
 }
 
 // Vertical look-back of one 32-column chunk by one warp (DLB and FUSED): the sums of column x
-// over every tile row above tile `tile`. A predecessor's aggregate is read from `vagg` (sum at
-// [0], sq at [SAT_TILE_W], column c of the tile); its inclusive value is its finished last
-// row, read straight from the tables. The predecessors are polled 32 at a time (satWindow) and
-// their values loaded together.
+// over every tile row above tile `tile`. A predecessor's aggregate is read from its d_carry at
+// vaggOffset (sum at [0], sq at [SAT_TILE_W], column c of the tile); its inclusive value is its
+// finished last row, read straight from the tables. The predecessors are polled 32 at a time
+// (satWindow) and their values loaded together.
 template <typename A>
-__device__ __forceinline__ void satLookUp(int tile, int tilesX, const u32* vflags, const A* carry,
-	int carryPerTile, int vaggOffset, const A* S, const A* Q, int W, int x, int c, A& ts, A& tq)
+__device__ __forceinline__ void satLookUp(int tile, int tilesX, const u32* d_vflags, const A* d_carry,
+	int carryPerTile, int vaggOffset, const A* d_S, const A* d_Q, int W, int x, int c, A& ts, A& tq)
 {
 	ts = A(0);
 	tq = A(0);
@@ -281,21 +281,21 @@ __device__ __forceinline__ void satLookUp(int tile, int tilesX, const u32* vflag
 	int p0 = tile - tilesX, avail = tile / tilesX;   // nearest predecessor and how many there are
 	while (avail > 0) {
 		bool inclusive;
-		const int take = satWindow(vflags + (size_t)p0 * SAT_TILE_CHUNKS + chunk, (size_t)tilesX * SAT_TILE_CHUNKS,
+		const int take = satWindow(d_vflags + (size_t)p0 * SAT_TILE_CHUNKS + chunk, (size_t)tilesX * SAT_TILE_CHUNKS,
 			avail, &inclusive);
 		const int aggs = inclusive ? take - 1 : take;
 #pragma unroll 2
 		for (int j = 0; j < aggs; ++j) {
-			const A* agg = carry + (size_t)(p0 - j * tilesX) * carryPerTile + vaggOffset;
-			ts += __ldcg(agg + c);
-			tq += __ldcg(agg + SAT_TILE_W + c);
+			const A* d_agg = d_carry + (size_t)(p0 - j * tilesX) * carryPerTile + vaggOffset;
+			ts += __ldcg(d_agg + c);
+			tq += __ldcg(d_agg + SAT_TILE_W + c);
 		}
 		if (inclusive) {
 			const int p = p0 - aggs * tilesX;
 			if (x < W) {
 				const size_t i = (size_t)((p / tilesX + 1) * SAT_TILE_H - 1) * W + x;
-				ts += __ldcg(S + i);
-				tq += __ldcg(Q + i);
+				ts += __ldcg(d_S + i);
+				tq += __ldcg(d_Q + i);
 			}
 			return;
 		}
@@ -354,15 +354,15 @@ __device__ __forceinline__ void satNaiveCols(A* __restrict__ d_S, A* __restrict_
 
 template <typename T, typename V>
 struct PixelSource {  // pixels of a plane: (v, v^2)
-	const T* in;
-	__device__ __forceinline__ void operator()(size_t i, V& s, V& q) const { satPixel<V>(in + i, s, q); }
+	const T* d_in;
+	__device__ __forceinline__ void operator()(size_t i, V& s, V& q) const { satPixel<V>(d_in + i, s, q); }
 };
 
 template <typename V>
 struct PairSource {  // an existing pair of tables, read in place (no __ldg: they are written too)
-	const V* S;
-	const V* Q;
-	__device__ __forceinline__ void operator()(size_t i, V& s, V& q) const { s = S[i]; q = Q[i]; }
+	const V* d_S;
+	const V* d_Q;
+	__device__ __forceinline__ void operator()(size_t i, V& s, V& q) const { s = d_S[i]; q = d_Q[i]; }
 };
 
 template <typename V, typename Src>
@@ -514,13 +514,13 @@ __device__ __forceinline__ void satLoadRow4(const T* __restrict__ d_in, int W, i
 #pragma unroll
 	for (int j = 0; j < 4; ++j) v[j] = T(0);
 	if (y >= H) return;
-	const T* p = d_in + (size_t)y * W + x;
+	const T* d_p = d_in + (size_t)y * W + x;
 	if ((W & 3) == 0 && x + 3 < W) {
-		satLoad4(p, v);
+		satLoad4(d_p, v);
 	} else {
 #pragma unroll
 		for (int j = 0; j < 4; ++j)
-			if (x + j < W) v[j] = __ldg(p + j);
+			if (x + j < W) v[j] = __ldg(d_p + j);
 	}
 }
 
@@ -645,8 +645,9 @@ __device__ __forceinline__ void satStoreSwapped(A* d_T, int W, size_t row, int x
 }
 
 // Writes one thread's 4 x 4 block of both tables: L + B(row) + top(column), clipped to the
-// image. B of the block's rows at bS[0..3] / bQ[0..3], top of its columns at tS[0..3] / tQ[0..3]
-// (shared or global memory), read where used to keep registers for the block.
+// image. B of the block's rows at s_bS[0..3] / s_bQ[0..3], top of its columns at s_tS[0..3] /
+// s_tQ[0..3] (shared memory, where both callers stage them), read where used to keep registers
+// for the block.
 //
 // A lane's 4 entries of a row are one 32-byte sector. Stored as two 16-byte halves by each lane,
 // every store instruction would touch 32 sectors half each, and the L2 would take twice the
@@ -656,7 +657,7 @@ __device__ __forceinline__ void satStoreSwapped(A* d_T, int W, size_t row, int x
 // lane's. Must be called by all 32 lanes of the warp (the swap shuffles).
 template <typename A, typename L, typename LQ>
 __device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int x, int y0,
-	const L (&s)[4][4], const LQ (&q)[4][4], const A* bS, const A* bQ, const A* tS, const A* tQ)
+	const L (&s)[4][4], const LQ (&q)[4][4], const A* s_bS, const A* s_bQ, const A* s_tS, const A* s_tQ)
 {
 	if constexpr (sizeof(A) == 4) {
 		// 32-bit tables: a lane's 4 entries of a row are 16 bytes, so one 16-byte store per lane
@@ -667,12 +668,12 @@ __device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int 
 			const int y = y0 + i;
 			if (y >= H || x >= W) break;
 			const size_t o = (size_t)y * W + x;
-			const A bs = bS[i], bq = bQ[i];
+			const A bs = s_bS[i], bq = s_bQ[i];
 			A vs[4], vq[4];
 #pragma unroll
 			for (int j = 0; j < 4; ++j) {
-				vs[j] = (A)s[i][j] + bs + tS[j];
-				vq[j] = (A)q[i][j] + bq + tQ[j];
+				vs[j] = (A)s[i][j] + bs + s_tS[j];
+				vq[j] = (A)q[i][j] + bq + s_tQ[j];
 			}
 			if (vec) {
 				*reinterpret_cast<uint4*>(d_S + o) = make_uint4(vs[0], vs[1], vs[2], vs[3]);
@@ -697,11 +698,11 @@ __device__ __forceinline__ void satStoreBlock(A* d_S, A* d_Q, int W, int H, int 
 			if (y >= H) break;                                 // uniform over the warp
 			A vs[4], vq[4];
 			if (inside) {
-				const A bs = bS[i], bq = bQ[i];
+				const A bs = s_bS[i], bq = s_bQ[i];
 #pragma unroll
 				for (int j = 0; j < 4; ++j) {
-					vs[j] = (A)s[i][j] + bs + tS[j];
-					vq[j] = (A)q[i][j] + bq + tQ[j];
+					vs[j] = (A)s[i][j] + bs + s_tS[j];
+					vq[j] = (A)q[i][j] + bq + s_tQ[j];
 				}
 			} else {
 #pragma unroll
@@ -745,7 +746,7 @@ __device__ __forceinline__ void satDlbCols(const R* d_rs, const R* d_rq, A* d_S,
 	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7;
 	const int x = tx * SAT_TILE_W + c;
 	const int yBase = ty * SAT_TILE_H + 16 * h;
-	u32* vflags = d_flags + 1;
+	u32* d_vflags = d_flags + 1;
 
 	A s[16], q[16];
 #pragma unroll
@@ -759,17 +760,17 @@ __device__ __forceinline__ void satDlbCols(const R* d_rs, const R* d_rq, A* d_S,
 	satTileColumns<A>(s, q, s_colTot);
 
 	const bool lastRow = ty == tilesY - 1;  // nobody below: publish nothing
-	u32* myFlag = vflags + (size_t)tile * SAT_TILE_CHUNKS + ((tid >> 5) & 3);
+	u32* d_myFlag = d_vflags + (size_t)tile * SAT_TILE_CHUNKS + ((tid >> 5) & 3);
 	if (h == 1) {
 		A ts = A(0), tq = A(0);
 		if (ty > 0) {
 			if (!lastRow) {
-				A* agg = d_carry + (size_t)tile * SAT_DLB_CARRY_PER_TILE;
-				agg[c] = s[15];
-				agg[SAT_TILE_W + c] = q[15];
-				satPublish(myFlag, SAT_AGGREGATE);
+				A* d_agg = d_carry + (size_t)tile * SAT_DLB_CARRY_PER_TILE;
+				d_agg[c] = s[15];
+				d_agg[SAT_TILE_W + c] = q[15];
+				satPublish(d_myFlag, SAT_AGGREGATE);
 			}
-			satLookUp<A>(tile, tilesX, vflags, d_carry, SAT_DLB_CARRY_PER_TILE, 0, d_S, d_Q, W, x, c, ts, tq);
+			satLookUp<A>(tile, tilesX, d_vflags, d_carry, SAT_DLB_CARRY_PER_TILE, 0, d_S, d_Q, W, x, c, ts, tq);
 		}
 		s_top[c] = ts;
 		s_top[SAT_TILE_W + c] = tq;
@@ -787,7 +788,7 @@ __device__ __forceinline__ void satDlbCols(const R* d_rs, const R* d_rq, A* d_S,
 			}
 		}
 	}
-	if (h == 1 && !lastRow) satPublish(myFlag, SAT_INCLUSIVE);
+	if (h == 1 && !lastRow) satPublish(d_myFlag, SAT_INCLUSIVE);
 }
 
 // Sum and inclusive prefix over the 32 lanes of a warp.
@@ -885,10 +886,10 @@ __device__ __forceinline__ void satLoadRaw(const T* __restrict__ d_in, int W, in
 	}
 }
 
-// One table's entries of row y at columns x..x+3: v[j] + b + t[j], clipped to the image, stored
+// One table's entries of row y at columns x..x+3: v[j] + b + s_t[j], clipped to the image, stored
 // as satStoreBlock stores them. All 32 lanes of the warp must call it.
 template <typename A, typename V>
-__device__ __forceinline__ void satStoreRow(A* d_T, int W, int y, int x, const V (&v)[4], A b, const A* t)
+__device__ __forceinline__ void satStoreRow(A* d_T, int W, int y, int x, const V (&v)[4], A b, const A* s_t)
 {
 	const bool odd = threadIdx.x & 1;
 	const int xe = odd ? x - 4 : x;                        // the pair's even lane's block
@@ -896,7 +897,7 @@ __device__ __forceinline__ void satStoreRow(A* d_T, int W, int y, int x, const V
 	const bool inside = x < W;
 	A o[4];
 #pragma unroll
-	for (int j = 0; j < 4; ++j) o[j] = inside ? (A)v[j] + b + t[j] : A(0);
+	for (int j = 0; j < 4; ++j) o[j] = inside ? (A)v[j] + b + s_t[j] : A(0);
 	satStoreSwapped(d_T, W, (size_t)y * W, x, xe, odd, pairWhole, inside, o, satSwapHalf(o, odd, 0),
 		satSwapHalf(o, odd, 1));
 }
@@ -933,9 +934,9 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 	// c: the column of the vertical look-back (warps 4-7, lane = column within chunk g)
 	const int c = tid & (SAT_TILE_W - 1), h = tid >> 7, g = warp & 3;
 	const int x0 = tx * SAT_TILE_W, y0 = ty * SAT_TILE_H, x = x0 + c;
-	u32* hflags = d_flags + 1;
-	u32* vflags = d_flags + 1 + (size_t)tilesX * tilesY;
-	A* myCarry = d_carry + (size_t)tile * SAT_FUSED_CARRY_PER_TILE;
+	u32* d_hflags = d_flags + 1;
+	u32* d_vflags = d_flags + 1 + (size_t)tilesX * tilesY;
+	A* d_myCarry = d_carry + (size_t)tile * SAT_FUSED_CARRY_PER_TILE;
 
 	SatRaw<T> raw;    // lean
 	L s[4][4];        // float: the local table
@@ -1048,36 +1049,36 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		int stop = tile;   // the INCLUSIVE predecessor, once found (tile itself: none needed)
 		if (tx == 0) {
 			if (publish) {
-				myCarry[2 * SAT_TILE_H + lane] = hs;
-				myCarry[3 * SAT_TILE_H + lane] = hq;
-				satPublish(hflags + tile, SAT_INCLUSIVE);
+				d_myCarry[2 * SAT_TILE_H + lane] = hs;
+				d_myCarry[3 * SAT_TILE_H + lane] = hq;
+				satPublish(d_hflags + tile, SAT_INCLUSIVE);
 			}
 		} else {
 			if (publish) {
-				myCarry[lane] = hs;
-				myCarry[SAT_TILE_H + lane] = hq;
-				satPublish(hflags + tile, SAT_AGGREGATE);
+				d_myCarry[lane] = hs;
+				d_myCarry[SAT_TILE_H + lane] = hq;
+				satPublish(d_hflags + tile, SAT_AGGREGATE);
 			}
 			// the tiles to the left, nearest first, 32 polled at a time (satWindow); the column-0
 			// tile of the row is always INCLUSIVE, so the walk ends on one
 			int p0 = tile - 1, avail = tx;
 			while (avail > 0) {
 				bool inclusive;
-				const int take = satWindow(hflags + p0, 1, avail, &inclusive);
+				const int take = satWindow(d_hflags + p0, 1, avail, &inclusive);
 				const int aggs = inclusive ? take - 1 : take;
 				if constexpr (!lean) {
 #pragma unroll 4
 					for (int j = 0; j < aggs; ++j) {
-						const A* pc = d_carry + (size_t)(p0 - j) * SAT_FUSED_CARRY_PER_TILE;
-						bs += __ldcg(pc + lane);
-						bq += __ldcg(pc + SAT_TILE_H + lane);
+						const A* d_pc = d_carry + (size_t)(p0 - j) * SAT_FUSED_CARRY_PER_TILE;
+						bs += __ldcg(d_pc + lane);
+						bq += __ldcg(d_pc + SAT_TILE_H + lane);
 					}
 				}
 				if (inclusive) {
 					stop = p0 - aggs;
-					const A* pc = d_carry + (size_t)stop * SAT_FUSED_CARRY_PER_TILE;
-					bs += __ldcg(pc + 2 * SAT_TILE_H + lane);
-					bq += __ldcg(pc + 3 * SAT_TILE_H + lane);
+					const A* d_pc = d_carry + (size_t)stop * SAT_FUSED_CARRY_PER_TILE;
+					bs += __ldcg(d_pc + 2 * SAT_TILE_H + lane);
+					bq += __ldcg(d_pc + 3 * SAT_TILE_H + lane);
 					break;
 				}
 				p0 -= take;
@@ -1093,9 +1094,9 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		// warp 0's acquires, then the barrier, order these reads after the publishers' releases
 		A ps = A(0), pq = A(0);
 		for (int j = s_hstop + 1 + warp; j < tile; j += SAT_TILE_THREADS / 32) {
-			const A* pc = d_carry + (size_t)j * SAT_FUSED_CARRY_PER_TILE;
-			ps += __ldcg(pc + lane);
-			pq += __ldcg(pc + SAT_TILE_H + lane);
+			const A* d_pc = d_carry + (size_t)j * SAT_FUSED_CARRY_PER_TILE;
+			ps += __ldcg(d_pc + lane);
+			pq += __ldcg(d_pc + SAT_TILE_H + lane);
 		}
 		s_hpart[0][warp][lane] = ps;
 		s_hpart[1][warp][lane] = pq;
@@ -1109,25 +1110,25 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		}
 	}
 	if (warp == 0 && tx > 0 && tx < tilesX - 1) {
-		myCarry[2 * SAT_TILE_H + lane] = s_left[0][lane] + (A)s_hagg[lane];
-		myCarry[3 * SAT_TILE_H + lane] = s_left[1][lane] + (A)s_haggq[lane];
-		satPublish(hflags + tile, SAT_INCLUSIVE);
+		d_myCarry[2 * SAT_TILE_H + lane] = s_left[0][lane] + (A)s_hagg[lane];
+		d_myCarry[3 * SAT_TILE_H + lane] = s_left[1][lane] + (A)s_haggq[lane];
+		satPublish(d_hflags + tile, SAT_INCLUSIVE);
 	}
 	__syncthreads();
 
 	// 2. vertical look-back: warps 4-7, one 32-column chunk each
 	const bool lastRow = ty == tilesY - 1;
-	u32* myVflag = vflags + (size_t)tile * SAT_TILE_CHUNKS + g;
+	u32* d_myVflag = d_vflags + (size_t)tile * SAT_TILE_CHUNKS + g;
 	if (h == 1) {
 		A ts = A(0), tq = A(0);
 		if (ty > 0) {
 			if (!lastRow) {
-				A* vagg = myCarry + 4 * SAT_TILE_H;
-				vagg[c] = (A)s_bot[c] + s_left[0][SAT_TILE_H - 1];
-				vagg[SAT_TILE_W + c] = (A)s_botq[c] + s_left[1][SAT_TILE_H - 1];
-				satPublish(myVflag, SAT_AGGREGATE);
+				A* d_vagg = d_myCarry + 4 * SAT_TILE_H;
+				d_vagg[c] = (A)s_bot[c] + s_left[0][SAT_TILE_H - 1];
+				d_vagg[SAT_TILE_W + c] = (A)s_botq[c] + s_left[1][SAT_TILE_H - 1];
+				satPublish(d_myVflag, SAT_AGGREGATE);
 			}
-			satLookUp<A>(tile, tilesX, vflags, d_carry, SAT_FUSED_CARRY_PER_TILE, 4 * SAT_TILE_H, d_S, d_Q,
+			satLookUp<A>(tile, tilesX, d_vflags, d_carry, SAT_FUSED_CARRY_PER_TILE, 4 * SAT_TILE_H, d_S, d_Q,
 				W, x, c, ts, tq);
 		}
 		s_top[0][c] = ts;
@@ -1186,7 +1187,7 @@ __device__ __forceinline__ void satFused(const T* __restrict__ d_in, typename Sa
 		satStoreBlock<A, L, LQ>(d_S, d_Q, W, H, x0 + 4 * lane, y0 + 4 * warp, s, q, &s_left[0][4 * warp],
 			&s_left[1][4 * warp], &s_top[0][4 * lane], &s_top[1][4 * lane]);
 	}
-	if (warp == 7 && !lastRow) satPublishChunks(vflags + (size_t)tile * SAT_TILE_CHUNKS, SAT_INCLUSIVE);
+	if (warp == 7 && !lastRow) satPublishChunks(d_vflags + (size_t)tile * SAT_TILE_CHUNKS, SAT_INCLUSIVE);
 }
 
 // =============================================================================================
@@ -1255,9 +1256,9 @@ __device__ __forceinline__ void satRtsReduce(const T* __restrict__ d_in, int W, 
 	if (lane == 31) s_chunk[m][chunk] = col;
 	__syncthreads();
 	for (int k = 0; k < chunk; ++k) col += s_chunk[m][k];
-	A* agg = d_agg + (size_t)tile * SAT_RTS_AGG_PER_TILE;
-	agg[2 * SAT_TILE_H + m * SAT_TILE_W + c] = (A)col;
-	if (chunk == 0) agg[m * SAT_TILE_H + lane] = (A)satWarpScan<LQ>(m == 0 ? (LQ)s_row[lane] : s_rowq[lane]);
+	A* d_tileAgg = d_agg + (size_t)tile * SAT_RTS_AGG_PER_TILE;
+	d_tileAgg[2 * SAT_TILE_H + m * SAT_TILE_W + c] = (A)col;
+	if (chunk == 0) d_tileAgg[m * SAT_TILE_H + lane] = (A)satWarpScan<LQ>(m == 0 ? (LQ)s_row[lane] : s_rowq[lane]);
 }
 
 // Thread j of tile row ty: j < 32 scans hAgg row j, j == 32 the tile totals; moment m.
@@ -1325,8 +1326,8 @@ __device__ __forceinline__ void satRtsWrite(const T* __restrict__ d_in, A* __res
 	// behind the tile's own work; read from global memory in the stores' loop they would wait
 	// one round trip per row, since the compiler cannot move them above stores that may alias.
 	// satTileLocal's barrier publishes them.
-	const A* cr = d_carry + (size_t)tile * SAT_RTS_CARRY_PER_TILE;
-	for (int k = threadIdx.x; k < SAT_RTS_CARRY_PER_TILE - 2; k += SAT_TILE_THREADS) s_cr[k] = __ldcg(cr + k);
+	const A* d_cr = d_carry + (size_t)tile * SAT_RTS_CARRY_PER_TILE;
+	for (int k = threadIdx.x; k < SAT_RTS_CARRY_PER_TILE - 2; k += SAT_TILE_THREADS) s_cr[k] = __ldcg(d_cr + k);
 	L s[4][4];
 	LQ q[4][4];
 	satTileLocal<T, L, LQ>(d_in, W, H, x0, y0, s, q, s_band);

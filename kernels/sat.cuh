@@ -13,6 +13,8 @@ namespace fc {
 // four loads, the table's missing row and column above / left of the image read as zero.
 // The operations run in the same order as SummedAreaTable.box on the CPU, ((br - tr) - bl) + tl,
 // so that double tables give the same box sums on both (integer tables are exact anyway).
+// S has no memory-space prefix: the kernels pass device tables, the host checks
+// (kernels/bench/sat_check.cu) host ones.
 template <typename A>
 __host__ __device__ __forceinline__ A satBox(const A* S, int W, int x0, int y0, int x1, int y1) {
 	const size_t w = (size_t)W;

@@ -165,15 +165,15 @@ template <> struct Tot<NCC_MODE_TF> { typedef double type; };
 // =============================================================================================
 
 struct TplPlain {   // c_ncc_tpl (constant memory) or the shared-memory chunk
-	const unsigned* p;
+	const unsigned* p;   // no prefix: it points into either space
 	__device__ __forceinline__ unsigned word(int i) const { return p[i]; }
 	__device__ __forceinline__ uint4 quad(int i) const { return *reinterpret_cast<const uint4*>(p + i); }
 };
 
 struct TplGlobal {  // ncc_bank_*: read-only global memory
-	const unsigned* p;
-	__device__ __forceinline__ unsigned word(int i) const { return __ldg(p + i); }
-	__device__ __forceinline__ uint4 quad(int i) const { return __ldg(reinterpret_cast<const uint4*>(p + i)); }
+	const unsigned* d_p;
+	__device__ __forceinline__ unsigned word(int i) const { return __ldg(d_p + i); }
+	__device__ __forceinline__ uint4 quad(int i) const { return __ldg(reinterpret_cast<const uint4*>(d_p + i)); }
 };
 
 // =============================================================================================
@@ -183,7 +183,7 @@ struct TplGlobal {  // ncc_bank_*: read-only global memory
 // =============================================================================================
 
 template <int MODE, typename T>
-__device__ __forceinline__ void nccStage(unsigned char* s, int pitchB, const T* __restrict__ img, int W, int H,
+__device__ __forceinline__ void nccStage(unsigned char* s_img, int pitchB, const T* __restrict__ d_img, int W, int H,
 	int gx0, int gy0, int rows, int cols, float c)
 {
 	const int tid = threadIdx.y * NCC_THREADS_X + threadIdx.x;
@@ -195,24 +195,24 @@ __device__ __forceinline__ void nccStage(unsigned char* s, int pitchB, const T* 
 			const int y = gy0 + r, x = gx0 + 4 * cw;
 			unsigned v = 0;
 			if (y < H) {
-				const T* p = img + (size_t)y * W;
+				const T* d_p = d_img + (size_t)y * W;
 #pragma unroll
 				for (int m = 0; m < 4; ++m)
-					if (x + m < W) v |= (unsigned)__ldg(p + x + m) << (8 * m);
+					if (x + m < W) v |= (unsigned)__ldg(d_p + x + m) << (8 * m);
 			}
-			*reinterpret_cast<unsigned*>(s + (size_t)r * pitchB + 4 * cw) = v;
+			*reinterpret_cast<unsigned*>(s_img + (size_t)r * pitchB + 4 * cw) = v;
 		}
 	} else {
 		for (int i = tid; i < rows * cols; i += nthreads) {
 			const int r = i / cols, cc = i - r * cols;
 			const int y = gy0 + r, x = gx0 + cc;
 			const bool in = y < H && x < W;
-			unsigned* d = reinterpret_cast<unsigned*>(s + (size_t)r * pitchB) + cc;
+			unsigned* s_word = reinterpret_cast<unsigned*>(s_img + (size_t)r * pitchB) + cc;
 			if (MODE == NCC_MODE_T16) {
-				*d = in ? (unsigned)__ldg(img + (size_t)y * W + x) : 0u;
+				*s_word = in ? (unsigned)__ldg(d_img + (size_t)y * W + x) : 0u;
 			} else {
-				const float v = in ? (float)__ldg(img + (size_t)y * W + x) - c : 0.0f;
-				*d = __float_as_uint(v);
+				const float v = in ? (float)__ldg(d_img + (size_t)y * W + x) - c : 0.0f;
+				*s_word = __float_as_uint(v);
 			}
 		}
 	}
@@ -226,7 +226,7 @@ __device__ __forceinline__ void nccStage(unsigned char* s, int pitchB, const T* 
 // =============================================================================================
 
 template <class Src>
-__device__ __forceinline__ void nccChunkT8(u64 (&tot)[NCC_PY][NCC_PX], const unsigned char* s, int pitchB,
+__device__ __forceinline__ void nccChunkT8(u64 (&tot)[NCC_PY][NCC_PX], const unsigned char* s_img, int pitchB,
 	const Src& src, int rowStride, int kStride, int ch, int cq)
 {
 	unsigned a[NCC_PY][NCC_PX];
@@ -235,10 +235,10 @@ __device__ __forceinline__ void nccChunkT8(u64 (&tot)[NCC_PY][NCC_PX], const uns
 #pragma unroll
 		for (int k = 0; k < NCC_PX; ++k) a[py][k] = 0;
 	for (int r = 0; r < ch; ++r) {
-		const unsigned* row[NCC_PY];
+		const unsigned* s_row[NCC_PY];
 #pragma unroll
 		for (int py = 0; py < NCC_PY; ++py)
-			row[py] = reinterpret_cast<const unsigned*>(s + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
+			s_row[py] = reinterpret_cast<const unsigned*>(s_img + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
 				threadIdx.x;
 		const int tb = r * rowStride;
 #pragma unroll 2
@@ -247,7 +247,7 @@ __device__ __forceinline__ void nccChunkT8(u64 (&tot)[NCC_PY][NCC_PX], const uns
 			const unsigned t2 = src.word(tb + 2 * kStride + q), t3 = src.word(tb + 3 * kStride + q);
 #pragma unroll
 			for (int py = 0; py < NCC_PY; ++py) {
-				const unsigned v = row[py][q];   // image bytes 4*(tx+q) .. +3 of the staged row
+				const unsigned v = s_row[py][q];   // image bytes 4*(tx+q) .. +3 of the staged row
 				a[py][0] = __dp4a(v, t0, a[py][0]);
 				a[py][1] = __dp4a(v, t1, a[py][1]);
 				a[py][2] = __dp4a(v, t2, a[py][2]);
@@ -262,17 +262,17 @@ __device__ __forceinline__ void nccChunkT8(u64 (&tot)[NCC_PY][NCC_PX], const uns
 }
 
 template <class Src>
-__device__ __forceinline__ void nccChunkT16(u64 (&tot)[NCC_PY][NCC_PX], const unsigned char* s, int pitchB,
+__device__ __forceinline__ void nccChunkT16(u64 (&tot)[NCC_PY][NCC_PX], const unsigned char* s_img, int pitchB,
 	const Src& src, int rowStride, int ch, int cq)
 {
 	for (int r = 0; r < ch; ++r) {
-		const uint4* row[NCC_PY];
+		const uint4* s_row[NCC_PY];
 		uint4 prev[NCC_PY];
 #pragma unroll
 		for (int py = 0; py < NCC_PY; ++py) {
-			row[py] = reinterpret_cast<const uint4*>(s + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
+			s_row[py] = reinterpret_cast<const uint4*>(s_img + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
 				threadIdx.x;
-			prev[py] = row[py][0];
+			prev[py] = s_row[py][0];
 		}
 		const int tb = r * rowStride;
 		for (int q = 0; q < cq; ++q) {
@@ -280,7 +280,7 @@ __device__ __forceinline__ void nccChunkT16(u64 (&tot)[NCC_PY][NCC_PX], const un
 			const unsigned t[4] = {tu.x, tu.y, tu.z, tu.w};
 #pragma unroll
 			for (int py = 0; py < NCC_PY; ++py) {
-				const uint4 nx = row[py][q + 1];
+				const uint4 nx = s_row[py][q + 1];
 				const unsigned v[8] = {prev[py].x, prev[py].y, prev[py].z, prev[py].w, nx.x, nx.y, nx.z, nx.w};
 #pragma unroll
 				for (int k = 0; k < NCC_PX; ++k)
@@ -293,18 +293,18 @@ __device__ __forceinline__ void nccChunkT16(u64 (&tot)[NCC_PY][NCC_PX], const un
 }
 
 template <class Src>
-__device__ __forceinline__ void nccChunkTF(double (&tot)[NCC_PY][NCC_PX], const unsigned char* s, int pitchB,
+__device__ __forceinline__ void nccChunkTF(double (&tot)[NCC_PY][NCC_PX], const unsigned char* s_img, int pitchB,
 	const Src& src, int rowStride, int ch, int cq)
 {
 	for (int r = 0; r < ch; ++r) {
-		const float4* row[NCC_PY];
+		const float4* s_row[NCC_PY];
 		float4 prev[NCC_PY];
 		float a[NCC_PY][NCC_PX];
 #pragma unroll
 		for (int py = 0; py < NCC_PY; ++py) {
-			row[py] = reinterpret_cast<const float4*>(s + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
+			s_row[py] = reinterpret_cast<const float4*>(s_img + (size_t)(threadIdx.y + NCC_THREADS_Y * py + r) * pitchB) +
 				threadIdx.x;
-			prev[py] = row[py][0];
+			prev[py] = s_row[py][0];
 #pragma unroll
 			for (int k = 0; k < NCC_PX; ++k) a[py][k] = 0.0f;
 		}
@@ -315,7 +315,7 @@ __device__ __forceinline__ void nccChunkTF(double (&tot)[NCC_PY][NCC_PX], const 
 				__uint_as_float(tu.w)};
 #pragma unroll
 			for (int py = 0; py < NCC_PY; ++py) {
-				const float4 nx = row[py][q + 1];
+				const float4 nx = s_row[py][q + 1];
 				const float v[8] = {prev[py].x, prev[py].y, prev[py].z, prev[py].w, nx.x, nx.y, nx.z, nx.w};
 #pragma unroll
 				for (int k = 0; k < NCC_PX; ++k)
@@ -333,12 +333,12 @@ __device__ __forceinline__ void nccChunkTF(double (&tot)[NCC_PY][NCC_PX], const 
 }
 
 template <int MODE, class Src>
-__device__ __forceinline__ void nccChunk(typename Tot<MODE>::type (&tot)[NCC_PY][NCC_PX], const unsigned char* s,
+__device__ __forceinline__ void nccChunk(typename Tot<MODE>::type (&tot)[NCC_PY][NCC_PX], const unsigned char* s_img,
 	int pitchB, const Src& src, int rowStride, int kStride, int ch, int cq)
 {
-	if constexpr (MODE == NCC_MODE_T8) nccChunkT8(tot, s, pitchB, src, rowStride, kStride, ch, cq);
-	else if constexpr (MODE == NCC_MODE_T16) nccChunkT16(tot, s, pitchB, src, rowStride, ch, cq);
-	else nccChunkTF(tot, s, pitchB, src, rowStride, ch, cq);
+	if constexpr (MODE == NCC_MODE_T8) nccChunkT8(tot, s_img, pitchB, src, rowStride, kStride, ch, cq);
+	else if constexpr (MODE == NCC_MODE_T16) nccChunkT16(tot, s_img, pitchB, src, rowStride, ch, cq);
+	else nccChunkTF(tot, s_img, pitchB, src, rowStride, ch, cq);
 }
 
 // =============================================================================================
@@ -393,13 +393,13 @@ __device__ __forceinline__ float nccScoreF(double num, long long si, long long s
 // Sum of squared deviations of an f32 window, shifted by its first pixel as the CPU path does,
 // so a constant window gives exactly 0.
 template <typename T>
-__device__ double nccWindowVar(const T* __restrict__ img, int W, int x, int y, int w, int h) {
-	const double c = (double)__ldg(img + (size_t)y * W + x);
+__device__ double nccWindowVar(const T* __restrict__ d_img, int W, int x, int y, int w, int h) {
+	const double c = (double)__ldg(d_img + (size_t)y * W + x);
 	double s = 0, s2 = 0;
 	for (int r = 0; r < h; ++r) {
-		const T* p = img + (size_t)(y + r) * W + x;
+		const T* d_p = d_img + (size_t)(y + r) * W + x;
 		for (int i = 0; i < w; ++i) {
-			const double d = (double)__ldg(p + i) - c;
+			const double d = (double)__ldg(d_p + i) - c;
 			s += d;
 			s2 += d * d;
 		}
@@ -409,17 +409,17 @@ __device__ double nccWindowVar(const T* __restrict__ img, int W, int x, int y, i
 
 // tf with an f32 image: variance from the double tables, recomputed directly where it is too
 // small to trust (flat and nearly flat windows).
-__device__ __forceinline__ float nccScoreF32(double num, const f32* __restrict__ img, const double* __restrict__ S,
-	const double* __restrict__ Q, int W, int x, int y, const NccTplInfo& t)
+__device__ __forceinline__ float nccScoreF32(double num, const f32* __restrict__ d_img, const double* __restrict__ d_S,
+	const double* __restrict__ d_Q, int W, int x, int y, const NccTplInfo& t)
 {
 	if (!(t.varT > 0)) return 0.0f;
 	const int x1 = x + t.w - 1, y1 = y + t.h - 1;
-	const double si = satBox(S, W, x, y, x1, y1), si2 = satBox(Q, W, x, y, x1, y1);
+	const double si = satBox(d_S, W, x, y, x1, y1), si2 = satBox(d_Q, W, x, y, x1, y1);
 	double vi = si2 - si * si / t.n;
 	const size_t w = (size_t)W;
-	const double corners = Q[(size_t)y1 * w + x1] + (y > 0 ? Q[(size_t)(y - 1) * w + x1] : 0.0) +
-		(x > 0 ? Q[(size_t)y1 * w + x - 1] : 0.0) + (x > 0 && y > 0 ? Q[(size_t)(y - 1) * w + x - 1] : 0.0);
-	if (vi <= NCC_F32_FLAT_REL * corners) vi = nccWindowVar(img, W, x, y, t.w, t.h);
+	const double corners = d_Q[(size_t)y1 * w + x1] + (y > 0 ? d_Q[(size_t)(y - 1) * w + x1] : 0.0) +
+		(x > 0 ? d_Q[(size_t)y1 * w + x - 1] : 0.0) + (x > 0 && y > 0 ? d_Q[(size_t)(y - 1) * w + x - 1] : 0.0);
+	if (vi <= NCC_F32_FLAT_REL * corners) vi = nccWindowVar(d_img, W, x, y, t.w, t.h);
 	if (!(vi > 0)) return isnan(vi) ? __int_as_float(0x7fc00000) : 0.0f;
 	return nccClamp(num / sqrt(vi * t.varT));
 }
@@ -428,15 +428,15 @@ __device__ __forceinline__ float nccScoreF32(double num, const f32* __restrict__
 // double arithmetic made each kernel ten times larger for no measurable gain (it runs once per
 // output, after the numerator).
 template <int MODE, typename T, typename A>
-__device__ __noinline__ float nccScore(typename Tot<MODE>::type sum, const T* img, const A* S,
-	const A* Q, int W, int x, int y, NccTplInfo t)
+__device__ __noinline__ float nccScore(typename Tot<MODE>::type sum, const T* d_img, const A* d_S,
+	const A* d_Q, int W, int x, int y, NccTplInfo t)
 {
 	if constexpr (MODE == NCC_MODE_TF && std::is_same<T, f32>::value) {
-		return nccScoreF32(sum, img, S, Q, W, x, y, t);
+		return nccScoreF32(sum, d_img, d_S, d_Q, W, x, y, t);
 	} else {
 		const int x1 = x + t.w - 1, y1 = y + t.h - 1;
 		// exact from WRAP32 tables too: the window's true sums are below 2^32 (see the header)
-		const long long si = satBox(S, W, x, y, x1, y1), si2 = satBox(Q, W, x, y, x1, y1);
+		const long long si = satBox(d_S, W, x, y, x1, y1), si2 = satBox(d_Q, W, x, y, x1, y1);
 		// the largest pixel value of the image's type, or of either type for t16
 		constexpr int maxv = MODE == NCC_MODE_T8 ? 255 : MODE == NCC_MODE_T16 ? 65535 : sizeof(T) == 1 ? 255 : 65535;
 		if constexpr (MODE == NCC_MODE_TF) return nccScoreF(sum, si, si2, t, maxv);
@@ -445,8 +445,8 @@ __device__ __noinline__ float nccScore(typename Tot<MODE>::type sum, const T* im
 }
 
 template <int MODE, typename T, typename A>
-__device__ __forceinline__ void nccWrite(float* __restrict__ out, const typename Tot<MODE>::type (&tot)[NCC_PY][NCC_PX],
-	const T* img, const A* S, const A* Q, int W, int ow, int oh, int ox0, int oy0,
+__device__ __forceinline__ void nccWrite(float* __restrict__ d_out, const typename Tot<MODE>::type (&tot)[NCC_PY][NCC_PX],
+	const T* d_img, const A* d_S, const A* d_Q, int W, int ow, int oh, int ox0, int oy0,
 	const NccTplInfo& t)
 {
 #pragma unroll
@@ -456,7 +456,7 @@ __device__ __forceinline__ void nccWrite(float* __restrict__ out, const typename
 #pragma unroll
 		for (int k = 0; k < NCC_PX; ++k) {
 			const int x = ox0 + NCC_PX * threadIdx.x + k;
-			if (x < ow) out[(size_t)y * ow + x] = nccScore<MODE, T, A>(tot[py][k], img, S, Q, W, x, y, t);
+			if (x < ow) d_out[(size_t)y * ow + x] = nccScore<MODE, T, A>(tot[py][k], d_img, d_S, d_Q, W, x, y, t);
 		}
 	}
 }
@@ -464,9 +464,9 @@ __device__ __forceinline__ void nccWrite(float* __restrict__ out, const typename
 // The per-block image shift of tf: the tile's first pixel (0 if not finite), so the float
 // products carry the local dynamic range only, not the image's offset.
 template <int MODE, typename T>
-__device__ __forceinline__ float nccShift(const T* img, int W, int H, int ox0, int oy0) {
+__device__ __forceinline__ float nccShift(const T* d_img, int W, int H, int ox0, int oy0) {
 	if (MODE != NCC_MODE_TF) return 0.0f;
-	const float c = (float)__ldg(img + (size_t)min(oy0, H - 1) * W + min(ox0, W - 1));
+	const float c = (float)__ldg(d_img + (size_t)min(oy0, H - 1) * W + min(ox0, W - 1));
 	return isfinite(c) ? c : 0.0f;
 }
 
@@ -503,6 +503,8 @@ __device__ __forceinline__ bool rowsWanted(int y0, int rows, int period, int kee
 	return k < keep || period - k < rows;
 }
 
+// tplWords has no memory-space prefix: c_ncc_tpl (constant) for ncc_direct_*, d_tpl (global) for
+// ncc_stream_*.
 template <int MODE, typename T, typename A, bool STREAM>
 __device__ __forceinline__ void nccTile(float* __restrict__ d_out, const T* __restrict__ d_img,
 	const A* __restrict__ d_S, const A* __restrict__ d_Q, int W, int H,
@@ -634,11 +636,11 @@ __device__ __forceinline__ void nccMaskedInt(float* __restrict__ d_out, const T*
 	const int x = blockIdx.x * NCC_MASK_THREADS + threadIdx.x;
 	if (x >= ow) return;
 	for (int y = blockIdx.y; y < oh; y += gridDim.y) {
-		const T* base = d_img + (size_t)y * W + x;
+		const T* d_base = d_img + (size_t)y * W + x;
 		long long s = 0, s2 = 0, sit = 0;
 		for (int k = 0; k < info.n; ++k) {
 			const int2 o = __ldg(d_off + k);
-			const long long v = __ldg(base + (size_t)o.y * W + o.x);
+			const long long v = __ldg(d_base + (size_t)o.y * W + o.x);
 			s += v;
 			s2 += v * v;
 			sit += v * __ldg(d_tv + k);
@@ -655,15 +657,15 @@ __device__ __forceinline__ void nccMaskedF(float* __restrict__ d_out, const T* _
 	const int x = blockIdx.x * NCC_MASK_THREADS + threadIdx.x;
 	if (x >= ow) return;
 	for (int y = blockIdx.y; y < oh; y += gridDim.y) {
-		const T* base = d_img + (size_t)y * W + x;
+		const T* d_base = d_img + (size_t)y * W + x;
 		float r = 0.0f;
 		if (info.varT > 0) {
 			const int2 o0 = __ldg(d_off);
-			const double c = (double)__ldg(base + (size_t)o0.y * W + o0.x);
+			const double c = (double)__ldg(d_base + (size_t)o0.y * W + o0.x);
 			double s = 0, s2 = 0, sp = 0;
 			for (int k = 0; k < info.n; ++k) {
 				const int2 o = __ldg(d_off + k);
-				const double d = (double)__ldg(base + (size_t)o.y * W + o.x) - c;
+				const double d = (double)__ldg(d_base + (size_t)o.y * W + o.x) - c;
 				s += d;
 				s2 += d * d;
 				sp += d * __ldg(d_tv + k);
@@ -829,14 +831,14 @@ __device__ __forceinline__ void immaStage(unsigned char* s_imma, const u8* __res
 		const int words = pitch / 4;
 		for (int idx = threadIdx.x; idx < rows * words; idx += NCC_IMMA_THREADS) {
 			const int r = idx / words, c4 = (idx - r * words) * 4, gy = y0 + r, gx = x0 + c4;
-			const u8* p = d_img + (size_t)gy * W + gx;
+			const u8* d_p = d_img + (size_t)gy * W + gx;
 			const int bytes = gy < H ? min(max(W - gx, 0), 4) : 0;
-			if (bytes == 4 && (reinterpret_cast<size_t>(p) & 3) == 0) {
+			if (bytes == 4 && (reinterpret_cast<size_t>(d_p) & 3) == 0) {
 				const unsigned dst = (unsigned)__cvta_generic_to_shared(s_imma + r * pitch + c4);
-				asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(p));
+				asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(d_p));
 			} else {   // a partial word is read byte by byte: a 4-byte copy would touch the bytes past the image
 				unsigned v = 0;
-				for (int q = 0; q < bytes; ++q) v |= (unsigned)__ldg(p + q) << (8 * q);
+				for (int q = 0; q < bytes; ++q) v |= (unsigned)__ldg(d_p + q) << (8 * q);
 				*reinterpret_cast<unsigned*>(s_imma + r * pitch + c4) = v;
 			}
 		}
@@ -900,18 +902,18 @@ __device__ __forceinline__ void immaMultiply(const unsigned char* s_imma, const 
 {
 	const int chunks = NCC_IMMA_CHUNKS(tw), pitch = NCC_IMMA_PITCH(tw);
 	const unsigned char* s_row = immaBegin(s_imma, pitch, acc);
-	const uint2* bp = d_bfrag + (threadIdx.x & 31);
+	const uint2* d_bp = d_bfrag + (threadIdx.x & 31);
 	const int p8 = 8 * pitch;
 	if (chunks == 1) {
 		// two template rows per trip, so that the loads of one overlap the mmas of the other
 #pragma unroll 2
-		for (int r = 0; r < th; ++r, s_row += pitch, bp += 32) immaStep(acc, s_row, p8, __ldg(bp));
+		for (int r = 0; r < th; ++r, s_row += pitch, d_bp += 32) immaStep(acc, s_row, p8, __ldg(d_bp));
 	} else {
 #pragma unroll 1
 		for (int r = 0; r < th; ++r, s_row += pitch) {
 			const unsigned char* s_a = s_row;
 #pragma unroll 1
-			for (int c = 0; c < chunks; ++c, s_a += NCC_IMMA_JC, bp += 32) immaStep(acc, s_a, p8, __ldg(bp));
+			for (int c = 0; c < chunks; ++c, s_a += NCC_IMMA_JC, d_bp += 32) immaStep(acc, s_a, p8, __ldg(d_bp));
 		}
 	}
 }
@@ -952,32 +954,32 @@ __device__ __forceinline__ void immaWindowSums(const unsigned char* s_imma, int 
 			s += v;
 			q += v * v;
 		}
-		int* vs = s_vs + c;
-		int* vq = s_vq + c;
-		*vs = s;
-		*vq = q;
+		int* s_vsCol = s_vs + c;
+		int* s_vqCol = s_vq + c;
+		*s_vsCol = s;
+		*s_vqCol = q;
 #pragma unroll 4
 		for (int k = 1; k < 32; ++k, s_top += pitch, s_bot += pitch) {
 			const int a = *s_bot, b = *s_top;
 			s += a - b;
 			q += a * a - b * b;
-			*(vs += vp) = s;
-			*(vq += vp) = q;
+			*(s_vsCol += vp) = s;
+			*(s_vqCol += vp) = q;
 		}
 	}
 	__syncthreads();
 	{
 		const int warp = threadIdx.x >> 5, k = threadIdx.x & 31, xh = (warp & 1) * 32;
-		const int* v = ((warp & 2) ? s_vq : s_vs) + k * vp + xh;
-		const int* ve = v + tw - 1;
-		int* w = ((warp & 2) ? s_wq : s_ws) + xh * WP + wr0 + k;
+		const int* s_v = ((warp & 2) ? s_vq : s_vs) + k * vp + xh;
+		const int* s_ve = s_v + tw - 1;
+		int* s_w = ((warp & 2) ? s_wq : s_ws) + xh * WP + wr0 + k;
 		int s = 0;
-		for (int j = 0; j < tw; ++j) s += v[j];
-		w[0] = s;
+		for (int j = 0; j < tw; ++j) s += s_v[j];
+		s_w[0] = s;
 #pragma unroll
 		for (int x = 1; x < 32; ++x) {
-			s += ve[x] - v[x - 1];
-			w[x * WP] = s;
+			s += s_ve[x] - s_v[x - 1];
+			s_w[x * WP] = s;
 		}
 	}
 	__syncthreads();
@@ -1019,12 +1021,12 @@ __device__ __forceinline__ void immaScores(float* __restrict__ d_out, const int 
 				if (y >= oh || x >= ow) continue;
 				const float s0 = immaScore(acc[m][nb][q], s_ws[at], s_wq[at], n, sumT, rvt);
 				const float s1 = immaScore(acc[m][nb][q + 1], s_ws[at + WP], s_wq[at + WP], n, sumT, rvt);
-				float* out = d_out + (size_t)y * ow + x;
-				if (x + 1 < ow && (reinterpret_cast<size_t>(out) & 7) == 0) {
-					*reinterpret_cast<float2*>(out) = make_float2(s0, s1);
+				float* d_dst = d_out + (size_t)y * ow + x;
+				if (x + 1 < ow && (reinterpret_cast<size_t>(d_dst) & 7) == 0) {
+					*reinterpret_cast<float2*>(d_dst) = make_float2(s0, s1);
 				} else {
-					out[0] = s0;
-					if (x + 1 < ow) out[1] = s1;
+					d_dst[0] = s0;
+					if (x + 1 < ow) d_dst[1] = s1;
 				}
 			}
 	}
@@ -1222,16 +1224,16 @@ __device__ __forceinline__ void immafSmallMap(unsigned char* s_imma, float* __re
 	const unsigned sh = 8 * (c & 3);
 	const int* s_t = s_sit + r0 * SP + c;
 	const size_t step = (size_t)ow;
-	float* out = d_out + (size_t)(y0 + r0) * step + x;
+	float* d_dst = d_out + (size_t)(y0 + r0) * step + x;
 	int ringS[T], ringQ[T];   // horizontal sums of the last T staged rows
 	int S = 0, Q = 0;
 	// unrolled whole, so that the ring of the last T horizontal sums lives in registers
 #pragma unroll
 	for (int k = 0; k < ROWS + T - 1; ++k) {
-		const unsigned* p = reinterpret_cast<const unsigned*>(s_r + k * PITCH);
+		const unsigned* s_words = reinterpret_cast<const unsigned*>(s_r + k * PITCH);
 		unsigned wd[T / 4 + 1];
 #pragma unroll
-		for (int j = 0; j <= T / 4; ++j) wd[j] = p[j];
+		for (int j = 0; j <= T / 4; ++j) wd[j] = s_words[j];
 		unsigned hs = 0, hq = 0;
 #pragma unroll
 		for (int j = 0; j < T / 4; ++j) {
@@ -1250,8 +1252,8 @@ __device__ __forceinline__ void immafSmallMap(unsigned char* s_imma, float* __re
 		if (k >= T - 1) {   // the window of output row rr ends here; rows past the map are scored, not stored
 			const int rr = k - (T - 1);
 			const float score = immaScoreSmall(s_t[rr * SP], S, Q, n, st, rvt);
-			if (rr < rows) *out = score;
-			out += step;
+			if (rr < rows) *d_dst = score;
+			d_dst += step;
 		}
 	}
 }
