@@ -266,23 +266,20 @@ final class IntegralImageGpu {
 	 * on the device from tables built there. A plane is written only when complete, so an
 	 * in-place run that fails midway leaves every plane thresholded once or not at all.
 	 *
+	 * @param scale Phansalkar's {lo, range} of each plane ({@code LocalThreshold.phansalkarScales}),
+	 *              null for the other methods
 	 * @return the first plane not done ({@code to}, or earlier when canceled)
 	 * @throws PartialFailure when a GPU error strikes after some planes were written
 	 */
 	static int localThreshold(Gpu gpu, Planes image, Planes out, int from, int to, LocalThreshold.Settings settings,
-		Progress progress, boolean inPlace)
+		double[][] scale, Progress progress, boolean inPlace)
 	{
 		Window win = settings.window;
 		int fg = settings.white ? 255 : 0, bg = settings.white ? 0 : 255;
 		boolean wrap32 = wrap32(image.type(), win);
 		return perPlane(gpu, LocalThreshold.NAME, image, out, PixelType.UINT8, from, to, progress, wrap32, inPlace,
 			(s, z, in, sum, sq, dst) -> {
-				double lo = 0, range = 1;
-				if (settings.method == LocalThreshold.Method.PHANSALKAR) {
-					double[] sc = LocalThreshold.phansalkarScale(image.plane(z), image.type());
-					lo = sc[0];
-					range = sc[1];
-				}
+				double lo = scale == null ? 0 : scale[z][0], range = scale == null ? 1 : scale[z][1];
 				s.launch(s.function(THRESHOLD_MODULE, "local_threshold_" + (wrap32 ? "u8w" : suffix(image.type()))),
 					tableGrid(image), block(ROW_THREADS), 0, in, sum, sq, dst, image.width(), image.height(), win.left(),
 					win.right(), win.above(), win.below(), settings.method.ordinal(), settings.p1, settings.p2, lo, range,

@@ -320,10 +320,12 @@ public final class LocalThreshold {
 		// Mean's T takes no deviation, whose sums are the ones such values spoil first
 		Outliers.warn(NAME, src, range, st.method == Method.MEAN);
 		boolean inPlace = n > 0 && out.plane(0) == image.plane(0);
+		// found once, before the paths part: the GPU's fallback to the CPU would scan the planes again
+		double[][] scale = st.method == Method.PHANSALKAR ? phansalkarScales(src, opts.threads()) : null;
 		return IntegralImage.byPlane(NAME, n, opts,
-			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, opts.progress(), inPlace),
-			(z, p) -> plane(src, z, (byte[]) out.plane(z), st, opts.threads(), nonFinite != null && nonFinite[z], inPlace,
-				p),
+			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, scale, opts.progress(), inPlace),
+			(z, p) -> plane(src, z, (byte[]) out.plane(z), st, scale == null ? null : scale[z], opts.threads(),
+				nonFinite != null && nonFinite[z], inPlace, p),
 			nonFinite, inPlace, t0);
 	}
 
@@ -331,12 +333,8 @@ public final class LocalThreshold {
 	 * The CPU path for one plane: the tables a band of rows at a time, then the band's rows in
 	 * parallel; out may be the input plane (each pixel is read before its own result is written,
 	 * and the tables then read a copy).
-	 */
-	static void plane(Planes image, int z, byte[] out, Settings st, int threads) {
-		plane(image, z, out, st, threads, false, out == image.plane(z), fiji.cuda.ops.Progress.NONE);
-	}
-
-	/**
+	 *
+	 * @param scale     Phansalkar only: the plane's {lo, range} from {@link #phansalkarScales}
 	 * @param nonFinite whether the (32-bit) plane holds NaN or infinity: the window statistics
 	 *                  are then those of its finite pixels ({@link NonFinite}), and a window
 	 *                  without any is background
@@ -345,20 +343,14 @@ public final class LocalThreshold {
 	 * @param progress  within the plane, between bands of rows
 	 * @return false when stopped within the plane, which is then as it was
 	 */
-	static boolean plane(Planes image, int z, byte[] out, Settings st, int threads, boolean nonFinite, boolean ofCaller,
-		fiji.cuda.ops.Progress progress)
+	static boolean plane(Planes image, int z, byte[] out, Settings st, double[] scale, int threads, boolean nonFinite,
+		boolean ofCaller, fiji.cuda.ops.Progress progress)
 	{
 		int w = image.width(), h = image.height();
 		Window win = st.window;
 		Object in = image.plane(z);
 		PixelType type = image.type();
-		double lo = 0, range = 1;
-		if (st.method == Method.PHANSALKAR) {
-			double[] sc = phansalkarScale(in, type);
-			lo = sc[0];
-			range = sc[1];
-		}
-		double low = lo, span = range;
+		double low = scale == null ? 0 : scale[0], span = scale == null ? 1 : scale[1];
 		boolean eightBit = type == PixelType.UINT8;
 		byte fg = st.white ? (byte) 255 : 0, bg = st.white ? 0 : (byte) 255;
 		int[] xa = new int[w], xb = new int[w];
@@ -440,19 +432,21 @@ public final class LocalThreshold {
 	 */
 	static Planes stretched(Planes image, int threads) {
 		int n = image.planeSize();
-		Object[] out = CpuParallel.newArrays(image.depth(), threads, n, z -> {
-			byte[] in = (byte[]) image.plane(z), o = in.clone();
-			double[] mm = minMax(in, PixelType.UINT8);
+		Object[] out = CpuParallel.newArrays(image.depth(), threads, n, z -> new byte[n]);
+		// plane by plane, each across the threads: one 4096² plane on a single thread made the GPU's
+		// Phansalkar many times slower than its Mean
+		for (int z = 0; z < out.length; z++) {
+			byte[] in = (byte[]) image.plane(z), o = (byte[]) out[z];
+			double[] mm = minMax(in, PixelType.UINT8, threads);
 			int min = (int) mm[0], max = (int) mm[1];
-			if (max > min) {
-				byte[] lut = new byte[256];
-				for (int i = 0; i < 256; i++)
-					lut[i] = (byte) (i <= min ? 0 : i >= max ? 255 : (int) ((double) (i - min) / (max - min) * 255));
-				for (int i = 0; i < n; i++)
+			byte[] lut = new byte[256];
+			for (int i = 0; i < 256; i++)
+				lut[i] = (byte) (max == min ? i : i <= min ? 0 : i >= max ? 255 : (int) ((double) (i - min) / (max - min) * 255));
+			CpuParallel.forRange(0, n, threads, 1, (a, b) -> {
+				for (int i = a; i < b; i++)
 					o[i] = lut[in[i] & 0xff];
-			}
-			return o;
-		});
+			});
+		}
 		return Planes.wrap(image.width(), image.height(), out);
 	}
 
@@ -479,27 +473,53 @@ public final class LocalThreshold {
 	}
 
 	/**
-	 * @return Phansalkar's {lo, range}: the plane's minimum and its range, or for a constant
-	 *         8-bit plane {0, 255}, as Auto Local Threshold divides an 8-bit slice it cannot
-	 *         stretch by 255
+	 * @return per plane, Phansalkar's {lo, range}: the plane's minimum and its range, or for a
+	 *         constant 8-bit plane {0, 255}, as Auto Local Threshold divides an 8-bit slice it
+	 *         cannot stretch by 255
 	 */
-	static double[] phansalkarScale(Object plane, PixelType type) {
-		double[] mm = minMax(plane, type);
-		if (type == PixelType.UINT8 && mm[1] == mm[0]) return new double[] { 0, 255 };
-		return new double[] { mm[0], mm[1] - mm[0] };
+	static double[][] phansalkarScales(Planes planes, int threads) {
+		double[][] scale = new double[planes.depth()][];
+		for (int z = 0; z < scale.length; z++) {
+			double[] mm = minMax(planes.plane(z), planes.type(), threads);
+			scale[z] = planes.type() == PixelType.UINT8 && mm[1] == mm[0] ? new double[] { 0, 255 }
+				: new double[] { mm[0], mm[1] - mm[0] };
+		}
+		return scale;
 	}
 
 	/** @return {min, max} over the plane's finite pixels; {0, 0} when there is none */
-	static double[] minMax(Object plane, PixelType type) {
-		double min = Double.POSITIVE_INFINITY, max = Double.NEGATIVE_INFINITY;
-		int n = java.lang.reflect.Array.getLength(plane);
-		for (int i = 0; i < n; i++) {
-			double v = pixel(plane, type, i);
-			if (!Double.isFinite(v)) continue;
-			if (v < min) min = v;
-			if (v > max) max = v;
-		}
-		return min > max ? new double[] { 0, 0 } : new double[] { min, max };
+	static double[] minMax(Object plane, PixelType type, int threads) {
+		double[] mm = { Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY };
+		// a loop per type: through pixel() one 4096² plane took longer than the GPU's whole threshold
+		CpuParallel.forRange(0, java.lang.reflect.Array.getLength(plane), threads, 1, (a, b) -> {
+			double min, max;
+			if (type == PixelType.FLOAT32) {
+				float[] p = (float[]) plane;
+				float lo = Float.POSITIVE_INFINITY, hi = Float.NEGATIVE_INFINITY;
+				for (int i = a; i < b; i++) {
+					float v = p[i];
+					if (v < lo && v > Float.NEGATIVE_INFINITY) lo = v;
+					if (v > hi && v < Float.POSITIVE_INFINITY) hi = v;
+				}
+				min = lo;
+				max = hi;
+			} else {
+				boolean u8 = type == PixelType.UINT8;
+				int lo = Integer.MAX_VALUE, hi = Integer.MIN_VALUE;
+				for (int i = a; i < b; i++) {
+					int v = u8 ? ((byte[]) plane)[i] & 0xff : ((short[]) plane)[i] & 0xffff;
+					lo = Math.min(lo, v);
+					hi = Math.max(hi, v);
+				}
+				min = lo;
+				max = hi;
+			}
+			synchronized (mm) {
+				mm[0] = Math.min(mm[0], min);
+				mm[1] = Math.max(mm[1], max);
+			}
+		});
+		return mm[0] > mm[1] ? new double[] { 0, 0 } : mm;
 	}
 
 	private static void check(String what, double v) {

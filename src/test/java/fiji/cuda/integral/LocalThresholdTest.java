@@ -232,6 +232,46 @@ class LocalThresholdTest {
 	}
 
 	@Test
+	void phansalkarsStretchAndScaleSplitAcrossThreadsAsOneLoopFindsThem() {
+		// planes large enough to be split into chunks on 8 threads, with the extremes planted far
+		// from the first chunk, and for 32-bit NaN and infinities that the scale leaves out
+		int w = 1031, h = 517;
+		Planes u8 = TestImages.random(PixelType.UINT8, w, h, 3, 71);
+		byte[] p0 = (byte[]) u8.plane(0), p2 = (byte[]) u8.plane(2);
+		for (int i = 0; i < p0.length; i++)
+			p0[i] = (byte) (40 + (p0[i] & 0x3f));
+		p0[w * h - 5] = (byte) 7;
+		java.util.Arrays.fill(p2, (byte) 90);  // constant: left as it is
+		assertPlanesEqual(altStretch(u8), LocalThreshold.stretched(u8, 8));
+		double[][] scale = LocalThreshold.phansalkarScales(u8, 8);
+		assertArrayEquals(new double[] { 7, 103 - 7 }, scale[0]);
+		assertArrayEquals(new double[] { 0, 255 }, scale[2]);
+		Planes f = TestImages.random(PixelType.FLOAT32, w, h, 1, 72);
+		float[] pf = (float[]) f.plane(0);
+		pf[3] = Float.NaN;
+		pf[w * 300] = Float.NEGATIVE_INFINITY;
+		pf[w * 400] = Float.POSITIVE_INFINITY;
+		pf[w * h - 2] = -1234.5f;
+		pf[w * 200 + 9] = 5678.25f;
+		assertArrayEquals(new double[] { -1234.5, 5678.25 + 1234.5 }, LocalThreshold.phansalkarScales(f, 8)[0]);
+		Planes u16 = TestImages.random(PixelType.UINT16, w, h, 1, 73);
+		short[] ps = (short[]) u16.plane(0);
+		double lo = 65535, hi = 0;
+		for (short v : ps) {
+			lo = Math.min(lo, v & 0xffff);
+			hi = Math.max(hi, v & 0xffff);
+		}
+		assertArrayEquals(new double[] { lo, hi - lo }, LocalThreshold.phansalkarScales(u16, 8)[0]);
+		float[] none = { Float.NaN, Float.POSITIVE_INFINITY };
+		assertArrayEquals(new double[] { 0, 0 }, LocalThreshold.minMax(none, PixelType.FLOAT32, 8));
+	}
+
+	private static void assertPlanesEqual(Planes want, Planes got) {
+		for (int z = 0; z < want.depth(); z++)
+			assertArrayEquals((byte[]) want.plane(z), (byte[]) got.plane(z), "plane " + z);
+	}
+
+	@Test
 	void eightBitThresholdsAreTruncatedAsAutoLocalThresholdTruncatesThem() {
 		// one bright spot on black, Niblack for black objects (k = -0.2): near the spot T lies
 		// between -1 and 0, and Auto Local Threshold's p > (int) T makes the black pixels there
@@ -376,7 +416,7 @@ class LocalThresholdTest {
 					Window win = st.window();
 					st = st.forImage(img);  // the parameters as applied to this type
 					for (int z = 0; z < 2; z++) {
-						double[] mm = LocalThreshold.minMax(img.plane(z), t);
+						double[] mm = LocalThreshold.minMax(img.plane(z), t, 1);
 						int differ = 0;
 						for (int y = 0; y < 23; y++)
 							for (int x = 0; x < 29; x++) {
@@ -406,7 +446,7 @@ class LocalThresholdTest {
 		for (Method m : new Method[] { Method.MEAN, Method.NIBLACK, Method.PHANSALKAR }) {
 			Settings st = Settings.of(m, 2, m == Method.NIBLACK ? 1 : 0, 0, true);
 			Planes out = LocalThreshold.threshold(img, st, CPU);
-			double[] mm = LocalThreshold.minMax(px, PixelType.FLOAT32);
+			double[] mm = LocalThreshold.minMax(px, PixelType.FLOAT32, 1);
 			int differ = 0;
 			for (int y = 0; y < h; y += 2)
 				for (int x = 0; x < w; x++) {
