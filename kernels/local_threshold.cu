@@ -11,13 +11,15 @@
 //    satMean, satVariance), and the rule is LocalThreshold.isForeground on the CPU, computed in
 //    the same order with _rn intrinsics (no FMA contraction). On 8-bit planes Mean, Niblack and
 //    Sauvola compare with T truncated toward zero, as Auto Local Threshold's (int) cast; the
-//    host stretches 8-bit planes for Phansalkar before they come here. Phansalkar's exp may differ from
-//    Java's Math.exp by an ulp, which can only matter for a pixel exactly on its threshold.
+//    8-bit planes are stretched for Phansalkar before their tables are built (local_threshold_stretch_u8
+//    below, in place on the device copy). Phansalkar's exp may differ from Java's Math.exp by an
+//    ulp, which can only matter for a pixel exactly on its threshold.
 //
 // Launch: local_threshold_<T>   (T = u8, u16, f32, or u8w) blockDim (256,1,1), grid (ceil(W/256), min(H, 65535), 1), rows
 //         beyond grid.y by a grid-stride loop. No shared memory.
 //  Parameters: p1, p2 as LocalThreshold.Settings after defaults; lo, range = the plane's minimum
 //  and max - min (Phansalkar only; pass 0, 1 otherwise).
+//         local_threshold_stretch_u8  blockDim (256,1,1), any grid (grid-stride over the pixels).
 
 #include "common.cuh"
 #include "sat.cuh"
@@ -107,3 +109,22 @@ LOCAL_THRESHOLD_ENTRY(u8, u8, long long)
 LOCAL_THRESHOLD_ENTRY(u16, u16, long long)
 LOCAL_THRESHOLD_ENTRY(f32, f32, double)
 LOCAL_THRESHOLD_ENTRY(u8w, u8, unsigned)
+
+// ---------------------------------------------------------------------------------------------
+// Auto Local Threshold's stretch of an 8-bit plane for Phansalkar
+// ---------------------------------------------------------------------------------------------
+
+// I -> (int) ((I - lo) / (hi - lo) * 255), 0 at or below lo and 255 at or above hi, in the order
+// of LocalThreshold.stretched's double arithmetic, so both paths threshold the same bytes. On the
+// device, in place: the host's stretched copy of a 4096^2 plane cost more than the threshold
+// itself (a fresh 16 MB Java array is zeroed and faulted in by one thread). hi > lo.
+extern "C" __global__ void __launch_bounds__(LOCAL_THRESHOLD_THREADS) local_threshold_stretch_u8(
+	u8* d_p, long long n, int lo, int hi)
+{
+	const double span = (double)(hi - lo);
+	for (long long i = (long long)blockIdx.x * LOCAL_THRESHOLD_THREADS + threadIdx.x; i < n;
+		i += (long long)gridDim.x * LOCAL_THRESHOLD_THREADS) {
+		const int v = d_p[i];
+		d_p[i] = (u8)(v <= lo ? 0 : v >= hi ? 255 : (int)__dmul_rn(__ddiv_rn((double)(v - lo), span), 255.0));
+	}
+}

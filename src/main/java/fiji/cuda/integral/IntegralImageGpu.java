@@ -239,7 +239,7 @@ final class IntegralImageGpu {
 		Window window, Progress progress, boolean inPlace)
 	{
 		boolean wrap32 = wrap32(image.type(), window);
-		return perPlane(gpu, BoxStatistics.NAME, image, out, PixelType.FLOAT32, from, to, progress, wrap32, inPlace,
+		return perPlane(gpu, BoxStatistics.NAME, image, out, PixelType.FLOAT32, from, to, progress, wrap32, inPlace, null,
 			(s, z, in, sum, sq, dst) -> launchBoxStat(s, image.type(), wrap32, window, statistic, image.width(),
 				image.height(), sum, sq, dst));
 	}
@@ -266,18 +266,28 @@ final class IntegralImageGpu {
 	 * on the device from tables built there. A plane is written only when complete, so an
 	 * in-place run that fails midway leaves every plane thresholded once or not at all.
 	 *
-	 * @param scale Phansalkar's {lo, range} of each plane ({@code LocalThreshold.phansalkarScales}),
-	 *              null for the other methods
+	 * @param scale   Phansalkar's {lo, range} of each plane ({@code LocalThreshold.phansalkarScales}),
+	 *                null for the other methods
+	 * @param stretch Phansalkar on 8-bit planes: each plane's {min, max}, by which its device copy
+	 *                is stretched as {@code LocalThreshold.stretched} does before its tables are
+	 *                built (null entries for constant planes, which stay as they are); else null
 	 * @return the first plane not done ({@code to}, or earlier when canceled)
 	 * @throws PartialFailure when a GPU error strikes after some planes were written
 	 */
 	static int localThreshold(Gpu gpu, Planes image, Planes out, int from, int to, LocalThreshold.Settings settings,
-		double[][] scale, Progress progress, boolean inPlace)
+		double[][] scale, int[][] stretch, Progress progress, boolean inPlace)
 	{
 		Window win = settings.window;
 		int fg = settings.white ? 255 : 0, bg = settings.white ? 0 : 255;
 		boolean wrap32 = wrap32(image.type(), win);
-		return perPlane(gpu, LocalThreshold.NAME, image, out, PixelType.UINT8, from, to, progress, wrap32, inPlace,
+		long n = image.planeSize();
+		PlanePrep prep = stretch == null ? null : (s, z, in) -> {
+			if (stretch[z] != null)
+				s.launch(s.function(THRESHOLD_MODULE, "local_threshold_stretch_u8"),
+					grid((int) Math.min(ceil(n, ROW_THREADS), 65535)), block(ROW_THREADS), 0, in, n, stretch[z][0],
+					stretch[z][1]);
+		};
+		return perPlane(gpu, LocalThreshold.NAME, image, out, PixelType.UINT8, from, to, progress, wrap32, inPlace, prep,
 			(s, z, in, sum, sq, dst) -> {
 				double lo = scale == null ? 0 : scale[z][0], range = scale == null ? 1 : scale[z][1];
 				s.launch(s.function(THRESHOLD_MODULE, "local_threshold_" + (wrap32 ? "u8w" : suffix(image.type()))),
@@ -305,6 +315,12 @@ final class IntegralImageGpu {
 		} else {
 			s.download(d, dst, 0, n);
 		}
+	}
+
+	/** What is done to a plane's device copy before its tables are built. */
+	private interface PlanePrep {
+		/** Enqueues the work on plane {@code z}'s device copy {@code in}. */
+		void before(GpuSession s, int z, CUdeviceptr in);
 	}
 
 	/** What is done with a plane once its tables are on the device. */
@@ -347,7 +363,7 @@ final class IntegralImageGpu {
 	 * leaves every plane written or untouched, and the count of the written ones is exact.
 	 */
 	private static int perPlane(Gpu gpu, String op, Planes image, Planes out, PixelType outType, int from, int to,
-		Progress progress, boolean wrap32, boolean outIsInput, PlaneWork work)
+		Progress progress, boolean wrap32, boolean outIsInput, PlanePrep prep, PlaneWork work)
 	{
 		PixelType t = image.type();
 		suffix(t); // RGB is refused before anything runs
@@ -375,6 +391,7 @@ final class IntegralImageGpu {
 						s.uploadAll(src, n, in.ptr());
 						for (int i = 0; i < m; i++) {
 							CUdeviceptr pin = in.at(i * inBytes);
+							if (prep != null) prep.before(s, z + i, pin);
 							buildTables(s, t, wrap32, w, h, pin, sum.ptr(), sq.ptr(), sc);
 							if (wrap32) wrap32Planes.incrementAndGet();
 							work.launch(s, z + i, pin, sum.ptr(), sq.ptr(), res.at(i * outBytes));

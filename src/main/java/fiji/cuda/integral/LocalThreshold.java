@@ -311,21 +311,28 @@ public final class LocalThreshold {
 		int n = image.depth();
 		Settings st = settings.forImage(image);
 		// the rules but Sauvola's compare p with T where both move with an offset, and the
-		// deviation loses no digits to one when the plane is centred; Sauvola's T scales with m
-		Planes src = st.method == Method.SAUVOLA ? image
-			: st.method == Method.PHANSALKAR && image.type() == PixelType.UINT8 ? stretched(image, opts.threads())
-			: Centred.planes(image, opts.threads());
+		// deviation loses no digits to one when the plane is centred; Sauvola's T scales with m.
+		// 8-bit planes for Phansalkar are stretched instead, each path its own way (stretch).
+		boolean stretch = st.method == Method.PHANSALKAR && image.type() == PixelType.UINT8;
+		Planes src = st.method == Method.SAUVOLA || stretch ? image : Centred.planes(image, opts.threads());
 		float[][] range = new float[n][];
 		boolean[] nonFinite = NonFinite.planes(src, opts.threads(), range);
 		// Mean's T takes no deviation, whose sums are the ones such values spoil first
 		Outliers.warn(NAME, src, range, st.method == Method.MEAN);
 		boolean inPlace = n > 0 && out.plane(0) == image.plane(0);
 		// found once, before the paths part: the GPU's fallback to the CPU would scan the planes again
-		double[][] scale = st.method == Method.PHANSALKAR ? phansalkarScales(src, opts.threads()) : null;
+		int[][] minMax = stretch ? stretchRanges(image, opts.threads()) : null;
+		double[][] scale = stretch ? stretchedScales(n) : st.method == Method.PHANSALKAR
+			? phansalkarScales(src, opts.threads()) : null;
+		// the CPU path's stretched copy, made only if it runs: the GPU stretches its own copy
+		Planes[] cpuSrc = { src };
 		return IntegralImage.byPlane(NAME, n, opts,
-			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, scale, opts.progress(), inPlace),
-			(z, p) -> plane(src, z, (byte[]) out.plane(z), st, scale == null ? null : scale[z], opts.threads(),
-				nonFinite != null && nonFinite[z], inPlace, p),
+			gpu -> IntegralImageGpu.localThreshold(gpu, src, out, 0, n, st, scale, minMax, opts.progress(), inPlace),
+			(z, p) -> {
+				if (stretch && cpuSrc[0] == src) cpuSrc[0] = stretched(image, minMax, opts.threads());
+				return plane(cpuSrc[0], z, (byte[]) out.plane(z), st, scale == null ? null : scale[z], opts.threads(),
+					nonFinite != null && nonFinite[z], inPlace, p);
+			},
 			nonFinite, inPlace, t0);
 	}
 
@@ -426,28 +433,50 @@ public final class LocalThreshold {
 	/**
 	 * Auto Local Threshold's stretch of 8-bit planes for Phansalkar: ImageJ's ContrastEnhancer
 	 * normalizes each slice with 0% saturated, through the lookup table I → (int) ((I − min) /
-	 * (max − min) · 255). A constant plane is left as it is.
+	 * (max − min) · 255). A constant plane is left as it is. The GPU applies the same table to its
+	 * own copy of each plane ({@code local_threshold_stretch_u8}).
 	 *
+	 * @param minMax each plane's {min, max} from {@link #stretchRanges}
 	 * @return new planes, stretched; the input is not modified
 	 */
-	static Planes stretched(Planes image, int threads) {
+	static Planes stretched(Planes image, int[][] minMax, int threads) {
 		int n = image.planeSize();
 		Object[] out = CpuParallel.newArrays(image.depth(), threads, n, z -> new byte[n]);
-		// plane by plane, each across the threads: one 4096² plane on a single thread made the GPU's
-		// Phansalkar many times slower than its Mean
 		for (int z = 0; z < out.length; z++) {
 			byte[] in = (byte[]) image.plane(z), o = (byte[]) out[z];
-			double[] mm = minMax(in, PixelType.UINT8, threads);
-			int min = (int) mm[0], max = (int) mm[1];
+			int min = minMax[z] == null ? 0 : minMax[z][0], max = minMax[z] == null ? 0 : minMax[z][1];
 			byte[] lut = new byte[256];
 			for (int i = 0; i < 256; i++)
 				lut[i] = (byte) (max == min ? i : i <= min ? 0 : i >= max ? 255 : (int) ((double) (i - min) / (max - min) * 255));
+			// across the threads within the plane: a stack is often one plane
 			CpuParallel.forRange(0, n, threads, 1, (a, b) -> {
 				for (int i = a; i < b; i++)
 					o[i] = lut[in[i] & 0xff];
 			});
 		}
 		return Planes.wrap(image.width(), image.height(), out);
+	}
+
+	/** @return each 8-bit plane's {min, max}, or null for a constant plane, which is not stretched */
+	static int[][] stretchRanges(Planes image, int threads) {
+		int[][] r = new int[image.depth()][];
+		for (int z = 0; z < r.length; z++) {
+			double[] mm = minMax(image.plane(z), PixelType.UINT8, threads);
+			if (mm[1] > mm[0]) r[z] = new int[] { (int) mm[0], (int) mm[1] };
+		}
+		return r;
+	}
+
+	/**
+	 * @return Phansalkar's {lo, range} of {@code n} stretched 8-bit planes: {0, 255} for every one,
+	 *         as the stretch maps its minimum to 0 and its maximum to 255, and Auto Local Threshold
+	 *         divides a constant slice, which it cannot stretch, by 255
+	 */
+	static double[][] stretchedScales(int n) {
+		double[][] scale = new double[n][];
+		for (int z = 0; z < n; z++)
+			scale[z] = new double[] { 0, 255 };
+		return scale;
 	}
 
 	/** @return T in the pixel's own units, or for Phansalkar in the scaled units (then compared with the scaled pixel) */
@@ -473,16 +502,14 @@ public final class LocalThreshold {
 	}
 
 	/**
-	 * @return per plane, Phansalkar's {lo, range}: the plane's minimum and its range, or for a
-	 *         constant 8-bit plane {0, 255}, as Auto Local Threshold divides an 8-bit slice it
-	 *         cannot stretch by 255
+	 * @return per 16 or 32-bit plane, Phansalkar's {lo, range}: the plane's minimum and its range
+	 *         (8-bit planes are stretched first: {@link #stretchedScales})
 	 */
 	static double[][] phansalkarScales(Planes planes, int threads) {
 		double[][] scale = new double[planes.depth()][];
 		for (int z = 0; z < scale.length; z++) {
 			double[] mm = minMax(planes.plane(z), planes.type(), threads);
-			scale[z] = planes.type() == PixelType.UINT8 && mm[1] == mm[0] ? new double[] { 0, 255 }
-				: new double[] { mm[0], mm[1] - mm[0] };
+			scale[z] = new double[] { mm[0], mm[1] - mm[0] };
 		}
 		return scale;
 	}
@@ -503,11 +530,21 @@ public final class LocalThreshold {
 				}
 				min = lo;
 				max = hi;
-			} else {
-				boolean u8 = type == PixelType.UINT8;
-				int lo = Integer.MAX_VALUE, hi = Integer.MIN_VALUE;
+			} else if (type == PixelType.UINT8) {
+				byte[] p = (byte[]) plane;
+				int lo = 255, hi = 0;
 				for (int i = a; i < b; i++) {
-					int v = u8 ? ((byte[]) plane)[i] & 0xff : ((short[]) plane)[i] & 0xffff;
+					int v = p[i] & 0xff;
+					lo = Math.min(lo, v);
+					hi = Math.max(hi, v);
+				}
+				min = lo;
+				max = hi;
+			} else {
+				short[] p = (short[]) plane;
+				int lo = 65535, hi = 0;
+				for (int i = a; i < b; i++) {
+					int v = p[i] & 0xffff;
 					lo = Math.min(lo, v);
 					hi = Math.max(hi, v);
 				}

@@ -22,7 +22,8 @@ import fiji.cuda.runtime.Gpu;
 
 /**
  * "GPU Local Threshold...": every method on the GPU against the CPU path, pixel for pixel, for
- * white and black objects; 8-bit thresholds near zero truncated alike; stacks in uneven
+ * white and black objects; 8-bit thresholds near zero truncated alike; Phansalkar's stretch of
+ * 8-bit planes, done on the device; stacks in uneven
  * batches; in-place runs, and those whose write-back fails part way (redone from the original
  * on AUTO, the thresholded planes named when the GPU is forced).
  */
@@ -54,6 +55,39 @@ class LocalThresholdGpuTest {
 				// pixel that sits on its threshold to within 1e-12, which random data never does
 				assertEquals(0, differ, m + (white ? " white" : " black") + ": " + differ + " of " + n + " pixels differ");
 			}
+	}
+
+	@Test
+	void phansalkarStretchesEightBitPlanesOnTheDeviceAsTheCpuPathDoes() {
+		// planes of a narrow range (stretched several times over), of two values, and constant (not
+		// stretched), copied into new planes and in place, with both kinds of tables
+		for (int[] size : new int[][] { { 1, 1 }, { 1, 37 }, { 257, 3 }, { 331, 199 }, { 1031, 517 } }) {
+			int w = size[0], h = size[1];
+			java.util.Random r = new java.util.Random(w * 17 + h);
+			byte[][] px = new byte[3][w * h];
+			for (int i = 0; i < w * h; i++) {
+				px[0][i] = (byte) (40 + r.nextInt(64));
+				px[1][i] = (byte) (r.nextBoolean() ? 12 : 200);
+				px[2][i] = (byte) 90;
+			}
+			Planes img = Planes.wrap(w, h, new Object[] { px[0], px[1], px[2] });
+			for (int radius : new int[] { 1, 15 })
+				for (boolean white : new boolean[] { true, false }) {
+					LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.PHANSALKAR, radius, 0, 0,
+						white);
+					Planes cpu = LocalThreshold.threshold(img, st, CPU);
+					Planes gpu = LocalThreshold.threshold(img, st, GPU), wide = withWideTables(() -> LocalThreshold
+						.threshold(img, st, GPU));
+					Planes inPlace = Planes.wrap(w, h, new Object[] { px[0].clone(), px[1].clone(), px[2].clone() });
+					LocalThreshold.thresholdInto(inPlace, inPlace, st, GPU);
+					for (int z = 0; z < 3; z++) {
+						String what = w + "x" + h + " r=" + radius + (white ? " white" : " black") + " plane " + z;
+						assertArrayEquals((byte[]) cpu.plane(z), (byte[]) gpu.plane(z), what);
+						assertArrayEquals((byte[]) cpu.plane(z), (byte[]) wide.plane(z), what + ", int64 tables");
+						assertArrayEquals((byte[]) cpu.plane(z), (byte[]) inPlace.plane(z), what + ", in place");
+					}
+				}
+		}
 	}
 
 	@Test

@@ -232,7 +232,7 @@ class LocalThresholdTest {
 	}
 
 	@Test
-	void phansalkarsStretchAndScaleSplitAcrossThreadsAsOneLoopFindsThem() {
+	void phansalkarsStretchAndRangesSplitAcrossThreadsAsOneLoopFindsThem() {
 		// planes large enough to be split into chunks on 8 threads, with the extremes planted far
 		// from the first chunk, and for 32-bit NaN and infinities that the scale leaves out
 		int w = 1031, h = 517;
@@ -242,10 +242,15 @@ class LocalThresholdTest {
 			p0[i] = (byte) (40 + (p0[i] & 0x3f));
 		p0[w * h - 5] = (byte) 7;
 		java.util.Arrays.fill(p2, (byte) 90);  // constant: left as it is
-		assertPlanesEqual(altStretch(u8), LocalThreshold.stretched(u8, 8));
-		double[][] scale = LocalThreshold.phansalkarScales(u8, 8);
-		assertArrayEquals(new double[] { 7, 103 - 7 }, scale[0]);
-		assertArrayEquals(new double[] { 0, 255 }, scale[2]);
+		int[][] ranges = LocalThreshold.stretchRanges(u8, 8);
+		assertArrayEquals(new int[] { 7, 103 }, ranges[0]);
+		assertArrayEquals(new int[] { 0, 255 }, ranges[1]);
+		assertEquals(null, ranges[2]);
+		Planes stretched = LocalThreshold.stretched(u8, ranges, 8);
+		assertPlanesEqual(altStretch(u8), stretched);
+		// what stretchedScales takes for granted: a stretched plane spans 0 to 255 exactly
+		for (int z = 0; z < 2; z++)
+			assertArrayEquals(new double[] { 0, 255 }, LocalThreshold.minMax(stretched.plane(z), PixelType.UINT8, 8));
 		Planes f = TestImages.random(PixelType.FLOAT32, w, h, 1, 72);
 		float[] pf = (float[]) f.plane(0);
 		pf[3] = Float.NaN;
