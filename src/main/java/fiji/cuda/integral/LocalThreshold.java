@@ -323,7 +323,7 @@ public final class LocalThreshold {
 		// found once, before the paths part: the GPU's fallback to the CPU would scan the planes again
 		int[][] minMax = stretch ? stretchRanges(image, opts.threads()) : null;
 		double[][] scale = stretch ? stretchedScales(n) : st.method == Method.PHANSALKAR
-			? phansalkarScales(src, opts.threads()) : null;
+			? phansalkarScales(src, range, opts.threads()) : null;
 		// the CPU path's stretched copy, made only if it runs: the GPU stretches its own copy
 		Planes[] cpuSrc = { src };
 		return IntegralImage.byPlane(NAME, n, opts,
@@ -474,8 +474,7 @@ public final class LocalThreshold {
 	 */
 	static double[][] stretchedScales(int n) {
 		double[][] scale = new double[n][];
-		for (int z = 0; z < n; z++)
-			scale[z] = new double[] { 0, 255 };
+		java.util.Arrays.fill(scale, new double[] { 0, 255 });
 		return scale;
 	}
 
@@ -502,61 +501,47 @@ public final class LocalThreshold {
 	}
 
 	/**
+	 * @param range the {min, max} of each 32-bit plane's finite pixels, as {@link NonFinite#planes}
+	 *              found them in its pass over the pixels; not read for 16-bit planes
 	 * @return per 16 or 32-bit plane, Phansalkar's {lo, range}: the plane's minimum and its range
-	 *         (8-bit planes are stretched first: {@link #stretchedScales})
+	 *         over its finite pixels, {0, 0} where none is finite (8-bit planes are stretched
+	 *         first: {@link #stretchedScales})
 	 */
-	static double[][] phansalkarScales(Planes planes, int threads) {
+	static double[][] phansalkarScales(Planes planes, float[][] range, int threads) {
 		double[][] scale = new double[planes.depth()][];
 		for (int z = 0; z < scale.length; z++) {
-			double[] mm = minMax(planes.plane(z), planes.type(), threads);
-			scale[z] = new double[] { mm[0], mm[1] - mm[0] };
+			double[] mm = planes.type() == PixelType.FLOAT32
+				? new double[] { range[z][0], range[z][1] } : minMax(planes.plane(z), planes.type(), threads);
+			scale[z] = mm[0] > mm[1] ? new double[] { 0, 0 } : new double[] { mm[0], mm[1] - mm[0] };
 		}
 		return scale;
 	}
 
-	/** @return {min, max} over the plane's finite pixels; {0, 0} when there is none */
+	/** @return {min, max} over an 8 or 16-bit plane, across the threads */
 	static double[] minMax(Object plane, PixelType type, int threads) {
 		double[] mm = { Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY };
 		// a loop per type: through pixel() one 4096² plane took longer than the GPU's whole threshold
 		CpuParallel.forRange(0, java.lang.reflect.Array.getLength(plane), threads, 1, (a, b) -> {
-			double min, max;
-			if (type == PixelType.FLOAT32) {
-				float[] p = (float[]) plane;
-				float lo = Float.POSITIVE_INFINITY, hi = Float.NEGATIVE_INFINITY;
-				for (int i = a; i < b; i++) {
-					float v = p[i];
-					if (v < lo && v > Float.NEGATIVE_INFINITY) lo = v;
-					if (v > hi && v < Float.POSITIVE_INFINITY) hi = v;
-				}
-				min = lo;
-				max = hi;
-			} else if (type == PixelType.UINT8) {
+			int lo = Integer.MAX_VALUE, hi = Integer.MIN_VALUE;
+			if (type == PixelType.UINT8) {
 				byte[] p = (byte[]) plane;
-				int lo = 255, hi = 0;
 				for (int i = a; i < b; i++) {
-					int v = p[i] & 0xff;
-					lo = Math.min(lo, v);
-					hi = Math.max(hi, v);
+					lo = Math.min(lo, p[i] & 0xff);
+					hi = Math.max(hi, p[i] & 0xff);
 				}
-				min = lo;
-				max = hi;
 			} else {
 				short[] p = (short[]) plane;
-				int lo = 65535, hi = 0;
 				for (int i = a; i < b; i++) {
-					int v = p[i] & 0xffff;
-					lo = Math.min(lo, v);
-					hi = Math.max(hi, v);
+					lo = Math.min(lo, p[i] & 0xffff);
+					hi = Math.max(hi, p[i] & 0xffff);
 				}
-				min = lo;
-				max = hi;
 			}
 			synchronized (mm) {
-				mm[0] = Math.min(mm[0], min);
-				mm[1] = Math.max(mm[1], max);
+				mm[0] = Math.min(mm[0], lo);
+				mm[1] = Math.max(mm[1], hi);
 			}
 		});
-		return mm[0] > mm[1] ? new double[] { 0, 0 } : mm;
+		return mm;
 	}
 
 	private static void check(String what, double v) {
