@@ -224,13 +224,18 @@ final class TemplateMatchingResults {
 	 * Puts {@code matches} in the ROI Manager in place of the earlier ones of {@code image}.
 	 * Entries are deleted by index, not selected and deleted: a selection in a shown manager
 	 * put one old match on the current image as its selection (and the next run searched only
-	 * inside it), and the Recorder wrote each selection as a macro line. A shown manager's list
+	 * inside it), and the Recorder wrote each selection as a macro line. A manager that holds
+	 * nothing but earlier matches is reset instead, in one step. A shown manager's list
 	 * is changed on the event thread, where Swing paints it, never from the command's thread.
 	 */
 	static void replaceMatches(RoiManager rm, ImagePlus image, List<Roi> matches) {
 		Runnable change = () -> {
 			List<Integer> old = earlierMatches(rm, image);
-			if (deleteByIndex) {
+			if (!old.isEmpty() && old.size() == rm.getCount()) {
+				// every entry is an earlier match: one clear, where a shown manager repainted its
+				// list for each entry deleted (4000 matches of a stack took 1.7 s to delete)
+				rm.reset();
+			} else if (deleteByIndex) {
 				for (int k = old.size() - 1; k >= 0; k--)
 					rm.delete(old.get(k));
 			} else if (!old.isEmpty()) {

@@ -546,6 +546,56 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aManagerHoldingOnlyEarlierMatchesIsClearedAndRefilled() throws Exception {
+		// such a manager is now reset in one step instead of deleted entry by entry, which
+		// repainted a shown list each time: the result must be the same
+		Display.required();
+		if (ij.plugin.frame.RoiManager.getInstance() != null) ij.plugin.frame.RoiManager.getInstance().close();
+		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ImagePlus image = noise("8-bit", 70, 50, 6, 31);
+		try {
+			ImagePlus tpl = noise("8-bit", 9, 7, 1, 32);
+			for (int z = 1; z <= 6; z++) {
+				plant(image, z, tpl.getProcessor(), 3 * z, 5);
+				plant(image, z, tpl.getProcessor(), 40, 10 + 4 * z);
+			}
+			image.show();
+			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+			s.threshold = 0.99;
+			s.stack = true;
+			String recorded = Interactive.recorded(() -> {
+				shownWith(rm, image, TemplateMatchingPlugin.run(image, tpl, s, CPU));
+				shownWith(rm, image, TemplateMatchingPlugin.run(image, tpl, s, CPU));
+			});
+			assertFalse(recorded.contains("roiManager"), recorded);
+			assertEquals(12, rm.getCount(), "two matches on each of 6 slices, once");
+			assertEquals(12, TemplateMatchingResults.earlierMatches(rm, image).size());
+			for (int i = 0; i < 12; i++) {
+				Roi r = rm.getRoi(i);
+				int z = i / 2 + 1;
+				assertEquals(z, r.getPosition(), "entry " + i);
+				int x = r.getBounds().x;
+				assertTrue(x == 3 * z || x == 40, "entry " + i + " at x " + x);
+			}
+			// a slice with nothing left to find: its matches go, the others are listed again
+			image.getStack().getProcessor(6).setColor(0);
+			image.getStack().getProcessor(6).fill();
+			shownWith(rm, image, TemplateMatchingPlugin.run(image, tpl, s, CPU));
+			assertEquals(10, rm.getCount());
+			for (int z = 1; z <= 5; z++) { // nothing at all: the manager is left empty
+				image.getStack().getProcessor(z).setColor(0);
+				image.getStack().getProcessor(z).fill();
+			}
+			shownWith(rm, image, TemplateMatchingPlugin.run(image, tpl, s, CPU));
+			assertEquals(0, rm.getCount());
+			java.awt.EventQueue.invokeAndWait(() -> {});
+			assertNull(image.getRoi(), "a selection left on the image");
+		} finally {
+			closeAll(rm, image);
+		}
+	}
+
+	@Test
 	void matchesOfImagesClosedGoAndThoseOfASavedSetStay() {
 		// a batch closes each image: their matches piled up in the manager, every run scanning
 		// them all; and image IDs start again each session, so a ROI set saved with its matches
