@@ -194,27 +194,11 @@ public final class IjBridge {
 	static String getValue(String options, String key, String dflt) {
 		if (options == null) return dflt;
 		String k = Macro.trimKey(key) + "=";
-		int depth = 0; // within a [value]: ImageJ pairs brackets nested in it, as image=[scan[1] a]
-		char quote = 0; // within a 'value'
-		for (int i = 0; i < options.length(); i++) {
-			char c = options.charAt(i);
-			if (quote != 0) {
-				if (c == quote) quote = 0;
-				continue;
-			}
-			if (depth > 0) {
-				if (c == '[') depth++;
-				else if (c == ']') depth--;
-				continue;
-			}
-			// only a value's opening bracket or quote: a [ within an unbracketed value (image=a[1)
-			// opens nothing
-			boolean opens = i > 0 && options.charAt(i - 1) == '=';
-			if (c == '[' && opens) depth = 1;
-			else if (c == '\'' && opens) quote = c;
-			else if ((i == 0 || !Character.isLetter(options.charAt(i - 1))) && options.startsWith(k, i))
+		ValueScanner v = new ValueScanner(options);
+		for (int i = 0; i < options.length(); i++)
+			if (v.next() == ValueScanner.OUTSIDE && (i == 0 || !Character.isLetter(options.charAt(i - 1)))
+				&& options.startsWith(k, i))
 				return Macro.getValue(options.substring(i), key, dflt);
-		}
 		return dflt;
 	}
 
@@ -228,32 +212,18 @@ public final class IjBridge {
 	 */
 	static void checkClosed(String options) {
 		if (options == null) return;
-		int depth = 0, start = -1;
-		char quote = 0;
+		ValueScanner v = new ValueScanner(options);
+		int start = -1;
 		for (int i = 0; i < options.length(); i++) {
-			char c = options.charAt(i);
-			if (quote != 0) {
-				if (c == quote) quote = 0;
-				continue;
-			}
-			if (depth > 0) {
-				if (c == '[') depth++;
-				else if (c == ']') depth--;
-				continue;
-			}
-			boolean opens = i > 0 && options.charAt(i - 1) == '=';
-			if (opens && (c == '[' || c == '\'')) {
-				start = i - 1;
-				while (start > 0 && !Character.isWhitespace(options.charAt(start - 1)))
-					start--;
-				if (c == '[') depth = 1;
-				else quote = c;
-			}
+			if (v.next() != ValueScanner.OPENS) continue;
+			start = i - 1;
+			while (start > 0 && !Character.isWhitespace(options.charAt(start - 1)))
+				start--;
 		}
-		if (depth == 0 && quote == 0) return;
+		if (!v.inValue()) return;
 		String value = options.substring(start).trim();
 		String key = value.substring(0, value.indexOf('='));
-		throw new IllegalArgumentException("The value of " + key + "= opens a " + (quote != 0 ? "quote" : "bracket")
+		throw new IllegalArgumentException("The value of " + key + "= opens a " + (v.inQuote() ? "quote" : "bracket")
 			+ " that is never closed: " + value + ". A title or path with an unmatched [ cannot be given in brackets; "
 			+ "rename the image (Image>Rename...) or the file.");
 	}
@@ -266,34 +236,75 @@ public final class IjBridge {
 	 */
 	static String outsideBrackets(String options) {
 		StringBuilder out = new StringBuilder(options.length());
-		int depth = 0;
-		char quote = 0;
+		ValueScanner v = new ValueScanner(options);
 		for (int i = 0; i < options.length(); i++) {
-			char c = options.charAt(i);
+			switch (v.next()) {
+			case ValueScanner.OUTSIDE:
+				out.append(options.charAt(i));
+				break;
+			case ValueScanner.OPENS:
+				out.append('[');
+				break;
+			case ValueScanner.CLOSES:
+				out.append(']');
+				break;
+			default: // within a value
+			}
+		}
+		// a value never closed runs to the end, as getValue reads it
+		if (v.inValue()) out.append(']');
+		return out.toString();
+	}
+
+	/**
+	 * Reads macro options one character at a time and says where each stands, pairing values
+	 * as ImageJ does: only a {@code [} or {@code '} right after {@code =} opens a value (a
+	 * {@code [} within an unbracketed value, as {@code image=a[1}, opens nothing); brackets
+	 * nested in a bracketed value are paired, as {@code image=[scan[1] a]}; a quoted value runs
+	 * to the next quote. {@link #getValue}, {@link #checkClosed} and {@link #outsideBrackets}
+	 * must agree on this, or a key one of them sees would be a title to another.
+	 */
+	private static final class ValueScanner {
+		static final int OUTSIDE = 0, OPENS = 1, WITHIN = 2, CLOSES = 3;
+
+		private final String options;
+		private int i = -1;
+		private int depth;
+		private char quote;
+
+		ValueScanner(String options) {
+			this.options = options;
+		}
+
+		/** @return where the next character stands: outside values, or opening, within or closing one */
+		int next() {
+			char c = options.charAt(++i);
 			if (quote != 0) {
-				if (c == quote) {
-					quote = 0;
-					out.append(']');
-				}
-				continue;
+				if (c != quote) return WITHIN;
+				quote = 0;
+				return CLOSES;
 			}
 			if (depth > 0) {
 				if (c == '[') depth++;
-				else if (c == ']' && --depth == 0) out.append(']');
-				continue;
+				else if (c == ']' && --depth == 0) return CLOSES;
+				return WITHIN;
 			}
 			boolean opens = i > 0 && options.charAt(i - 1) == '=';
-			if (c == '[' && opens) depth = 1;
-			else if (c == '\'' && opens) quote = c;
-			else {
-				out.append(c);
-				continue;
-			}
-			out.append('[');
+			if (opens && c == '[') depth = 1;
+			else if (opens && c == '\'') quote = c;
+			else return OUTSIDE;
+			return OPENS;
 		}
-		// a value never closed runs to the end, as getValue reads it
-		if (depth > 0 || quote != 0) out.append(']');
-		return out.toString();
+
+		/** @return whether the characters read so far end within a value */
+		boolean inValue() {
+			return depth > 0 || quote != 0;
+		}
+
+		/** @return whether they end within a quoted value */
+		boolean inQuote() {
+			return quote != 0;
+		}
 	}
 
 	/**
