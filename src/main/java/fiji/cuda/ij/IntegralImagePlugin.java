@@ -178,6 +178,15 @@ public class IntegralImagePlugin implements PlugIn {
 		return null;
 	}
 
+	/**
+	 * @param found how many slices a warning concerns, and the first of them (0-based)
+	 * @return " (3 of its 20 slices, the first slice 7)" for a stack, nothing for one plane
+	 */
+	private static String whichSlices(Planes planes, boolean stack, int[] found) {
+		return stack && planes.depth() > 1 ? " (" + found[0] + " of its " + planes.depth() + " slices, the first slice "
+			+ (found[1] + 1) + ")" : "";
+	}
+
 	/** The warnings the tables call for, and the tables as a new image. */
 	private static ImagePlus finish(ImagePlus imp, Planes planes, Object[] floats, boolean sum, boolean sq, boolean stack,
 		double largest, int[] nonFinite, int[] tiny)
@@ -193,20 +202,17 @@ public class IntegralImagePlugin implements PlugIn {
 		}
 		if (nonFinite[0] > 0) {
 			// a NaN pixel, common in ratio images, made most of the table NaN without a word
-			String where = stack && planes.depth() > 1 ? " (" + nonFinite[0] + " of its " + planes.depth()
-				+ " slices, the first slice " + (nonFinite[1] + 1) + ")" : "";
-			IJ.log(COMMAND + ": the result for \"" + imp.getTitle() + "\"" + where + " holds NaN or infinite values: a NaN or "
-				+ "infinite pixel makes every entry below and to the right of it so, as does a sum beyond 3.4e38, the "
-				+ "largest 32-bit value. Process>Math>Remove NaNs... replaces NaN pixels first.");
+			IJ.log(COMMAND + ": the result for \"" + imp.getTitle() + "\"" + whichSlices(planes, stack, nonFinite)
+				+ " holds NaN or infinite values: a NaN or infinite pixel makes every entry below and to the right of it "
+				+ "so, as does a sum beyond 3.4e38, the largest 32-bit value. Process>Math>Remove NaNs... replaces NaN "
+				+ "pixels first.");
 		}
 		if (tiny[0] > 0) {
 			// 1e-30 everywhere gave a table of 0 without a word, where a sum beyond 3.4e38 was said
-			String where = stack && planes.depth() > 1 ? " (" + tiny[0] + " of its " + planes.depth()
-				+ " slices, the first slice " + (tiny[1] + 1) + ")" : "";
-			IJ.log(COMMAND + ": \"" + imp.getTitle() + "\"" + where + " holds values below 1.1e-19 in magnitude, whose squares are "
-				+ "below the smallest normal 32-bit value (1.2e-38): the sum-of-squares table is 0 or has lost digits where "
-				+ "only such values add up. Multiply the image first (Process>Math>Multiply...); the SciJava command and the "
-				+ "API give 64-bit tables.");
+			IJ.log(COMMAND + ": \"" + imp.getTitle() + "\"" + whichSlices(planes, stack, tiny)
+				+ " holds values below 1.1e-19 in magnitude, whose squares are below the smallest normal 32-bit value "
+				+ "(1.2e-38): the sum-of-squares table is 0 or has lost digits where only such values add up. Multiply "
+				+ "the image first (Process>Math>Multiply...); the SciJava command and the API give 64-bit tables.");
 		}
 		// pixel arrays, not processors: a FloatProcessor finds its range when it is made, one
 		// pass over the whole stack on one thread for the range of the slice shown only
