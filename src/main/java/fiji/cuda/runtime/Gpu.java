@@ -107,6 +107,14 @@ public final class Gpu {
 	private int stagingsInUse;
 	private volatile boolean poisoned;
 	private volatile boolean retired;  // poisoned because the user chose another GPU
+	/**
+	 * The thread whose outermost session resets the context, after a fault in a session opened
+	 * inside another on that thread; null when none is due. That thread holds the read lock
+	 * twice, and a read lock cannot become the write lock that {@link #reset} takes: it waited
+	 * forever, and every other thread's next session queued behind it. No session starts
+	 * meanwhile, and other threads leave the reset to that one, which may be waiting for them.
+	 */
+	private volatile Thread resetPendingOn;
 	/** Operations running now, and when the last one started or ended (System.nanoTime). */
 	private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
 	private final java.util.concurrent.atomic.AtomicLong lastUse = new java.util.concurrent.atomic.AtomicLong();
@@ -139,8 +147,13 @@ public final class Gpu {
 				throw new GpuUnavailableException(System.getProperty(GpuSettings.PROPERTY) != null
 					? "the CPU was chosen by the Java option -D" + GpuSettings.PROPERTY + "=" + System.getProperty(GpuSettings.PROPERTY)
 					: "the CPU was chosen in GPU Info (Use: CPU only)");
+			// retire() waits for the write lock, which a thread inside one of g's sessions never gets
+			if (g != null && !g.poisoned && g.resetLock.getReadHoldCount() > 0)
+				throw new GpuException("another GPU was chosen while an operation on " + g.info.name
+					+ " runs on this thread; the choice applies once that operation has ended");
 			initDriver();
 			Gpu fresh = open(choice);
+			lastFault = null; // a context opened after the fault: it no longer explains a failure
 			if (g != null && !g.poisoned) {
 				if (g.info.index == fresh.info.index) {
 					// the same device under another name ("auto" and "0" on a one-GPU machine):
@@ -420,6 +433,8 @@ public final class Gpu {
 		try {
 			if (poisoned) throw new GpuException(op + (retired ? ": another GPU was chosen meanwhile; try again"
 				: ": the GPU was reset meanwhile; try again"));
+			if (resetPendingOn != null) throw new GpuException(op + ": the GPU failed in " + lastFault
+				+ " and is reset once the operation around this one ends; try again then");
 			cuCtxSetCurrent(context);
 			CUstream st = borrowStream();
 			PinnedBuffer[] staging;
@@ -445,7 +460,10 @@ public final class Gpu {
 				throw GpuUnavailableException.outOfMemory(op + ": the GPU ran out of memory", e);
 			reset = isSticky(code);
 			if (reset) lastFault = op + " (" + code + ")";
-			throw new GpuException(failure(op, code, reset), e);
+			// within another session of this thread, the reset waits for that one to end (finally)
+			throw new GpuException(reset && resetLock.getReadHoldCount() > 1
+				? failure(op, code, false) + "; the GPU is reset once the operation around this one ends"
+				: failure(op, code, reset), e);
 		} finally {
 			boolean stagingBack = false;
 			if (s != null && !reset) {
@@ -473,16 +491,22 @@ public final class Gpu {
 				} finally {
 					// not back (lost with a reset context, or kept by a session that failed to end):
 					// it no longer counts as in use, or later sessions would wait for it
-					if (!stagingBack) dropStaging();
+					if (!stagingBack) loseStaging(s.staging());
 				}
 			} else if (s != null) {
-				dropStaging();
+				loseStaging(s.staging());
 			}
 			running.decrementAndGet();
 			lastUse.set(System.nanoTime());
 			resetLock.readLock().unlock();
-			if (reset) reset();
-			else scheduleIdleRelease(idleReleaseNanos());
+			boolean nested = resetLock.getReadHoldCount() > 0;
+			if (reset && nested) {
+				if (resetPendingOn == null) resetPendingOn = Thread.currentThread();
+			} else if (reset || (!nested && resetPendingOn == Thread.currentThread())) {
+				reset();
+			} else if (resetPendingOn == null) {
+				scheduleIdleRelease(idleReleaseNanos());
+			}
 		}
 	}
 
@@ -603,12 +627,16 @@ public final class Gpu {
 	private void reset() {
 		resetLock.writeLock().lock();
 		try {
+			resetPendingOn = null;
 			if (poisoned) return;
 			pool.abandon();
 			modules.clear();
 			functions.clear();
 			streams.clear();
-			stagings.clear();
+			// their memory goes with the context
+			for (PinnedBuffer[] p; (p = stagings.poll()) != null;)
+				for (PinnedBuffer b : p)
+					b.forget();
 			// Reset, drop our reference so the poisoned context is destroyed, and detach it from
 			// this thread: until then any driver call here reports the old fault again. The next
 			// get() retains a fresh primary context; other threads make it current in run().
@@ -642,10 +670,21 @@ public final class Gpu {
 		try {
 			cuModuleGetGlobal(ptr, size, m, name);
 		} catch (CudaException e) {
+			rethrowFault(e);
 			throw new GpuException("variable " + name + " is missing from " + module + ".fatbin (" + e.getMessage() + ")",
 				e);
 		}
 		return size;
+	}
+
+	/**
+	 * Lets a fault that another thread's kernel left in the context go on to {@link #run} as it
+	 * is, where the operation is named and the context reset: a module loaded just then failed
+	 * with it, and the user read that the kernels do not load with this driver, or that a
+	 * kernel was missing from the binary.
+	 */
+	private static void rethrowFault(CudaException e) {
+		if (isSticky(String.valueOf(e.getMessage()))) throw e;
 	}
 
 	CUfunction function(String module, String name) {
@@ -657,6 +696,7 @@ public final class Gpu {
 		try {
 			cuModuleGetFunction(f, m, name);
 		} catch (CudaException e) {
+			rethrowFault(e);
 			throw new GpuException("kernel " + name + " is missing from " + module + ".fatbin (" + e.getMessage() + ")",
 				e);
 		}
@@ -688,6 +728,7 @@ public final class Gpu {
 		try {
 			cuModuleLoadData(m, image);
 		} catch (CudaException e) {
+			rethrowFault(e);
 			throw new GpuUnavailableException(moduleLoadFailure(info.name, module, e), e);
 		}
 		return m;
@@ -781,6 +822,13 @@ public final class Gpu {
 		synchronized (stagings) {
 			stagingsInUse--;
 		}
+	}
+
+	/** A session's pair that goes with the context, in the reset that always follows. */
+	private void loseStaging(PinnedBuffer[] pair) {
+		dropStaging();
+		for (PinnedBuffer b : pair)
+			b.forget();
 	}
 
 	/** For tests: staging pairs held by sessions now. */
