@@ -311,13 +311,6 @@ public final class Gpu {
 		return v[0];
 	}
 
-	/** Native-library errors span many lines; a log line needs one. */
-	/**
-	 * @return the natives jar JCuda found no library in, when that is why it could not load
-	 *         ("No resource found" for lib/libJCudaDriver-VERSION-OS-ARCH), else null. Both that
-	 *         and a machine without the NVIDIA driver read "no CUDA driver found", and a user
-	 *         with a working driver was sent to update it, where one jar was not copied.
-	 */
 	/** The platforms whose JCuda natives the install folder ships, as JCuda names them. */
 	private static final java.util.Set<String> SHIPPED_NATIVES = java.util.Set.of("linux-x86_64", "windows-x86_64");
 
@@ -350,6 +343,12 @@ public final class Gpu {
 		return e.getClass().getSimpleName();
 	}
 
+	/**
+	 * @return the natives jar JCuda found no library in, when that is why it could not load
+	 *         ("No resource found" for lib/libJCudaDriver-VERSION-OS-ARCH), else null. Both that
+	 *         and a machine without the NVIDIA driver read "no CUDA driver found", and a user
+	 *         with a working driver was sent to update it, where one jar was not copied.
+	 */
 	static String missingNativesJar(Throwable e) {
 		StringBuilder all = new StringBuilder();
 		for (Throwable t = e; t != null && all.length() < 100_000; t = t.getCause())
@@ -360,6 +359,7 @@ public final class Gpu {
 		return m.find() ? "jcuda-natives-" + m.group(1) + ".jar" : "the jcuda-natives jar of this platform";
 	}
 
+	/** Native-library errors span many lines; a log line needs one. */
 	static String firstLine(String m) {
 		if (m == null) return "";
 		String l = m.strip();
