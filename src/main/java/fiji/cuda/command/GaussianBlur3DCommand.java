@@ -6,7 +6,6 @@ import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.image.Planes;
-import fiji.cuda.ops.Fallback;
 import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
@@ -64,8 +63,8 @@ public class GaussianBlur3DCommand extends ContextCommand {
 	/**
 	 * Blurs each channel and frame's volume in turn.
 	 *
-	 * @throws PartlyDoneException when a volume after the first fails: the user must hear which
-	 *                             volumes are blurred, as the menu command says
+	 * @throws PartlyDoneException when a volume fails after planes were written: the user must
+	 *                             hear which volumes are blurred, in the menu command's words
 	 */
 	private static void blurVolumes(ImagePlus image, double x, double y, double z) {
 		List<Planes> volumes = ImagePlusPlanes.volumes(image);
@@ -75,9 +74,10 @@ public class GaussianBlur3DCommand extends ContextCommand {
 		for (int i = 0; i < volumes.size(); i++) {
 			try {
 				volumeBlur.blur(volumes.get(i), x, y, z);
-			} catch (RuntimeException e) {
-				if (i == 0) throw e;
-				throw new PartlyDoneException(GaussianBlur.NAME_3D, e, Fallback.prefixDone(i, volumes.size(), "volumes"));
+			} catch (RuntimeException | Error e) {
+				// out of memory on a later volume was an Error that reached no handler, and a volume
+				// left part blurred was said to be unchanged
+				throw GaussianBlur3DPlugin.inVolume(e, i, volumes.size());
 			}
 		}
 	}

@@ -170,27 +170,10 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			OpReport r;
 			try {
 				r = volumeBlur.blur(volumes.get(i), x, y, z, IjBridge.options().withProgress(p));
-			} catch (fiji.cuda.runtime.GpuException e) {
-				// thrown only once planes were written (any other GPU failure falls back to the CPU
-				// path): the image changed, though the run failed
-				changed(imp, single);
-				// the operation counts the planes of one volume; say which volume of the hyperstack
-				if (m == 1) throw e;
-				throw new fiji.cuda.runtime.GpuException(e.getMessage() + " (volume " + (i + 1) + " of " + m
-					+ (i == 0 ? "" : i == 1 ? "; volume 1 is blurred" : "; volumes 1-" + i + " are blurred") + ")", e);
-			} catch (PartlyDoneException e) {
-				// volume i was written, whole or in part: it was reported as unchanged, and could not
-				// be undone
-				changed(imp, single);
-				if (m == 1) throw e;
-				throw new PartlyDoneException(GaussianBlur.NAME_3D, e.getCause(), (i == 0 ? ""
-					: i == 1 ? "volume 1 holds the result; " : "volumes 1-" + i + " hold the result; ") + "in volume "
-					+ (i + 1) + " of " + m + ", " + e.done() + (i + 1 < m ? "; the later ones are unchanged" : ""));
 			} catch (RuntimeException | Error e) {
-				// out of memory on volume 3 of 8, say: the user must hear that two are blurred
-				if (i == 0) throw e;
+				RuntimeException said = inVolume(e, i, m);
 				changed(imp, single);
-				throw new PartlyDoneException(GaussianBlur.NAME_3D, e, Fallback.prefixDone(i, m, "volumes"));
+				throw said;
 			}
 			GaussianBlurPlugin.hintWhereImageJIsFaster(COMMAND, "Gaussian Blur 3D...", r, x, y, z);
 			if (r.canceled()) break;
@@ -201,6 +184,41 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		if (done > 0) changed(imp, single);
 		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");
 		return done;
+	}
+
+	/**
+	 * What a failure while blurring volume {@code i} of {@code m} must say, for this command and
+	 * the SciJava one: which volumes hold the result, and whether volume {@code i} was written.
+	 * Volume {@code i} may be part blurred after a GPU failure (thrown only once planes were
+	 * written; any other falls back to the CPU path) and after a {@link PartlyDoneException}:
+	 * it was reported as unchanged. Any other failure left it unchanged.
+	 *
+	 * @param e the failure
+	 * @param i the volume that failed, 0-based
+	 * @param m the number of volumes
+	 * @return the exception to throw, which changed the image (the caller marks it so)
+	 * @throws RuntimeException or Error: {@code e} itself, when it changed nothing at all
+	 */
+	public static RuntimeException inVolume(Throwable e, int i, int m) {
+		if (e instanceof fiji.cuda.runtime.GpuException) {
+			// the operation counts the planes of one volume; say which volume of the hyperstack
+			if (m == 1) return (RuntimeException) e;
+			return new fiji.cuda.runtime.GpuException(e.getMessage() + " (volume " + (i + 1) + " of " + m
+				+ (i == 0 ? "" : i == 1 ? "; volume 1 is blurred" : "; volumes 1-" + i + " are blurred") + ")", e);
+		}
+		if (e instanceof PartlyDoneException) {
+			PartlyDoneException p = (PartlyDoneException) e;
+			if (m == 1) return p;
+			return new PartlyDoneException(GaussianBlur.NAME_3D, p.getCause(), (i == 0 ? ""
+				: i == 1 ? "volume 1 holds the result; " : "volumes 1-" + i + " hold the result; ") + "in volume "
+				+ (i + 1) + " of " + m + ", " + p.done() + (i + 1 < m ? "; the later ones are unchanged" : ""));
+		}
+		if (i == 0) {
+			if (e instanceof Error) throw (Error) e;
+			throw (RuntimeException) e;
+		}
+		// out of memory on volume 3 of 8, say: the user must hear that two are blurred
+		return new PartlyDoneException(GaussianBlur.NAME_3D, e, Fallback.prefixDone(i, m, "volumes"));
 	}
 
 	/** Shows what was blurred, and asks to save it on closing. */

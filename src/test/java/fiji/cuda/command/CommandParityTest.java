@@ -155,6 +155,62 @@ class CommandParityTest extends HeadlessCommands {
 		}
 	}
 
+	/**
+	 * 4b: a failure in the second volume of a hyperstack. Out of memory there was an Error the
+	 * command did not handle (volume 1 blurred, the image not marked changed), and a second volume
+	 * left part blurred was said to be unchanged. Both now say what the menu command says.
+	 */
+	@Test
+	void blur3DFailureInALaterVolumeSaysWhatTheMenuCommandSays() throws Exception {
+		GaussianBlur3DCommand.VolumeBlur saved = GaussianBlur3DCommand.volumeBlur;
+		java.lang.reflect.Field f = GaussianBlur3DPlugin.class.getDeclaredField("volumeBlur");
+		f.setAccessible(true);
+		Object savedPlugin = f.get(null);
+		Class<?> vb = Class.forName("fiji.cuda.ij.GaussianBlur3DPlugin$VolumeBlur");
+		try {
+			for (boolean partly : new boolean[] { false, true }) {
+				int[] calls = { 0, 0 };
+				// the second volume fails: before writing (out of memory), or after writing a plane
+				GaussianBlur3DCommand.volumeBlur = (vol, x, y, z) -> {
+					if (calls[0]++ == 0) {
+						((float[]) vol.plane(0))[0] = -1;
+						return;
+					}
+					if (!partly) throw new OutOfMemoryError("Java heap space");
+					((float[]) vol.plane(0))[0] = -2;
+					throw new fiji.cuda.ops.PartlyDoneException(fiji.cuda.gaussian.GaussianBlur.NAME_3D,
+						new IllegalStateException("test"), "slice 1 of 3 holds the result");
+				};
+				f.set(null, java.lang.reflect.Proxy.newProxyInstance(vb.getClassLoader(), new Class<?>[] { vb }, (p, m, args) -> {
+					Planes vol = (Planes) args[0];
+					if (calls[1]++ == 0) {
+						((float[]) vol.plane(0))[0] = -1;
+						return new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, null, false, 0);
+					}
+					if (!partly) throw new OutOfMemoryError("Java heap space");
+					((float[]) vol.plane(0))[0] = -2;
+					throw new fiji.cuda.ops.PartlyDoneException(fiji.cuda.gaussian.GaussianBlur.NAME_3D,
+						new IllegalStateException("test"), "slice 1 of 3 holds the result");
+				}));
+				ImagePlus a = noise("32-bit", 20, 20, 6, 1), b = noise("32-bit", 20, 20, 6, 1);
+				a.setDimensions(2, 3, 1); // two channels: two volumes
+				b.setDimensions(2, 3, 1);
+				a.changes = false;
+				String macro = asMacro(new GaussianBlur3DPlugin(), b, "x=2 y=2 z=2");
+				CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", a).get();
+				assertTrue(m.isCanceled());
+				assertEquals(macro, m.getCancelReason(), partly ? "part blurred" : "out of memory");
+				assertTrue(m.getCancelReason().contains(partly ? "volume 1 holds the result; in volume 2 of 2, slice 1 of 3"
+					: "volume 1 of 2 holds the result"), m.getCancelReason());
+				assertTrue(a.changes, "volume 1 is blurred, yet the image is not marked changed");
+				assertTrue(b.changes, "menu command");
+			}
+		} finally {
+			GaussianBlur3DCommand.volumeBlur = saved;
+			f.set(null, savedPlugin);
+		}
+	}
+
 	/** 5: the documented differences: stack=false is the current plane of a composite too, and sigma 0 is refused. */
 	@Test
 	void blurDifferencesFromTheMenuCommandAreAsDocumented() throws Exception {
