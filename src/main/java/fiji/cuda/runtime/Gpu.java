@@ -459,7 +459,8 @@ public final class Gpu {
 			if (BufferPool.isOutOfMemory(e))
 				throw GpuUnavailableException.outOfMemory(op + ": the GPU ran out of memory", e);
 			reset = isSticky(code);
-			if (reset) lastFault = op + " (" + code + ")";
+			// the outer session of a nested one that faulted sees the same fault: name where it arose
+			if (reset && resetPendingOn == null) lastFault = op + " (" + code + ")";
 			// within another session of this thread, the reset waits for that one to end (finally)
 			throw new GpuException(reset && resetLock.getReadHoldCount() > 1
 				? failure(op, code, false) + "; the GPU is reset once the operation around this one ends"
@@ -487,7 +488,7 @@ public final class Gpu {
 					// they would stay counted as in use for good. Only a reset gives them back. The
 					// next get() must still say which operation failed, not that discovery failed.
 					reset = true;
-					lastFault = op + " (" + e.getMessage() + ")";
+					if (resetPendingOn == null) lastFault = op + " (" + e.getMessage() + ")";
 				} finally {
 					// not back (lost with a reset context, or kept by a session that failed to end):
 					// it no longer counts as in use, or later sessions would wait for it
