@@ -124,24 +124,42 @@ class CommandParityTest extends HeadlessCommands {
 		assertEquals(macro + "\n" + macro2, cmd + "\n" + cmd2);
 	}
 
-	/** 4: a GPU failure after planes were written: the menu command marks the image changed; the command does not. */
-	@Test
-	void blur3DGpuFailureAfterWritingMarksTheImageChangedAsTheMenuCommand() throws Exception {
+	/** A body that may throw, for {@link #withVolumeBlur}. */
+	interface Body {
+		void run() throws Exception;
+	}
+
+	/**
+	 * Runs {@code body} with {@code blur} in place of both commands' blur of one volume. The menu
+	 * command's hook and its interface are package-private to fiji.cuda.ij: set through a proxy.
+	 */
+	static void withVolumeBlur(java.util.function.Consumer<Planes> blur, Body body) throws Exception {
 		GaussianBlur3DCommand.VolumeBlur saved = GaussianBlur3DCommand.volumeBlur;
 		java.lang.reflect.Field f = GaussianBlur3DPlugin.class.getDeclaredField("volumeBlur");
 		f.setAccessible(true);
 		Object savedPlugin = f.get(null);
-		String msg = "Gaussian Blur 3D: the GPU failed after writing planes 1-1 of 3";
+		Class<?> vb = Class.forName("fiji.cuda.ij.GaussianBlur3DPlugin$VolumeBlur");
 		try {
-			GaussianBlur3DCommand.volumeBlur = (vol, x, y, z) -> {
-				((float[]) vol.plane(0))[0] = -1; // a plane written, as the GPU path does before such a failure
-				throw new fiji.cuda.runtime.GpuException(msg);
-			};
-			Class<?> vb = Class.forName("fiji.cuda.ij.GaussianBlur3DPlugin$VolumeBlur");
+			GaussianBlur3DCommand.volumeBlur = (vol, x, y, z) -> blur.accept(vol);
 			f.set(null, java.lang.reflect.Proxy.newProxyInstance(vb.getClassLoader(), new Class<?>[] { vb }, (p, m, args) -> {
-				((float[]) ((Planes) args[0]).plane(0))[0] = -1;
-				throw new fiji.cuda.runtime.GpuException(msg);
+				blur.accept((Planes) args[0]);
+				return new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, null, false, 0);
 			}));
+			body.run();
+		} finally {
+			GaussianBlur3DCommand.volumeBlur = saved;
+			f.set(null, savedPlugin);
+		}
+	}
+
+	/** 4: a GPU failure after planes were written: the menu command marks the image changed; the command does not. */
+	@Test
+	void blur3DGpuFailureAfterWritingMarksTheImageChangedAsTheMenuCommand() throws Exception {
+		String msg = "Gaussian Blur 3D: the GPU failed after writing planes 1-1 of 3";
+		withVolumeBlur(vol -> {
+			((float[]) vol.plane(0))[0] = -1; // a plane written, as the GPU path does before such a failure
+			throw new fiji.cuda.runtime.GpuException(msg);
+		}, () -> {
 			ImagePlus a = noise("32-bit", 20, 20, 3, 1), b = noise("32-bit", 20, 20, 3, 1);
 			asMacro(new GaussianBlur3DPlugin(), b, "x=2 y=2 z=2");
 			CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", a).get();
@@ -149,10 +167,7 @@ class CommandParityTest extends HeadlessCommands {
 			assertEquals(-1f, a.getStack().getProcessor(1).getf(0)); // the pixels did change
 			assertTrue(b.changes, "menu command");
 			assertTrue(a.changes, "SciJava command: changed pixels, changes=false (closing does not ask to save)");
-		} finally {
-			GaussianBlur3DCommand.volumeBlur = saved;
-			f.set(null, savedPlugin);
-		}
+		});
 	}
 
 	/**
@@ -162,36 +177,19 @@ class CommandParityTest extends HeadlessCommands {
 	 */
 	@Test
 	void blur3DFailureInALaterVolumeSaysWhatTheMenuCommandSays() throws Exception {
-		GaussianBlur3DCommand.VolumeBlur saved = GaussianBlur3DCommand.volumeBlur;
-		java.lang.reflect.Field f = GaussianBlur3DPlugin.class.getDeclaredField("volumeBlur");
-		f.setAccessible(true);
-		Object savedPlugin = f.get(null);
-		Class<?> vb = Class.forName("fiji.cuda.ij.GaussianBlur3DPlugin$VolumeBlur");
-		try {
-			for (boolean partly : new boolean[] { false, true }) {
-				int[] calls = { 0, 0 };
-				// the second volume fails: before writing (out of memory), or after writing a plane
-				GaussianBlur3DCommand.volumeBlur = (vol, x, y, z) -> {
-					if (calls[0]++ == 0) {
-						((float[]) vol.plane(0))[0] = -1;
-						return;
-					}
-					if (!partly) throw new OutOfMemoryError("Java heap space");
-					((float[]) vol.plane(0))[0] = -2;
-					throw new fiji.cuda.ops.PartlyDoneException(fiji.cuda.gaussian.GaussianBlur.NAME_3D,
-						new IllegalStateException("test"), "slice 1 of 3 holds the result");
-				};
-				f.set(null, java.lang.reflect.Proxy.newProxyInstance(vb.getClassLoader(), new Class<?>[] { vb }, (p, m, args) -> {
-					Planes vol = (Planes) args[0];
-					if (calls[1]++ == 0) {
-						((float[]) vol.plane(0))[0] = -1;
-						return new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, null, false, 0);
-					}
-					if (!partly) throw new OutOfMemoryError("Java heap space");
-					((float[]) vol.plane(0))[0] = -2;
-					throw new fiji.cuda.ops.PartlyDoneException(fiji.cuda.gaussian.GaussianBlur.NAME_3D,
-						new IllegalStateException("test"), "slice 1 of 3 holds the result");
-				}));
+		for (boolean partly : new boolean[] { false, true }) {
+			int[] calls = { 0 };
+			// each command's second volume fails: before writing (out of memory), or after writing a plane
+			withVolumeBlur(vol -> {
+				if (calls[0]++ % 2 == 0) {
+					((float[]) vol.plane(0))[0] = -1;
+					return;
+				}
+				if (!partly) throw new OutOfMemoryError("Java heap space");
+				((float[]) vol.plane(0))[0] = -2;
+				throw new fiji.cuda.ops.PartlyDoneException(fiji.cuda.gaussian.GaussianBlur.NAME_3D,
+					new IllegalStateException("test"), "slice 1 of 3 holds the result");
+			}, () -> {
 				ImagePlus a = noise("32-bit", 20, 20, 6, 1), b = noise("32-bit", 20, 20, 6, 1);
 				a.setDimensions(2, 3, 1); // two channels: two volumes
 				b.setDimensions(2, 3, 1);
@@ -204,10 +202,7 @@ class CommandParityTest extends HeadlessCommands {
 					: "volume 1 of 2 holds the result"), m.getCancelReason());
 				assertTrue(a.changes, "volume 1 is blurred, yet the image is not marked changed");
 				assertTrue(b.changes, "menu command");
-			}
-		} finally {
-			GaussianBlur3DCommand.volumeBlur = saved;
-			f.set(null, savedPlugin);
+			});
 		}
 	}
 
