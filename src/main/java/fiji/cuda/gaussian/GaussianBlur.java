@@ -79,7 +79,17 @@ public final class GaussianBlur {
 		int done = 0;
 		while (done < n && (done == 0 || !opts.progress().isCanceled())) {
 			int to = Math.min(n, done + group);
-			int end = blurGroup(image, done, to, kx, ky, rect, opts, state);
+			int end;
+			try {
+				end = blurGroup(image, done, to, kx, ky, rect, opts, state);
+			} catch (PartlyDoneException | GpuException e) {
+				throw e; // they say which planes hold the result
+			} catch (RuntimeException | Error e) {
+				// before the group wrote anything (its copy of the rectangle ran out of memory, say):
+				// the earlier groups hold the result, and the user must hear so
+				if (done == 0) throw e;
+				throw stopped(e, done, false, n);
+			}
 			done = end;
 			if (end < to) break; // canceled
 		}
@@ -88,6 +98,9 @@ public final class GaussianBlur {
 
 	/** The most bytes of a masked selection's rectangle kept at once (tests lower it). */
 	static long maskCopyBytes = 64L << 20;
+
+	/** Called with each group's first plane before the group starts; tests make it fail. */
+	static java.util.function.IntConsumer groupStart = from -> {};
 
 	/** What the groups of {@link #blur2D} share: whether to try the GPU, and what ran. */
 	private static final class State {
@@ -109,6 +122,7 @@ public final class GaussianBlur {
 	private static int blurGroup(Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
 		ExecutionOptions opts, State state)
 	{
+		groupStart.accept(from);
 		Planes rectCopy = rect.mask != null ? copyRect(image, rect, from, to) : null;
 		int done = from;
 		boolean partly = false;
@@ -121,6 +135,11 @@ public final class GaussianBlur {
 					state.ran = Backend.GPU;
 				} catch (PartialGpuFailure e) {
 					done = e.planesDone;
+					if (!(e.getCause() instanceof GpuException)) {
+						// Java ran out of memory, say: no reason to go on on the CPU
+						partly = e.partlyWritten >= 0;
+						throw stopped(e.getCause(), done, partly, image.depth());
+					}
 					if (e.partlyWritten >= 0) {
 						partly = true;
 						throw e.unrecoverable(NAME, image.depth());
@@ -290,7 +309,8 @@ public final class GaussianBlur {
 		/** A plane written only in part (the CPU path cannot redo it from its original), or -1. */
 		final int partlyWritten;
 
-		PartialGpuFailure(int planesDone, int partlyWritten, GpuException cause) {
+		/** @param cause a {@link GpuException}, or whatever else stopped the GPU path part way */
+		PartialGpuFailure(int planesDone, int partlyWritten, Throwable cause) {
 			super(cause.getMessage(), cause);
 			this.planesDone = planesDone;
 			this.partlyWritten = partlyWritten;

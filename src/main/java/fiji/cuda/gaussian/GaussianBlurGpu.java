@@ -30,8 +30,8 @@ final class GaussianBlurGpu {
 	 * Blurs planes [from, to) in place.
 	 *
 	 * @return the first plane not done: {@code to}, or earlier when canceled
-	 * @throws GaussianBlur.PartialGpuFailure when a GPU error strikes after some planes, or part
-	 *                                        of one, were written
+	 * @throws GaussianBlur.PartialGpuFailure when an error, the GPU's or another, strikes after
+	 *                                        some planes, or part of one, were written
 	 * @throws GpuException                   when it strikes before any plane was written
 	 */
 	static int blur2D(Gpu gpu, Planes image, int from, int to, GaussianKernel kx, GaussianKernel ky, Region rect,
@@ -67,7 +67,7 @@ final class GaussianBlurGpu {
 						try {
 							if (whole) s.downloadAll(dst.ptr(), planes, image.planeSize());
 							else s.download(dst.at(first * t.bytesPerPixel()), planes[0], first, count);
-						} catch (RuntimeException e) {
+						} catch (RuntimeException | Error e) {
 							long perPlane = whole ? image.planeSize() : count;
 							done[0] = z + (int) (s.downloaded() / perPlane);
 							if (s.downloadTouched() > (done[0] - z) * perPlane) partly[0] = done[0];
@@ -83,6 +83,11 @@ final class GaussianBlurGpu {
 			// every plane came back before the error was reported (at the session's end, for a
 			// fault of another thread's work on the device): they hold the result
 			if (done[0] == to && partly[0] < 0) return to;
+			if (done[0] > from || partly[0] >= 0) throw new GaussianBlur.PartialGpuFailure(done[0], partly[0], e);
+			throw e;
+		} catch (RuntimeException | Error e) {
+			// not the GPU's (Java's memory, or the progress listener), after planes were written:
+			// which ones must be known all the same, and the mask's outside put back on them
 			if (done[0] > from || partly[0] >= 0) throw new GaussianBlur.PartialGpuFailure(done[0], partly[0], e);
 			throw e;
 		}

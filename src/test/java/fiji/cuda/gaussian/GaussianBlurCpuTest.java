@@ -250,6 +250,39 @@ class GaussianBlurCpuTest {
 	}
 
 	@Test
+	void aMaskedStackThatFailsBeforeItsSecondGroupSaysWhichPlanesHoldTheResult() {
+		// out of memory copying the second group's rectangle came out as a bare error: planes 1-2
+		// were blurred, and the caller (the SciJava command) said nothing of them
+		long saved = GaussianBlur.maskCopyBytes;
+		GaussianBlur.maskCopyBytes = 2L * 25 * 30 * 4; // the oval's rectangle of two float planes a group
+		GaussianBlur.groupStart = from -> {
+			if (from > 0) throw new OutOfMemoryError("Java heap space");
+		};
+		try {
+			Roi roi = new OvalRoi(3, 5, 25, 30);
+			Planes input = TestImages.random(PixelType.FLOAT32, 31, 41, 5, 71), ours = input.copy(), all = input.copy();
+			fiji.cuda.ops.PartlyDoneException e = assertThrows(fiji.cuda.ops.PartlyDoneException.class,
+				() -> GaussianBlur.blur2D(ours, 1.5, 2, ImageJReference.region(roi), CPU));
+			assertEquals("Gaussian Blur: stopped part way (Java ran out of memory); planes 1-2 of 5 hold the result and "
+				+ "the later ones are unchanged.", e.getMessage());
+			GaussianBlur.groupStart = from -> {};
+			GaussianBlur.blur2D(all, 1.5, 2, ImageJReference.region(roi), CPU);
+			assertTrue(TestImages.sameBits(ours.range(0, 2), all.range(0, 2)), "planes 1-2 are not blurred as a whole run does");
+			assertTrue(TestImages.sameBits(ours.range(2, 5), input.range(2, 5)), "planes 3-5 changed");
+			// a failure before anything was written comes as it is
+			GaussianBlur.groupStart = from -> {
+				throw new OutOfMemoryError("Java heap space");
+			};
+			Planes untouched = input.copy();
+			assertThrows(OutOfMemoryError.class, () -> GaussianBlur.blur2D(untouched, 1.5, 2, ImageJReference.region(roi), CPU));
+			assertTrue(TestImages.sameBits(untouched, input));
+		} finally {
+			GaussianBlur.maskCopyBytes = saved;
+			GaussianBlur.groupStart = from -> {};
+		}
+	}
+
+	@Test
 	void stacksBlurEveryPlane() {
 		for (PixelType t : PixelType.values()) {
 			Planes ours = TestImages.random(t, 19, 13, 3, 400 + t.ordinal()), ij = ours.copy();
