@@ -4,8 +4,6 @@ import fiji.cuda.ij.AlignSlicesPlugin;
 import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ncc.AlignSlices;
-import fiji.cuda.ops.PartlyDoneException;
-import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import ij.measure.ResultsTable;
 
@@ -85,8 +83,9 @@ public class AlignSlicesCommand extends ContextCommand {
 			AlignSlices.Settings s = settings();
 			// as the menu command: Undo is reset, or it would put back an earlier filter's snapshot
 			InPlace.change(image, false, () -> shifts = AlignSlicesPlugin.run(image, s, IjBridge.options()).table);
-		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
-			// out of memory too: a stack trace in the console was all a script's user got
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// any failure, out of memory and the unexpected too, as the menu commands take it: a
+			// stack trace in the console was all a script's user got
 			cancel(IjErrors.line(AlignSlicesPlugin.COMMAND, e));
 		}
 	}

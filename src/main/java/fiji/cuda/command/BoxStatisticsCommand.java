@@ -2,7 +2,6 @@ package fiji.cuda.command;
 
 import fiji.cuda.ij.BoxStatisticsPlugin;
 import fiji.cuda.ij.IjErrors;
-import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
 import org.scijava.command.Command;
@@ -49,8 +48,9 @@ public class BoxStatisticsCommand extends ContextCommand {
 			// Esc in ImageJ stops the menu command's computation, which then gives no image: a script
 			// got a null result and no word that it was canceled
 			if (result == null) cancel(BoxStatisticsPlugin.COMMAND + ": canceled.");
-		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
-			// out of memory too: a stack trace in the console was all a script's user got
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// any failure, out of memory and the unexpected too, as the menu commands take it: a
+			// stack trace in the console was all a script's user got
 			cancel(IjErrors.line(BoxStatisticsPlugin.COMMAND, e));
 		}
 	}

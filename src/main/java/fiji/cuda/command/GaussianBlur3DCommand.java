@@ -7,7 +7,6 @@ import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.image.Planes;
 import fiji.cuda.ops.PartlyDoneException;
-import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import java.util.List;
 import org.scijava.ItemIO;
@@ -54,8 +53,9 @@ public class GaussianBlur3DCommand extends ContextCommand {
 			// as ImageJ and the menu command: nothing to blur, no pixel changes, yet the selection goes
 			if (x == 0 && y == 0 && z == 0) ImagePlusPlanes.whileLocked(image, image::deleteRoi);
 			else InPlace.change(image, image.getStackSize() == 1, () -> blurVolumes(image, x, y, z));
-		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
-			// out of memory too: a stack trace in the console was all a script's user got
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// any failure, out of memory and the unexpected too, as the menu commands take it: a
+			// stack trace in the console was all a script's user got
 			cancel(IjErrors.line(GaussianBlur3DPlugin.COMMAND, e));
 		}
 	}

@@ -5,8 +5,6 @@ import fiji.cuda.ij.GaussianBlurPlugin;
 import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
-import fiji.cuda.ops.PartlyDoneException;
-import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
 import org.scijava.command.Command;
@@ -45,11 +43,13 @@ public class GaussianBlurCommand extends ContextCommand {
 		try {
 			Inputs.requireImage(image, "image");
 			double[] s = GaussianBlurPlugin.sigmasInPixels(image.getCalibration(), sigma, scaled);
-			InPlace.change(image, !stack || image.getStackSize() == 1, () -> GaussianBlur.blur2D(stack
-				? ImagePlusPlanes.wrap(image) : ImagePlusPlanes.wrap(image.getProcessor()), s[0], s[1],
-				ImagePlusPlanes.region(image.getRoi()), IjBridge.options()));
-		} catch (IllegalArgumentException | GpuException | PartlyDoneException | OutOfMemoryError e) {
-			// out of memory too: a stack trace in the console was all a script's user got
+			// one plane wrapped alone: a virtual stack of one slice loses no change, and the menu blurs it
+			boolean whole = stack && image.getStackSize() > 1;
+			InPlace.change(image, !whole, () -> GaussianBlur.blur2D(whole ? ImagePlusPlanes.wrap(image)
+				: ImagePlusPlanes.wrap(image.getProcessor()), s[0], s[1], ImagePlusPlanes.selection(image), IjBridge.options()));
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// any failure, out of memory and the unexpected too, as the menu commands take it: a
+			// stack trace in the console was all a script's user got
 			cancel(IjErrors.line(GaussianBlurPlugin.COMMAND, e));
 		}
 	}

@@ -7,7 +7,6 @@ import fiji.cuda.ij.IntegralImagePlugin;
 import fiji.cuda.integral.IntegralImage;
 import fiji.cuda.integral.SatBuild;
 import fiji.cuda.integral.SummedAreaTable;
-import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import net.imglib2.img.array.ArrayImg;
 import org.scijava.ItemIO;
@@ -52,8 +51,9 @@ public class IntegralImageCommand extends ContextCommand {
 				ImagePlusPlanes.wrap(ImagePlusPlanes.slice(image, index)), 0, b, IjBridge.options()));
 			sum = t.sumImg();
 			sumOfSquares = t.sumSqImg();
-		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
-			// out of memory too: a stack trace in the console was all a script's user got
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// any failure, out of memory and the unexpected too, as the menu commands take it: a
+			// stack trace in the console was all a script's user got
 			cancel(IjErrors.line(IntegralImagePlugin.COMMAND, e));
 		}
 	}

@@ -2,7 +2,6 @@ package fiji.cuda.command;
 
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.LocalThresholdPlugin;
-import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
 import org.scijava.command.Command;
@@ -46,8 +45,9 @@ public class LocalThresholdCommand extends ContextCommand {
 		try {
 			Inputs.requireImage(image, "image");
 			result = LocalThresholdPlugin.thresholdForScript(image, method, radius, parameter1, parameter2, white);
-		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
-			// out of memory too: a stack trace in the console was all a script's user got
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// any failure, out of memory and the unexpected too, as the menu commands take it: a
+			// stack trace in the console was all a script's user got
 			cancel(IjErrors.line(LocalThresholdPlugin.COMMAND, e));
 		}
 	}

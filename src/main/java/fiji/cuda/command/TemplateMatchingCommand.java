@@ -2,7 +2,6 @@ package fiji.cuda.command;
 
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.TemplateMatchingPlugin;
-import fiji.cuda.runtime.GpuException;
 import ij.ImagePlus;
 import ij.measure.ResultsTable;
 import org.scijava.ItemIO;
@@ -68,8 +67,9 @@ public class TemplateMatchingCommand extends ContextCommand {
 			TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.runForScript(image, template, settings());
 			results = out.table;
 			scoreMapImage = out.scoreMap;
-		} catch (IllegalArgumentException | GpuException | OutOfMemoryError e) {
-			// out of memory too: a stack trace in the console was all a script's user got
+		} catch (RuntimeException | OutOfMemoryError e) {
+			// any failure, out of memory and the unexpected too, as the menu commands take it: a
+			// stack trace in the console was all a script's user got
 			cancel(IjErrors.line(TemplateMatchingPlugin.COMMAND, e));
 		}
 	}

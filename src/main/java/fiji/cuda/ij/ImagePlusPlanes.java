@@ -180,10 +180,28 @@ public final class ImagePlusPlanes {
 		Rectangle r = ip.getRoi();
 		// ImageJ clips the selection to the image: an empty rectangle is one outside it, or one of
 		// zero width or height (a polygon of points on one line) inside it
-		if (r.width < 1 || r.height < 1)
-			throw new IllegalArgumentException("The selection has no area inside the image: it lies outside it, or has a "
-				+ "width or height of 0 (points on one line). Remove it (Edit>Selection>Select None) or draw another.");
+		if (r.width < 1 || r.height < 1) throw new IllegalArgumentException(NO_AREA);
 		return new Region(r.x, r.y, r.width, r.height, null);
+	}
+
+	private static final String NO_AREA = "The selection has no area inside the image: it lies outside it, or has a "
+		+ "width or height of 0 (points on one line). Remove it (Edit>Selection>Select None) or draw another.";
+
+	/**
+	 * {@link #region(Roi)} of the image's selection, refused as {@link #rectangle} refuses it
+	 * when it has no area inside the image: the SciJava command said "The selection lies outside
+	 * the image" or "has zero area (0x18)" where the menu command says what to do.
+	 *
+	 * @param imp the image
+	 * @return its selection's rectangle and mask, or null for the whole image
+	 * @throws IllegalArgumentException for an area selection with no area inside the image
+	 */
+	public static Region selection(ImagePlus imp) {
+		Roi roi = imp.getRoi();
+		if (roi == null || !roi.isArea()) return null;
+		Rectangle r = roi.getBounds().intersection(new Rectangle(imp.getWidth(), imp.getHeight()));
+		if (r.width < 1 || r.height < 1) throw new IllegalArgumentException(NO_AREA);
+		return region(roi);
 	}
 
 	/**

@@ -206,6 +206,66 @@ class CommandParityTest extends HeadlessCommands {
 		}
 	}
 
+	/**
+	 * 4c: a selection with no area inside the image gets the menu command's words (the command
+	 * said "The selection lies outside the image." or "has zero area (0x18)."), and the image
+	 * stays as it was.
+	 */
+	@Test
+	void blurOfASelectionWithNoAreaInsideTheImageGetsTheMenusMessage() throws Exception {
+		ij.gui.Roi[] rois = { new ij.gui.Roi(40, 5, 6, 6),
+			new ij.gui.PolygonRoi(new int[] { 5, 5, 5 }, new int[] { 1, 9, 18 }, 3, ij.gui.Roi.POLYGON) };
+		for (ij.gui.Roi roi : rois) {
+			ImagePlus a = noise("8-bit", 30, 20, 1, 5), b = noise("8-bit", 30, 20, 1, 5), before = a.duplicate();
+			a.setRoi((ij.gui.Roi) roi.clone());
+			b.setRoi((ij.gui.Roi) roi.clone());
+			String macro = asMacro(GB, b, "sigma=2");
+			CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", a, "sigma", 2.0).get();
+			assertTrue(macro.contains("has no area inside the image"), macro);
+			assertEquals(macro, m.getCancelReason(), roi.toString());
+			assertTrue(samePixels(before, a), "the image changed");
+		}
+	}
+
+	/** 4d: a virtual stack of one slice is blurred, as by the menu command; it loses no change. */
+	@Test
+	void blurOfAOneSliceVirtualStackIsDoneAsByTheMenu() throws Exception {
+		java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("fiji-cuda-virtual");
+		String path = dir.resolve("one.tif").toString();
+		try {
+			IJ.saveAsTiff(noise("16-bit", 30, 20, 1, 6), path);
+			ImagePlus a = IJ.openVirtual(path), b = IJ.openVirtual(path);
+			assertTrue(a.getStack().isVirtual());
+			asMacro(GB, b, "sigma=2 stack");
+			CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", a, "sigma", 2.0).get();
+			assertFalse(m.isCanceled(), m.getCancelReason());
+			// the shown plane: a virtual stack's processor for slice 1 reads the file again
+			short[] got = (short[]) a.getProcessor().getPixels();
+			assertArrayEquals((short[]) b.getProcessor().getPixels(), got, "not blurred as by the menu command");
+			assertTrue(a.changes);
+			assertFalse(java.util.Arrays.equals((short[]) IJ.openImage(path).getProcessor().getPixels(), got), "not blurred");
+		} finally {
+			java.nio.file.Files.deleteIfExists(java.nio.file.Paths.get(path));
+			java.nio.file.Files.deleteIfExists(dir);
+		}
+	}
+
+	/** 4e: an unexpected failure is reported as the menu command reports it, not left to SciJava as a stack trace. */
+	@Test
+	void anUnexpectedFailureCancelsWithTheMenusWords() throws Exception {
+		withVolumeBlur(vol -> {
+			throw new IllegalStateException("boom");
+		}, () -> {
+			ImagePlus a = noise("32-bit", 20, 20, 3, 1), b = noise("32-bit", 20, 20, 3, 1);
+			String macro = asMacro(new GaussianBlur3DPlugin(), b, "x=2 y=2 z=2");
+			CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", a).get();
+			assertTrue(m.isCanceled());
+			assertTrue(m.getCancelReason().startsWith("GPU Gaussian Blur 3D: an unexpected error stopped the command "
+				+ "(IllegalStateException: boom)"), m.getCancelReason());
+			assertEquals(macro, m.getCancelReason());
+		});
+	}
+
 	/** 5: the documented differences: stack=false is the current plane of a composite too, and sigma 0 is refused. */
 	@Test
 	void blurDifferencesFromTheMenuCommandAreAsDocumented() throws Exception {
