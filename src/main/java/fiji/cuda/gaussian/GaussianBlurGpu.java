@@ -126,6 +126,11 @@ final class GaussianBlurGpu {
 			if (touched[0] > 0)
 				throw new GaussianBlur.PartialGpuFailure(0, (int) ((touched[0] - 1) / volume.planeSize()), e);
 			throw e;
+		} catch (RuntimeException | Error e) {
+			// not the GPU's, while the volume was written back: it holds neither the input nor the result
+			if (touched[0] > 0)
+				throw new fiji.cuda.ops.PartlyDoneException(GaussianBlur.NAME_3D, e, GaussianBlurCpu.VOLUME_PART_BLURRED);
+			throw e;
 		}
 	}
 
@@ -163,8 +168,8 @@ final class GaussianBlurGpu {
 				}
 				try {
 					s.downloadAll(cur.ptr(), planes, volume.planeSize());
-				} catch (RuntimeException e) {
-					touched[0] = s.downloadTouched();
+				} catch (RuntimeException | Error e) {
+					touched[0] = s.downloadTouched(); // Java's memory too, in the host copies
 					throw e;
 				}
 				touched[1] = 1;

@@ -4,6 +4,7 @@ import fiji.cuda.ops.CpuParallel;
 
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
+import fiji.cuda.ops.Backend;
 import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpLog;
 import fiji.cuda.ops.OpReport;
@@ -151,12 +152,16 @@ public final class BoxStatistics {
 		if (statistic == Statistic.VARIANCE) warnBeyondFloat(range);
 		// a 32-bit image may be its own output: a large plane then comes back whole before it is written
 		boolean inPlace = n > 0 && out.plane(0) == image.plane(0);
+		// The GPU writes the planes with NaN or infinities too, and the CPU makes them again from
+		// src: in place, src may be the output itself (the mean's, or a variance's plane left as
+		// it was), and the CPU read the GPU's means. Their originals are kept.
+		Planes cpuSrc = inPlace && nonFinite != null && opts.backend() != Backend.CPU ? originals(src, out, nonFinite) : src;
 		return IntegralImage.byPlane(NAME, n, opts,
 			gpu -> IntegralImageGpu.boxStatistics(gpu, src, out, 0, n, statistic, window, opts.progress(), inPlace),
 			(z, p) -> {
 				if (nonFinite != null && nonFinite[z]) {
-					NonFinite.Tables t = NonFinite.build(src, z, opts.threads());
-					plane(t.sums, t.finite, (float[]) src.plane(z), (float[]) out.plane(z), statistic, window,
+					NonFinite.Tables t = NonFinite.build(cpuSrc, z, opts.threads());
+					plane(t.sums, t.finite, (float[]) cpuSrc.plane(z), (float[]) out.plane(z), statistic, window,
 						opts.threads());
 					return true;
 				}
@@ -165,6 +170,17 @@ public final class BoxStatistics {
 					b.sumD, b.sumSqD, b.first, null, null, o, src.width(), src.height(), statistic, window, opts.threads(), y0,
 					y1));
 			}, nonFinite, inPlace, t0);
+	}
+
+	/**
+	 * @return {@code src} with a copy of each flagged plane that is also {@code out}'s, which the
+	 *         GPU overwrites before the CPU reads it
+	 */
+	private static Planes originals(Planes src, Planes out, boolean[] flagged) {
+		Object[] planes = new Object[src.depth()];
+		for (int z = 0; z < planes.length; z++)
+			planes[z] = flagged[z] && src.plane(z) == out.plane(z) ? ((float[]) src.plane(z)).clone() : src.plane(z);
+		return Planes.wrap(src.width(), src.height(), planes);
 	}
 
 	/** The CPU path for one plane: rows in parallel, four table reads per moment and pixel. */

@@ -311,6 +311,18 @@ public final class IntegralImage {
 			try {
 				done = gpu.run(GpuAccess.get());
 				ran = Backend.GPU;
+			} catch (IntegralImageGpu.WrittenThenFailed e) {
+				Throwable cause = e.getCause();
+				if (!inPlace) {
+					// a new result, which the caller drops
+					if (cause instanceof Error) throw (Error) cause;
+					throw (RuntimeException) cause;
+				}
+				// the flagged planes the GPU wrote are made again, as after a whole run
+				if (cpuOnly != null)
+					for (int z = 0; z < e.done; z++)
+						if (cpuOnly[z]) cpuPlane.run(z, Progress.NONE);
+				throw new PartlyDoneException(op, cause, Fallback.prefixDone(e.done, n, "planes"));
 			} catch (GpuException e) {
 				if (e instanceof IntegralImageGpu.PartialFailure) {
 					done = ((IntegralImageGpu.PartialFailure) e).done;

@@ -401,7 +401,7 @@ final class IntegralImageGpu {
 						} else {
 							try {
 								s.downloadAll(res.ptr(), dst, n);
-							} catch (RuntimeException e) {
+							} catch (RuntimeException | Error e) {
 								done[0] = z + (int) (s.downloaded() / n);
 								throw e;
 							}
@@ -417,6 +417,22 @@ final class IntegralImageGpu {
 			if (done[0] == to) return to;
 			if (done[0] > from) throw new PartialFailure(done[0], e);
 			throw e;
+		} catch (RuntimeException | Error e) {
+			// not the GPU's (the progress listener, or Java's memory): no reason to go on on the
+			// CPU, but the planes written must be known, for an image changed in place
+			if (done[0] > from) throw new WrittenThenFailed(done[0], e);
+			throw e;
+		}
+	}
+
+	/** A failure that is not the GPU's after planes [0, {@link #done}) of the call were written. */
+	static final class WrittenThenFailed extends RuntimeException {
+		private static final long serialVersionUID = 1L;
+		final int done;
+
+		WrittenThenFailed(int done, Throwable cause) {
+			super(cause.getMessage(), cause);
+			this.done = done;
 		}
 	}
 

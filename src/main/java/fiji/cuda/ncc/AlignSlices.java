@@ -189,6 +189,13 @@ public final class AlignSlices {
 					if (k > 0) Fallback.reasonAfterPart(NAME, opts, e, alignedPrefix(order, k));
 					else Fallback.reason(NAME, opts, e);
 				}
+			} catch (RuntimeException | Error e) {
+				// not the GPU's (the progress listener, or Java's memory): the slices written stay
+				// aligned, and the user must hear which, as after a failure on the CPU below
+				while (k < order.length && done[order[k]] != null)
+					k++;
+				if (k == 0) throw e;
+				throw new PartlyDoneException(NAME, e, alignedPrefix(order, k));
 			}
 			// the matching of the slices left runs on the CPU too: the GPU just failed
 			matchOpts = matchOpts.withBackend(Backend.CPU);

@@ -103,4 +103,23 @@ class BoxStatisticsGpuTest {
 		}
 		assertArrayEquals((float[]) cpu.plane(0), (float[]) img.plane(0));
 	}
+
+	@Test
+	void inPlaceStatisticsOfPlanesWithNaNAreMadeFromTheOriginalPixels() {
+		// the GPU wrote every plane into the image, and the CPU then made the planes with NaN again
+		// from that image: from the GPU's means, not the pixels (4095 of 4096 values wrong)
+		for (BoxStatistics.Statistic st : BoxStatistics.Statistic.values()) {
+			Planes img = TestImages.random(PixelType.FLOAT32, 64, 64, 3, 21);
+			((float[]) img.plane(1))[100] = Float.NaN;
+			((float[]) img.plane(2))[7] = Float.POSITIVE_INFINITY;
+			Planes cpu = BoxStatistics.compute(img.copy(), st, Window.square(2), CPU);
+			BoxStatistics.computeInto(img, img, st, Window.square(2), GPU);
+			for (int z = 0; z < 3; z++) {
+				float[] c = (float[]) cpu.plane(z), g = (float[]) img.plane(z);
+				for (int i = 0; i < c.length; i++)
+					assertTrue(Float.compare(c[i], g[i]) == 0 || Math.abs(c[i] - g[i]) <= 1e-4 * Math.max(1, Math.abs(c[i])),
+						st + " plane " + z + " pixel " + i + ": in place " + g[i] + ", CPU " + c[i]);
+			}
+		}
+	}
 }

@@ -131,6 +131,33 @@ class LocalThresholdGpuTest {
 	}
 
 	@Test
+	void aProgressFailingInsideTheGpuPathInPlaceSaysWhichPlanesAreThresholded() {
+		// anything but a GPU error thrown inside the GPU path (here the progress listener, after
+		// plane 1 came back) escaped as it was: planes thresholded in place and no word of which
+		// 6000x6000 bytes, more than a staging buffer: one plane a batch
+		Planes img = TestImages.random(PixelType.UINT8, 6000, 6000, 3, 12), before = img.copy();
+		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.SAUVOLA, 9, 0, 0, true);
+		Planes cpu = LocalThreshold.threshold(img.copy(), st, CPU);
+		fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
+			@Override
+			public void update(double fraction) {
+				throw new IllegalStateException("the progress bar failed");
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		fiji.cuda.ops.PartlyDoneException e = org.junit.jupiter.api.Assertions.assertThrows(
+			fiji.cuda.ops.PartlyDoneException.class, () -> LocalThreshold.thresholdInto(img, img, st, GPU.withProgress(failing)));
+		assertTrue(e.getMessage().contains("plane 1 of 3 holds the result"), e.getMessage());
+		assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0), "plane 1");
+		for (int z = 1; z < 3; z++)
+			assertArrayEquals((byte[]) before.plane(z), (byte[]) img.plane(z), "plane " + (z + 1) + " changed");
+	}
+
+	@Test
 	void anInPlaceThresholdWhoseWriteBackFailsIsRedoneFromTheOriginal() {
 		// 6000x6000 bytes = 36 MB, more than one staging chunk; the second chunk's copy fails
 		Planes img = TestImages.random(PixelType.UINT8, 6000, 6000, 1, 10);

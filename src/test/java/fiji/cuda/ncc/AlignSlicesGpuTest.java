@@ -210,6 +210,51 @@ class AlignSlicesGpuTest {
 	}
 
 	@Test
+	void aProgressFailingInsideTheGpuPathSaysWhichSlicesAreAligned() {
+		// anything but a GPU error thrown inside the GPU path (here the progress listener, after
+		// slice 2 was written back) escaped as it was, with slices aligned and no word of which;
+		// slice by slice, and in groups
+		double[] sx = { 0, 3, -5, 7 }, sy = { 0, -4, 2, 6 };
+		Planes stack = DriftingStack.make(PixelType.UINT16, 120, 100, sx, sy, 35);
+		Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 9);
+		s.subpixel = false;
+		Planes cpu = stack.copy();
+		AlignSlices.align(cpu, s, CPU);
+		int groups = AlignSlicesGpu.groupSlicesForTest;
+		try {
+			for (int group : new int[] { -1, 1 }) {
+				AlignSlicesGpu.groupSlicesForTest = group;
+				Planes gpu = stack.copy();
+				fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
+					@Override
+					public void update(double fraction) {
+						throw new IllegalStateException("the progress bar failed");
+					}
+
+					@Override
+					public boolean isCanceled() {
+						return false;
+					}
+				};
+				fiji.cuda.ops.PartlyDoneException e = org.junit.jupiter.api.Assertions.assertThrows(
+					fiji.cuda.ops.PartlyDoneException.class, () -> AlignSlices.align(gpu, s, GPU.withProgress(failing)));
+				// the groups already on their way down are kept (and named) as well: slice 2 at least
+				int k = 0;
+				while (k < 3 && java.util.Arrays.equals((short[]) cpu.plane(k + 1), (short[]) gpu.plane(k + 1)))
+					k++;
+				assertTrue(k >= 1, group + ": slice 2 is not aligned");
+				assertTrue(e.getMessage().contains(AlignSlices.alignedPrefix(new int[] { 1, 2, 3 }, k)), group + ", " + k
+					+ " aligned: " + e.getMessage());
+				for (int z = k + 1; z < 4; z++)
+					assertTrue(java.util.Arrays.equals((short[]) stack.plane(z), (short[]) gpu.plane(z)),
+						group + ": slice " + (z + 1) + " changed, yet not named aligned");
+			}
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = groups;
+		}
+	}
+
+	@Test
 	void aFlatLandmarkSliceKeepsItsNeighboursShiftOnBothPaths() {
 		double[] sx = { 0, 2, -1 }, sy = { 0, 1, 3 };
 		Planes stack = DriftingStack.make(PixelType.UINT16, 90, 80, sx, sy, 5);
