@@ -138,17 +138,7 @@ class LocalThresholdGpuTest {
 		Planes img = TestImages.random(PixelType.UINT8, 6000, 6000, 3, 12), before = img.copy();
 		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.SAUVOLA, 9, 0, 0, true);
 		Planes cpu = LocalThreshold.threshold(img.copy(), st, CPU);
-		fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
-			@Override
-			public void update(double fraction) {
-				throw new IllegalStateException("the progress bar failed");
-			}
-
-			@Override
-			public boolean isCanceled() {
-				return false;
-			}
-		};
+		fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.failingAtUpdate(1);
 		fiji.cuda.ops.PartlyDoneException e = org.junit.jupiter.api.Assertions.assertThrows(
 			fiji.cuda.ops.PartlyDoneException.class, () -> LocalThreshold.thresholdInto(img, img, st, GPU.withProgress(failing)));
 		assertTrue(e.getMessage().contains("plane 1 of 3 holds the result"), e.getMessage());

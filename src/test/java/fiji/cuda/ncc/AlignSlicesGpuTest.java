@@ -178,15 +178,26 @@ class AlignSlicesGpuTest {
 		assertTrue(TestImages.sameBits(cpu, gpu), TestImages.diff(cpu, gpu).toString());
 	}
 
+	/** @return four 16-bit slices drifting by known whole-pixel shifts, for the failure tests */
+	private static Planes fourSlices() {
+		return DriftingStack.make(PixelType.UINT16, 120, 100, new double[] { 0, 3, -5, 7 }, new double[] { 0, -4, 2, 6 },
+			35);
+	}
+
+	/** @return the settings the failure tests align {@link #fourSlices} with: whole pixels */
+	private static Settings fourSlicesSettings() {
+		Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 9);
+		s.subpixel = false;
+		return s;
+	}
+
 	@Test
 	void aForcedGpuFailingAfterASliceSaysWhichSlicesAreAligned() {
 		// slice by slice, two downloads a slice (its score map, then the slice): the fourth, slice
 		// 3's, fails. With the GPU forced nothing finishes the stack, so the error must say that
 		// slice 2 is aligned and the others are not.
-		double[] sx = { 0, 3, -5, 7 }, sy = { 0, -4, 2, 6 };
-		Planes stack = DriftingStack.make(PixelType.UINT16, 120, 100, sx, sy, 35);
-		Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 9);
-		s.subpixel = false;
+		Planes stack = fourSlices();
+		Settings s = fourSlicesSettings();
 		Planes cpu = stack.copy(), gpu = stack.copy();
 		AlignSlices.align(cpu, s, CPU);
 		int groups = AlignSlicesGpu.groupSlicesForTest;
@@ -214,10 +225,8 @@ class AlignSlicesGpuTest {
 		// anything but a GPU error thrown inside the GPU path (here the progress listener, after
 		// slice 2 was written back) escaped as it was, with slices aligned and no word of which;
 		// slice by slice, and in groups
-		double[] sx = { 0, 3, -5, 7 }, sy = { 0, -4, 2, 6 };
-		Planes stack = DriftingStack.make(PixelType.UINT16, 120, 100, sx, sy, 35);
-		Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 9);
-		s.subpixel = false;
+		Planes stack = fourSlices();
+		Settings s = fourSlicesSettings();
 		Planes cpu = stack.copy();
 		AlignSlices.align(cpu, s, CPU);
 		int groups = AlignSlicesGpu.groupSlicesForTest;
@@ -225,17 +234,7 @@ class AlignSlicesGpuTest {
 			for (int group : new int[] { -1, 1 }) {
 				AlignSlicesGpu.groupSlicesForTest = group;
 				Planes gpu = stack.copy();
-				fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
-					@Override
-					public void update(double fraction) {
-						throw new IllegalStateException("the progress bar failed");
-					}
-
-					@Override
-					public boolean isCanceled() {
-						return false;
-					}
-				};
+				fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.failingAtUpdate(1);
 				fiji.cuda.ops.PartlyDoneException e = org.junit.jupiter.api.Assertions.assertThrows(
 					fiji.cuda.ops.PartlyDoneException.class, () -> AlignSlices.align(gpu, s, GPU.withProgress(failing)));
 				// the groups already on their way down are kept (and named) as well: slice 2 at least
