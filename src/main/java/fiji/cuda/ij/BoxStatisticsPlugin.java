@@ -9,7 +9,6 @@ import fiji.cuda.ops.OpReport;
 import fiji.cuda.ops.Texts;
 import ij.IJ;
 import ij.ImagePlus;
-import ij.WindowManager;
 import ij.ImageStack;
 import ij.Macro;
 import ij.gui.GenericDialog;
@@ -104,7 +103,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, chosen, window, stack,
 				windowLabel(radius, width, height)));
 			if (out != null) {
-				out.setTitle(WindowManager.makeUniqueName(out.getTitle()));
+				out.setTitle(IjBridge.uniqueTitle(out.getTitle()));
 				out.show();
 			}
 		} catch (RuntimeException | OutOfMemoryError e) {

@@ -4,8 +4,10 @@ import fiji.cuda.ops.ExecutionOptions;
 import fiji.cuda.ops.OpLog;
 import fiji.cuda.runtime.GpuSettings;
 import ij.IJ;
+import ij.ImagePlus;
 import ij.Macro;
 import ij.Prefs;
+import ij.WindowManager;
 import ij.macro.Interpreter;
 import ij.util.Tools;
 
@@ -182,6 +184,34 @@ public final class IjBridge {
 	/** @return the stored device choice, "auto" when none */
 	public static String storedDeviceChoice() {
 		return Prefs.get(PREF_DEVICE, "auto");
+	}
+
+	/**
+	 * ImageJ's {@code WindowManager.makeUniqueName}, which sees only the images that have a
+	 * window: in batch mode a second score map of one image took the first's title, and a macro
+	 * that selected the map by title got the older one. This one sees the batch-mode images too.
+	 *
+	 * @param title the title wanted
+	 * @return it, or the first free of "name-1", "name-2", ... (before a file extension, as ImageJ
+	 *         numbers them)
+	 */
+	public static String uniqueTitle(String title) {
+		java.util.Set<String> taken = new java.util.HashSet<>();
+		int[] ids = WindowManager.getIDList();
+		if (ids != null)
+			for (int id : ids) {
+				ImagePlus imp = WindowManager.getImage(id);
+				if (imp != null) taken.add(imp.getTitle());
+			}
+		if (!taken.contains(title)) return title;
+		int dot = title.lastIndexOf('.');
+		// an extension is a short run of letters and digits after the last dot, as in "cells.tif"
+		boolean ext = dot > 0 && title.length() - dot <= 5 && title.substring(dot + 1).matches("[A-Za-z0-9]+");
+		String base = ext ? title.substring(0, dot) : title, tail = ext ? title.substring(dot) : "";
+		for (int k = 1;; k++) {
+			String t = base + "-" + k + tail;
+			if (!taken.contains(t)) return t;
+		}
 	}
 
 	/**

@@ -100,7 +100,7 @@ public class IntegralImagePlugin implements PlugIn {
 			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, table, stack));
 			if (out != null) {
 				// as ImageJ names a second duplicate: a title alike found the earlier result
-				out.setTitle(ij.WindowManager.makeUniqueName(out.getTitle()));
+				out.setTitle(IjBridge.uniqueTitle(out.getTitle()));
 				out.show();
 			}
 		} catch (RuntimeException | OutOfMemoryError e) {

@@ -248,7 +248,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 	 */
 	public static Outcome runForScript(ImagePlus image, ImagePlus template, Settings s) {
 		Outcome out = ImagePlusPlanes.whileReading(image, template, () -> run(image, template, s, IjBridge.options()));
-		if (out.scoreMap != null) out.scoreMap.setTitle(WindowManager.makeUniqueName(out.scoreMap.getTitle()));
+		if (out.scoreMap != null) out.scoreMap.setTitle(IjBridge.uniqueTitle(out.scoreMap.getTitle()));
 		return out;
 	}
 

@@ -165,7 +165,7 @@ final class TemplateMatchingResults {
 		if (out.scoreMap != null) {
 			// a second map of one image took the first's title, and selectImage by title found
 			// the old one
-			out.scoreMap.setTitle(WindowManager.makeUniqueName(out.scoreMap.getTitle()));
+			out.scoreMap.setTitle(IjBridge.uniqueTitle(out.scoreMap.getTitle()));
 			out.scoreMap.show();
 		}
 		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");

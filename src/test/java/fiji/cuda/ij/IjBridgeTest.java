@@ -74,4 +74,28 @@ public class IjBridgeTest { // public: the test macro call()s into it
 		IjBridge.checkClosed(null);
 		org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> IjBridge.checkClosed("input='a b"));
 	}
+
+	@Test
+	void uniqueTitlesSeeTheImagesOfBatchMode() {
+		// ImageJ's WindowManager.makeUniqueName sees only images with a window: in a batch macro a
+		// second score map of one image took the first's title
+		ij.ImagePlus a = ij.IJ.createImage("Score map of img", "8-bit", 4, 4, 1);
+		ij.ImagePlus b = ij.IJ.createImage("cells.tif", "8-bit", 4, 4, 1);
+		ij.ImagePlus c = ij.IJ.createImage("cells-1.tif", "8-bit", 4, 4, 1);
+		boolean batch = Interpreter.batchMode;
+		Interpreter.batchMode = true; // as in a macro after setBatchMode(true), or in -batch
+		Interpreter.addBatchModeImage(a);
+		Interpreter.addBatchModeImage(b);
+		Interpreter.addBatchModeImage(c);
+		try {
+			assertEquals("Score map of img-1", IjBridge.uniqueTitle("Score map of img"));
+			assertEquals("cells-2.tif", IjBridge.uniqueTitle("cells.tif"));
+			assertEquals("Score map of other", IjBridge.uniqueTitle("Score map of other"));
+		} finally {
+			Interpreter.removeBatchModeImage(a);
+			Interpreter.removeBatchModeImage(b);
+			Interpreter.removeBatchModeImage(c);
+			Interpreter.batchMode = batch;
+		}
+	}
 }
