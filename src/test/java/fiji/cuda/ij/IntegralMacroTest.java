@@ -260,11 +260,12 @@ class IntegralMacroTest {
 		ImageJProcess.Result r = imagej.run(macro, "");
 		assertTrue(r.output.contains("sum: 1 " + 255 * 200), r::toString);
 		assertTrue(r.output.contains("sq: 1 " + 255 * 255 * 200), r::toString);
-		assertTrue(r.output.contains("default: w sum table 1"), r::toString); // the default, not the earlier call's table
+		// the default, not the earlier call's table; the titles are unique among the batch's images
+		assertTrue(r.output.contains("default: w sum table-1 1"), r::toString);
 		// a bracketed name in another case was left as written and, being neither name, gave both tables
-		assertTrue(r.output.contains("bracketed: w sum table 1"), r::toString);
+		assertTrue(r.output.contains("bracketed: w sum table-2 1"), r::toString);
 		// a macro variable, as GenericDialog allows; the check for unknown names had refused it
-		assertTrue(r.output.contains("variable: w sum-of-squares table"), r::toString);
+		assertTrue(r.output.contains("variable: w sum-of-squares table-1"), r::toString);
 		assertTrue(r.output.contains("GPU Integral Image: Table must be Sum, [Sum of squares] or Both, not table=Sums."),
 			r::toString);
 		assertFalse(r.output.contains("still running"), r::toString);
