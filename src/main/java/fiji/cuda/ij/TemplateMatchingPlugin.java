@@ -126,6 +126,18 @@ public class TemplateMatchingPlugin implements PlugIn {
 	static final String FOLDER_KEY = "template_folder";
 	private static final String FOLDER_LABEL = "Template_folder:";
 
+	/**
+	 * @return the image {@code current} is the score map of, while that image is open; else
+	 *         {@code current}. A macro run again without {@code image=} right after one with a
+	 *         score map, which is then the current image, searched the map, as the dialog did
+	 *         before it learnt to offer the image instead.
+	 */
+	private static ImagePlus mapSource(ImagePlus current) {
+		Object mapOf = current.getProperty(TemplateMatchingResults.MAP_OF);
+		ImagePlus source = mapOf instanceof Integer ? WindowManager.getImage((Integer) mapOf) : null;
+		return source != null ? source : current;
+	}
+
 	@Override
 	public void run(String arg) {
 		IjErrors.enter();
@@ -146,7 +158,7 @@ public class TemplateMatchingPlugin implements PlugIn {
 				// error dialog, which would hang a batch run
 				IjBridge.checkClosed(options);
 				String title = IjBridge.macroValue(options, "image", null);
-				image = title == null && given != null ? given : find(title, "image", given);
+				image = title == null && given != null ? mapSource(given) : find(title, "image", given);
 				// the dialog records template_folder=[] when the field is left empty: then template counts
 				String f = IjBridge.macroValue(options, FOLDER_KEY, "").trim();
 				String t = IjBridge.macroValue(options, "template", "");

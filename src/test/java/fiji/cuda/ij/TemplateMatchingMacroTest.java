@@ -69,6 +69,23 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void aMacroRunAgainWithoutImageSearchesTheImageNotItsScoreMap() throws Exception {
+		// the map is the current image after a run with score_map: a second run without image=
+		// searched the map, found nothing and made "Score map of Score map of scene"
+		Path macro = Files.writeString(dir.resolve("again.ijm"), "setBatchMode(true);\n"
+			+ "newImage('scene', '8-bit random', 120, 90, 1);\n"
+			+ "makeRectangle(40, 30, 17, 13); run('Duplicate...', 'title=tpl');\n"
+			+ "selectImage('scene'); run('Select None');\n"
+			+ "for (i = 0; i < 2; i++) {\n"
+			+ "  run('GPU Template Matching...', 'template=tpl score_threshold=0.9 max_objects=3 score_map');\n"
+			+ "  print('run ' + i + ': ' + nResults + ' ' + getResultString('Image', 0) + ' ' + getResult('X', 0) + ' ' + getTitle());\n"
+			+ "}\n");
+		ImageJProcess.Result r = imagej.run(macro, "");
+		assertTrue(r.output.contains("run 0: 1 scene 40 Score map of scene\n"), r::toString);
+		assertTrue(r.output.contains("run 1: 1 scene 40 Score map of scene-1"), r::toString);
+	}
+
+	@Test
 	void folderMacroCopesWithATemplateFileNamedLikeAnImageOfTheFolder() throws Exception {
 		// the template took the title "a.tif" of the first image: that image was searched for
 		// itself or the template, closing it closed the template too, and the next image
