@@ -134,17 +134,26 @@ class LocalThresholdGpuTest {
 	void aProgressFailingInsideTheGpuPathInPlaceSaysWhichPlanesAreThresholded() {
 		// anything but a GPU error thrown inside the GPU path (here the progress listener, after
 		// plane 1 came back) escaped as it was: planes thresholded in place and no word of which
-		// 6000x6000 bytes, more than a staging buffer: one plane a batch
-		Planes img = TestImages.random(PixelType.UINT8, 6000, 6000, 3, 12), before = img.copy();
+		Planes img = TestImages.random(PixelType.UINT8, 300, 200, 3, 12), orig = img.copy();
 		LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.SAUVOLA, 9, 0, 0, true);
 		Planes cpu = LocalThreshold.threshold(img.copy(), st, CPU);
-		fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.failingAtUpdate(1);
-		fiji.cuda.ops.PartlyDoneException e = org.junit.jupiter.api.Assertions.assertThrows(
-			fiji.cuda.ops.PartlyDoneException.class, () -> LocalThreshold.thresholdInto(img, img, st, GPU.withProgress(failing)));
+		IntegralImageGpu.maxBatchPlanesForTest = 1; // a download, and a progress update, per plane
+		fiji.cuda.ops.PartlyDoneException e;
+		try {
+			e = org.junit.jupiter.api.Assertions.assertThrows(fiji.cuda.ops.PartlyDoneException.class,
+				() -> LocalThreshold.thresholdInto(img, img, st, GPU.withProgress(fiji.cuda.TestProgress.failingAtUpdate(1))));
+		} finally {
+			IntegralImageGpu.maxBatchPlanesForTest = 0;
+		}
 		assertTrue(e.getMessage().contains("plane 1 of 3 holds the result"), e.getMessage());
-		assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0), "plane 1");
-		for (int z = 1; z < 3; z++)
-			assertArrayEquals((byte[]) before.plane(z), (byte[]) img.plane(z), "plane " + (z + 1) + " changed");
+		assertOnlyTheFirstPlaneThresholded(cpu, orig, img);
+	}
+
+	/** Plane 1 of {@code img} as {@code cpu}'s, the others as {@code orig}'s. */
+	private static void assertOnlyTheFirstPlaneThresholded(Planes cpu, Planes orig, Planes img) {
+		assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0), "plane 1, thresholded");
+		for (int z = 1; z < img.depth(); z++)
+			assertArrayEquals((byte[]) orig.plane(z), (byte[]) img.plane(z), "plane " + (z + 1) + ", unchanged");
 	}
 
 	@Test
@@ -182,9 +191,7 @@ class LocalThresholdGpuTest {
 		}
 		assertTrue(e.getMessage().contains("injected"), e.getMessage());
 		assertTrue(e.getMessage().contains("plane 1 of 3 holds the result"), e.getMessage());
-		assertArrayEquals((byte[]) cpu.plane(0), (byte[]) img.plane(0), "plane 1, thresholded");
-		for (int z = 1; z < 3; z++)
-			assertArrayEquals((byte[]) orig.plane(z), (byte[]) img.plane(z), "plane " + (z + 1) + ", unchanged");
+		assertOnlyTheFirstPlaneThresholded(cpu, orig, img);
 	}
 
 	@Test
