@@ -39,15 +39,16 @@ final class TemplateMatchingTemplates {
 	/**
 	 * The template an image is of itself: its selection cut from the slice shown only. Cut from
 	 * every slice, each slice's own cut matched itself at the selection, score 1, where the
-	 * selected object was not.
+	 * selected object was not. It is numbered as that slice, so that the Template column says
+	 * where it was cut from.
 	 */
 	static List<Template> ofItself(ImagePlus image) {
 		return fromImage(image, 0, image.getCurrentSlice());
 	}
 
 	/**
-	 * {@link #fromImage(ImagePlus)}, their {@link Template#index} counting from {@code first}, of
-	 * slice {@code only} alone when it is above 0.
+	 * {@link #fromImage(ImagePlus)}, of slice {@code only} alone when it is above 0; slice z is
+	 * numbered {@code first + z - 1}.
 	 */
 	private static List<Template> fromImage(ImagePlus template, int first, int only) {
 		Roi roi = template.getRoi();
@@ -65,7 +66,7 @@ final class TemplateMatchingTemplates {
 		for (int z = only > 0 ? only : 1; z <= (only > 0 ? only : stack.getSize()); z++) {
 			ImageProcessor ip = ImagePlusPlanes.slice(template, z);
 			Planes p = Planes.wrap(ip.getWidth(), ip.getHeight(), ip.getPixels());
-			int index = first + (only > 0 ? 0 : z - 1);
+			int index = first + z - 1;
 			if (r == null) {
 				out.add(new Template(p, null, index, 0, false));
 				continue;

@@ -697,6 +697,23 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void anImageThatIsItsOwnTemplateNumbersItAsTheSliceItWasCutFrom() {
+		// cut from slice 2, it was listed as Template 1, which read as cut from slice 1
+		ImagePlus image = noise("8-bit", 60, 50, 3, 52);
+		ImagePlus cell = noise("8-bit", 12, 12, 1, 53);
+		plant(image, 2, cell.getProcessor(), 30, 20);
+		image.setSlice(2);
+		image.setRoi(new Roi(30, 20, 12, 12));
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = 0.99;
+		TemplateMatchingPlugin.Outcome out = TemplateMatchingPlugin.run(image, image, s, CPU);
+		assertEquals(1, out.detections.size(), out.detections::toString);
+		assertEquals(30, out.detections.get(0).x);
+		assertEquals(2, out.table.getValue("Template", 0), 0);
+		assertEquals(2, out.table.getValue("Slice", 0), 0);
+	}
+
+	@Test
 	void aRunRightAfterOneWithAScoreMapSearchesTheImageNotTheMapAndTheMapsTitlesDiffer() throws Exception {
 		// the map is in front after such a run: the next dialog offered it as the Image, and a
 		// second map of the image took the first's title, which selectImage then found
