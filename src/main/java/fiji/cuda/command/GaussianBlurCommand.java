@@ -5,6 +5,7 @@ import fiji.cuda.ij.GaussianBlurPlugin;
 import fiji.cuda.ij.IjBridge;
 import fiji.cuda.ij.IjErrors;
 import fiji.cuda.ij.ImagePlusPlanes;
+import fiji.cuda.ops.OpReport;
 import ij.ImagePlus;
 import org.scijava.ItemIO;
 import org.scijava.command.Command;
@@ -45,8 +46,13 @@ public class GaussianBlurCommand extends ContextCommand {
 			double[] s = GaussianBlurPlugin.sigmasInPixels(image.getCalibration(), sigma, scaled);
 			// one plane wrapped alone: a virtual stack of one slice loses no change, and the menu blurs it
 			boolean whole = stack && image.getStackSize() > 1;
-			InPlace.change(image, !whole, () -> GaussianBlur.blur2D(whole ? ImagePlusPlanes.wrap(image)
-				: ImagePlusPlanes.wrap(image.getProcessor()), s[0], s[1], ImagePlusPlanes.selection(image), IjBridge.options()));
+			OpReport[] r = new OpReport[1];
+			InPlace.changeIf(image, !whole, () -> (r[0] = GaussianBlur.blur2D(whole ? ImagePlusPlanes.wrap(image)
+				: ImagePlusPlanes.wrap(image.getProcessor()), s[0], s[1], ImagePlusPlanes.selection(image),
+				IjBridge.options())).planesDone() > 0);
+			// SciJava cancels a run by interrupting it, which stops the CPU path between planes
+			if (r[0].canceled())
+				cancel(InPlace.canceled(GaussianBlurPlugin.COMMAND, r[0].planesDone(), whole ? image.getStackSize() : 1));
 		} catch (RuntimeException | OutOfMemoryError e) {
 			// any failure, out of memory and the unexpected too, as the menu commands take it: a
 			// stack trace in the console was all a script's user got

@@ -2,8 +2,10 @@ package fiji.cuda.command;
 
 import fiji.cuda.ij.ImagePlusPlanes;
 import fiji.cuda.ops.PartlyDoneException;
+import fiji.cuda.ops.Fallback;
 import ij.ImagePlus;
 import ij.Undo;
+import java.util.function.BooleanSupplier;
 
 /**
  * What ImageJ's menu filters do around a change made in place, for the commands that change
@@ -27,10 +29,25 @@ final class InPlace {
 	 * @throws fiji.cuda.runtime.GpuException when the GPU failed after writing (what it changed is shown)
 	 */
 	static void change(ImagePlus image, boolean onePlane, Runnable work) {
+		changeIf(image, onePlane, () -> {
+			work.run();
+			return true;
+		});
+	}
+
+	/**
+	 * {@link #change}, for work that may end without changing anything (canceled before its
+	 * first plane): then the image is not marked changed and Undo is left as it was.
+	 *
+	 * @param work does the change, and says whether it changed any pixel
+	 */
+	static void changeIf(ImagePlus image, boolean onePlane, BooleanSupplier work) {
+		boolean[] changed = { false };
 		try {
 			ImagePlusPlanes.whileLocked(image, () -> {
 				if (onePlane) image.getProcessor().snapshot();
-				work.run();
+				changed[0] = work.getAsBoolean();
+				if (!changed[0]) return;
 				if (onePlane) Undo.setup(Undo.FILTER, image);
 				else ImagePlusPlanes.noUndo(image);
 			});
@@ -45,7 +62,21 @@ final class InPlace {
 			image.updateAndDraw();
 			throw e;
 		}
+		if (!changed[0]) return;
 		image.changes = true; // closing the window asks to save
 		image.updateAndDraw();
+	}
+
+	/**
+	 * The cancel reason of a run that SciJava canceled (by interrupting its thread) part way:
+	 * the caller must hear which planes changed, as from the menu commands' Esc.
+	 *
+	 * @param command the menu command's name
+	 * @param done    the planes done, from the first
+	 * @param total   the planes the run was to change
+	 */
+	static String canceled(String command, int done, int total) {
+		return command + ": canceled; " + (done <= 0 ? "the image is unchanged."
+			: Fallback.prefixDone(done, total, "slices") + ".");
 	}
 }

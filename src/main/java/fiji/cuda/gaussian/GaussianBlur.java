@@ -44,7 +44,8 @@ public final class GaussianBlur {
 	/**
 	 * Blurs every plane in x and y, writing only inside {@code roi}. On the CPU, an interrupt of
 	 * the calling thread gives the blur up at the next plane, or within a plane before its first
-	 * write, and the report says canceled: ImageJ interrupts a preview that is switched off.
+	 * write, and the report says canceled and how many planes are done: ImageJ interrupts a
+	 * preview that is switched off, and SciJava a command whose run is canceled.
 	 *
 	 * @param image  the planes, modified in place
 	 * @param sigmaX standard deviation along x in pixels; 0 skips x (at least one axis must be positive)
@@ -93,7 +94,7 @@ public final class GaussianBlur {
 			done = end;
 			if (end < to) break; // canceled
 		}
-		return new OpReport(state.ran, state.why, done < n, System.nanoTime() - t0);
+		return new OpReport(state.ran, state.why, done < n, done, System.nanoTime() - t0);
 	}
 
 	/** The most bytes of a masked selection's rectangle kept at once (tests lower it). */

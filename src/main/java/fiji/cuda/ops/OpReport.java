@@ -9,6 +9,7 @@ public final class OpReport {
 	private final Backend ranOn;
 	private final String fallbackReason;
 	private final boolean canceled;
+	private final int planesDone;
 	private final long nanos;
 
 	/**
@@ -18,9 +19,21 @@ public final class OpReport {
 	 * @param nanos          wall time of the whole operation
 	 */
 	public OpReport(Backend ranOn, String fallbackReason, boolean canceled, long nanos) {
+		this(ranOn, fallbackReason, canceled, -1, nanos);
+	}
+
+	/**
+	 * @param ranOn          GPU or CPU (never AUTO)
+	 * @param fallbackReason why the CPU ran although AUTO was asked, or null
+	 * @param canceled       true when the operation stopped early at the user's request
+	 * @param planesDone     how many planes, from the first, hold the result; -1 when not counted
+	 * @param nanos          wall time of the whole operation
+	 */
+	public OpReport(Backend ranOn, String fallbackReason, boolean canceled, int planesDone, long nanos) {
 		this.ranOn = ranOn;
 		this.fallbackReason = fallbackReason;
 		this.canceled = canceled;
+		this.planesDone = planesDone;
 		this.nanos = nanos;
 	}
 
@@ -40,6 +53,15 @@ public final class OpReport {
 	/** @return true when canceled before all planes were done (the done planes are complete) */
 	public boolean canceled() {
 		return canceled;
+	}
+
+	/**
+	 * @return how many planes, from the first, hold the result (the others are as they were),
+	 *         or -1 where the operation does not count them; a caller that canceled in place
+	 *         must tell its user which planes changed
+	 */
+	public int planesDone() {
+		return planesDone;
 	}
 
 	/** @return wall time in milliseconds */

@@ -241,6 +241,7 @@ class GaussianBlurCpuTest {
 				};
 				r = GaussianBlur.blur2D(canceled, 1.5, 2, ImageJReference.region(roi), CPU.withProgress(escAfterTwo));
 				assertTrue(r.canceled());
+				assertEquals(2, r.planesDone(), t + ": planes done");
 				assertTrue(TestImages.sameBits(canceled.range(0, 2), ours.range(0, 2)), t + ": planes 1-2 not blurred");
 				assertTrue(TestImages.sameBits(canceled.range(2, 4), input.range(2, 4)), t + ": planes 3-4 changed");
 			}
@@ -561,10 +562,42 @@ class GaussianBlurCpuTest {
 				}
 				String what = type + " sigma " + s[0] + ", " + s[1];
 				assertTrue(r.canceled(), what);
+				assertEquals(0, r.planesDone(), what);
 				assertTrue(fiji.cuda.TestImages.sameBits(before, image), what + ": the image changed");
 				// not interrupted, the same call blurs
 				GaussianBlur.blur2D(image, s[0], s[1], null, CPU);
 				assertFalse(fiji.cuda.TestImages.sameBits(before, image), what);
 			}
+	}
+
+	@Test
+	void anInterruptBetweenGroupsCountsThePlanesDone() {
+		// SciJava cancels a command by interrupting its thread: the command must say which planes
+		// changed, and the report did not count them
+		long saved = GaussianBlur.maskCopyBytes;
+		GaussianBlur.maskCopyBytes = 1; // every plane a group of its own
+		GaussianBlur.groupStart = from -> {
+			if (from == 2) Thread.currentThread().interrupt();
+		};
+		try {
+			Roi roi = new OvalRoi(3, 5, 25, 30);
+			Planes input = TestImages.random(PixelType.UINT16, 31, 41, 4, 72), ours = input.copy(), all = input.copy();
+			OpReport r;
+			try {
+				r = GaussianBlur.blur2D(ours, 1.5, 2, ImageJReference.region(roi), CPU);
+			} finally {
+				Thread.interrupted();
+			}
+			assertTrue(r.canceled());
+			assertEquals(2, r.planesDone());
+			GaussianBlur.groupStart = from -> {};
+			r = GaussianBlur.blur2D(all, 1.5, 2, ImageJReference.region(roi), CPU);
+			assertEquals(4, r.planesDone());
+			assertTrue(TestImages.sameBits(ours.range(0, 2), all.range(0, 2)), "planes 1-2 are not blurred");
+			assertTrue(TestImages.sameBits(ours.range(2, 4), input.range(2, 4)), "planes 3-4 changed");
+		} finally {
+			GaussianBlur.maskCopyBytes = saved;
+			GaussianBlur.groupStart = from -> {};
+		}
 	}
 }
