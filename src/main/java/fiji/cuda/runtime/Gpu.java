@@ -1,5 +1,6 @@
 package fiji.cuda.runtime;
 
+import static jcuda.driver.JCudaDriver.cuCtxGetCurrent;
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuDeviceGetAttribute;
@@ -190,7 +191,9 @@ public final class Gpu {
 			if (poisoned) return;
 			retired = true;
 			poisoned = true;
+			CUcontext theirs = null;
 			try {
+				theirs = othersCurrent();
 				cuCtxSetCurrent(context);
 				pool.trim();
 				for (PinnedBuffer[] p; (p = stagings.poll()) != null;)
@@ -204,6 +207,7 @@ public final class Gpu {
 			} catch (CudaException e) {
 				// whatever could not be given back goes with the context
 			}
+			putBack(theirs);
 			releaseContext();
 		} finally {
 			resetLock.writeLock().unlock();
@@ -416,7 +420,9 @@ public final class Gpu {
 	}
 
 	/**
-	 * Runs GPU work for one operation on the calling thread.
+	 * Runs GPU work for one operation on the calling thread, in this device's primary context.
+	 * A context of the caller's own that was current before (a script's JCuda context) is
+	 * current again afterwards; a thread with none keeps the primary one.
 	 *
 	 * @param op   the operation's name, used in every error message
 	 * @param task the work; it allocates through the session and closes its buffers itself
@@ -429,12 +435,14 @@ public final class Gpu {
 		resetLock.readLock().lock();
 		boolean reset = false;
 		GpuSession s = null;
+		CUcontext theirs = null;
 		running.incrementAndGet();
 		try {
 			if (poisoned) throw new GpuException(op + (retired ? ": another GPU was chosen meanwhile; try again"
 				: ": the GPU was reset meanwhile; try again"));
 			if (resetPendingOn != null) throw new GpuException(op + ": the GPU failed in " + lastFault
 				+ " and is reset once the operation around this one ends; try again then");
+			theirs = othersCurrent();
 			cuCtxSetCurrent(context);
 			CUstream st = borrowStream();
 			PinnedBuffer[] staging;
@@ -508,6 +516,27 @@ public final class Gpu {
 			} else if (resetPendingOn == null) {
 				scheduleIdleRelease(idleReleaseNanos());
 			}
+			putBack(theirs);
+		}
+	}
+
+	/**
+	 * @return the context current on this thread when it is neither none nor ours: a script's
+	 *         own JCuda context, which its next driver call expects to find current again
+	 */
+	private CUcontext othersCurrent() {
+		CUcontext c = new CUcontext();
+		cuCtxGetCurrent(c);
+		return c.equals(new CUcontext()) || c.equals(context) ? null : c;
+	}
+
+	/** Makes {@code theirs} ({@link #othersCurrent}) current again, if there was one. */
+	private static void putBack(CUcontext theirs) {
+		if (theirs == null) return;
+		try {
+			cuCtxSetCurrent(theirs);
+		} catch (CudaException e) {
+			// destroyed meanwhile by its owner: nothing to put back
 		}
 	}
 

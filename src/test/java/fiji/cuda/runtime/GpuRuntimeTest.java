@@ -59,6 +59,39 @@ class GpuRuntimeTest {
 	}
 
 	@Test
+	void aScriptsOwnContextIsCurrentAgainAfterAnOperation() {
+		// a script with a JCuda context of its own found the primary context current after a
+		// blur, and its next driver call went to the wrong context
+		Gpu gpu = Gpu.get();
+		jcuda.driver.CUdevice dev = new jcuda.driver.CUdevice();
+		jcuda.driver.JCudaDriver.cuDeviceGet(dev, gpu.info().index);
+		jcuda.driver.CUcontext own = new jcuda.driver.CUcontext();
+		jcuda.driver.JCudaDriver.cuCtxCreate(own, 0, dev); // current on this thread
+		try {
+			Planes p = TestImages.random(PixelType.UINT8, 64, 48, 2, 3), q = p.copy();
+			OpReport r = GaussianBlur.blur2D(p, 2, 2, null, GPU);
+			assertEquals(Backend.GPU, r.ranOn());
+			GaussianBlur.blur2D(q, 2, 2, null, CPU);
+			byte[] a = (byte[]) p.plane(1), b = (byte[]) q.plane(1);
+			for (int i = 0; i < a.length; i++)
+				assertTrue(Math.abs((a[i] & 0xff) - (b[i] & 0xff)) <= 1, "not the CPU's pixels at " + i);
+			jcuda.driver.CUcontext now = new jcuda.driver.CUcontext();
+			jcuda.driver.JCudaDriver.cuCtxGetCurrent(now);
+			assertEquals(own, now, "the script's context is no longer current");
+			gpu.memoryInfo(); // and after a run that opens no session of an operation's
+			jcuda.driver.JCudaDriver.cuCtxGetCurrent(now);
+			assertEquals(own, now);
+		} finally {
+			jcuda.driver.JCudaDriver.cuCtxDestroy(own);
+		}
+		// with none of its own current, the thread keeps the primary one, as before
+		gpu.memoryInfo();
+		jcuda.driver.CUcontext now = new jcuda.driver.CUcontext();
+		jcuda.driver.JCudaDriver.cuCtxGetCurrent(now);
+		assertTrue(!now.equals(new jcuda.driver.CUcontext()), "no context current");
+	}
+
+	@Test
 	void selfCheckPasses() {
 		String r = Gpu.selfCheck();
 		assertTrue(r.startsWith("Self-check passed"), r);
