@@ -208,41 +208,26 @@ final class TemplateMatchingResults {
 		}
 	}
 
-	/** Whether this ImageJ's ROI Manager deletes an entry by its index (1.54 on); tests clear it. */
-	static boolean deleteByIndex = hasDeleteByIndex();
-
-	private static boolean hasDeleteByIndex() {
-		try {
-			RoiManager.class.getMethod("delete", int.class);
-			return true;
-		} catch (NoSuchMethodException e) {
-			return false;
-		}
-	}
-
 	/**
 	 * Puts {@code matches} in the ROI Manager in place of the earlier ones of {@code image}.
-	 * Entries are deleted by index, not selected and deleted: a selection in a shown manager
-	 * put one old match on the current image as its selection (and the next run searched only
-	 * inside it), and the Recorder wrote each selection as a macro line. A manager that holds
-	 * nothing but earlier matches is reset instead, in one step. A shown manager's list
-	 * is changed on the event thread, where Swing paints it, never from the command's thread.
+	 * Entries are not selected and deleted: a selection in a shown manager put one old match on
+	 * the current image as its selection (and the next run searched only inside it), and the
+	 * Recorder wrote each selection as a macro line. Nor are they deleted one by one, which
+	 * repainted a shown list for each entry (4000 matches of a stack took 1.7 s), and which
+	 * ImageJ before 1.54 cannot do by index: the manager is cleared in one step and refilled
+	 * with its other entries, in their order, under their names. A shown manager's list is
+	 * changed on the event thread, where Swing paints it, never from the command's thread.
 	 */
 	static void replaceMatches(RoiManager rm, ImagePlus image, List<Roi> matches) {
 		Runnable change = () -> {
 			List<Integer> old = earlierMatches(rm, image);
-			if (!old.isEmpty() && old.size() == rm.getCount()) {
-				// every entry is an earlier match: one clear, where a shown manager repainted its
-				// list for each entry deleted (4000 matches of a stack took 1.7 s to delete)
+			if (!old.isEmpty()) {
+				Roi[] all = rm.getRoisAsArray();
+				java.util.Set<Integer> drop = new java.util.HashSet<>(old);
 				rm.reset();
-			} else if (deleteByIndex) {
-				for (int k = old.size() - 1; k >= 0; k--)
-					rm.delete(old.get(k));
-			} else if (!old.isEmpty()) {
-				// ImageJ before 1.54 (Debian's 1.53t) deletes only the selected entries: the second
-				// run on an image stopped there with a NoSuchMethodError
-				rm.setSelectedIndexes(old.stream().mapToInt(Integer::intValue).toArray());
-				rm.runCommand("Delete");
+				// named entries keep their names: add() numbers or labels only an unnamed one
+				for (int i = 0; i < all.length; i++)
+					if (!drop.contains(i)) rm.add(image, all[i], -1);
 			}
 			// with the image given: addRoi would place a match by the current image, which on
 			// the event thread is the front window's, not necessarily the image matched

@@ -469,31 +469,39 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
-	void beforeImageJ154TheEarlierMatchesAreDeletedAsSelectedEntries() throws Exception {
-		// RoiManager.delete(int) came with ImageJ 1.54: on Debian's 1.53t the second run on an
-		// image stopped with a NoSuchMethodError's stack trace, the first run's matches kept
+	void aManagerWithOtherEntriesKeepsThemInOrderUnderTheirNames() throws Exception {
+		// the earlier matches went entry by entry (on a shown list, a repaint each), and by a
+		// RoiManager.delete(int) that ImageJ before 1.54 lacks (Debian's 1.53t stopped with a
+		// NoSuchMethodError); now the manager is cleared and refilled with the other entries
 		Display.required();
 		// a manager another test left open would make this one an empty shell
 		if (ij.plugin.frame.RoiManager.getInstance() != null) ij.plugin.frame.RoiManager.getInstance().close();
 		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
 		ImagePlus[] shown = new ImagePlus[2];
-		TemplateMatchingResults.deleteByIndex = false;
 		try {
-			Roi mine = new Roi(0, 0, 4, 4);
+			Roi mine = new Roi(0, 0, 4, 4), cell = new ij.gui.OvalRoi(5, 6, 7, 8);
 			rm.addRoi(mine);
 			ImagePlus tpl = twoImagesWithMatches(shown);
 			ImagePlus a = shown[0], b = shown[1];
 			TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
 			s.threshold = 0.99;
 			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
+			cell.setName("cell 1");
+			cell.setPosition(3);
+			rm.addRoi(cell); // between a's matches and b's
 			shownWith(rm, b, TemplateMatchingPlugin.run(b, tpl, s, CPU));
-			shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU));
-			assertEquals(4, rm.getCount(), "the user's entry, b's match and a's two");
-			assertEquals(2, TemplateMatchingResults.earlierMatches(rm, a).size());
-			assertEquals(1, TemplateMatchingResults.earlierMatches(rm, b).size());
-			assertEquals(mine, rm.getRoi(0));
+			String mineName = rm.getName(0);
+			String recorded = Interactive.recorded(() -> shownWith(rm, a, TemplateMatchingPlugin.run(a, tpl, s, CPU)));
+			assertFalse(recorded.contains("roiManager"), recorded);
+			assertEquals(5, rm.getCount(), "the user's two entries, b's match and a's two");
+			assertEquals(mineName, rm.getName(0));
+			assertEquals(new java.awt.Rectangle(0, 0, 4, 4), rm.getRoi(0).getBounds());
+			assertEquals("cell 1", rm.getName(1));
+			assertEquals(ij.gui.Roi.OVAL, rm.getRoi(1).getType());
+			assertEquals(3, rm.getRoi(1).getPosition());
+			assertEquals(java.util.Arrays.asList(2), TemplateMatchingResults.earlierMatches(rm, b));
+			assertEquals(java.util.Arrays.asList(3, 4), TemplateMatchingResults.earlierMatches(rm, a));
 		} finally {
-			TemplateMatchingResults.deleteByIndex = true;
 			closeAll(rm, shown);
 		}
 	}
