@@ -5,6 +5,7 @@ import fiji.cuda.ops.PartlyDoneException;
 import fiji.cuda.ops.Fallback;
 import ij.ImagePlus;
 import ij.Undo;
+import ij.process.ImageProcessor;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -37,7 +38,8 @@ final class InPlace {
 
 	/**
 	 * {@link #change}, for work that may end without changing anything (canceled before its
-	 * first plane): then the image is not marked changed and Undo is left as it was.
+	 * first plane): then the image is not marked changed and Undo is left as it was, as after
+	 * input that {@code work} refuses.
 	 *
 	 * @param work does the change, and says whether it changed any pixel
 	 */
@@ -45,9 +47,27 @@ final class InPlace {
 		boolean[] changed = { false };
 		try {
 			ImagePlusPlanes.whileLocked(image, () -> {
-				if (onePlane) image.getProcessor().snapshot();
-				changed[0] = work.getAsBoolean();
-				if (!changed[0]) return;
+				ImageProcessor ip = image.getProcessor();
+				// the snapshot an earlier filter left for Undo is set aside, not written over
+				// (snapshot() copies into the array it finds): a run refused or canceled before it
+				// changed anything puts it back, so that Undo still takes back that filter
+				Object earlier = onePlane ? ip.getSnapshotPixels() : null;
+				if (onePlane) {
+					ip.setSnapshotPixels(null);
+					ip.snapshot();
+				}
+				try {
+					changed[0] = work.getAsBoolean();
+				} catch (PartlyDoneException | fiji.cuda.runtime.GpuException e) {
+					throw e;
+				} catch (RuntimeException | Error e) {
+					if (onePlane) ip.setSnapshotPixels(earlier); // the image is unchanged
+					throw e;
+				}
+				if (!changed[0]) {
+					if (onePlane) ip.setSnapshotPixels(earlier);
+					return;
+				}
 				if (onePlane) Undo.setup(Undo.FILTER, image);
 				else ImagePlusPlanes.noUndo(image);
 			});

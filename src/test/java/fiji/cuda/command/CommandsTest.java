@@ -285,6 +285,42 @@ class CommandsTest extends HeadlessCommands {
 	}
 
 	@Test
+	void aRefusedOrCanceledSingleImageRunLeavesEditUndoAbleToUndoAnEarlierFilter() throws Exception {
+		fiji.cuda.ij.Display.required(); // IJ.run of ImageJ's own commands needs their menus, so a display
+		// the command took the image's snapshot before its input was checked: after a refused run,
+		// Edit>Undo put back the pixels as they were, not as before the filter run just before
+		for (boolean interrupted : new boolean[] { false, true }) {
+			ImagePlus imp = noise("8-bit", 20, 16, 1, 13);
+			ij.WindowManager.setTempCurrentImage(imp);
+			try {
+				byte[] before = ((byte[]) imp.getProcessor().getPixels()).clone();
+				IJ.run(imp, "Add...", "value=9");
+				byte[] added = ((byte[]) imp.getProcessor().getPixels()).clone();
+				if (!interrupted) imp.setRoi(new ij.gui.Roi(40, 40, 5, 5)); // outside the image: the blur refuses it
+				org.scijava.module.Module m = context.service(org.scijava.module.ModuleService.class)
+					.createModule(commands.getCommand(GaussianBlurCommand.class));
+				m.setInput("image", imp);
+				m.setInput("sigma", 2.0);
+				fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu"); // which stops at an interrupt
+				if (interrupted) Thread.currentThread().interrupt();
+				try {
+					m.run();
+				} finally {
+					Thread.interrupted();
+					fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+				}
+				assertTrue(((CommandModule) m).isCanceled(), "ran");
+				assertArrayEquals(added, (byte[]) imp.getProcessor().getPixels(), "the image changed");
+				imp.deleteRoi();
+				ij.Undo.undo();
+				assertArrayEquals(before, (byte[]) imp.getProcessor().getPixels(), "Edit>Undo, interrupted " + interrupted);
+			} finally {
+				ij.WindowManager.setTempCurrentImage(null);
+			}
+		}
+	}
+
+	@Test
 	void theBlurOffersNoSigmaItRefuses() throws Exception {
 		Object min = commands.getCommand(GaussianBlurCommand.class).getInput("sigma").getMinimumValue();
 		assertTrue(min == null || ((Number) min).doubleValue() > 0, "sigma's minimum is " + min);
