@@ -48,14 +48,7 @@ final class InPlace {
 		try {
 			ImagePlusPlanes.whileLocked(image, () -> {
 				ImageProcessor ip = image.getProcessor();
-				// the snapshot an earlier filter left for Undo is set aside, not written over
-				// (snapshot() copies into the array it finds): a run refused or canceled before it
-				// changed anything puts it back, so that Undo still takes back that filter
-				Object earlier = onePlane ? ip.getSnapshotPixels() : null;
-				if (onePlane) {
-					ip.setSnapshotPixels(null);
-					ip.snapshot();
-				}
+				Object earlier = onePlane ? ImagePlusPlanes.snapshotKeepingEarlier(ip) : null;
 				try {
 					changed[0] = work.getAsBoolean();
 				} catch (PartlyDoneException | fiji.cuda.runtime.GpuException e) {

@@ -146,8 +146,9 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		imp.deleteRoi();
 		boolean single = imp.getStackSize() == 1;
 		ImageProcessor ip = imp.getProcessor();
+		Object earlier = null;
 		if (single)
-			ip.snapshot();
+			earlier = ImagePlusPlanes.snapshotKeepingEarlier(ip);
 		else
 			ImagePlusPlanes.noUndo(imp);
 		long t0 = System.currentTimeMillis();
@@ -171,7 +172,13 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			try {
 				r = volumeBlur.blur(volumes.get(i), x, y, z, IjBridge.options().withProgress(p));
 			} catch (RuntimeException | Error e) {
-				RuntimeException said = inVolume(e, i, m);
+				RuntimeException said;
+				try {
+					said = inVolume(e, i, m);
+				} catch (RuntimeException | Error unchanged) {
+					if (single) ip.setSnapshotPixels(earlier); // Undo still takes back the filter before
+					throw unchanged;
+				}
 				changed(imp, single);
 				throw said;
 			}
@@ -182,6 +189,7 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		}
 		if (done < m) IJ.log(COMMAND + ": canceled after " + done + " of " + m + " volumes");
 		if (done > 0) changed(imp, single);
+		else if (single) ip.setSnapshotPixels(earlier);
 		IJ.showStatus(COMMAND + ": " + (System.currentTimeMillis() - t0) + " ms");
 		return done;
 	}

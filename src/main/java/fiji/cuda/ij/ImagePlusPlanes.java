@@ -466,6 +466,22 @@ public final class ImagePlusPlanes {
 		if (ip != null) ip.setSnapshotPixels(null);
 	}
 
+	/**
+	 * Takes the plane's snapshot for Undo before a change of one plane, setting aside the one an
+	 * earlier filter left rather than writing over it ({@code snapshot()} copies into the array it
+	 * finds). A run refused or canceled before it writes gives it back with
+	 * {@code ip.setSnapshotPixels(earlier)}, so that Edit &gt; Undo still takes back that filter.
+	 *
+	 * @param ip the plane about to change
+	 * @return the earlier snapshot, or null
+	 */
+	public static Object snapshotKeepingEarlier(ImageProcessor ip) {
+		Object earlier = ip.getSnapshotPixels();
+		ip.setSnapshotPixels(null);
+		ip.snapshot();
+		return earlier;
+	}
+
 	/** @throws IllegalArgumentException for a virtual stack, whose changes would be lost */
 	static void checkNotVirtual(ImageStack stack) {
 		if (stack.isVirtual())

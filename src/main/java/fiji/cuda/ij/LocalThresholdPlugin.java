@@ -295,7 +295,8 @@ public class LocalThresholdPlugin implements PlugIn {
 			// one plane changed, the current one (a single image, or one slice of a stack) can be
 			// undone, as after ImageJ's filters; Undo cannot restore a stack
 			boolean onePlane = n == 1 || !stack;
-			if (onePlane) ip.snapshot();
+			Object earlier = null;
+			if (onePlane) earlier = ImagePlusPlanes.snapshotKeepingEarlier(ip);
 			else ImagePlusPlanes.noUndo(imp);
 			try {
 				r = LocalThreshold.thresholdInto(planes, planes, settings, opts);
@@ -305,9 +306,16 @@ public class LocalThresholdPlugin implements PlugIn {
 				// and a plane said to hold the result can be undone, as after a run that ended
 				if (onePlane) Undo.setup(Undo.FILTER, imp);
 				throw e;
+			} catch (RuntimeException | Error e) {
+				if (onePlane) ip.setSnapshotPixels(earlier); // unchanged: Undo still takes back the filter before
+				throw e;
 			}
-			if (onePlane) Undo.setup(Undo.FILTER, imp);
-			convertedForUndo = 0; // Undo let go of any earlier conversion's processor
+			if (onePlane && r.canceled()) {
+				ip.setSnapshotPixels(earlier); // a plane stopped part way is put back: nothing changed
+			} else {
+				if (onePlane) Undo.setup(Undo.FILTER, imp);
+				convertedForUndo = 0; // Undo let go of any earlier conversion's processor
+			}
 		} else {
 			Planes planes = ImagePlusPlanes.wrap(imp);
 			Planes result = LocalThreshold.newResult(planes, opts.threads());

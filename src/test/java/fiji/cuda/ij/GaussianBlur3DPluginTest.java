@@ -99,4 +99,34 @@ class GaussianBlur3DPluginTest {
 			GaussianBlur3DPlugin.volumeBlur = saved;
 		}
 	}
+
+	@Test
+	void aSingleImageThatFailsBeforeItIsWrittenLeavesUndoToTheFilterBefore() {
+		// the run took the plane's snapshot over the one the filter before had left: after the
+		// failure, Edit>Undo no longer took back that filter
+		ImagePlus imp = IJ.createImage("one", "16-bit ramp", 17, 13, 1);
+		ImagePlus original = imp.duplicate();
+		imp.getProcessor().snapshot();
+		imp.getProcessor().add(9); // the filter before, as ImageJ's runner leaves it
+		ij.Undo.setup(ij.Undo.FILTER, imp);
+		ImagePlus added = imp.duplicate();
+		GaussianBlur3DPlugin.VolumeBlur saved = GaussianBlur3DPlugin.volumeBlur;
+		GaussianBlur3DPlugin.volumeBlur = (v, x, y, z, opts) -> {
+			throw new OutOfMemoryError("Java heap space");
+		};
+		try {
+			assertThrows(OutOfMemoryError.class, () -> GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
+		} finally {
+			GaussianBlur3DPlugin.volumeBlur = saved;
+		}
+		assertArrayEquals((short[]) added.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(), "changed");
+		ij.WindowManager.setTempCurrentImage(imp);
+		try {
+			ij.Undo.undo();
+		} finally {
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+		assertArrayEquals((short[]) original.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(),
+			"Undo did not take back the filter before");
+	}
 }

@@ -275,6 +275,33 @@ class LocalThresholdPluginTest {
 	}
 
 	@Test
+	void aRunCanceledBeforeItWroteLeavesUndoToTheFilterBefore() {
+		// the run took the plane's snapshot over the one the filter before had left, and set up
+		// Undo for nothing: after Esc, Edit>Undo no longer took back that filter
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 68);
+			ImagePlus original = imp.duplicate();
+			imp.getProcessor().snapshot();
+			ImageJReference.blur2D(imp.getProcessor(), 2, 2); // the filter before, as ImageJ's runner leaves it
+			ij.Undo.setup(ij.Undo.FILTER, imp);
+			ImagePlus blurred = imp.duplicate();
+			assertFalse(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false,
+				fiji.cuda.TestProgress.cancelAfter(0)));
+			assertTrue(ImageJReference.samePixels(blurred, imp), "the image changed");
+			ij.WindowManager.setTempCurrentImage(imp);
+			try {
+				ij.Undo.undo();
+			} finally {
+				ij.WindowManager.setTempCurrentImage(null);
+			}
+			assertTrue(ImageJReference.samePixels(original, imp), "Undo did not take back the filter before");
+		} finally {
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
+	}
+
+	@Test
 	void oneSliceOfAStackCanBeUndoneAsAfterImageJsFilters() {
 		// only a single image could be undone: after one slice of a stack, Edit>Undo gave the
 		// slice whatever an earlier filter had left as its snapshot (here: before a blur)
