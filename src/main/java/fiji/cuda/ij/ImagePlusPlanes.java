@@ -212,15 +212,25 @@ public final class ImagePlusPlanes {
 	 * A plain z-stack is left alone where each of its planes gives one; where each gives more,
 	 * they become channels, as they would of a hyperstack's slices: interleaved in one stack,
 	 * a sum and a sum of squares made twice the slices, at the source's slice spacing.
+	 * <p>
+	 * The result opens where the source is shown (its first result there), as Image &gt;
+	 * Duplicate leaves a copy: a user looking at slice 30 got a result showing slice 1.
 	 *
 	 * @return true when the result was laid out
 	 */
 	static boolean copyLayout(ImagePlus result, ImagePlus source, int perPlane) {
 		int c = source.getNChannels(), z = source.getNSlices(), t = source.getNFrames();
-		if (!source.isHyperStack() && c == 1 && t == 1 && (perPlane == 1 || z == 1)) return false;
+		if (!source.isHyperStack() && c == 1 && t == 1 && (perPlane == 1 || z == 1)) {
+			if (result.getStackSize() == (long) perPlane * source.getStackSize())
+				result.setSliceWithoutUpdate((source.getCurrentSlice() - 1) * perPlane + 1);
+			return false;
+		}
 		if ((long) perPlane * c * z * t != result.getStackSize()) return false;
 		result.setDimensions(perPlane * c, z, t);
 		result.setOpenAsHyperStack(true);
+		// from the slice shown: getC(), getZ() and getT() of a plain stack not shown say 1, 1, 1
+		int[] czt = source.convertIndexToPosition(source.getCurrentSlice());
+		result.setPositionWithoutUpdate((czt[0] - 1) * perPlane + 1, czt[1], czt[2]);
 		return true;
 	}
 
@@ -259,6 +269,7 @@ public final class ImagePlusPlanes {
 
 	/** A composite of {@code result}'s channels, each with a copy of its LUT and its own range. */
 	private static ImagePlus composite(ImagePlus result, int mode, java.util.function.IntFunction<ij.process.LUT> lutOf) {
+		int[] at = { result.getC(), result.getZ(), result.getT() };
 		ij.CompositeImage out = new ij.CompositeImage(result, mode);
 		for (int c = 1; c <= out.getNChannels(); c++) {
 			out.setPositionWithoutUpdate(c, 1, 1);
@@ -269,7 +280,7 @@ public final class ImagePlusPlanes {
 			lut.max = ip.getMax();
 			out.setChannelLut(lut, c);
 		}
-		out.setPositionWithoutUpdate(1, 1, 1);
+		out.setPositionWithoutUpdate(at[0], at[1], at[2]); // where copyLayout put the result
 		out.setCalibration(result.getCalibration());
 		copyMetadata(out, result);
 		return out;

@@ -354,4 +354,24 @@ class IntegralImagePluginTest {
 					+ out.getStack().getSliceLabel(index));
 			}
 	}
+
+	@Test
+	void aResultOpensWhereTheSourceIsShown() {
+		// as Image>Duplicate leaves its copy: a user looking at slice 5 got a result showing slice 1
+		ImagePlus h = IJ.createImage("h", "16-bit ramp", 20, 10, 2, 4, 3);
+		h.setPosition(2, 3, 2);
+		ImagePlus both = IntegralImagePlugin.compute(h, IntegralImagePlugin.TABLES[2], true);
+		assertEquals("3,3,2", both.getC() + "," + both.getZ() + "," + both.getT(), "both tables: channel 2's sum");
+		ImagePlus mean = BoxStatisticsPlugin.compute(h, fiji.cuda.integral.BoxStatistics.Statistic.MEAN,
+			fiji.cuda.integral.Window.square(1), true);
+		assertEquals("2,3,2", mean.getC() + "," + mean.getZ() + "," + mean.getT());
+		ImagePlus plain = IJ.createImage("p", "8-bit ramp", 20, 10, 7);
+		plain.setSlice(5);
+		assertEquals(5, BoxStatisticsPlugin.compute(plain, fiji.cuda.integral.BoxStatistics.Statistic.MEAN,
+			fiji.cuda.integral.Window.square(1), true).getCurrentSlice());
+		ImagePlus tables = IntegralImagePlugin.compute(plain, IntegralImagePlugin.TABLES[2], true);
+		assertEquals("1,5,1", tables.getC() + "," + tables.getZ() + "," + tables.getT());
+		assertEquals(1, IntegralImagePlugin.compute(plain, IntegralImagePlugin.TABLES[0], false).getCurrentSlice(),
+			"one slice's table");
+	}
 }
