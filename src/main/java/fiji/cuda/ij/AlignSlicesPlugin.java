@@ -143,6 +143,10 @@ public class AlignSlicesPlugin implements PlugIn {
 			imp.updateAndDraw();
 			throw e;
 		}
+		// Esc before any slice but the reference (which stays) moved: nothing changed, so the image
+		// is not marked changed and Undo still takes back a one-slice filter run before
+		if (shifts.size() < planes.depth() && shifts.stream().allMatch(x -> x.dx == 0 && x.dy == 0))
+			return new Outcome(shifts, planes.depth());
 		ImagePlusPlanes.noUndo(imp);
 		imp.changes = true;
 		imp.updateAndDraw();

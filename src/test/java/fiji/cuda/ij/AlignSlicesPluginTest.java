@@ -111,6 +111,36 @@ class AlignSlicesPluginTest {
 	}
 
 	@Test
+	void escBeforeTheFirstSliceLeavesTheImageUnmarkedAndUndoAsItWas() {
+		// nothing was aligned, yet the image was marked changed and Undo was reset
+		double[] sx = {0, 4, -3}, sy = {0, 2, 5};
+		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT8, 80, 70, sx, sy, 2));
+		imp.setSlice(2);
+		byte[] original = ((byte[]) imp.getProcessor().getPixels()).clone();
+		imp.getProcessor().snapshot();
+		imp.getProcessor().add(9); // a one-slice filter run before, as ImageJ's runner leaves it
+		ij.Undo.setup(ij.Undo.FILTER, imp);
+		imp.changes = false;
+		Planes before = ImagePlusPlanes.wrap(imp).copy();
+		imp.setRoi(new Roi(20, 20, 30, 30));
+		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp, "margin=8");
+		imp.deleteRoi();
+		AlignSlicesPlugin.Outcome out = AlignSlicesPlugin.run(imp, s, CPU.withProgress(fiji.cuda.TestProgress.cancelAfter(0)));
+		assertTrue(out.canceled);
+		assertTrue(out.shifts.size() <= 1, "more than the reference: " + out.shifts.size());
+		assertFalse(imp.changes, "marked changed");
+		for (int z = 0; z < 3; z++)
+			assertArrayEquals((byte[]) before.plane(z), (byte[]) imp.getStack().getPixels(z + 1), "slice " + (z + 1));
+		ij.WindowManager.setTempCurrentImage(imp);
+		try {
+			ij.Undo.undo();
+		} finally {
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+		assertArrayEquals(original, (byte[]) imp.getStack().getPixels(2), "Undo did not take back the filter before");
+	}
+
+	@Test
 	void theTableHasOneRowPerSliceWithTheAppliedShift() {
 		double[] sx = {0, 4, -3}, sy = {0, 2, 5};
 		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT16, 80, 70, sx, sy, 2));
