@@ -146,11 +146,9 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		imp.deleteRoi();
 		boolean single = imp.getStackSize() == 1;
 		ImageProcessor ip = imp.getProcessor();
-		Object earlier = null;
-		if (single)
-			earlier = ImagePlusPlanes.snapshotKeepingEarlier(ip);
-		else
-			ImagePlusPlanes.noUndo(imp);
+		// a stack's Undo is reset only once a volume is written (changed): one that fails or is
+		// stopped before leaves a one-slice filter run before undoable
+		Object earlier = single ? ImagePlusPlanes.snapshotKeepingEarlier(ip) : null;
 		long t0 = System.currentTimeMillis();
 		int m = volumes.size(), done = 0;
 		IJ.resetEscape();
@@ -229,9 +227,10 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		return new PartlyDoneException(GaussianBlur.NAME_3D, e, Fallback.prefixDone(i, m, "volumes"));
 	}
 
-	/** Shows what was blurred, and asks to save it on closing. */
+	/** Shows what was blurred, and asks to save it on closing; Undo cannot restore a stack. */
 	private static void changed(ImagePlus imp, boolean single) {
 		if (single) Undo.setup(Undo.FILTER, imp);
+		else ImagePlusPlanes.noUndo(imp);
 		imp.changes = true;
 		imp.updateAndDraw();
 	}

@@ -2,6 +2,7 @@ package fiji.cuda.ij;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -128,5 +129,41 @@ class GaussianBlur3DPluginTest {
 		}
 		assertArrayEquals((short[]) original.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(),
 			"Undo did not take back the filter before");
+	}
+
+	@Test
+	void aStackRunThatChangesNothingLeavesUndoToTheOneSliceFilterBefore() {
+		// Undo was reset and the slice's snapshot dropped before the first volume: a failure (out of
+		// memory), or a stop, before anything was blurred left a one-slice filter run before undoable no more
+		GaussianBlur3DPlugin.VolumeBlur saved = GaussianBlur3DPlugin.volumeBlur;
+		try {
+			for (boolean fail : new boolean[] { true, false }) {
+				ImagePlus imp = IJ.createImage("stack", "16-bit ramp", 17, 13, 3);
+				imp.setSlice(2);
+				short[] original = ((short[]) imp.getProcessor().getPixels()).clone();
+				imp.getProcessor().snapshot();
+				imp.getProcessor().add(9); // the filter before, as ImageJ's runner leaves it on one slice
+				ij.Undo.setup(ij.Undo.FILTER, imp);
+				imp.changes = false;
+				ImagePlus added = imp.duplicate();
+				GaussianBlur3DPlugin.volumeBlur = fail ? (v, x, y, z, opts) -> {
+					throw new OutOfMemoryError("Java heap space");
+				} : (v, x, y, z, opts) -> new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, null, true, 0);
+				if (fail) assertThrows(OutOfMemoryError.class, () -> GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
+				else assertEquals(0, GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
+				assertTrue(ImageJReference.samePixels(added, imp), "changed (" + (fail ? "failed" : "canceled") + ")");
+				assertFalse(imp.changes, "marked changed");
+				ij.WindowManager.setTempCurrentImage(imp);
+				try {
+					ij.Undo.undo();
+				} finally {
+					ij.WindowManager.setTempCurrentImage(null);
+				}
+				assertArrayEquals(original, (short[]) imp.getStack().getPixels(2),
+					"Undo did not take back the filter before (" + (fail ? "failed" : "canceled") + ")");
+			}
+		} finally {
+			GaussianBlur3DPlugin.volumeBlur = saved;
+		}
 	}
 }
