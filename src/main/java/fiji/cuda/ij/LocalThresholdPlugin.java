@@ -289,15 +289,15 @@ public class LocalThresholdPlugin implements PlugIn {
 		});
 		long t0 = System.currentTimeMillis();
 		OpReport r;
+		boolean onePlane = n == 1 || !stack;
 		if (eightBit) {
 			Planes planes = stack ? ImagePlusPlanes.wrap(imp) : ImagePlusPlanes.wrap(imp.getProcessor());
 			ImageProcessor ip = imp.getProcessor();
 			// one plane changed, the current one (a single image, or one slice of a stack) can be
-			// undone, as after ImageJ's filters; Undo cannot restore a stack
-			boolean onePlane = n == 1 || !stack;
+			// undone, as after ImageJ's filters; Undo cannot restore a stack, and is reset once a
+			// slice of it is written: a run stopped or failing before leaves the filter before undoable
 			Object earlier = null;
 			if (onePlane) earlier = ImagePlusPlanes.snapshotKeepingEarlier(ip);
-			else ImagePlusPlanes.noUndo(imp);
 			try {
 				r = LocalThreshold.thresholdInto(planes, planes, settings, opts);
 			} catch (PartlyDoneException e) {
@@ -305,6 +305,7 @@ public class LocalThresholdPlugin implements PlugIn {
 				imp.updateAndDraw();
 				// and a plane said to hold the result can be undone, as after a run that ended
 				if (onePlane) Undo.setup(Undo.FILTER, imp);
+				else ImagePlusPlanes.noUndo(imp);
 				throw e;
 			} catch (RuntimeException | Error e) {
 				if (onePlane) ip.setSnapshotPixels(earlier); // unchanged: Undo still takes back the filter before
@@ -312,8 +313,8 @@ public class LocalThresholdPlugin implements PlugIn {
 			}
 			if (onePlane && r.canceled()) {
 				ip.setSnapshotPixels(earlier); // a plane stopped part way is put back: nothing changed
-			} else {
-				if (onePlane) Undo.setup(Undo.FILTER, imp);
+			} else if (onePlane) {
+				Undo.setup(Undo.FILTER, imp);
 				convertedForUndo = 0; // Undo let go of any earlier conversion's processor
 			}
 		} else {
@@ -359,6 +360,10 @@ public class LocalThresholdPlugin implements PlugIn {
 			IJ.log(COMMAND + ": canceled" + (unchanged ? "; the image is unchanged"
 				: " after " + done + " of " + given + " slices; the others are unchanged"));
 			if (unchanged) return false;
+		}
+		if (eightBit && !onePlane) {
+			ImagePlusPlanes.noUndo(imp); // slices of the stack changed
+			convertedForUndo = 0; // Undo let go of any earlier conversion's processor
 		}
 		// a new 8-bit image shows 0-255; an 8-bit one keeps its range, as Auto Local Threshold
 		// leaves it (0 and 255 are black and white under any range): slices not thresholded keep

@@ -347,4 +347,35 @@ class LocalThresholdPluginTest {
 			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
 		}
 	}
+
+	@Test
+	void aStackRunThatChangesNothingLeavesUndoToTheOneSliceFilterBefore() {
+		// Undo was reset and the slice's snapshot dropped before the first slice: Esc before it was
+		// thresholded left a one-slice filter run before undoable no more
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 3, 69);
+			imp.setSlice(2);
+			byte[] original = ((byte[]) imp.getProcessor().getPixels()).clone();
+			imp.getProcessor().snapshot();
+			ImageJReference.blur2D(imp.getProcessor(), 2, 2); // the filter before, as ImageJ's runner leaves it
+			ij.Undo.setup(ij.Undo.FILTER, imp);
+			imp.changes = false;
+			ImagePlus blurred = imp.duplicate();
+			assertFalse(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), true,
+				fiji.cuda.TestProgress.cancelAfter(0)));
+			assertTrue(ImageJReference.samePixels(blurred, imp), "the image changed");
+			assertFalse(imp.changes, "marked changed");
+			ij.WindowManager.setTempCurrentImage(imp);
+			try {
+				ij.Undo.undo();
+			} finally {
+				ij.WindowManager.setTempCurrentImage(null);
+			}
+			assertTrue(java.util.Arrays.equals(original, (byte[]) imp.getStack().getPixels(2)),
+				"Undo did not take back the filter before");
+		} finally {
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
+	}
 }
