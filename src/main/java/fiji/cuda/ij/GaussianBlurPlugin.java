@@ -288,13 +288,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 
 	@Override
 	public void run(ImageProcessor ip) {
-		// here, not in the final call, which the runner skips when Esc stops the stack part way
-		if ((flags & DOES_STACKS) != 0 && undoDropped.compareAndSet(false, true)) ImagePlusPlanes.noUndo(imp);
 		if (failure.get() != null) return; // the remaining slices stay as they are
 		Calibration cal = imp.getCalibration();
 		double sx = scaled ? sigma / cal.pixelWidth : sigma;
 		double sy = scaled ? sigma / cal.pixelHeight : sigma;
 		if (sx == 0 && sy == 0) return; // ImageJ leaves the image unchanged
+		boolean written = true;
 		try {
 			// a single image shows the blur's progress, as ImageJ's does: seconds on the CPU at a
 			// large sigma (the runner shows a stack's progress itself, slice by slice)
@@ -309,6 +308,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		} catch (RuntimeException | OutOfMemoryError e) {
 			// out of memory too: ImageJ would log it and let a macro go on with the slice unblurred
 			if (failure.compareAndSet(null, e)) failedSlice = ip.getSliceNumber();
+			written = e instanceof PartlyDoneException;
+		} finally {
+			// once a slice is written: a stack that nothing changed (sigma 0, or every slice failing
+			// before it wrote) leaves Undo to the filter before, as ImageJ's runner leaves it. Here,
+			// not in the final call, which the runner skips when Esc stops the stack part way
+			if (written && (flags & DOES_STACKS) != 0 && undoDropped.compareAndSet(false, true)) ImagePlusPlanes.noUndo(imp);
 		}
 	}
 

@@ -3,6 +3,7 @@ package fiji.cuda.ij;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ij.IJ;
 import ij.ImagePlus;
@@ -122,5 +123,40 @@ class GaussianBlurStackStopTest {
 		ImageJReference.assertClose(expected, imp, "after the failure");
 		for (int s = 3; s <= 6; s++)
 			assertArrayEquals((short[]) before.getStack().getPixels(s), (short[]) imp.getStack().getPixels(s), "slice " + s);
+	}
+
+	@Test
+	void aStackRunThatChangesNothingLeavesUndoToTheOneSliceFilterBefore() {
+		// the first slice's call dropped the snapshot of "Add..." before anything was blurred: at
+		// sigma 0, or with every slice failing, Edit>Undo no longer took that filter back, as it does
+		// after ImageJ's own Gaussian Blur
+		GaussianBlurPlugin.SliceBlur saved = GaussianBlurPlugin.sliceBlur;
+		try {
+			for (String how : new String[] { "sigma 0", "failing" }) {
+				ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 3, 4);
+				imp.setSlice(2);
+				byte[] original = ((byte[]) imp.getStack().getPixels(2)).clone();
+				WindowManager.setTempCurrentImage(imp);
+				try {
+					IJ.run(imp, "Add...", "value=7 slice");
+					ImagePlus added = imp.duplicate();
+					GaussianBlurPlugin.sliceBlur = how.equals("sigma 0") ? saved : (p, x, y, r, o) -> {
+						throw new OutOfMemoryError("Java heap space");
+					};
+					LocalThresholdPluginTest.asMacro(
+						arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), "GPU Gaussian Blur...", arg),
+						imp, how.equals("sigma 0") ? "sigma=0 stack" : "sigma=2 stack");
+					assertTrue(ImageJReference.samePixels(added, imp), "changed (" + how + ")");
+					WindowManager.setTempCurrentImage(imp);
+					ij.Undo.undo();
+					assertArrayEquals(original, (byte[]) imp.getStack().getPixels(2),
+						"Undo did not take back the filter before (" + how + ")");
+				} finally {
+					WindowManager.setTempCurrentImage(null);
+				}
+			}
+		} finally {
+			GaussianBlurPlugin.sliceBlur = saved;
+		}
 	}
 }
