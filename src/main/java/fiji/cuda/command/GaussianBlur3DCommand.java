@@ -68,17 +68,20 @@ public class GaussianBlur3DCommand extends ContextCommand {
 	 */
 	private static void blurVolumes(ImagePlus image, double x, double y, double z) {
 		List<Planes> volumes = ImagePlusPlanes.volumes(image);
-		// as ImageJ and the menu command: the blur takes no notice of the selection, which would
-		// otherwise suggest that only its inside was blurred; a refused virtual stack keeps it
-		image.deleteRoi();
 		for (int i = 0; i < volumes.size(); i++) {
 			try {
 				volumeBlur.blur(volumes.get(i), x, y, z);
 			} catch (RuntimeException | Error e) {
 				// out of memory on a later volume was an Error that reached no handler, and a volume
 				// left part blurred was said to be unchanged
-				throw GaussianBlur3DPlugin.inVolume(e, i, volumes.size());
+				RuntimeException said = GaussianBlur3DPlugin.inVolume(e, i, volumes.size());
+				image.deleteRoi(); // reached only when part of the image is blurred
+				throw said;
 			}
 		}
+		// as ImageJ and the menu command: the blur takes no notice of the selection, which would
+		// otherwise suggest that only its inside was blurred; a refused virtual stack, or a blur that
+		// fails before it writes, keeps it
+		image.deleteRoi();
 	}
 }

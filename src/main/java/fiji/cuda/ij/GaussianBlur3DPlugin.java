@@ -142,8 +142,9 @@ public class GaussianBlur3DPlugin implements PlugIn {
 			imp.deleteRoi(); // ImageJ changes no pixel either, but drops the selection first
 			return 0;
 		}
-		List<Planes> volumes = ImagePlusPlanes.volumes(imp);  // refuses a virtual stack: the selection stays
-		imp.deleteRoi();
+		// refuses a virtual stack; the selection goes once a volume is written (changed): one that
+		// fails or is stopped before keeps it
+		List<Planes> volumes = ImagePlusPlanes.volumes(imp);
 		boolean single = imp.getStackSize() == 1;
 		ImageProcessor ip = imp.getProcessor();
 		// a stack's Undo is reset only once a volume is written (changed): one that fails or is
@@ -227,8 +228,12 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		return new PartlyDoneException(GaussianBlur.NAME_3D, e, Fallback.prefixDone(i, m, "volumes"));
 	}
 
-	/** Shows what was blurred, and asks to save it on closing; Undo cannot restore a stack. */
+	/**
+	 * Shows what was blurred, and asks to save it on closing; Undo cannot restore a stack. The
+	 * selection goes, as ImageJ's blur takes no notice of it.
+	 */
 	private static void changed(ImagePlus imp, boolean single) {
+		imp.deleteRoi();
 		if (single) Undo.setup(Undo.FILTER, imp);
 		else ImagePlusPlanes.noUndo(imp);
 		imp.changes = true;

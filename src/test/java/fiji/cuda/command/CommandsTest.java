@@ -408,4 +408,30 @@ class CommandsTest extends HeadlessCommands {
 			else assertArrayEquals((int[]) e, (int[]) a, "plane " + z);
 		}
 	}
+
+	@Test
+	void blur3DFailingBeforeItWroteKeepsTheSelection() throws Exception {
+		// the selection was removed before the first volume, and stayed removed when its blur
+		// failed with the image unchanged
+		GaussianBlur3DCommand.VolumeBlur saved = GaussianBlur3DCommand.volumeBlur;
+		GaussianBlur3DCommand.volumeBlur = (v, x, y, z) -> {
+			throw new OutOfMemoryError("Java heap space");
+		};
+		try {
+			for (int slices : new int[] { 1, 3 }) {
+				ImagePlus imp = noise("8-bit", 20, 16, slices, 14);
+				Planes before = ij(imp).copy();
+				imp.setRoi(new OvalRoi(2, 3, 9, 7));
+				CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp, "x", 1.0, "y", 1.0, "z", 1.0)
+					.get();
+				assertTrue(m.isCanceled(), "ran");
+				assertSamePlanes(before, ij(imp));
+				assertFalse(imp.changes, "marked changed");
+				assertTrue(imp.getRoi() instanceof OvalRoi && imp.getRoi().getBounds().equals(new java.awt.Rectangle(2, 3, 9, 7)),
+					"the selection is gone, " + slices + " slices");
+			}
+		} finally {
+			GaussianBlur3DCommand.volumeBlur = saved;
+		}
+	}
 }

@@ -166,4 +166,30 @@ class GaussianBlur3DPluginTest {
 			GaussianBlur3DPlugin.volumeBlur = saved;
 		}
 	}
+
+	@Test
+	void aRunThatChangesNothingKeepsTheSelection() {
+		// the selection was removed before the first volume, and stayed removed when the blur
+		// failed, or was stopped, before it wrote anything
+		GaussianBlur3DPlugin.VolumeBlur saved = GaussianBlur3DPlugin.volumeBlur;
+		try {
+			for (int slices : new int[] { 1, 3 })
+				for (boolean fail : new boolean[] { true, false }) {
+					ImagePlus imp = IJ.createImage("roi", "8-bit ramp", 17, 13, slices);
+					ij.gui.Roi roi = new ij.gui.OvalRoi(2, 3, 9, 7);
+					imp.setRoi(roi);
+					GaussianBlur3DPlugin.volumeBlur = fail ? (v, x, y, z, opts) -> {
+						throw new OutOfMemoryError("Java heap space");
+					} : (v, x, y, z, opts) -> new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, null, true, 0);
+					if (fail) assertThrows(OutOfMemoryError.class, () -> GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
+					else assertEquals(0, GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
+					String what = slices + " slices, " + (fail ? "failed" : "stopped");
+					assertFalse(imp.changes, "marked changed: " + what);
+					assertTrue(imp.getRoi() != null && imp.getRoi().getBounds().equals(roi.getBounds())
+						&& imp.getRoi().getType() == ij.gui.Roi.OVAL, "the selection is gone: " + what);
+				}
+		} finally {
+			GaussianBlur3DPlugin.volumeBlur = saved;
+		}
+	}
 }
