@@ -131,12 +131,7 @@ class AlignSlicesPluginTest {
 		assertFalse(imp.changes, "marked changed");
 		for (int z = 0; z < 3; z++)
 			assertArrayEquals((byte[]) before.plane(z), (byte[]) imp.getStack().getPixels(z + 1), "slice " + (z + 1));
-		ij.WindowManager.setTempCurrentImage(imp);
-		try {
-			ij.Undo.undo();
-		} finally {
-			ij.WindowManager.setTempCurrentImage(null);
-		}
+		ImageJReference.undo(imp);
 		assertArrayEquals(original, (byte[]) imp.getStack().getPixels(2), "Undo did not take back the filter before");
 	}
 

@@ -82,12 +82,7 @@ class GaussianBlur3DPluginTest {
 			single.changes = false;
 			assertThrows(PartlyDoneException.class, () -> GaussianBlur3DPlugin.blur(single, 1, 1, 0));
 			assertTrue(single.changes);
-			ij.WindowManager.setTempCurrentImage(single);
-			try {
-				ij.Undo.undo();
-			} finally {
-				ij.WindowManager.setTempCurrentImage(null);
-			}
+			ImageJReference.undo(single);
 			assertTrue(ImageJReference.samePixels(IJ.createImage("ramp", "32-bit ramp", 17, 13, 1), single),
 				"Undo did not give the single image back");
 
@@ -121,12 +116,7 @@ class GaussianBlur3DPluginTest {
 			GaussianBlur3DPlugin.volumeBlur = saved;
 		}
 		assertArrayEquals((short[]) added.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(), "changed");
-		ij.WindowManager.setTempCurrentImage(imp);
-		try {
-			ij.Undo.undo();
-		} finally {
-			ij.WindowManager.setTempCurrentImage(null);
-		}
+		ImageJReference.undo(imp);
 		assertArrayEquals((short[]) original.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(),
 			"Undo did not take back the filter before");
 	}
@@ -153,12 +143,7 @@ class GaussianBlur3DPluginTest {
 				else assertEquals(0, GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
 				assertTrue(ImageJReference.samePixels(added, imp), "changed (" + (fail ? "failed" : "canceled") + ")");
 				assertFalse(imp.changes, "marked changed");
-				ij.WindowManager.setTempCurrentImage(imp);
-				try {
-					ij.Undo.undo();
-				} finally {
-					ij.WindowManager.setTempCurrentImage(null);
-				}
+				ImageJReference.undo(imp);
 				assertArrayEquals(original, (short[]) imp.getStack().getPixels(2),
 					"Undo did not take back the filter before (" + (fail ? "failed" : "canceled") + ")");
 			}

@@ -15,6 +15,16 @@ import java.util.Random;
 /** Test images and ImageJ's own Gaussian blur, computed in this JVM, to compare against. */
 final class ImageJReference {
 
+	/** Edit &gt; Undo on {@code imp}, made the current image for the call as a window would be. */
+	static void undo(ImagePlus imp) {
+		ij.WindowManager.setTempCurrentImage(imp);
+		try {
+			ij.Undo.undo();
+		} finally {
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+	}
+
 	private ImageJReference() {}
 
 	/** @return a stack of seeded noise of the given type: "8-bit", "16-bit", "32-bit" or "RGB" */

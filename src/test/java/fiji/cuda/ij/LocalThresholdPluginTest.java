@@ -222,12 +222,7 @@ class LocalThresholdPluginTest {
 		assertTrue(LocalThresholdPlugin.threshold(single, st, false));
 		assertEquals(40, single.getDisplayRangeMin());
 		assertEquals(90, single.getDisplayRangeMax());
-		ij.WindowManager.setTempCurrentImage(single);
-		try {
-			ij.Undo.undo();
-		} finally {
-			ij.WindowManager.setTempCurrentImage(null);
-		}
+		ImageJReference.undo(single);
 		assertTrue(java.util.Arrays.equals(before, (byte[]) single.getProcessor().getPixels()), "not undone");
 		assertEquals(40, single.getDisplayRangeMin());
 		assertEquals(90, single.getDisplayRangeMax());
@@ -289,12 +284,7 @@ class LocalThresholdPluginTest {
 			assertFalse(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false,
 				fiji.cuda.TestProgress.cancelAfter(0)));
 			assertTrue(ImageJReference.samePixels(blurred, imp), "the image changed");
-			ij.WindowManager.setTempCurrentImage(imp);
-			try {
-				ij.Undo.undo();
-			} finally {
-				ij.WindowManager.setTempCurrentImage(null);
-			}
+			ImageJReference.undo(imp);
 			assertTrue(ImageJReference.samePixels(original, imp), "Undo did not take back the filter before");
 		} finally {
 			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
@@ -312,12 +302,7 @@ class LocalThresholdPluginTest {
 		ImagePlus before = imp.duplicate();
 		assertTrue(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false));
 		assertFalse(ImageJReference.samePixels(before, imp));
-		ij.WindowManager.setTempCurrentImage(imp);
-		try {
-			ij.Undo.undo();
-		} finally {
-			ij.WindowManager.setTempCurrentImage(null);
-		}
+		ImageJReference.undo(imp);
 		assertTrue(ImageJReference.samePixels(before, imp), "Undo did not restore the slice as it was");
 	}
 
@@ -366,12 +351,7 @@ class LocalThresholdPluginTest {
 				fiji.cuda.TestProgress.cancelAfter(0)));
 			assertTrue(ImageJReference.samePixels(blurred, imp), "the image changed");
 			assertFalse(imp.changes, "marked changed");
-			ij.WindowManager.setTempCurrentImage(imp);
-			try {
-				ij.Undo.undo();
-			} finally {
-				ij.WindowManager.setTempCurrentImage(null);
-			}
+			ImageJReference.undo(imp);
 			assertTrue(java.util.Arrays.equals(original, (byte[]) imp.getStack().getPixels(2)),
 				"Undo did not take back the filter before");
 		} finally {
