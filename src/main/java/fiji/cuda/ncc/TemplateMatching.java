@@ -110,12 +110,21 @@ public final class TemplateMatching {
 	 * @param templateWidth  w
 	 * @param templateHeight h
 	 * @return the W×H map
-	 * @throws IllegalArgumentException when there is no map, or it is not (W−w+1)×(H−h+1)
+	 * @throws IllegalArgumentException when there is no map, a size is below 1, W×H is more than
+	 *         an array holds, or the map is not (W−w+1)×(H−h+1)
 	 */
 	public static float[] toSameSize(float[] valid, int imageWidth, int imageHeight, int templateWidth,
 		int templateHeight)
 	{
 		if (valid == null) throw new IllegalArgumentException(NAME + ": there is no score map.");
+		// a template of 0 pixels made a map one larger than the image, copied past its rows (an
+		// ArrayIndexOutOfBoundsException), and W×H past 2^31 wrapped to a map of another size
+		if (imageWidth < 1 || imageHeight < 1 || templateWidth < 1 || templateHeight < 1)
+			throw new IllegalArgumentException(NAME + ": a score map of a " + templateWidth + "x" + templateHeight
+				+ " template in a " + imageWidth + "x" + imageHeight + " image has no size; each side must be at least 1.");
+		if ((long) imageWidth * imageHeight > Integer.MAX_VALUE - 8)
+			throw new IllegalArgumentException(NAME + ": a score map of " + imageWidth + "x" + imageHeight
+				+ " pixels is larger than Java arrays allow.");
 		int ow = validSize(imageWidth, templateWidth), oh = validSize(imageHeight, templateHeight);
 		if (ow < 1 || oh < 1 || valid.length != ow * oh)
 			throw new IllegalArgumentException(NAME + ": the score map has " + valid.length + " values, expected " + ow

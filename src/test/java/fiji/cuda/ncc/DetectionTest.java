@@ -326,6 +326,19 @@ class DetectionTest {
 		assertTrue(TestImages.sameBits(image, copy), "the image changed");
 	}
 
+	@Test
+	void aSameSizeMapOfNoSizeOrPastArraysIsRefused() {
+		// a 0x0 template passed the length check with a (W+1)x(H+1) map and was copied past the
+		// image's rows (ArrayIndexOutOfBoundsException); 100000² wrapped to a map of 1410065408 values
+		assertMessage("each side must be at least 1", () -> TemplateMatching.toSameSize(new float[21 * 16], 20, 15, 0, 0));
+		assertMessage("each side must be at least 1", () -> TemplateMatching.toSameSize(new float[22 * 17], 20, 15, -1, -1));
+		assertMessage("each side must be at least 1", () -> TemplateMatching.toSameSize(new float[1], 0, 0, 0, 0));
+		assertMessage("larger than Java arrays allow", () -> TemplateMatching.toSameSize(new float[4], 100000, 100000,
+			99999, 99999));
+		assertMessage("larger than Java arrays allow", () -> TemplateMatching.toSameSize(new float[4], 65536, 65536,
+			65535, 65535));
+	}
+
 	static void assertMessage(String part, org.junit.jupiter.api.function.Executable call) {
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
 		assertTrue(e.getMessage().contains(part), () -> "'" + e.getMessage() + "' lacks '" + part + "'");
