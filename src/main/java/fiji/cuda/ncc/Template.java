@@ -113,11 +113,15 @@ public final class Template {
 	 * @param angles    rotations in degrees; null or empty means {0}; multiples of 360 keep the
 	 *                  original's pixels
 	 * @return the bank, template by template, unflipped first, angles in the given order
-	 * @throws IllegalArgumentException when there are no templates, an angle is not finite, RGB, or a
-	 *         rotation leaves no pixel
+	 * @throws IllegalArgumentException when there are no templates, the list holds a null, an angle
+	 *         is not finite, RGB, or a rotation leaves no pixel
 	 */
 	public static List<Template> bank(List<Template> templates, boolean flip, double[] angles) {
 		if (templates == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no template.");
+		// mirrored or rotated, a null was a NullPointerException; else it went into the bank as it was
+		for (Template t : templates)
+			if (t == null)
+				throw new IllegalArgumentException(TemplateMatching.NAME + ": the list of templates holds a null.");
 		if (angles == null || angles.length == 0) angles = new double[] {0};
 		for (double a : angles)
 			if (!Double.isFinite(a))

@@ -327,6 +327,16 @@ class DetectionTest {
 	}
 
 	@Test
+	void aBankOfANullIsRefused() {
+		// mirrored or rotated it was a NullPointerException, else a bank holding a null
+		List<Template> list = Arrays.asList(new Template(TestImages.random(PixelType.UINT8, 5, 4, 1, 7), null, 0, 0,
+			false), null);
+		assertMessage("the list of templates holds a null", () -> Template.bank(list, false, null));
+		assertMessage("the list of templates holds a null", () -> Template.bank(list, true, null));
+		assertMessage("the list of templates holds a null", () -> Template.bank(list, false, new double[] {30}));
+	}
+
+	@Test
 	void aSameSizeMapOfNoSizeOrPastArraysIsRefused() {
 		// a 0x0 template passed the length check with a (W+1)x(H+1) map and was copied past the
 		// image's rows (ArrayIndexOutOfBoundsException); 100000² wrapped to a map of 1410065408 values
