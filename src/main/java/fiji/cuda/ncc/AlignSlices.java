@@ -266,8 +266,22 @@ public final class AlignSlices {
 	 * @param height the stack's height
 	 * @return the 0-based slices, ascending; slices that kept a shift because nothing matched
 	 *         (score NaN or at most 0) are not among them
+	 * @throws IllegalArgumentException when there are no shifts or settings, a shift is null or of
+	 *         a slice below 1, or the landmark or margin are ones {@link #align} refuses in such a stack
 	 */
 	public static List<Integer> atSearchBorder(List<Shift> shifts, Settings s, int width, int height) {
+		// a null, a shift of slice 0 or a landmark of no area were a NullPointerException, an
+		// ArrayIndexOutOfBoundsException or a message of a selection, and one larger than the
+		// image gave no slice at all
+		if (shifts == null) throw new IllegalArgumentException(NAME + ": there are no shifts.");
+		if (s == null) throw new IllegalArgumentException(NAME + ": there are no settings.");
+		for (Shift sh : shifts) {
+			if (sh == null) throw new IllegalArgumentException(NAME + ": the list of shifts holds a null.");
+			if (sh.plane < 0)
+				throw new IllegalArgumentException(NAME + ": a shift is of slice " + ((long) sh.plane + 1)
+					+ "; slices count from 1.");
+		}
+		checkLandmark(s, width, height);
 		Shift[] byPlane = new Shift[shifts.stream().mapToInt(sh -> sh.plane).max().orElse(-1) + 1];
 		for (Shift sh : shifts)
 			byPlane[sh.plane] = sh;
@@ -306,6 +320,8 @@ public final class AlignSlices {
 	 *         and those found so far when canceled
 	 */
 	public static List<Integer> notFiniteInSearch(Planes stack, Settings s, ExecutionOptions opts) {
+		// before the type is read: no stack was a NullPointerException
+		if (stack == null) throw new IllegalArgumentException(NAME + ": there is no image.");
 		List<Integer> out = new ArrayList<>();
 		if (stack.type() != PixelType.FLOAT32) return out;
 		check(stack, s);
@@ -522,6 +538,11 @@ public final class AlignSlices {
 		if (s.reference < 0 || s.reference >= stack.depth())
 			throw new IllegalArgumentException(NAME + ": Reference slice must be a slice of the stack, 1 to " + stack.depth()
 				+ ", not reference=" + ((long) s.reference + 1) + ".");
+		checkLandmark(s, iw, ih);
+	}
+
+	/** Refuses a landmark that is not wholly inside an {@code iw} x {@code ih} image, and a negative margin. */
+	private static void checkLandmark(Settings s, int iw, int ih) {
 		if (s.width < 1 || s.height < 1)
 			throw new IllegalArgumentException(NAME + ": the landmark has zero area (" + s.width + "x" + s.height
 				+ "); draw a rectangle or give width and height.");
@@ -542,9 +563,10 @@ public final class AlignSlices {
 	 * @param dy      pixels down (negative: up)
 	 * @param interp  for fractional shifts
 	 * @param threads CPU threads
-	 * @throws IllegalArgumentException for RGB, a missing plane, or a shift that is not finite
+	 * @throws IllegalArgumentException for no planes, RGB, a missing plane, or a shift that is not finite
 	 */
 	public static void translate(Planes planes, int plane, double dx, double dy, Interpolation interp, int threads) {
+		if (planes == null) throw new IllegalArgumentException(NAME + ": there is no image.");
 		if (planes.type() == PixelType.RGB)
 			throw new IllegalArgumentException(NAME + ": " + RGB);
 		if (plane < 0 || plane >= planes.depth())

@@ -318,6 +318,30 @@ class AlignSlicesTest {
 			+ "them, or replace them first (Process>Math>Remove NaNs...).", e.getMessage());
 	}
 
+	@Test
+	void theHelpersRefuseBadInputByName() {
+		// each was a NullPointerException or an ArrayIndexOutOfBoundsException, or a selection's
+		// message; a landmark larger than the image gave no slice at all
+		Settings s = settings(5, 5, 10, 10, 3);
+		List<Shift> shifts = List.of(new Shift(0, 0, 0, 1), new Shift(1, 1, 1, 0.9));
+		expectMessage("Align Slices: there is no image.", () -> AlignSlices.translate(null, 0, 1, 1, null, 1));
+		expectMessage("Align Slices: there is no image.", () -> AlignSlices.notFiniteInSearch(null, s, CPU));
+		expectMessage("Align Slices: there are no shifts.", () -> AlignSlices.atSearchBorder(null, s, 40, 30));
+		expectMessage("Align Slices: there are no settings.", () -> AlignSlices.atSearchBorder(shifts, null, 40, 30));
+		expectMessage("Align Slices: the list of shifts holds a null.",
+			() -> AlignSlices.atSearchBorder(java.util.Arrays.asList(shifts.get(0), null), s, 40, 30));
+		expectMessage("Align Slices: a shift is of slice 0; slices count from 1.",
+			() -> AlignSlices.atSearchBorder(List.of(new Shift(-1, 0, 0, 1)), s, 40, 30));
+		expectMessage("Align Slices: the landmark has zero area (0x0); draw a rectangle or give width and height.",
+			() -> AlignSlices.atSearchBorder(shifts, new Settings(), 40, 30));
+		expectMessage("Align Slices: the landmark (x=0 y=0 width=50 height=10) does not lie inside the image (40x30).",
+			() -> AlignSlices.atSearchBorder(shifts, settings(0, 0, 50, 10, 3), 40, 30));
+	}
+
+	private static void expectMessage(String message, org.junit.jupiter.api.function.Executable call) {
+		assertEquals(message, assertThrows(IllegalArgumentException.class, call).getMessage());
+	}
+
 	private static void expectRefusal(Consumer<Settings> change, String message) {
 		Planes p = DriftingStack.make(PixelType.UINT16, 90, 80, new double[] {0, 1, 2}, new double[] {0, 1, 2}, 6);
 		Planes before = p.copy();
