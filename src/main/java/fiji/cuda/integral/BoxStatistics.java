@@ -112,9 +112,11 @@ public final class BoxStatistics {
 	 * @param image   the input
 	 * @param threads at most this many threads
 	 * @return all-zero float planes
+	 * @throws IllegalArgumentException for no image
 	 * @throws OutOfMemoryError when the Java heap cannot hold them
 	 */
 	public static Planes newResult(Planes image, int threads) {
+		IntegralImage.checkImage(NAME, image);
 		int n = image.planeSize();
 		return Planes.wrap(image.width(), image.height(),
 			CpuParallel.newArrays(image.depth(), threads, 4L * n, z -> new float[n]));

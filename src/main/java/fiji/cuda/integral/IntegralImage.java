@@ -205,13 +205,15 @@ public final class IntegralImage {
 	 * @param opts  backend, CPU threads and progress; null for the defaults
 	 * @param each  receives the tables and the plane's index, in order, on the calling thread
 	 * @return the planes built: all of them, or fewer when the progress reports cancellation
-	 * @throws IllegalArgumentException for no image or RGB
+	 * @throws IllegalArgumentException for no image, RGB, or no {@code each}
 	 * @throws GpuException only when the GPU was forced and failed
 	 */
 	public static int buildEach(Planes image, SatBuild build, ExecutionOptions opts,
 		java.util.function.ObjIntConsumer<SummedAreaTable> each)
 	{
 		checkImage(NAME, image);
+		// before the first plane's tables: none was a NullPointerException once they were built
+		if (each == null) throw new IllegalArgumentException(NAME + ": there is nothing to receive the tables.");
 		opts = ExecutionOptions.orDefaults(opts);
 		boolean gpu = opts.backend() != Backend.CPU;
 		for (int z = 0; z < image.depth(); z++) {

@@ -281,9 +281,11 @@ public final class LocalThreshold {
 	 * @param image   the input
 	 * @param threads at most this many threads
 	 * @return all-zero byte planes
+	 * @throws IllegalArgumentException for no image
 	 * @throws OutOfMemoryError when the Java heap cannot hold them
 	 */
 	public static Planes newResult(Planes image, int threads) {
+		IntegralImage.checkImage(NAME, image);
 		int n = image.planeSize();
 		return Planes.wrap(image.width(), image.height(), CpuParallel.newArrays(image.depth(), threads, n, z -> new byte[n]));
 	}

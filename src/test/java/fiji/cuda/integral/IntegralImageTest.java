@@ -386,6 +386,18 @@ class IntegralImageTest {
 	}
 
 	@Test
+	void noReceiverOrNoImageForANewResultIsRefusedByName() {
+		// each was a NullPointerException, buildEach's once the first plane's tables were built
+		Planes g = TestImages.random(PixelType.UINT8, 4, 4, 2, 1);
+		assertEquals("Integral Image: there is nothing to receive the tables.", assertThrows(
+			IllegalArgumentException.class, () -> IntegralImage.buildEach(g, SatBuild.AUTO, CPU, null)).getMessage());
+		assertEquals("Box Statistics: there is no image.", assertThrows(IllegalArgumentException.class,
+			() -> BoxStatistics.newResult(null, 1)).getMessage());
+		assertEquals("Local Threshold: there is no image.", assertThrows(IllegalArgumentException.class,
+			() -> LocalThreshold.newResult(null, 1)).getMessage());
+	}
+
+	@Test
 	void autoFallsBackToTheCpuWithOneLogLineAndForcedGpuFails() {
 		org.junit.jupiter.api.Assumptions.assumeFalse(fiji.cuda.runtime.Gpu.isAvailable(), "a GPU is there to use");
 		fiji.cuda.TestFallbackLog.forget(IntegralImage.NAME);
