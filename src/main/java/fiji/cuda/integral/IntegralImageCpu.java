@@ -221,12 +221,15 @@ final class IntegralImageCpu {
 		Object aboveQ = band < h ? floats ? new double[w] : new long[w] : null;
 		int prevFirst = 0, prevEnd = 0;
 		try {
-			for (int y0 = 0; y0 < h; y0 += band) {
+			// y0 + band in long, and the next band from y1: in a plane of more than 2^31 - 512 rows (1
+			// pixel wide) the last band's end wrapped to a negative row, that band was skipped, and
+			// y0 wrapped around to negative rows
+			for (int y0 = 0, y1; y0 < h; y0 = y1) {
 				if (y0 > 0 && progress.isCanceled()) {
 					if (copy != null) System.arraycopy(copy, 0, written, 0, w * h);
 					return false;
 				}
-				int y1 = Math.min(h, y0 + band);
+				y1 = (int) Math.min(h, (long) y0 + band);
 				int first = (int) Math.max(0, (long) y0 - win.above() - 1);
 				int end = (int) Math.min(h, (long) y1 + win.below());
 				if (first > 0) {

@@ -47,6 +47,28 @@ import org.junit.jupiter.api.Test;
  */
 class LocalThresholdTest {
 
+	@Test
+	void aPlaneOfNearly2To31RowsIsThresholdedToItsLastRow() {
+		// 1 pixel wide, more than 2^31 - 512 rows: the last band's end wrapped to a negative row,
+		// the band was skipped, and the next bands began at negative rows, an
+		// ArrayIndexOutOfBoundsException a minute later
+		org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.getRuntime().maxMemory() > (5L << 30),
+			"two planes of 2 GB need a larger heap");
+		int h = Integer.MAX_VALUE - 8;
+		byte[] in = new byte[h];
+		in[0] = (byte) 200;
+		in[h - 1] = (byte) 200;
+		byte[][] out = new byte[1][];
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(300),
+			() -> out[0] = (byte[]) LocalThreshold.threshold(Planes.wrap(1, h, in), Method.MEAN, 1, 0, 0, true, CPU)
+				.plane(0));
+		// each 200 lies above its window's mean of 100; the 0s next to them below theirs
+		assertEquals((byte) 255, out[0][0]);
+		assertEquals(0, out[0][1]);
+		assertEquals(0, out[0][h - 2]);
+		assertEquals((byte) 255, out[0][h - 1]);
+	}
+
 	static final int[] A = {
 		0, 0, 0, 0, 0,
 		0, 90, 90, 90, 0,
