@@ -272,11 +272,13 @@ final class GaussianBlurCpu {
 			boolean stoppable, CpuParallel.Range pass)
 		{
 			int bands = bands(to - from, workPerRow);
-			int step = Math.max(1, (to - from + bands - 1) / bands);
-			for (int y = from; y < to; y += step) {
+			// in long: near 2^31 rows the rounding up and the next band's start wrapped around
+			int step = (int) Math.max(1, ((long) to - from + bands - 1) / bands);
+			for (int y = from, next; y < to; y = next) {
+				next = (int) Math.min(to, (long) y + step);
 				if (stoppable && Thread.currentThread().isInterrupted()) throw new Interrupted();
-				CpuParallel.forRange(y, Math.min(to, y + step), threads, workPerRow, pass);
-				if (y + step < to) done.accept(start + share * (y + step - from) / (to - from));
+				CpuParallel.forRange(y, next, threads, workPerRow, pass);
+				if (next < to) done.accept(start + share * ((long) next - from) / ((long) to - from));
 			}
 		}
 

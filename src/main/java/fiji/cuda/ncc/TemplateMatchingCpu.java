@@ -140,12 +140,14 @@ final class TemplateMatchingCpu {
 			// at least a row per thread: a large template's band of one or two rows kept one or
 			// two of the threads busy
 			int band = (int) Math.max(1, Math.min(oh, Math.max(threads, bandWork / rowWork)));
-			for (int from = 0; from < oh; from += band) {
+			// the band's end in long: near 2^31 map rows from + band wrapped to a negative row
+			for (int from = 0, to; from < oh; from = to) {
+				to = (int) Math.min(oh, (long) from + band);
 				if (from > 0) {
 					progress.update(from / (double) oh);
 					if (progress.isCanceled()) return null;
 				}
-				CpuParallel.forRange(from, Math.min(oh, from + band), threads, rowWork, (y0, y1) -> {
+				CpuParallel.forRange(from, to, threads, rowWork, (y0, y1) -> {
 					if (exact && !t.masked) slidingExact(img, type, iw, t, valid, ow, y0, y1);
 					else if (exact) for (int y = y0; y < y1; y++) maskedExactRow(img, type, iw, t, valid, ow, y);
 					else for (int y = y0; y < y1; y++) doubleRow(img, type, iw, t, valid, ow, y);
