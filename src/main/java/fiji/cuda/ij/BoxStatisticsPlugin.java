@@ -102,10 +102,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 			// held while read: a command changing the pixels meanwhile gave a result of both states
 			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, chosen, window, stack,
 				windowLabel(radius, width, height)));
-			if (out != null) {
-				out.setTitle(IjBridge.uniqueTitle(out.getTitle()));
-				out.show();
-			}
+			if (out != null) IjBridge.showUnique(out);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		}

@@ -193,24 +193,56 @@ public final class IjBridge {
 	 *
 	 * @param title the title wanted
 	 * @return it, or the first free of "name-1", "name-2", ... (before a file extension, as ImageJ
-	 *         numbers them)
+	 *         numbers them); a title that {@link #showUnique} gave an image not yet shown is not free
 	 */
 	public static String uniqueTitle(String title) {
-		java.util.Set<String> taken = new java.util.HashSet<>();
-		int[] ids = WindowManager.getIDList();
-		if (ids != null)
-			for (int id : ids) {
-				ImagePlus imp = WindowManager.getImage(id);
-				if (imp != null) taken.add(imp.getTitle());
+		synchronized (SHOWING) {
+			java.util.Set<String> taken = new java.util.HashSet<>(SHOWING);
+			int[] ids = WindowManager.getIDList();
+			if (ids != null)
+				for (int id : ids) {
+					ImagePlus imp = WindowManager.getImage(id);
+					if (imp != null) taken.add(imp.getTitle());
+				}
+			if (!taken.contains(title)) return title;
+			int dot = title.lastIndexOf('.');
+			// an extension is a short run of letters and digits after the last dot, as in "cells.tif"
+			boolean ext = dot > 0 && title.length() - dot <= 5 && title.substring(dot + 1).matches("[A-Za-z0-9]+");
+			String base = ext ? title.substring(0, dot) : title, tail = ext ? title.substring(dot) : "";
+			for (int k = 1;; k++) {
+				String t = base + "-" + k + tail;
+				if (!taken.contains(t)) return t;
 			}
-		if (!taken.contains(title)) return title;
-		int dot = title.lastIndexOf('.');
-		// an extension is a short run of letters and digits after the last dot, as in "cells.tif"
-		boolean ext = dot > 0 && title.length() - dot <= 5 && title.substring(dot + 1).matches("[A-Za-z0-9]+");
-		String base = ext ? title.substring(0, dot) : title, tail = ext ? title.substring(dot) : "";
-		for (int k = 1;; k++) {
-			String t = base + "-" + k + tail;
-			if (!taken.contains(t)) return t;
+		}
+	}
+
+	/**
+	 * The titles {@link #showUnique} has given images that are not shown yet. A title is free to
+	 * {@link #uniqueTitle} only once an image holding it is shown (registered with ImageJ), so two
+	 * results of one image made at once (two matchings sharing the image, from a script's threads)
+	 * each found their title free and both took it.
+	 */
+	private static final java.util.Set<String> SHOWING = new java.util.HashSet<>();
+
+	/**
+	 * Titles a new result image with {@link #uniqueTitle} and shows it, the title kept from any
+	 * other result shown meanwhile until this one is shown.
+	 *
+	 * @param imp the result, titled as wanted; retitled if another image holds that title
+	 */
+	public static void showUnique(ImagePlus imp) {
+		String title;
+		synchronized (SHOWING) {
+			title = uniqueTitle(imp.getTitle());
+			SHOWING.add(title);
+		}
+		try {
+			imp.setTitle(title);
+			imp.show();
+		} finally {
+			synchronized (SHOWING) {
+				SHOWING.remove(title);
+			}
 		}
 	}
 

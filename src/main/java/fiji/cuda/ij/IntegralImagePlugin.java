@@ -98,11 +98,8 @@ public class IntegralImagePlugin implements PlugIn {
 		try {
 			// held while read: a command changing the pixels meanwhile gave a result of both states
 			ImagePlus out = ImagePlusPlanes.whileReading(imp, null, () -> compute(imp, table, stack));
-			if (out != null) {
-				// as ImageJ names a second duplicate: a title alike found the earlier result
-				out.setTitle(IjBridge.uniqueTitle(out.getTitle()));
-				out.show();
-			}
+			// as ImageJ names a second duplicate: a title alike found the earlier result
+			if (out != null) IjBridge.showUnique(out);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		}

@@ -162,12 +162,8 @@ final class TemplateMatchingResults {
 		} finally {
 			IjBridge.releaseSharedWindows(held);
 		}
-		if (out.scoreMap != null) {
-			// a second map of one image took the first's title, and selectImage by title found
-			// the old one
-			out.scoreMap.setTitle(IjBridge.uniqueTitle(out.scoreMap.getTitle()));
-			out.scoreMap.show();
-		}
+		// a second map of one image took the first's title, and selectImage by title found the old one
+		if (out.scoreMap != null) IjBridge.showUnique(out.scoreMap);
 		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
 		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
 	}

@@ -245,4 +245,47 @@ public class ConcurrentRunsTest {
 		IjBridge.releaseSharedWindows(true);
 		assertFalse(IjBridge.SHARED_WINDOWS.isLocked());
 	}
+
+	@Test
+	void twoScoreMapsOfOneImageShownAtOnceGetTitlesOfTheirOwn() throws Exception {
+		// two matchings of one image (reads share it) looked for a free title each before either map
+		// was shown, and both showed "Score map of cells": a macro selecting "Score map of cells-1", as
+		// after two runs one after the other, found none
+		ImagePlus cells = IJ.createImage("cells", "8-bit ramp", 20, 10, 1);
+		java.util.concurrent.CyclicBarrier bothShowing = new java.util.concurrent.CyclicBarrier(2);
+		TemplateMatchingPlugin.Outcome[] outs = new TemplateMatchingPlugin.Outcome[2];
+		for (int k = 0; k < 2; k++) {
+			outs[k] = new TemplateMatchingPlugin.Outcome();
+			outs[k].scoreMap = new ImagePlus(TemplateMatchingPlugin.SCORE_MAP_TITLE + "cells",
+				new ij.process.FloatProcessor(4, 4)) {
+				@Override
+				public void show() {
+					try {
+						bothShowing.await(20, TimeUnit.SECONDS);
+					} catch (Exception e) {
+						// the other never got here: shown alone
+					}
+					super.show();
+				}
+			};
+		}
+		boolean batch = Interpreter.batchMode;
+		Interpreter.batchMode = true; // as in a batch macro: the maps are shown without windows
+		try {
+			Thread a = new Thread(() -> TemplateMatchingResults.show(cells, outs[0]), "match 1");
+			Thread b = new Thread(() -> TemplateMatchingResults.show(cells, outs[1]), "match 2");
+			a.start();
+			b.start();
+			finish(a);
+			finish(b);
+			assertFalse(bothShowing.isBroken(), "the two maps were not shown at once");
+			java.util.Set<String> titles = new java.util.TreeSet<>(java.util.List.of(outs[0].scoreMap.getTitle(),
+				outs[1].scoreMap.getTitle()));
+			assertEquals("[Score map of cells, Score map of cells-1]", titles.toString());
+		} finally {
+			for (TemplateMatchingPlugin.Outcome o : outs)
+				Interpreter.removeBatchModeImage(o.scoreMap);
+			Interpreter.batchMode = batch;
+		}
+	}
 }
