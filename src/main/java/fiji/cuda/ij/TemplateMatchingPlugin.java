@@ -177,6 +177,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 				s.sameSize = flag(options, "same_size");
 			} else {
 				if (IjErrors.noOptionsToRunWith(COMMAND, "image=cells.tif template=cell.tif score_threshold=0.5")) return;
+				// an image another thread closes meanwhile is not offered: its lookup below was null
+				ImagePlus[] opened = stillOpen(ids);
+				ids = opened == null ? null : java.util.Arrays.stream(opened).mapToInt(ImagePlus::getID).toArray();
 				if (ids == null) {
 					// the dialog offers open images only, and a script's image of its own is none
 					IjErrors.report(COMMAND, "There is no image open.");
@@ -187,14 +190,14 @@ public class TemplateMatchingPlugin implements PlugIn {
 				boolean[] maps = new boolean[ids.length];
 				int current = 0;
 				for (int i = 0; i < ids.length; i++) {
-					ImagePlus open = WindowManager.getImage(ids[i]);
+					ImagePlus open = opened[i];
 					titles[i] = open.getTitle();
 					sizes[i] = new int[] { open.getWidth(), open.getHeight() };
 					maps[i] = titles[i].startsWith(SCORE_MAP_TITLE) || open.getProperty(TemplateMatchingResults.MAP_OF) != null;
 					if (open == WindowManager.getCurrentImage()) current = i;
 				}
 				// a run again right after one with a score map, which is then in front, searched the map
-				Object mapOf = WindowManager.getImage(ids[current]).getProperty(TemplateMatchingResults.MAP_OF);
+				Object mapOf = opened[current].getProperty(TemplateMatchingResults.MAP_OF);
 				for (int i = 0; i < ids.length && mapOf != null; i++)
 					if (mapOf.equals(ids[i])) current = i;
 				int[] first = defaultChoices(sizes, current, maps);
@@ -218,6 +221,14 @@ public class TemplateMatchingPlugin implements PlugIn {
 		} finally {
 			IJ.showProgress(1.0);
 		}
+	}
+
+	/** @return the images of {@code ids} that are still open, in order, or null for none */
+	private static ImagePlus[] stillOpen(int[] ids) {
+		ImagePlus[] open = ids == null ? new ImagePlus[0]
+			: java.util.Arrays.stream(ids).mapToObj(WindowManager::getImage).filter(java.util.Objects::nonNull)
+				.toArray(ImagePlus[]::new);
+		return open.length == 0 ? null : open;
 	}
 
 	/**
