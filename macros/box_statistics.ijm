@@ -1,6 +1,7 @@
 // GPU Box Statistics of the current image, every slice: the local standard deviation over a
 // 15x15 square window (radius 7), as a new 32-bit image.
-// With no image open it opens the file given as "open=[path]", or makes a noisy test stack.
+// Given "open=[path]" it opens that file, even with an image open; otherwise it takes the
+// current image, or, with none open, makes a noisy test stack.
 // Optional "save=[path]" saves the result as TIFF.
 //   ImageJ -batch box_statistics.ijm "open=[/data/in.tif] save=[/data/sd.tif]"
 arg = getArgument();

@@ -1,5 +1,6 @@
 // GPU Gaussian Blur of the current image, every slice, as the macro recorder writes it.
-// With no image open it opens the file given as "open=[path]", or makes a noisy test stack.
+// Given "open=[path]" it opens that file, even with an image open; otherwise it takes the
+// current image, or, with none open, makes a noisy test stack.
 // Optional "save=[path]" saves the result as TIFF.
 //   ImageJ -batch gaussian_blur.ijm "open=[/data/in.tif] save=[/data/out.tif]"
 arg = getArgument();
