@@ -128,9 +128,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	/**
 	 * @return the image {@code current} is the score map of, while that image is open; else
-	 *         {@code current}. A macro run again without {@code image=} right after one with a
-	 *         score map, which is then the current image, searched the map, as the dialog did
-	 *         before it learnt to offer the image instead.
+	 *         {@code current}. A run again right after one with a score map, which is then the
+	 *         current image, searched the map: the dialog offers this image instead, and a macro
+	 *         without {@code image=} searches it.
 	 */
 	private static ImagePlus mapSource(ImagePlus current) {
 		Object mapOf = current.getProperty(TemplateMatchingResults.MAP_OF);
@@ -197,9 +197,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 					if (open == WindowManager.getCurrentImage()) current = i;
 				}
 				// a run again right after one with a score map, which is then in front, searched the map
-				Object mapOf = opened[current].getProperty(TemplateMatchingResults.MAP_OF);
-				for (int i = 0; i < ids.length && mapOf != null; i++)
-					if (mapOf.equals(ids[i])) current = i;
+				ImagePlus source = mapSource(opened[current]);
+				for (int i = 0; i < opened.length; i++)
+					if (opened[i] == source) current = i;
 				int[] first = defaultChoices(sizes, current, maps);
 				Answer a = dialog(titles, first[0], first[1]);
 				if (a == null) return;
