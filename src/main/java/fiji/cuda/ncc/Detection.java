@@ -84,8 +84,11 @@ public final class Detection {
 	 *
 	 * @param o the other detection
 	 * @return intersection over union of the two boxes, 0 (apart, or both empty) to 1 (the same box)
+	 * @throws IllegalArgumentException when there is no other detection
 	 */
 	public double iou(Detection o) {
+		// a caller's list with a hole in it: a bare NullPointerException named nothing
+		if (o == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no detection to compare with.");
 		long ix = Math.max(0, Math.min(x + width, o.x + o.width) - Math.max(x, o.x));
 		long iy = Math.max(0, Math.min(y + height, o.y + o.height) - Math.max(y, o.y));
 		long inter = ix * iy;

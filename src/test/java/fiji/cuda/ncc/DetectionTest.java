@@ -516,4 +516,13 @@ class DetectionTest {
 		assertEquals("Peaks: the peak (2, 0) lies outside the 2x2 score map.", e.getMessage());
 		assertEquals(List.of(), Peaks.localMaxima(new float[0], 0, 0, box, 0.5, true));
 	}
+
+	@Test
+	void theOverlapWithNoDetectionIsRefusedByName() {
+		// it was a bare NullPointerException
+		Detection d = new Detection(0, 0, 4, 4, 0.5, 0, 0, false, 0, 2, 2);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.iou(null));
+		assertEquals("Template Matching: there is no detection to compare with.", e.getMessage());
+		assertEquals(1, d.iou(d), 0);
+	}
 }
