@@ -33,8 +33,14 @@ public final class ExecutionOptions {
 	 * @param b where to run: {@link Backend#AUTO}, or {@link Backend#GPU} / {@link Backend#CPU}
 	 *          to force one (a forced GPU that fails is an error, see {@link Fallback})
 	 * @return a copy running on the given backend
+	 * @throws IllegalArgumentException for no backend; {@link Backend#AUTO} is the default
 	 */
 	public ExecutionOptions withBackend(Backend b) {
+		// null ran as AUTO without a word: a caller who meant to force a backend and lost it on the
+		// way (an unset field, a failed lookup) got the GPU-or-CPU choice instead
+		if (b == null)
+			throw new IllegalArgumentException("No backend was given; choose AUTO (the GPU when one is usable, else the "
+				+ "CPU), GPU or CPU.");
 		return new ExecutionOptions(b, threads, progress);
 	}
 
