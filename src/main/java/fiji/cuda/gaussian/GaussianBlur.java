@@ -47,7 +47,7 @@ public final class GaussianBlur {
 	 * write, and the report says canceled and how many planes are done: ImageJ interrupts a
 	 * preview that is switched off, and SciJava a command whose run is canceled.
 	 *
-	 * @param image  the planes, modified in place
+	 * @param image  the planes, modified in place; each an array of its own
 	 * @param sigmaX standard deviation along x in pixels; 0 skips x (at least one axis must be positive)
 	 * @param sigmaY standard deviation along y in pixels; 0 skips y
 	 * @param roi    the part written, or null for the whole plane; a mask restores the pixels outside it
@@ -213,7 +213,7 @@ public final class GaussianBlur {
 	 * Blurs a volume in x, y and z: each plane in x and y first (rounded to the pixel type,
 	 * as ImageJ does), then along z. The planes are written in place as the passes go.
 	 *
-	 * @param volume the z-series, modified in place
+	 * @param volume the z-series, modified in place; each plane an array of its own
 	 * @param sigmaX x standard deviation in pixels, 0 skips x
 	 * @param sigmaY y standard deviation in pixels, 0 skips y
 	 * @param sigmaZ z standard deviation in slices, 0 skips z
@@ -255,6 +255,8 @@ public final class GaussianBlur {
 		if (image == null) throw new IllegalArgumentException(op + ": there is no image.");
 		// a range of no planes: the CPU path's line check said "Line length must be at least 1"
 		if (image.depth() == 0) throw new IllegalArgumentException(op + ": the image has no slices.");
+		// written in place, one slice after another: one array at two slices was blurred twice
+		image.checkOwnArrays(op, "slices");
 		check(op, "X sigma", sx);
 		check(op, "Y sigma", sy);
 		check(op, "Z sigma", sz);

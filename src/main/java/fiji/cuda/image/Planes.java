@@ -2,12 +2,17 @@ package fiji.cuda.image;
 
 import java.lang.reflect.Array;
 import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
  * A sequence of 2D planes of one size and pixel type: a single image, a z-series, or
  * any list of slices. The planes are the caller's own arrays (ImageJ's stack arrays,
  * or the storage of an ImgLib2 {@code PlanarImg}); operations work on them in place
  * and never copy the whole sequence on the host.
+ * <p>
+ * One array may stand for several planes (a stack that holds the same slice twice): that is
+ * harmless to read, and operations that write planes refuse it ({@link #checkOwnArrays}).
  * <p>
  * This type is the operation layer's image model. It imports neither ImageJ nor
  * SciJava, so that both the IJ1 bridge and the ImgLib2 adapter can feed it without
@@ -106,6 +111,29 @@ public final class Planes {
 		if (to > planes.length)
 			throw new IllegalArgumentException("Planes " + from + " to " + to + " asked of " + planes.length + ".");
 		return new Planes(width, height, type, Arrays.copyOfRange(planes, from, to));
+	}
+
+	/**
+	 * Refuses planes that an operation is to write when two of them are one array: planes are
+	 * written one after another, so that array would end up holding one plane's result in
+	 * place of the other's, or a result made from the other's. Planes that are only read may
+	 * share arrays.
+	 *
+	 * @param op     the operation's name, which the message begins with
+	 * @param what   what these planes are to the user, in the plural: "slices", "output planes"
+	 * @throws IllegalArgumentException naming the first two planes, 1-based, that are one array
+	 */
+	public void checkOwnArrays(String op, String what) {
+		if (planes.length < 2) return;
+		// identity, not equal pixels: two slices may well hold the same values. A map rather than
+		// every pair, as stacks run to thousands of planes
+		Map<Object, Integer> first = new IdentityHashMap<>(planes.length);
+		for (int j = 0; j < planes.length; j++) {
+			Integer i = first.putIfAbsent(planes[j], j);
+			if (i != null)
+				throw new IllegalArgumentException(op + ": " + what + " " + (i + 1) + " and " + (j + 1) + " are one array "
+					+ "(the same pixels twice), which cannot hold the results of both; each must have pixels of its own.");
+		}
 	}
 
 	/** @return a deep copy, for keeping an original while an operation runs */

@@ -126,8 +126,9 @@ public final class BoxStatistics {
 	 * Writes the statistic of every plane into {@code out}.
 	 *
 	 * @param image     8, 16 or 32-bit planes; not modified
-	 * @param out       32-bit planes of the input's size and depth: planes of their own, or a
-	 *                  32-bit input's own planes in their order (in place)
+	 * @param out       32-bit planes of the input's size and depth: planes of their own, each
+	 *                  an array of its own, or a 32-bit input's own planes in their order (in
+	 *                  place; the input's slices must then be arrays of their own)
 	 * @param statistic what to compute over each window
 	 * @param window    any rectangle, anchored as {@link Window} says
 	 * @param options   backend, CPU threads and progress; null for the defaults

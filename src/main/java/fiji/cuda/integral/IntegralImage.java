@@ -242,12 +242,19 @@ public final class IntegralImage {
 			throw new IllegalArgumentException(op + ": " + Texts.RGB);
 	}
 
-	/** Rejects an output that is not of {@code type} and the image's size and depth, naming the operation. */
+	/**
+	 * Rejects an output that is not of {@code type} and the image's size and depth, that holds one
+	 * array as two of its planes, or that shares planes with the input other than all of them at
+	 * their own index (in place), naming the operation.
+	 */
 	static void checkOutput(String op, Planes image, Planes out, PixelType type, String typeName) {
 		if (out == null || out.type() != type || out.width() != image.width() || out.height() != image.height()
 			|| out.depth() != image.depth())
 			throw new IllegalArgumentException(op + ": the output must be " + typeName + " image of " + image.width() + "x"
 				+ image.height() + "x" + image.depth() + " pixels" + (out == null ? "." : ", not " + out + "."));
+		// first: in place, an input that repeats an array is an output that does, and said so
+		// better than as an output plane that is another input plane
+		out.checkOwnArrays(op, "output planes");
 		// Planes are written one after another, each from its own input plane's tables: an output
 		// plane that is another index's input plane was written before that plane was read. In
 		// place is the input's own planes, every one at its own index.

@@ -294,8 +294,9 @@ public final class LocalThreshold {
 	 * Thresholds every plane into {@code out}.
 	 *
 	 * @param image    8, 16 or 32-bit planes
-	 * @param out      8-bit planes of the input's size and depth; for an 8-bit image they may be
-	 *                 the input's own planes, all in their order, which are then thresholded in place
+	 * @param out      8-bit planes of the input's size and depth, each an array of its own; for an
+	 *                 8-bit image they may be the input's own planes, all in their order, which are
+	 *                 then thresholded in place
 	 * @param settings from {@link Settings#of}
 	 * @param options  backend, CPU threads and progress; null for the defaults
 	 * @return which backend ran; planes not reached when canceled stay as they were

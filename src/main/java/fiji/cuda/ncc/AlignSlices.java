@@ -147,7 +147,7 @@ public final class AlignSlices {
 	/**
 	 * Aligns every slice to the reference, in place.
 	 *
-	 * @param stack the slices, changed in place
+	 * @param stack the slices, changed in place; each an array of its own
 	 * @param s     landmark, margin, reference, mode, sub-pixel and interpolation
 	 * @param opts  backend and threads of the matching, progress and cancellation (between slices,
 	 *              and on the CPU within a slice's matching, before the slice is touched)
@@ -160,6 +160,9 @@ public final class AlignSlices {
 	 */
 	public static List<Shift> align(Planes stack, Settings s, ExecutionOptions opts) {
 		check(stack, s);
+		// slices are moved one after another: the later slice of one array was matched already
+		// moved, its shift reported as about 0, and a fractional one interpolated it twice
+		stack.checkOwnArrays(NAME, "slices");
 		opts = ExecutionOptions.orDefaults(opts);
 		Interpolation interp = s.interpolation == null ? Interpolation.BILINEAR : s.interpolation;
 		Region landmark = s.landmark();

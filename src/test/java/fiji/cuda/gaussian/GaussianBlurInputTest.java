@@ -175,4 +175,23 @@ class GaussianBlurInputTest {
 		assertTrue(new GaussianBlur.PartialGpuFailure(0, 0, cause).unrecoverable(GaussianBlur.NAME, 4).getMessage()
 			.contains("of the 4 planes given, plane 1 may hold the result"));
 	}
+
+	@Test
+	void aStackThatHoldsOneArrayAtTwoSlicesIsRefusedWithTheImageUnchanged() {
+		// that array was blurred twice, once as each slice, and nothing was said
+		for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.FLOAT32 }) {
+			Planes distinct = TestImages.random(t, 13, 11, 2, 43);
+			Planes twice = Planes.wrap(13, 11, distinct.plane(0), distinct.plane(1), distinct.plane(0));
+			Planes original = twice.copy();
+			IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+				() -> GaussianBlur.blur2D(twice, 2, 2, null, CPU));
+			assertEquals("Gaussian Blur: slices 1 and 3 are one array (the same pixels twice), which cannot hold the "
+				+ "results of both; each must have pixels of its own.", e.getMessage());
+			assertTrue(TestImages.sameBits(original, twice), t.label());
+			e = assertThrows(IllegalArgumentException.class, () -> GaussianBlur.blur3D(twice, 1, 1, 1, CPU));
+			assertEquals("Gaussian Blur 3D: slices 1 and 3 are one array (the same pixels twice), which cannot hold the "
+				+ "results of both; each must have pixels of its own.", e.getMessage());
+			assertTrue(TestImages.sameBits(original, twice), t.label());
+		}
+	}
 }

@@ -29,4 +29,26 @@ class PlanesMessagesTest {
 		assertEquals(2, p.range(0, 2).depth());
 		assertEquals(0, p.range(2, 2).depth());
 	}
+
+	@Test
+	void planesToBeWrittenThatAreOneArrayAreNamedAsSlicesAreCounted() {
+		byte[] a = new byte[4], b = new byte[4];
+		Planes.wrap(2, 2, a).checkOwnArrays("Op", "slices");
+		Planes.wrap(2, 2, a, b, new byte[4]).checkOwnArrays("Op", "slices");
+		// equal pixels in arrays of their own are two slices
+		Planes.wrap(2, 2, a, a.clone()).checkOwnArrays("Op", "slices");
+		assertEquals("Op: slices 1 and 2 are one array (the same pixels twice), which cannot hold the results of both; "
+			+ "each must have pixels of its own.", assertThrows(IllegalArgumentException.class,
+				() -> Planes.wrap(2, 2, a, a).checkOwnArrays("Op", "slices")).getMessage());
+		// a stack of thousands of slices, the repeat at its end: the first pair is named
+		Object[] many = new Object[5000];
+		for (int z = 0; z < many.length; z++)
+			many[z] = new byte[4];
+		many[4999] = many[1];
+		many[4998] = many[4997];
+		Planes stack = Planes.wrap(2, 2, many);
+		assertEquals("Op: output planes 4998 and 4999 are one array (the same pixels twice), which cannot hold the results "
+			+ "of both; each must have pixels of its own.", assertThrows(IllegalArgumentException.class,
+				() -> stack.checkOwnArrays("Op", "output planes")).getMessage());
+	}
 }

@@ -376,4 +376,34 @@ class BoxStatisticsTest {
 		BoxStatistics.computeInto(stack, stack, Statistic.MEAN, Window.square(2), CPU);
 		assertTrue(TestImages.sameBits(apart, stack));
 	}
+
+	@Test
+	void anOutputThatHoldsOneArrayAtTwoPlanesIsRefusedWithNothingWritten() {
+		// slice 3's mean was written over slice 1's, and nothing was said
+		Planes stack = TestImages.random(PixelType.UINT16, 32, 32, 3, 6);
+		Planes before = stack.copy();
+		float[] shared = new float[32 * 32], own = new float[32 * 32];
+		java.util.Arrays.fill(shared, 7);
+		java.util.Arrays.fill(own, 7);
+		Planes out = Planes.wrap(32, 32, shared, own, shared);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> BoxStatistics.computeInto(stack, out, Statistic.MEAN, Window.square(2), CPU));
+		assertEquals("Box Statistics: output planes 1 and 3 are one array (the same pixels twice), which cannot hold the "
+			+ "results of both; each must have pixels of its own.", e.getMessage());
+		assertTrue(TestImages.sameBits(before, stack));
+		for (int i = 0; i < shared.length; i++)
+			assertTrue(shared[i] == 7 && own[i] == 7, "written at " + i);
+		// in place, a 32-bit stack that holds one array at two slices: the second was made from the first's result
+		Planes floats = TestImages.random(PixelType.FLOAT32, 32, 32, 2, 7);
+		Planes twice = Planes.wrap(32, 32, floats.plane(0), floats.plane(1), floats.plane(0));
+		Planes original = twice.copy();
+		e = assertThrows(IllegalArgumentException.class,
+			() -> BoxStatistics.computeInto(twice, twice, Statistic.VARIANCE, Window.square(2), CPU));
+		assertEquals("Box Statistics: output planes 1 and 3 are one array (the same pixels twice), which cannot hold the "
+			+ "results of both; each must have pixels of its own.", e.getMessage());
+		assertTrue(TestImages.sameBits(original, twice));
+		// only read, such a stack is fine: each slice's statistic is that of its own pixels
+		Planes means = BoxStatistics.compute(twice, Statistic.MEAN, 2, CPU);
+		assertTrue(TestImages.sameBits(means.range(0, 1), means.range(2, 3)));
+	}
 }

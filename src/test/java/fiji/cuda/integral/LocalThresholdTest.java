@@ -612,4 +612,33 @@ class LocalThresholdTest {
 			+ "input's planes in their own order (in place).", e.getMessage());
 		assertTrue(TestImages.sameBits(before, stack));
 	}
+
+	@Test
+	void anOutputThatHoldsOneArrayAtTwoPlanesIsRefusedWithNothingWritten() {
+		// slice 3's threshold was written over slice 1's, and nothing was said
+		Planes stack = TestImages.random(PixelType.FLOAT32, 32, 32, 3, 8);
+		Planes before = stack.copy();
+		byte[] shared = new byte[32 * 32], own = new byte[32 * 32];
+		java.util.Arrays.fill(shared, (byte) 7);
+		java.util.Arrays.fill(own, (byte) 7);
+		Settings st = Settings.of(Method.MEAN, 2, 0, 0, true);
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> LocalThreshold.thresholdInto(stack, Planes.wrap(32, 32, shared, own, shared), st, CPU));
+		assertEquals("Local Threshold: output planes 1 and 3 are one array (the same pixels twice), which cannot hold the "
+			+ "results of both; each must have pixels of its own.", e.getMessage());
+		assertTrue(TestImages.sameBits(before, stack));
+		for (int i = 0; i < shared.length; i++)
+			assertTrue(shared[i] == 7 && own[i] == 7, "written at " + i);
+		// in place, an 8-bit stack that holds one array at two slices: the second was the first's result thresholded
+		Planes bytes = TestImages.random(PixelType.UINT8, 32, 32, 2, 9);
+		Planes twice = Planes.wrap(32, 32, bytes.plane(0), bytes.plane(1), bytes.plane(0));
+		Planes original = twice.copy();
+		e = assertThrows(IllegalArgumentException.class, () -> LocalThreshold.thresholdInto(twice, twice, st, CPU));
+		assertEquals("Local Threshold: output planes 1 and 3 are one array (the same pixels twice), which cannot hold the "
+			+ "results of both; each must have pixels of its own.", e.getMessage());
+		assertTrue(TestImages.sameBits(original, twice));
+		// only read, such a stack is fine
+		Planes masks = LocalThreshold.threshold(twice, st, CPU);
+		assertTrue(TestImages.sameBits(masks.range(0, 1), masks.range(2, 3)));
+	}
 }

@@ -484,4 +484,17 @@ class AlignSlicesTest {
 		long used = bean.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
 		assertTrue(used < 2_000_000, "allocated " + used + " bytes for a 1,000,000-byte slice");
 	}
+
+	@Test
+	void aStackThatHoldsOneArrayAtTwoSlicesIsRefusedWithTheStackUnchanged() {
+		// slice 3 was matched already moved as slice 2, its shift reported as 0
+		Planes p = DriftingStack.make(PixelType.UINT8, 90, 80, new double[] { 0, 3 }, new double[] { 0, -4 }, 1);
+		Planes twice = Planes.wrap(90, 80, p.plane(0), p.plane(1), p.plane(1));
+		Planes original = twice.copy();
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlices.align(twice, settings(25, 20, 40, 36, 10), CPU));
+		assertEquals("Align Slices: slices 2 and 3 are one array (the same pixels twice), which cannot hold the "
+			+ "results of both; each must have pixels of its own.", e.getMessage());
+		assertTrue(TestImages.sameBits(original, twice));
+	}
 }
