@@ -117,8 +117,18 @@ final class TemplateMatchingResults {
 	/** Where the detections go when the user keeps unsaved measurements in the Results table. */
 	static final String RESULTS_TITLE = "Template Matching Results";
 
-	/** Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. */
+	/**
+	 * Fills ImageJ's Results table, the ROI Manager and the overlay, and shows the score map. A
+	 * run that Esc stopped before its first slice was matched found nothing: it leaves them all
+	 * as they were, this image's earlier matches included, and only says so in the Log.
+	 */
 	static void show(ImagePlus image, Outcome out) {
+		if (out.canceled && out.slicesMatched == 0) {
+			// emptied, the table and this image's earlier matches were lost for a run that found nothing
+			IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
+			IJ.showStatus(COMMAND + ": " + canceled(out));
+			return;
+		}
 		// another run's rows and matches must not go in between
 		boolean held = IjBridge.holdSharedWindows();
 		try {
@@ -170,13 +180,15 @@ final class TemplateMatchingResults {
 
 	/**
 	 * The Log line of a canceled run, saying which slices were matched, as Align Slices and
-	 * Gaussian Blur 3D count what they finished: a slice Esc interrupted is not listed at all.
+	 * Gaussian Blur 3D count what they finished: a slice Esc interrupted is not listed at all,
+	 * and a run that matched none keeps the earlier results (see {@link #show}).
 	 */
 	static String canceled(Outcome out) {
 		int n = out.slicesMatched, first = out.firstSlice;
 		if (n == 0)
-			return out.slices == 1 ? "canceled; slice " + first + " was not matched, nothing is listed"
-				: "canceled; 0 of " + out.slices + " slices matched, nothing is listed";
+			return "canceled; nothing was matched (" + (out.slices == 1 ? "slice " + first : "0 of " + out.slices
+				+ " slices") + "), so the earlier results are kept: the Results table, the ROI Manager and the "
+				+ "overlay are as they were";
 		return "canceled; " + n + " of " + out.slices + " slices matched (" + (n == 1 ? "slice " + first
 			: "slices " + first + "-" + (first + n - 1)) + "), only their detections are listed";
 	}

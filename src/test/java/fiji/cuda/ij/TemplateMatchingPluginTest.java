@@ -385,13 +385,15 @@ class TemplateMatchingPluginTest {
 			assertEquals(0, out.slicesMatched);
 			assertTrue(out.detections.isEmpty(), out.detections::toString);
 			assertNull(out.scoreMap);
-			assertEquals("canceled; 0 of 3 slices matched, nothing is listed", TemplateMatchingResults.canceled(out));
+			assertEquals("canceled; nothing was matched (0 of 3 slices), so the earlier results are kept: the Results "
+				+ "table, the ROI Manager and the overlay are as they were", TemplateMatchingResults.canceled(out));
 			// the current slice only, interrupted
 			s.stack = false;
 			image.setSlice(2);
 			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(3)));
 			assertTrue(out.detections.isEmpty(), out.detections::toString);
-			assertEquals("canceled; slice 2 was not matched, nothing is listed", TemplateMatchingResults.canceled(out));
+			assertEquals("canceled; nothing was matched (slice 2), so the earlier results are kept: the Results table, "
+				+ "the ROI Manager and the overlay are as they were", TemplateMatchingResults.canceled(out));
 			// Esc after the last group of the last slice stops nothing
 			s.stack = true;
 			out = TemplateMatchingPlugin.run(image, tpl, s, opts.withProgress(TestProgress.cancelAfter(12)));
@@ -406,6 +408,74 @@ class TemplateMatchingPluginTest {
 		} finally {
 			TemplateGroups.clear();
 		}
+	}
+
+	@Test
+	void aCancelBeforeAnySliceIsMatchedKeepsTheEarlierResults() throws Exception {
+		// Esc before the first slice was matched emptied the Results table and took this image's
+		// earlier matches out of the ROI Manager and the overlay, for a run that found nothing
+		Display.required();
+		if (ij.plugin.frame.RoiManager.getInstance() != null) ij.plugin.frame.RoiManager.getInstance().close();
+		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ImagePlus image = noise("8-bit", 80, 60, 3, 40);
+		ImagePlus tpl = noise("8-bit", 9, 7, 4, 41); // four templates
+		for (int z = 1; z <= 3; z++)
+			for (int k = 1; k <= 4; k++)
+				plant(image, z, tpl.getStack().getProcessor(k), 4 + 18 * (k - 1), 10 + 12 * (z - 1));
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.threshold = 0.8;
+		TemplateGroups.limitBytes(1); // one template a group: four progress updates a slice
+		try {
+			image.show();
+			shownWith(rm, image, TemplateMatchingPlugin.run(image, tpl, s, CPU));
+			ResultsTable rt = ResultsTable.getResultsTable();
+			assertEquals(12, rt.size());
+			String table = rows(rt);
+			String[] names = names(rm.getRoisAsArray());
+			assertEquals(12, names.length);
+			String overlay = java.util.Arrays.toString(names(image.getOverlay().toArray()));
+			// Esc before slice 1, then within slice 1 (after its second template), then on the current slice only
+			int[] escAfter = { 0, 2, 1 };
+			for (int e : escAfter) {
+				s.stack = e != 1;
+				String log = LocalThresholdPluginTest.log(() -> shownWith(rm, image,
+					TemplateMatchingPlugin.run(image, tpl, s, CPU.withProgress(TestProgress.cancelAfter(e)))));
+				String said = s.stack ? "0 of 3 slices" : "slice " + image.getCurrentSlice();
+				assertTrue(log.contains("GPU Template Matching: canceled; nothing was matched (" + said + "), so the earlier "
+					+ "results are kept"), log);
+				assertEquals(rt, ResultsTable.getResultsTable());
+				assertEquals(table, rows(rt), "the Results table changed (Esc after " + e + ")");
+				assertArrayEquals(names, names(rm.getRoisAsArray()), "the ROI Manager changed (Esc after " + e + ")");
+				assertEquals(overlay, java.util.Arrays.toString(names(image.getOverlay().toArray())),
+					"the overlay changed (Esc after " + e + ")");
+			}
+			// a cancel after a slice was matched lists that slice's matches only, as before
+			s.stack = true;
+			String log = LocalThresholdPluginTest.log(() -> shownWith(rm, image,
+				TemplateMatchingPlugin.run(image, tpl, s, CPU.withProgress(TestProgress.cancelAfter(6)))));
+			assertTrue(log.contains("canceled; 1 of 3 slices matched (slice 1), only their detections are listed"), log);
+			assertEquals(4, ResultsTable.getResultsTable().size());
+			assertEquals(4, rm.getCount());
+			assertEquals(4, image.getOverlay().size());
+		} finally {
+			TemplateGroups.clear();
+			closeAll(rm, image);
+		}
+	}
+
+	private static String rows(ResultsTable rt) {
+		StringBuilder b = new StringBuilder(rt.getColumnHeadings());
+		for (int i = 0; i < rt.size(); i++)
+			b.append('\n').append(rt.getRowAsString(i));
+		return b.toString();
+	}
+
+	private static String[] names(Roi[] rois) {
+		String[] out = new String[rois.length];
+		for (int i = 0; i < rois.length; i++)
+			out[i] = rois[i].getName() + "@" + rois[i].getBounds() + "/" + rois[i].getPosition();
+		return out;
 	}
 
 	@Test
