@@ -21,7 +21,6 @@ import ij.plugin.PlugIn;
 import java.awt.Rectangle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -108,7 +107,7 @@ public class AlignSlicesPlugin implements PlugIn {
 			} finally {
 				imp.unlock();
 			}
-			show(imp, out);
+			show(imp, out, s.reference);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e); // out of memory too: ImageJ would let the macro go on
 		} finally {
@@ -308,8 +307,12 @@ public class AlignSlicesPlugin implements PlugIn {
 	/** Where the shifts go when the user keeps unsaved measurements in the Results table. */
 	static final String RESULTS_TITLE = "Align Slices Results";
 
-	/** Fills ImageJ's Results table and says how it went. */
-	private static void show(ImagePlus imp, Outcome out) {
+	/**
+	 * Fills ImageJ's Results table and says how it went.
+	 *
+	 * @param reference the reference slice, 0-based
+	 */
+	private static void show(ImagePlus imp, Outcome out, int reference) {
 		Undo.reset(); // ImageJ's Undo cannot restore a stack
 		boolean held = IjBridge.holdSharedWindows(); // another run's rows must not go in between
 		try {
@@ -324,10 +327,31 @@ public class AlignSlicesPlugin implements PlugIn {
 		} finally {
 			IjBridge.releaseSharedWindows(held);
 		}
-		String msg = out.canceled ? String.format(Locale.US, "canceled; %d of %d slices aligned", out.shifts.size(),
-			imp.getStackSize()) : imp.getStackSize() + " slices aligned";
+		String msg = out.canceled ? canceled(out, reference, imp.getStackSize()) : imp.getStackSize() + " slices aligned";
 		IJ.showStatus(COMMAND + ": " + msg);
 		if (out.canceled) IJ.log(COMMAND + ": " + msg + " (" + imp.getTitle() + ").");
+	}
+
+	/**
+	 * The Log line of a run Esc stopped, naming the slices it aligned as runs ("slices 2-40 of
+	 * 500"), as Template Matching's names the slices it matched: a count alone did not say which
+	 * slices were moved, least of all outwards from a reference in the middle of the stack.
+	 *
+	 * @param out       the run's outcome, whose shifts are those of the slices done, the
+	 *                  reference's among them
+	 * @param reference the reference slice, 0-based
+	 * @param slices    the slices of the stack
+	 * @return e.g. "canceled; slices 2-40 of 500 were aligned (slice 1 is the reference), the
+	 *         others are unchanged"
+	 */
+	static String canceled(Outcome out, int reference, int slices) {
+		List<Integer> moved = new ArrayList<>();
+		for (Shift sh : out.shifts)
+			if (sh.plane != reference) moved.add(sh.plane);
+		String ref = "slice " + (reference + 1) + " is the reference";
+		if (moved.isEmpty()) return "canceled; no slice was aligned (" + ref + "), the image is unchanged";
+		return "canceled; " + slices(moved) + " of " + slices + (moved.size() == 1 ? " was" : " were") + " aligned (" + ref
+			+ "), the others are unchanged";
 	}
 
 	/** @return the bounds of the image's area selection, or null */

@@ -136,6 +136,32 @@ class AlignSlicesPluginTest {
 	}
 
 	@Test
+	void theLogLineOfACancelNamesTheSlicesAligned() {
+		// it gave a count ("3 of 10 slices aligned"), the reference's among them, not which slices:
+		// outwards from a reference in the middle ("previous slice") they are no prefix of the stack
+		assertEquals("canceled; slices 2-3 of 4 were aligned (slice 1 is the reference), the others are unchanged",
+			AlignSlicesPlugin.canceled(done(4, 0, 1, 2), 0, 4));
+		assertEquals("canceled; slices 4 and 6-10 of 10 were aligned (slice 5 is the reference), the others are unchanged",
+			AlignSlicesPlugin.canceled(done(10, 3, 4, 5, 6, 7, 8, 9), 4, 10));
+		assertEquals("canceled; slices 1-4 and 6 of 10 were aligned (slice 5 is the reference), the others are unchanged",
+			AlignSlicesPlugin.canceled(done(10, 0, 1, 2, 3, 4, 5), 4, 10));
+		assertEquals("canceled; slice 2 of 500 was aligned (slice 1 is the reference), the others are unchanged",
+			AlignSlicesPlugin.canceled(done(500, 0, 1), 0, 500));
+		assertEquals("canceled; no slice was aligned (slice 3 is the reference), the image is unchanged",
+			AlignSlicesPlugin.canceled(done(5, 2), 2, 5));
+	}
+
+	/** @return the outcome of a run that Esc stopped after the slices {@code planes} (0-based, ascending) */
+	private static AlignSlicesPlugin.Outcome done(int slices, int... planes) {
+		java.util.List<AlignSlices.Shift> shifts = new java.util.ArrayList<>();
+		for (int z : planes)
+			shifts.add(new AlignSlices.Shift(z, 1, -1, 0.9));
+		AlignSlicesPlugin.Outcome out = new AlignSlicesPlugin.Outcome(shifts, slices);
+		assertTrue(out.canceled);
+		return out;
+	}
+
+	@Test
 	void theTableHasOneRowPerSliceWithTheAppliedShift() {
 		double[] sx = {0, 4, -3}, sy = {0, 2, 5};
 		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT16, 80, 70, sx, sy, 2));

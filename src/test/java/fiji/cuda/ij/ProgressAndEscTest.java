@@ -91,7 +91,8 @@ class ProgressAndEscTest {
 				"method=Mean radius=3 stack", "GPU Local Threshold: canceled; the image is unchanged", false);
 			escStopsBetweenSlices("Align Slices", () -> stack("32-bit"), new AlignSlicesPlugin(),
 				"reference=1 x=20 y=20 width=16 height=16 margin=3 interpolation=Bilinear",
-				"GPU Align Slices: canceled; 3 of 4 slices aligned (32-bit noise).", true);
+				"GPU Align Slices: canceled; slices 2-3 of 4 were aligned (slice 1 is the reference), the others are "
+					+ "unchanged (32-bit noise).", true);
 		} finally {
 			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
 		}
