@@ -308,11 +308,20 @@ public class AlignSlicesPlugin implements PlugIn {
 	static final String RESULTS_TITLE = "Align Slices Results";
 
 	/**
-	 * Fills ImageJ's Results table and says how it went.
+	 * Fills ImageJ's Results table and says how it went. A run that Esc stopped before any slice
+	 * but the reference was aligned changed nothing: it leaves the Results table, and Undo, as
+	 * they were, and only says so in the Log.
 	 *
 	 * @param reference the reference slice, 0-based
 	 */
 	private static void show(ImagePlus imp, Outcome out, int reference) {
+		if (out.canceled && out.shifts.stream().allMatch(sh -> sh.plane == reference)) {
+			// the user's measurements were emptied (after ImageJ's question) for the reference's row alone
+			String msg = canceled(out, reference, imp.getStackSize());
+			IJ.showStatus(COMMAND + ": " + msg);
+			IJ.log(COMMAND + ": " + msg + " (" + imp.getTitle() + ").");
+			return;
+		}
 		Undo.reset(); // ImageJ's Undo cannot restore a stack
 		boolean held = IjBridge.holdSharedWindows(); // another run's rows must not go in between
 		try {
@@ -349,7 +358,8 @@ public class AlignSlicesPlugin implements PlugIn {
 		for (Shift sh : out.shifts)
 			if (sh.plane != reference) moved.add(sh.plane);
 		String ref = "slice " + (reference + 1) + " is the reference";
-		if (moved.isEmpty()) return "canceled; no slice was aligned (" + ref + "), the image is unchanged";
+		if (moved.isEmpty())
+			return "canceled; no slice was aligned (" + ref + "), so the image and the Results table are as they were";
 		return "canceled; " + slices(moved) + " of " + slices + (moved.size() == 1 ? " was" : " were") + " aligned (" + ref
 			+ "), the others are unchanged";
 	}

@@ -147,7 +147,8 @@ class AlignSlicesPluginTest {
 			AlignSlicesPlugin.canceled(done(10, 0, 1, 2, 3, 4, 5), 4, 10));
 		assertEquals("canceled; slice 2 of 500 was aligned (slice 1 is the reference), the others are unchanged",
 			AlignSlicesPlugin.canceled(done(500, 0, 1), 0, 500));
-		assertEquals("canceled; no slice was aligned (slice 3 is the reference), the image is unchanged",
+		assertEquals("canceled; no slice was aligned (slice 3 is the reference), so the image and the Results table are as "
+			+ "they were",
 			AlignSlicesPlugin.canceled(done(5, 2), 2, 5));
 	}
 

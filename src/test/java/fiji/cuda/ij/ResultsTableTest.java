@@ -182,6 +182,29 @@ class ResultsTableTest {
 	}
 
 	@Test
+	void anAlignmentStoppedBeforeAnySliceWasAlignedLeavesTheMeasurementsWithoutAsking() throws Exception {
+		// it changed nothing, yet the user's measurements were emptied, after ImageJ's question,
+		// for one row: the reference's, unmoved
+		int[] asked = countedQuestions();
+		ResultsTable rt = measured();
+		String log;
+		// on the CPU, whose matching moves the bar within a slice: Esc comes inside slice 2's
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		fiji.cuda.ncc.TemplateGroups.limitBandWork(1);
+		try (RecordingBar bar = RecordingBar.escAfter(1)) {
+			log = LocalThresholdPluginTest.asMacro(new AlignSlicesPlugin(), drift(), "x=20 y=20 width=30 height=30 margin=6");
+		} finally {
+			fiji.cuda.ncc.TemplateGroups.clear();
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
+		assertTrue(log.contains("GPU Align Slices: canceled; no slice was aligned (slice 1 is the reference), so the image "
+			+ "and the Results table are as they were (drift)."), log);
+		assertEquals(0, asked[0]);
+		assertKept(rt);
+		assertNull(WindowManager.getWindow(AlignSlicesPlugin.RESULTS_TITLE));
+	}
+
+	@Test
 	void withoutAQuestionTheTableStartsAfresh() {
 		// in a macro, and wherever ImageJ has no window to ask from, it clears without asking
 		int[] asked = countedQuestions();
