@@ -364,7 +364,6 @@ public class AlignSlicesPlugin implements PlugIn {
 			+ "), the others are unchanged";
 	}
 
-	/** @return the bounds of the image's area selection, or null */
 	/**
 	 * The landmark of the menu command's macros and of the SciJava command alike: x, y, width
 	 * and height together, or none of them for the bounds of the image's area selection. Some
@@ -397,6 +396,7 @@ public class AlignSlicesPlugin implements PlugIn {
 		return r;
 	}
 
+	/** @return the bounds of the image's area selection, or null */
 	private static Rectangle selection(ImagePlus imp) {
 		Roi roi = imp.getRoi();
 		return roi != null && roi.isArea() ? roi.getBounds() : null;
