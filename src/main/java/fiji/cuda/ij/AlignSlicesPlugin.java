@@ -209,12 +209,6 @@ public class AlignSlicesPlugin implements PlugIn {
 	}
 
 	/**
-	 * Refuses the images that no settings could align: RGB, several channels, both slices and
-	 * frames, a single plane, a virtual stack.
-	 *
-	 * @throws IllegalArgumentException saying why, and what to do instead
-	 */
-	/**
 	 * Refuses an image that no settings could align, before any are asked for.
 	 *
 	 * @param imp an image
