@@ -90,6 +90,9 @@ public final class TiffFiles {
 	}
 
 	private static Header header(String path) {
+		// ImageJ's decoder follows the chain of directories with no check for a loop: it read the
+		// same directories again and again until the heap was full, and a folder batch hung there
+		if (directoriesLoop(path)) return new Header(null, false);
 		try {
 			return new Header(new ClosingDecoder(new Opener(), path).read(), false);
 		} catch (java.io.IOException e) {
@@ -169,7 +172,8 @@ public final class TiffFiles {
 			java.util.Set<Long> seen = new java.util.HashSet<>();
 			while (next != 0) {
 				if (seen.size() >= most) return true;
-				if (!seen.add(next) || seen.size() > 1_000_000) return true; // a loop: ImageJ stops there too
+				// a loop is refused before (directoriesLoop): ImageJ's decoder does not stop there
+				if (!seen.add(next) || seen.size() > 1_000_000) return true;
 				if (next + 2 > length) return false;
 				f.seek(next);
 				byte[] c = new byte[2];
@@ -196,6 +200,40 @@ public final class TiffFiles {
 				next = u32(entries, 12 * count, le);
 			}
 			return true;
+		} catch (java.io.IOException | RuntimeException e) {
+			return false;
+		}
+	}
+
+	/**
+	 * @return whether the chain of directories of a classic TIFF comes back to a directory already
+	 *         in it before a directory where ImageJ's decoder stops (one of no entries or more
+	 *         than 1000); false for any file this cannot tell of. Such a file is refused whole, also
+	 *         an ImageJ stack, whose first directory alone the decoder reads: no writer makes one
+	 */
+	static boolean directoriesLoop(String path) {
+		try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(path, "r")) {
+			long length = f.length();
+			byte[] head = new byte[8];
+			f.readFully(head);
+			if (head[0] != head[1] || head[0] != 'I' && head[0] != 'M') return false;
+			boolean le = head[0] == 'I';
+			if (u16(head, 2, le) != 42) return false;
+			java.util.Set<Long> seen = new java.util.HashSet<>();
+			byte[] b = new byte[4];
+			for (long next = u32(head, 4, le); next != 0;) {
+				if (!seen.add(next)) return true;
+				// a chain this long ends (the decoder reads it, slowly) or is cut short
+				if (seen.size() > 1_000_000 || next + 2 > length) return false;
+				f.seek(next);
+				f.readFully(b, 0, 2);
+				int count = u16(b, 0, le);
+				if (count < 1 || count > 1000 || next + 2 + 12L * count + 4 > length) return false;
+				f.seek(next + 2 + 12L * count);
+				f.readFully(b);
+				next = u32(b, 0, le);
+			}
+			return false;
 		} catch (java.io.IOException | RuntimeException e) {
 			return false;
 		}

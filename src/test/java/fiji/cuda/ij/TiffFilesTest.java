@@ -233,4 +233,37 @@ class TiffFilesTest {
 			() -> new ij.io.Opener().openImage(pages.toString()), "ImageJ still cannot open these: the check is needed");
 		assertEquals("false", TiffFiles.readable(pages.toString()));
 	}
+
+	@Test
+	void aTiffWhoseDirectoriesLoopIsRefusedWithoutHanging(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder follows the directories' chain with no check for a loop: on a file whose
+		// last directory points back at an earlier one, readable() (and the template folder's open())
+		// read the same directories again and again, until the heap was full, and a folder batch hung there
+		Tiff t = new Tiff();
+		java.util.Random r = new java.util.Random(8);
+		int first = -1;
+		for (int page = 0; page < 2; page++) {
+			int data = t.putRandom(r, 40 * 30);
+			t.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+			if (page == 0) first = t.lastNext - 2 - 12 * 9;
+		}
+		byte[] all = t.out.toByteArray();
+		Path whole = Files.write(dir.resolve("pages.tif"), all);
+		assertEquals("true", TiffFiles.readable(whole.toString()), "the file without the loop is read");
+		// the second directory's next points back at the first; a single directory pointing at itself
+		java.nio.ByteBuffer.wrap(all, t.lastNext, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(first);
+		Path loop = Files.write(dir.resolve("loop.tif"), all);
+		Tiff one = new Tiff();
+		int data = one.putRandom(r, 40 * 30);
+		one.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+		byte[] self = one.out.toByteArray();
+		java.nio.ByteBuffer.wrap(self, one.lastNext, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(one.lastNext - 2 - 12 * 9);
+		Path selfLoop = Files.write(dir.resolve("self.tif"), self);
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+			assertEquals("false", TiffFiles.readable(loop.toString()));
+			assertEquals(null, TiffFiles.open(loop.toString()));
+			assertEquals("false", TiffFiles.readable(selfLoop.toString()));
+			assertEquals(null, TiffFiles.open(selfLoop.toString()));
+		}, "a TIFF whose directories loop hung the check");
+	}
 }
