@@ -474,49 +474,55 @@ public final class Gpu {
 				? failure(op, code, false) + "; the GPU is reset once the operation around this one ends"
 				: failure(op, code, reset), e);
 		} finally {
-			boolean stagingBack = false;
-			if (s != null && !reset) {
-				try {
+			// the read lock goes back whatever the clean-up throws: an Error there (out of memory
+			// queueing a stream or a buffer back) left it held by this thread for good, and the next
+			// reset or change of GPU waited for it forever, with every later session behind that
+			try {
+				boolean stagingBack = false;
+				if (s != null && !reset) {
 					try {
-						s.finish();
+						try {
+							s.finish();
+						} catch (CudaException e) {
+							// The driver reports a non-sticky error once; waiting again shows the streams
+							// idle, so the held buffers, streams and staging can still go back.
+							if (isSticky(String.valueOf(e.getMessage()))) throw e;
+							s.finish();
+						}
+						s.end();
+						streams.add(s.stream());
+						s.release(streams::add);
+						giveBackStaging(s.staging());
+						stagingBack = true;
 					} catch (CudaException e) {
-						// The driver reports a non-sticky error once; waiting again shows the streams
-						// idle, so the held buffers, streams and staging can still go back.
-						if (isSticky(String.valueOf(e.getMessage()))) throw e;
-						s.finish();
+						// A fault seen only here, after the task failed otherwise, or a non-sticky error
+						// the retry saw again: the session's buffers and streams cannot be known idle, so
+						// they would stay counted as in use for good. Only a reset gives them back. The
+						// next get() must still say which operation failed, not that discovery failed.
+						reset = true;
+						if (resetPendingOn == null) lastFault = op + " (" + e.getMessage() + ")";
+					} finally {
+						// not back (lost with a reset context, or kept by a session that failed to end):
+						// it no longer counts as in use, or later sessions would wait for it
+						if (!stagingBack) loseStaging(s.staging());
 					}
-					s.end();
-					streams.add(s.stream());
-					s.release(streams::add);
-					giveBackStaging(s.staging());
-					stagingBack = true;
-				} catch (CudaException e) {
-					// A fault seen only here, after the task failed otherwise, or a non-sticky error
-					// the retry saw again: the session's buffers and streams cannot be known idle, so
-					// they would stay counted as in use for good. Only a reset gives them back. The
-					// next get() must still say which operation failed, not that discovery failed.
-					reset = true;
-					if (resetPendingOn == null) lastFault = op + " (" + e.getMessage() + ")";
-				} finally {
-					// not back (lost with a reset context, or kept by a session that failed to end):
-					// it no longer counts as in use, or later sessions would wait for it
-					if (!stagingBack) loseStaging(s.staging());
+				} else if (s != null) {
+					loseStaging(s.staging());
 				}
-			} else if (s != null) {
-				loseStaging(s.staging());
+			} finally {
+				running.decrementAndGet();
+				lastUse.set(System.nanoTime());
+				resetLock.readLock().unlock();
+				boolean nested = resetLock.getReadHoldCount() > 0;
+				if (reset && nested) {
+					if (resetPendingOn == null) resetPendingOn = Thread.currentThread();
+				} else if (reset || (!nested && resetPendingOn == Thread.currentThread())) {
+					reset();
+				} else if (resetPendingOn == null) {
+					scheduleIdleRelease(idleReleaseNanos());
+				}
+				putBack(theirs);
 			}
-			running.decrementAndGet();
-			lastUse.set(System.nanoTime());
-			resetLock.readLock().unlock();
-			boolean nested = resetLock.getReadHoldCount() > 0;
-			if (reset && nested) {
-				if (resetPendingOn == null) resetPendingOn = Thread.currentThread();
-			} else if (reset || (!nested && resetPendingOn == Thread.currentThread())) {
-				reset();
-			} else if (resetPendingOn == null) {
-				scheduleIdleRelease(idleReleaseNanos());
-			}
-			putBack(theirs);
 		}
 	}
 
@@ -859,6 +865,16 @@ public final class Gpu {
 		dropStaging();
 		for (PinnedBuffer b : pair)
 			b.forget();
+	}
+
+	/**
+	 * For tests: whether a reset could take the write lock within {@code millis}, which it gets
+	 * only once no session holds the read lock.
+	 */
+	boolean resetPossibleWithin(long millis) throws InterruptedException {
+		if (!resetLock.writeLock().tryLock(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) return false;
+		resetLock.writeLock().unlock();
+		return true;
 	}
 
 	/** For tests: staging pairs held by sessions now. */

@@ -59,6 +59,12 @@ public final class GpuSession {
 	 */
 	static volatile int failSyncAfter = -1;
 
+	/**
+	 * Tests only: thrown once by the next {@link #end()}, as Java's memory running out while the
+	 * session's buffers go back. Set through {@code FaultInjection}.
+	 */
+	static volatile Error failEndWith;
+
 	/** Set once {@link Gpu#run} has drained and given back the streams: nothing of this session is queued. */
 	private boolean ended;
 	private final java.util.List<DeviceBuffer> closedWhileBusy = new java.util.ArrayList<>();
@@ -562,6 +568,11 @@ public final class GpuSession {
 	 * gives the buffers closed while it was busy back to the pool.
 	 */
 	void end() {
+		Error injected = failEndWith;
+		if (injected != null) {
+			failEndWith = null;
+			throw injected;
+		}
 		ended = true;
 		for (DeviceBuffer b : closedWhileBusy)
 			b.release();

@@ -34,6 +34,11 @@ public final class FaultInjection {
 		GpuSession.failFinishes.set(n);
 	}
 
+	/** The next session's end, after its streams drained, throws {@code e}, once. */
+	public static void failNextEndWith(Error e) {
+		GpuSession.failEndWith = e;
+	}
+
 	/** @return the bytes of one staging chunk */
 	public static long stagingChunkBytes() {
 		return Long.getLong("fiji.cuda.stagingMiB", 32) << 20;
@@ -45,5 +50,6 @@ public final class FaultInjection {
 		GpuSession.failDownloadSkip = 0;
 		GpuSession.failFinishes.set(0);
 		GpuSession.failSyncAfter = -1;
+		GpuSession.failEndWith = null;
 	}
 }

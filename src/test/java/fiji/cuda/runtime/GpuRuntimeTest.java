@@ -416,4 +416,26 @@ class GpuRuntimeTest {
 		assertEquals(0, fresh.bytesInUse());
 		assertEquals(Integer.valueOf(4), fresh.run("after the finish thrice test", a -> 4));
 	}
+
+	@Test
+	void anErrorWhileASessionEndsLeavesNoSessionHeld() throws Exception {
+		// an Error in Gpu.run's clean-up (out of memory queueing a stream or a buffer back) escaped
+		// before the read lock went back: the next reset or change of GPU waited for it forever,
+		// and every session after that one waited behind it
+		Gpu g = Gpu.get();
+		FaultInjection.failNextEndWith(new OutOfMemoryError("Java heap space (test)"));
+		try {
+			assertThrows(OutOfMemoryError.class, () -> g.run("End test", s -> null));
+		} finally {
+			FaultInjection.clear();
+		}
+		ExecutorService other = Executors.newSingleThreadExecutor();
+		try {
+			assertTrue(other.submit(() -> g.resetPossibleWithin(10_000)).get(60, TimeUnit.SECONDS),
+				"the session that failed as it ended still holds the GPU: a reset would wait for it forever");
+		} finally {
+			other.shutdownNow();
+		}
+		assertEquals("ran", g.run("After test", s -> "ran"));
+	}
 }
