@@ -369,6 +369,39 @@ class GaussianBlurCpuTest {
 	}
 
 	@Test
+	void anInfiniteEndPixelWhereTheWeightBeyondTheKernelIsExactlyZeroGivesTheInfinityAsInImageJ() {
+		// sigma 1.1316 at the 32-bit accuracy: the weight beyond the kernel's last tap (6 taps a
+		// side) rounds to exactly 0. On lines of 6 to 11 pixels the point one kernel length from
+		// the far end is also within a kernel length of the near end, where ImageJ leaves that
+		// weight out; added, 0 times the infinite end pixel made that point NaN where ImageJ gives
+		// the infinity (mutant: GaussianBlurCpu.farEnd taking a weight of 0 for a tail, >= 0)
+		double sigma = 1.1316;
+		float[] sums = GaussianKernel.imagej(sigma, 0.0002, 8).runningSums();
+		assertEquals(6, sums.length, "kernel length");
+		assertEquals(0f, sums[sums.length - 1], "the weight beyond the kernel");
+		for (int len = 6; len <= 11; len++)
+			for (boolean alongX : new boolean[] { true, false })
+				for (float inf : new float[] { Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY }) {
+					int w = alongX ? len : 3, h = alongX ? 3 : len;
+					Planes ours = TestImages.random(PixelType.FLOAT32, w, h, 1, 910 + len);
+					float[] p = (float[]) ours.plane(0);
+					for (int k = 0; k < 3; k++)
+						p[alongX ? k * w + w - 1 : (h - 1) * w + k] = inf;
+					Planes ij = ours.copy();
+					double sx = alongX ? sigma : 0, sy = alongX ? 0 : sigma;
+					GaussianBlur.blur2D(ours, sx, sy, null, CPU);
+					ImageJReference.blur2D(ij, sx, sy, null);
+					float[] a = (float[]) ours.plane(0), b = (float[]) ij.plane(0);
+					String what = w + "x" + h + " " + inf;
+					for (int i = 0; i < a.length; i++)
+						assertEquals(b[i], a[i], 0f, what + " at " + i % w + "," + i / w);
+					// the point one kernel length from the far end: the infinity, not NaN
+					int at = alongX ? len - 6 : (len - 6) * w;
+					assertEquals(inf, a[at], 0f, what + ": the point 6 pixels from the end");
+				}
+	}
+
+	@Test
 	void matchesImageJ3D() {
 		double[][] sigmas = { { 1, 1, 1 }, { 2, 1.5, 3 }, { 0, 0, 2 }, { 2, 3, 0 }, { 0.8, 0, 8.5 }, { 0, 1.2, 0.6 } };
 		long seed = 700;
