@@ -423,6 +423,53 @@ class LocalThresholdTest {
 	}
 
 	@Test
+	void sauvolasDefaultRangeFor32BitImagesIs128Over255OfTheirRange() {
+		// R = (max − min)·128/255: 128 for 32-bit data of the 8-bit range, 256 for [10, 520]
+		// (mutant: ·128/256, which sauvolasDefaultRangeFollowsThePixelType, allowing 3 pixels
+		// of 2867 to differ, let through)
+		Planes u8 = TestImages.random(PixelType.UINT8, 300, 200, 1, 95);
+		byte[] b = (byte[]) u8.plane(0);
+		b[0] = 0;
+		b[1] = (byte) 255;
+		float[] f = new float[b.length], g = new float[b.length];
+		for (int i = 0; i < b.length; i++) {
+			f[i] = b[i] & 0xff;
+			g[i] = 10 + 2 * (b[i] & 0xff);
+		}
+		Planes f32 = Planes.wrap(300, 200, f);
+		Settings st = Settings.of(Method.SAUVOLA, 7, 0, 0, true);
+		assertEquals(128.0, st.forImage(f32).parameter2());
+		assertEquals(256.0, st.forImage(Planes.wrap(300, 200, g)).parameter2());
+		// so the 8-bit values as 32-bit are thresholded as the 8-bit image (T >= 0 here, where
+		// p > (int) T and p > T agree for whole p)
+		assertArrayEquals(mask(LocalThreshold.threshold(u8, st, CPU), true),
+			mask(LocalThreshold.threshold(f32, st, CPU), true));
+	}
+
+	@Test
+	void phansalkarLeavesAWindowAtThePlanesMinimumBackground() {
+		// where a window holds only the plane's minimum, the scaled pixel and T are both 0, and
+		// p > T leaves it background, as Auto Local Threshold's own comparison does: a dark
+		// background far from any object stays background (mutant: p >= T there, which made all
+		// of it foreground)
+		for (PixelType t : new PixelType[] { PixelType.UINT8, PixelType.UINT16, PixelType.FLOAT32 }) {
+			int w = 30, h = 20;
+			Planes image = Planes.wrap(w, h, t.newPlane(w * h));
+			for (int y = 5; y < 10; y++)
+				for (int x = 5; x < 10; x++)
+					if (t == PixelType.UINT8) ((byte[]) image.plane(0))[y * w + x] = (byte) 200;
+					else if (t == PixelType.UINT16) ((short[]) image.plane(0))[y * w + x] = 200;
+					else ((float[]) image.plane(0))[y * w + x] = 200;
+			int[] m = mask(LocalThreshold.threshold(image, Method.PHANSALKAR, 2, 0, 0, true, CPU), true);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++)
+					if (x > 11 || y > 11)
+						assertEquals(0, m[y * w + x], t + ": background at " + x + "," + y);
+			assertEquals(1, m[7 * w + 7], t + ": the bright square");
+		}
+	}
+
+	@Test
 	void eightBitOffsetsAreWholeNumbersAsInAutoLocalThreshold() {
 		// Auto Local Threshold keeps C as an int: on a flat 100 plane, C = 0.5 acts as 0
 		Planes flat = Planes.wrap(5, 5, new byte[25]);
