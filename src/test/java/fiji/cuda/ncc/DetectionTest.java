@@ -260,6 +260,27 @@ class DetectionTest {
 	}
 
 	@Test
+	void aPeakOnTheMapsBorderIsRefinedAlongTheOtherAxisByTheParabolasVertex() {
+		// no 3x3 fit on the border: the inner axis takes the vertex of the parabola through the
+		// peak and its two neighbours, here exact for a quadratic, at +0.3 along x on the top row
+		// and -0.4 along y in the left column (mutant: that parabola's vertex with its sign turned)
+		int w = 7, h = 6;
+		float[] map = new float[w * h];
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				map[y * w + x] = (float) (0.9 - 0.02 * (x - 3.3) * (x - 3.3) - 0.03 * y * y);
+		double[] d = Peaks.refine(map, w, h, 3, 0);
+		assertEquals(0.3, d[0], 1e-3);
+		assertEquals(0, d[1]);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				map[y * w + x] = (float) (0.9 - 0.03 * x * x - 0.02 * (y - 2.6) * (y - 2.6));
+		d = Peaks.refine(map, w, h, 0, 3);
+		assertEquals(0, d[0]);
+		assertEquals(-0.4, d[1], 1e-3);
+	}
+
+	@Test
 	void searchRectanglesAndScoreMapsGoThroughTheFacade() {
 		Planes image = TestImages.random(PixelType.UINT16, 120, 90, 1, 16);
 		Planes tpl = TestImages.random(PixelType.UINT16, 10, 8, 1, 17);

@@ -140,6 +140,25 @@ class TemplateMatchingCpuTest {
 	}
 
 	@Test
+	void a32BitImageFarFromZeroScoresAsTheSameImageMovedToZero() {
+		// the score does not change with an offset common to the window's pixels; at 1.6e7 (where
+		// floats are still whole numbers) the sums of squares of a window of 0s and 1s as it is
+		// cancel all but a few digits of its variance, so each window is summed moved by one of
+		// its own pixels (mutant: summed as it is, scores off by up to 0.1)
+		int w = 40, h = 30;
+		java.util.Random r = new java.util.Random(31);
+		float[] far = new float[w * h], near = new float[w * h];
+		for (int i = 0; i < far.length; i++) {
+			near[i] = r.nextInt(2);
+			far[i] = 16e6f + near[i];
+		}
+		Planes tpl = TestImages.random(PixelType.FLOAT32, 9, 7, 1, 32);
+		float[] want = TemplateMatching.match(Planes.wrap(w, h, near), 0, tpl, 0, null, false, CPU);
+		float[] got = TemplateMatching.match(Planes.wrap(w, h, far), 0, tpl, 0, null, false, CPU);
+		assertMapsClose(toDouble(want), got, "16e6 + (0 or 1)");
+	}
+
+	@Test
 	void sameSizeIsAnchoredAtTheTemplateCentreWithZerosAround() {
 		for (int[] s : new int[][] {{7, 5}, {8, 6}, {1, 4}}) {
 			int w = s[0], h = s[1];
