@@ -275,6 +275,28 @@ class AlignSlicesTest {
 	}
 
 	@Test
+	void aNaNPixelIsInterpolatedAsImageJsTranslateInterpolatesIt() {
+		// ImageJ's bilinear interpolation takes the other neighbour for a NaN one from half a pixel
+		// away on (a fraction of 0.5 included), and NaN nearer; the random images of
+		// translationIsImageJsBitForBit hold no NaN (mutant: the other neighbour only beyond 0.5,
+		// which makes the pixels exactly half way NaN)
+		double[][] shifts = {{0.5, 0.5}, {-0.5, 0.5}, {0.5, -0.5}, {0.5, 0}, {0, -0.5}, {0.3, -1.7}, {-0.75, 0.25}};
+		for (Interpolation interp : Interpolation.values())
+			for (double[] d : shifts) {
+				Planes p = TestImages.random(PixelType.FLOAT32, 23, 19, 1, 6);
+				float[] a = (float[]) p.plane(0);
+				for (int i : new int[] {3 * 23 + 4, 9 * 23 + 11, 10 * 23 + 11, 15 * 23 + 20})
+					a[i] = Float.NaN;
+				ImageProcessor ip = processor(p.copy());
+				ip.setInterpolationMethod(interp == Interpolation.BICUBIC ? ImageProcessor.BICUBIC : ImageProcessor.BILINEAR);
+				ip.translate(d[0], d[1]);
+				AlignSlices.translate(p, 0, d[0], d[1], interp, 2);
+				for (int i = 0; i < a.length; i++)
+					assertEquals(ip.getf(i), a[i], 0.0, interp + " by " + d[0] + "," + d[1] + " at pixel " + i);
+			}
+	}
+
+	@Test
 	void bilinearTranslationOfARampIsTheRampMovedAndZeroOutside() {
 		int w = 30, h = 20;
 		float[] ramp = new float[w * h];
