@@ -1207,6 +1207,30 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void theZAndFrameOfAHyperstackDetectionAreEachTheirOwn() {
+		// theDetectionsOfAHyperstackSayTheirChannelZAndFrame plants at c2 z2 t2, where Z and Frame
+		// agree: here c2 z3 t1 (stack index 6) and c1 z1 t2 (7) of 2x3x2 (mutant: the Z and
+		// Frame columns taken from each other's place in the position)
+		ImagePlus hyper = noise("8-bit", 40, 30, 12, 28);
+		hyper.setDimensions(2, 3, 2);
+		hyper.setOpenAsHyperStack(true);
+		ImagePlus tpl = noise("8-bit", 7, 6, 1, 29);
+		plant(hyper, 6, tpl.getProcessor(), 12, 9);
+		plant(hyper, 7, tpl.getProcessor(), 20, 15);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.threshold = 0.99;
+		ResultsTable rt = TemplateMatchingPlugin.run(hyper, tpl, s, CPU).table;
+		assertEquals(2, rt.size());
+		for (int row = 0; row < 2; row++) {
+			List<Double> want = rt.getValue("Slice", row) == 6 ? List.of(6.0, 2.0, 3.0, 1.0, 12.0)
+				: List.of(7.0, 1.0, 1.0, 2.0, 20.0);
+			assertEquals(want, List.of(rt.getValue("Slice", row), rt.getValue("Channel", row), rt.getValue("Z", row),
+				rt.getValue("Frame", row), rt.getValue("X", row)), "row " + row);
+		}
+	}
+
+	@Test
 	void theScoreMapOfAWholeHyperstackKeepsItsChannelsSlicesAndFrames() {
 		// its maps were one z-series of 12 (or 24) slices, the channels, slices and frames to be
 		// counted out from the slice labels
