@@ -412,6 +412,21 @@ class DetectionTest {
 	}
 
 	@Test
+	void equalScoresAreOrderedByRowThenColumnAndTheFirstIsKept() {
+		// BEST_FIRST's ties go by plane, row, column, template: of two overlapping boxes of one
+		// score, the one on the upper row is kept, whatever their columns (mutant: ties by column
+		// before row, which kept the one further left)
+		Detection upper = new Detection(9, 2, 10, 10, 0.8, 0, 0, false, 0, 14, 7);
+		Detection lower = new Detection(6, 5, 10, 10, 0.8, 0, 0, false, 0, 11, 10);
+		Detection best = new Detection(40, 40, 10, 10, 0.9, 0, 0, false, 0, 45, 45);
+		List<Detection> sorted = new ArrayList<>(List.of(lower, best, upper));
+		sorted.sort(Peaks.BEST_FIRST);
+		assertEquals(List.of(best, upper, lower), sorted);
+		assertTrue(upper.iou(lower) > 0.3);
+		assertEquals(List.of(best, upper), Peaks.suppress(List.of(lower, upper, best), 0.3, 10));
+	}
+
+	@Test
 	void aPlateauIsOneCandidateAtItsFirstPixel() {
 		// a flat background scores 0 everywhere: with a threshold of 0 each of its pixels had
 		// been a candidate, about 100 bytes apiece (1.7 GB for a 4096x4096 map)
