@@ -317,17 +317,24 @@ public final class ImagePlusPlanes {
 	/**
 	 * Gives a new image made from {@code source} what ImageJ's Duplicate... carries over besides
 	 * pixels and calibration: the "Info" text (a file's metadata, Image &gt; Show Info...) and the
-	 * image's properties. A result saved without them lost the acquisition's metadata.
+	 * image's properties. A result saved without them lost the acquisition's metadata. A result of
+	 * one slice keeps its own slice label.
 	 *
 	 * @param result the new image, changed
 	 * @param source the image it was made from, not changed
 	 */
 	static void copyMetadata(ImagePlus result, ImagePlus source) {
+		// read before the Info is set: a single image without a stack makes its label of its title and Info
+		String ownLabel = result.getStackSize() == 1 ? result.getStack().getSliceLabel(1) : null;
 		Object info = source.getProperty("Info");
 		if (info != null) result.setProperty("Info", info);
 		try {
 			String[] properties = source.getPropertiesAsArray();
 			if (properties != null) result.setProperties(properties);
+			// a single image's label is this property, which ImageJ shows in the window and saves
+			// before its stack's: a single source's label went over the result's own ("cells sum"
+			// came back "cells"). One slice keeps its own, as Image > Duplicate of one slice does
+			if (result.getStackSize() == 1) result.setProp("Slice_Label", ownLabel);
 		} catch (NoSuchMethodError e) {
 			// an ImageJ before 1.53 has no such properties
 		}

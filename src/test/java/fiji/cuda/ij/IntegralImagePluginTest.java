@@ -356,6 +356,28 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void theTableOfASingleImageKeepsItsOwnLabelNotTheSourcesWhichImageJShowsAndSaves() {
+		// a single image's label is its Slice_Label property, which the window's subtitle and a
+		// saved TIFF take before the stack's: the source's went over the result's, and the sum
+		// table of "DAPI" showed and saved "DAPI", not "DAPI sum"
+		ImagePlus imp = IJ.createImage("one", "8-bit ramp", 20, 10, 1);
+		imp.setProp("Slice_Label", "DAPI");
+		imp.setProp("objective", "63x");
+		ImagePlus sum = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false);
+		assertEquals("DAPI sum", sum.getStack().getSliceLabel(1));
+		assertEquals("DAPI sum", sum.getProp("Slice_Label"));
+		assertEquals("63x", sum.getProp("objective"), "the other properties");
+		ImagePlus squares = IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[1], false);
+		assertEquals("DAPI sum of squares", squares.getProp("Slice_Label"));
+		// one slice of a stack: its label, as Image>Duplicate of one slice sets it
+		ImagePlus stack = IJ.createImage("z", "8-bit ramp", 20, 10, 3);
+		stack.getStack().setSliceLabel("z2", 2);
+		stack.setSlice(2);
+		assertEquals("z2 sum", IntegralImagePlugin.compute(stack, IntegralImagePlugin.TABLES[0], false)
+			.getProp("Slice_Label"));
+	}
+
+	@Test
 	void aResultOpensWhereTheSourceIsShown() {
 		// as Image>Duplicate leaves its copy: a user looking at slice 5 got a result showing slice 1
 		ImagePlus h = IJ.createImage("h", "16-bit ramp", 20, 10, 2, 4, 3);
