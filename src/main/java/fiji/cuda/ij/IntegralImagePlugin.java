@@ -220,6 +220,10 @@ public class IntegralImagePlugin implements PlugIn {
 			if (sum) out.addSlice(label + "sum", floats[z * per]);
 			if (sq) out.addSlice(label + "sum of squares", floats[z * per + per - 1]);
 		}
+		// the source's LUT, as Image>Type>32-bit and Box Statistics keep it: one table of an
+		// inverting-LUT image showed with the opposite contrast to both tables of it (a
+		// composite's colours, and those of two tables, are set below)
+		out.setColorModel(ImagePlusPlanes.shownLut(imp));
 		ImagePlus result = new ImagePlus(ImagePlusPlanes.baseTitle(imp) + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
 		result.setCalibration(imp.getCalibration().copy());
 		result.getCalibration().disableDensityCalibration();

@@ -378,6 +378,28 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void oneTableKeepsTheSourcesLutAsBothTablesAndBoxStatisticsDo() {
+		// the sum of an inverting-LUT image showed in a normal grey LUT, with the opposite
+		// contrast to both tables of it and to its box mean, where Image>Type>32-bit keeps the LUT
+		ImagePlus inverted = IJ.createImage("inv", "8-bit ramp", 20, 10, 3);
+		inverted.getProcessor().invertLut();
+		assertTrue(inverted.isInvertedLut(), "the test image");
+		for (boolean stack : new boolean[] { false, true })
+			for (String table : new String[] { IntegralImagePlugin.TABLES[0], IntegralImagePlugin.TABLES[1] })
+				assertTrue(IntegralImagePlugin.compute(inverted, table, stack).isInvertedLut(), table + ", stack " + stack);
+		ImagePlus both = IntegralImagePlugin.compute(inverted, IntegralImagePlugin.TABLES[2], false);
+		ij.process.LUT bothLut = ((ij.CompositeImage) both).getChannelLut(1);
+		assertTrue(bothLut.getRed(0) > bothLut.getRed(255), "both tables");
+		// one slice of a composite: its channel's colour, as its box mean and both tables have it
+		ImagePlus composite = IJ.createImage("c", "16-bit composite-mode ramp", 20, 10, 3, 1, 1);
+		composite.setC(2);
+		java.awt.Color expected = ((ij.CompositeImage) composite).getChannelColor();
+		ImagePlus sum = IntegralImagePlugin.compute(composite, IntegralImagePlugin.TABLES[0], false);
+		ij.process.LUT lut = sum.getProcessor().getLut();
+		assertEquals(expected, new java.awt.Color(lut.getRed(255), lut.getGreen(255), lut.getBlue(255)), "channel 2's colour");
+	}
+
+	@Test
 	void aResultOpensWhereTheSourceIsShown() {
 		// as Image>Duplicate leaves its copy: a user looking at slice 5 got a result showing slice 1
 		ImagePlus h = IJ.createImage("h", "16-bit ramp", 20, 10, 2, 4, 3);
