@@ -122,6 +122,33 @@ class GaussianBlur3DPluginTest {
 	}
 
 	@Test
+	void aSingleImageStoppedBeforeItIsWrittenLeavesUndoToTheFilterBefore() {
+		// as after a failure: a run stopped (Esc) before its only volume is blurred changes nothing,
+		// so the plane's snapshot must again be the one the filter before left. A mutation test
+		// found that a stop that did not give that snapshot back passed every test
+		ImagePlus imp = IJ.createImage("one", "16-bit ramp", 17, 13, 1);
+		ImagePlus original = imp.duplicate();
+		imp.getProcessor().snapshot();
+		imp.getProcessor().add(9); // the filter before, as ImageJ's runner leaves it
+		ij.Undo.setup(ij.Undo.FILTER, imp);
+		imp.changes = false;
+		ImagePlus added = imp.duplicate();
+		GaussianBlur3DPlugin.VolumeBlur saved = GaussianBlur3DPlugin.volumeBlur;
+		GaussianBlur3DPlugin.volumeBlur = (v, x, y, z, opts) -> new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, null,
+			true, 0);
+		try {
+			assertEquals(0, GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
+		} finally {
+			GaussianBlur3DPlugin.volumeBlur = saved;
+		}
+		assertArrayEquals((short[]) added.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(), "changed");
+		assertFalse(imp.changes, "marked changed");
+		ImageJReference.undo(imp);
+		assertArrayEquals((short[]) original.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(),
+			"Undo did not take back the filter before");
+	}
+
+	@Test
 	void aStackRunThatChangesNothingLeavesUndoToTheOneSliceFilterBefore() {
 		// Undo was reset and the slice's snapshot dropped before the first volume: a failure (out of
 		// memory), or a stop, before anything was blurred left a one-slice filter run before undoable no more

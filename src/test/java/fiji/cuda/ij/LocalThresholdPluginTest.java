@@ -292,6 +292,42 @@ class LocalThresholdPluginTest {
 	}
 
 	@Test
+	void aRunFailingBeforeItWroteLeavesUndoToTheFilterBefore() {
+		// as after Esc: a single 8-bit plane whose run fails before it writes (out of memory at its
+		// first word of progress) is unchanged, so Edit>Undo must still take back the filter before.
+		// A mutation test found that a failure that did not give that snapshot back passed every test
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 69);
+			ImagePlus original = imp.duplicate();
+			imp.getProcessor().snapshot();
+			ImageJReference.blur2D(imp.getProcessor(), 2, 2); // the filter before, as ImageJ's runner leaves it
+			ij.Undo.setup(ij.Undo.FILTER, imp);
+			imp.changes = false;
+			ImagePlus blurred = imp.duplicate();
+			fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
+				@Override
+				public void update(double fraction) {
+					throw new OutOfMemoryError("Java heap space");
+				}
+
+				@Override
+				public boolean isCanceled() {
+					throw new OutOfMemoryError("Java heap space");
+				}
+			};
+			org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class,
+				() -> LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false, failing));
+			assertTrue(ImageJReference.samePixels(blurred, imp), "the image changed");
+			assertFalse(imp.changes, "marked changed");
+			ImageJReference.undo(imp);
+			assertTrue(ImageJReference.samePixels(original, imp), "Undo did not take back the filter before");
+		} finally {
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
+	}
+
+	@Test
 	void oneSliceOfAStackCanBeUndoneAsAfterImageJsFilters() {
 		// only a single image could be undone: after one slice of a stack, Edit>Undo gave the
 		// slice whatever an earlier filter had left as its snapshot (here: before a blur)
