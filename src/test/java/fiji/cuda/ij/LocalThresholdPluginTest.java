@@ -328,6 +328,29 @@ class LocalThresholdPluginTest {
 	}
 
 	@Test
+	void theNewImageKeepsTheSpatialCalibrationButNotTheDensityCalibration() {
+		// the SciJava command's binary image holds 0 and 255, no grey values of the source: its
+		// density calibration (here OD = -10 + 2.5 x) must not make them read as -10 and 627.5, while
+		// the pixel size stays. A mutation test found that keeping the density calibration passed
+		// every test
+		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 72);
+		ij.measure.Calibration cal = imp.getCalibration();
+		cal.setFunction(ij.measure.Calibration.STRAIGHT_LINE, new double[] { -10, 2.5 }, "OD");
+		cal.pixelWidth = 0.25;
+		cal.pixelHeight = 0.5;
+		cal.setUnit("mm");
+		assertTrue(imp.getCalibration().calibrated(), "the test image");
+		ImagePlus binary = LocalThresholdPlugin.result(imp, LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), Method.MEAN,
+			2, 0, 0, true, ExecutionOptions.defaults()), Method.MEAN);
+		assertFalse(binary.getCalibration().calibrated(), "the density calibration was kept");
+		assertEquals(255, binary.getCalibration().getCValue(255), 0, "a foreground pixel's value");
+		assertEquals(0.25, binary.getCalibration().pixelWidth, 0);
+		assertEquals(0.5, binary.getCalibration().pixelHeight, 0);
+		assertEquals("mm", binary.getCalibration().getUnit());
+		assertTrue(imp.getCalibration().calibrated(), "the source's calibration changed");
+	}
+
+	@Test
 	void oneSliceOfAStackCanBeUndoneAsAfterImageJsFilters() {
 		// only a single image could be undone: after one slice of a stack, Edit>Undo gave the
 		// slice whatever an earlier filter had left as its snapshot (here: before a blur)
