@@ -98,4 +98,29 @@ public class IjBridgeTest { // public: the test macro call()s into it
 			Interpreter.batchMode = batch;
 		}
 	}
+	@Test
+	void aTakenTitleIsNumberedBeforeAnExtensionOfUpToFourCharactersAsImageJNumbersIt() {
+		// ImageJ's WindowManager.getUniqueName takes up to four characters after the last dot as an
+		// extension ("stack.tiff" becomes "stack-1.tiff"); a longer tail, a trailing dot or a name
+		// that only starts with a dot is numbered at its end. A mutation test found that taking at
+		// most three ("stack.tiff-1") passed every test
+		String[][] cases = { { "stack.tiff", "stack-1.tiff" }, { "cells.tif", "cells-1.tif" }, { "run 2.5", "run 2-1.5" },
+			{ "stack.tiffs", "stack.tiffs-1" }, { "stack.", "stack.-1" }, { ".hidden", ".hidden-1" },
+			{ "v1.2 map", "v1.2 map-1" } };
+		ij.ImagePlus[] taken = new ij.ImagePlus[cases.length];
+		boolean batch = Interpreter.batchMode;
+		Interpreter.batchMode = true;
+		for (int i = 0; i < cases.length; i++) {
+			taken[i] = ij.IJ.createImage(cases[i][0], "8-bit", 4, 4, 1);
+			Interpreter.addBatchModeImage(taken[i]);
+		}
+		try {
+			for (String[] c : cases)
+				assertEquals(c[1], IjBridge.uniqueTitle(c[0]), c[0]);
+		} finally {
+			for (ij.ImagePlus imp : taken)
+				Interpreter.removeBatchModeImage(imp);
+			Interpreter.batchMode = batch;
+		}
+	}
 }
