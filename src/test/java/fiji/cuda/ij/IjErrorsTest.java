@@ -44,6 +44,31 @@ class IjErrorsTest {
 	}
 
 	@Test
+	void aStopPartWayIsReportedInItsOwnWordsNotAsABug() {
+		// a PartlyDoneException says what failed and what the image now is: it must reach the user
+		// as it is, whatever stopped the run, not as "an unexpected error ... please report it" with a
+		// stack trace. A mutation test found that message() taking it for a bug (unless caused by
+		// running out of memory) passed every test
+		java.io.PrintStream err = System.err;
+		java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
+		System.setErr(new java.io.PrintStream(console));
+		try {
+			for (Throwable cause : new Throwable[] { new fiji.cuda.runtime.GpuException("CUDA_ERROR_LAUNCH_FAILED"),
+				new IllegalArgumentException("Slice 3 has no pixels (it could not be read)."),
+				new IllegalStateException("x is null") }) {
+				fiji.cuda.ops.PartlyDoneException e = new fiji.cuda.ops.PartlyDoneException("Gaussian Blur 3D", cause,
+					"volumes 1-2 of 4 hold the result and the later ones are unchanged");
+				assertEquals(e.getMessage(), IjErrors.message(e), cause.toString());
+				assertEquals("Gaussian Blur 3D: " + e.getMessage().substring("Gaussian Blur 3D: ".length()),
+					IjErrors.line("Gaussian Blur 3D", e));
+			}
+		} finally {
+			System.setErr(err);
+		}
+		assertEquals("", console.toString(), "a stack trace for a stop part way");
+	}
+
+	@Test
 	void onlyAThreadRunningAMacroCountsAsCalledByOne() throws Exception {
 		// ImageJ's interpreter is global: an error of a menu command, on its own thread, while
 		// some other macro ran, stopped that macro
