@@ -39,6 +39,26 @@ class MacroDefaultsTest {
 	}
 
 	@Test
+	void boxStatisticsTakesRadius2WhenLeftOutWhateverTheDialogLastHad() throws Exception {
+		Display.required();
+		// the dialog's remembered radius is for the next dialog only: a macro without radius= must
+		// get 2 (a 5x5 window) in every session. A mutation test found that offering the macro the
+		// dialog's last radius passed every test
+		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 76);
+		java.lang.reflect.Field last = BoxStatisticsPlugin.class.getDeclaredField("lastRadius");
+		last.setAccessible(true);
+		Object before = last.get(null);
+		last.set(null, 7.0); // as after the dialog was used with radius 7
+		try {
+			ImagePlus got = result(new BoxStatisticsPlugin(), imp, "statistic=Mean");
+			assertEquals(imp.getTitle() + " mean 5x5", got.getTitle(), "the dialog's last radius");
+			got.close();
+		} finally {
+			last.set(null, before);
+		}
+	}
+
+	@Test
 	void integralImageTakesTheSumWhenTheTableIsLeftOut() {
 		Display.required();
 		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 72);
@@ -60,6 +80,39 @@ class MacroDefaultsTest {
 		assertFalse(log.contains("GPU Local Threshold:"), log);
 		assertArrayEquals((byte[]) expected.plane(0), (byte[]) b.getProcessor().getPixels(),
 			"not Sauvola over radius 15: the first call's method, radius and parameter");
+	}
+
+	@Test
+	void localThresholdTakesSauvolaRadius15AndDefaultParametersWhateverTheDialogLastHad() throws Exception {
+		Display.required();
+		// the dialog's remembered method, radius and parameters are for the next dialog only: a macro
+		// that leaves them out must threshold as Sauvola over radius 15 with k and R at their
+		// defaults in every session. A mutation test found that offering the macro the dialog's last
+		// parameter_1 passed every test
+		ImagePlus b = ImageJReference.noise("8-bit", 40, 30, 1, 77);
+		Planes expected = LocalThreshold.threshold(ImagePlusPlanes.wrap(b).copy(), Method.SAUVOLA, 15, 0, 0, true,
+			ExecutionOptions.defaults().withBackend(Backend.CPU));
+		String[] names = { "lastMethod", "lastRadius", "lastP1", "lastP2" };
+		Object[] dialog = { "Mean", 3.0, 20.0, 0.3 }, before = new Object[names.length];
+		java.lang.reflect.Field[] fields = new java.lang.reflect.Field[names.length];
+		for (int i = 0; i < names.length; i++) {
+			fields[i] = LocalThresholdPlugin.class.getDeclaredField(names[i]);
+			fields[i].setAccessible(true);
+			before[i] = fields[i].get(null);
+		}
+		for (int i = 0; i < names.length; i++) {
+			// each remembered value alone, as after a dialog that changed only it
+			fields[i].set(null, dialog[i]);
+			try {
+				ImagePlus c = b.duplicate();
+				String log = asMacro(new LocalThresholdPlugin(), c, "white");
+				assertFalse(log.contains("GPU Local Threshold:"), log);
+				assertArrayEquals((byte[]) expected.plane(0), (byte[]) c.getProcessor().getPixels(),
+					"the dialog's last " + names[i] + " " + dialog[i] + " was taken");
+			} finally {
+				fields[i].set(null, before[i]);
+			}
+		}
 	}
 
 	@Test
