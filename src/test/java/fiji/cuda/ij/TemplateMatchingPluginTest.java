@@ -78,6 +78,41 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void theMacroFlagSameSizeGivesAScoreMapOfTheImagesSize() {
+		Display.required();
+		// score_map alone gives one score per position the template fits (26x17 for a 5x4 template in
+		// a 30x20 image), with same_size the image's own size. A mutation test found that a macro's
+		// same_size not read (the flag taken as "same") passed every test
+		ImagePlus tpl = IJ.createImage("same size tpl", "8-bit ramp", 5, 4, 1);
+		tpl.show();
+		try {
+			for (boolean same : new boolean[] { false, true }) {
+				ImagePlus scene = ImageJReference.noise("8-bit", 30, 20, 1, 78);
+				int[] before = ij.WindowManager.getIDList();
+				String log = LocalThresholdPluginTest.asMacro(new TemplateMatchingPlugin(), scene,
+					"template=[same size tpl] score_threshold=0.5 score_map" + (same ? " same_size" : ""));
+				java.util.List<ImagePlus> made = new java.util.ArrayList<>();
+				for (int id : ij.WindowManager.getIDList())
+					if (before == null || java.util.Arrays.stream(before).noneMatch(b -> b == id))
+						made.add(ij.WindowManager.getImage(id));
+				try {
+					assertEquals(1, made.size(), log);
+					assertEquals(same ? 30 : 26, made.get(0).getWidth(), "same_size " + same + ": " + log);
+					assertEquals(same ? 20 : 17, made.get(0).getHeight(), "same_size " + same + ": " + log);
+				} finally {
+					for (ImagePlus m : made) {
+						m.changes = false;
+						m.close();
+					}
+				}
+			}
+		} finally {
+			tpl.changes = false;
+			tpl.close();
+		}
+	}
+
+	@Test
 	void flagsAreNotReadFromInsideBracketedValues() {
 		assertFalse(TemplateMatchingPlugin.flag("image=[cells stack 1] template=t.tif", "stack"));
 		assertFalse(TemplateMatchingPlugin.flag("image=a template=[/data/my flip set]", "flip"));
