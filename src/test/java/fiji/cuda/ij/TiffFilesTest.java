@@ -84,6 +84,24 @@ class TiffFilesTest {
 			assertEquals("true", TiffFiles.readable(exact.toString()), kind[0] + ", nothing of the pixels missing");
 		}
 	}
+	@Test
+	void aTiffMissingOnlyItsLastPixelByteIsRefused(@TempDir Path dir) throws Exception {
+		// one byte short is short: ImageJ would open the plane with its last pixel 0. A mutation test
+		// found that pixels allowed to end one byte past the file (dataEnd > length + 1) passed every test
+		for (String kind : new String[] { "8-bit ramp", "16-bit ramp", "32-bit ramp", "RGB ramp" }) {
+			ImagePlus imp = IJ.createImage("x", kind, 64, 48, 2);
+			Path tif = dir.resolve("whole.tif");
+			IJ.saveAsTiff(imp, tif.toString());
+			byte[] all = Files.readAllBytes(tif);
+			long pixelsEnd = 0;
+			for (ij.io.FileInfo fi : ij.io.Opener.getTiffFileInfo(tif.toString()))
+				pixelsEnd = Math.max(pixelsEnd, TiffFiles.dataEnd(fi));
+			assertEquals("false", cutAt(dir, "short.tif", all, (int) pixelsEnd - 1), kind + ", one byte short");
+			assertEquals(null, TiffFiles.open(dir.resolve("short.tif").toString()), kind + ", one byte short");
+			assertEquals("true", cutAt(dir, "exact.tif", all, (int) pixelsEnd), kind + ", nothing of the pixels missing");
+		}
+	}
+
 	/** @return what {@link TiffFiles#readable} says of the file's first {@code at} bytes, written under that name */
 	private static String cutAt(Path dir, String name, byte[] file, int at) throws java.io.IOException {
 		return TiffFiles.readable(Files.write(dir.resolve(name), Arrays.copyOf(file, at)).toString());
