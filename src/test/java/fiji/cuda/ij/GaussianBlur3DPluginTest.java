@@ -210,6 +210,23 @@ class GaussianBlur3DPluginTest {
 	}
 
 	@Test
+	void sigmasOfZeroChangeNoPixelButDropTheSelectionAsImageJ() {
+		// ImageJ's Gaussian Blur 3D with x, y and z of 0 blurs nothing, yet removes the selection
+		// first; the SciJava command does the same. A mutation test found that the menu command
+		// keeping it passed every test
+		for (int slices : new int[] { 1, 3 }) {
+			ImagePlus imp = IJ.createImage("roi", "16-bit ramp", 17, 13, slices);
+			imp.setRoi(new ij.gui.OvalRoi(2, 3, 9, 7));
+			imp.changes = false;
+			ImagePlus before = imp.duplicate();
+			assertEquals(0, GaussianBlur3DPlugin.blur(imp, 0, 0, 0));
+			assertTrue(ImageJReference.samePixels(before, imp), slices + " slices: changed");
+			assertFalse(imp.changes, slices + " slices: marked changed");
+			assertNull(imp.getRoi(), slices + " slices: the selection is kept");
+		}
+	}
+
+	@Test
 	void aRunThatChangesNothingKeepsTheSelection() {
 		// the selection was removed before the first volume, and stayed removed when the blur
 		// failed, or was stopped, before it wrote anything
