@@ -31,6 +31,18 @@ class TextsTest {
 	}
 
 	@Test
+	void plainNotationRunsFromExactlyOneHundredThousandthToBelowOneBillion() {
+		// the Javadoc's range of plain notation, "from 0.00001 to 1e9", includes its lower end. A
+		// mutation test found that 0.00001 written as "1e-5" (a > 1e-5) passed every test
+		assertEquals("0.00001", Texts.number(1e-5));
+		assertEquals("-0.00001", Texts.number(-1e-5));
+		assertEquals("9.99e-6", Texts.number(9.99e-6));
+		assertEquals("999999999.5", Texts.number(999999999.5));
+		assertEquals("1.0000000005e9", Texts.number(1000000000.5));
+		assertEquals("1000000000", Texts.number(1e9));
+	}
+
+	@Test
 	void optionsAsAMacroWritesThem() {
 		assertEquals("sigma=-1", Texts.option("sigma", -1.0));
 		assertEquals("statistic=Median", Texts.option("statistic", "Median"));
