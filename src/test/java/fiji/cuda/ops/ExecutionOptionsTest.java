@@ -21,4 +21,32 @@ class ExecutionOptionsTest {
 		for (Backend b : Backend.values())
 			assertSame(b, cpu.withBackend(b).backend());
 	}
+	@Test
+	void threadsBelowOneMeanOneAndNoProgressMeansNowhere() {
+		// as the Javadoc says: a thread count below 1 is 1 (0 or a negative count from a caller's
+		// arithmetic must still run), and null progress is Progress.NONE, never canceled. A mutation
+		// test found that keeping 0 or -3 threads, or a null progress, passed every test
+		ExecutionOptions o = ExecutionOptions.defaults();
+		assertEquals(1, o.withThreads(0).threads());
+		assertEquals(1, o.withThreads(-3).threads());
+		assertEquals(1, o.withThreads(Integer.MIN_VALUE).threads());
+		assertEquals(4, o.withThreads(4).threads());
+		ExecutionOptions none = o.withProgress(TestProgressHolder.ANY).withProgress(null);
+		assertSame(Progress.NONE, none.progress());
+		assertEquals(false, none.progress().isCanceled());
+		assertSame(TestProgressHolder.ANY, o.withProgress(TestProgressHolder.ANY).progress());
+		assertSame(o.backend(), o.withThreads(0).withProgress(null).backend());
+	}
+
+	private static final class TestProgressHolder {
+		static final Progress ANY = new Progress() {
+			@Override
+			public void update(double fraction) {}
+
+			@Override
+			public boolean isCanceled() {
+				return true;
+			}
+		};
+	}
 }
