@@ -21,6 +21,22 @@ class PlanesMessagesTest {
 	}
 
 	@Test
+	void aRangeOnePlanePastTheLastIsRefusedAndOneEndingAtTheLastIsNot() {
+		// the boundary of the refusal above: to = depth is the last valid end. A mutation test found
+		// that a range one plane past the end (padded with a null plane) passed every test
+		byte[] a = new byte[16], b = new byte[16], c = new byte[16];
+		Planes p = Planes.wrap(4, 4, a, b, c);
+		assertEquals("Planes 0 to 4 asked of 3.", assertThrows(IllegalArgumentException.class, () -> p.range(0, 4))
+			.getMessage());
+		assertEquals("Planes 2 to 4 asked of 3.", assertThrows(IllegalArgumentException.class, () -> p.range(2, 4))
+			.getMessage());
+		Planes last = p.range(1, 3);
+		assertEquals(2, last.depth());
+		org.junit.jupiter.api.Assertions.assertSame(b, last.plane(0));
+		org.junit.jupiter.api.Assertions.assertSame(c, last.plane(1));
+	}
+
+	@Test
 	void aRangePastTheLastPlaneIsRefused() {
 		// it was padded with null planes, on which an operation failed part way, its input half changed
 		Planes p = Planes.wrap(4, 4, new byte[16], new byte[16]);
