@@ -84,6 +84,27 @@ class IjErrorsTest {
 	}
 
 	@Test
+	void aCommandGivenOptionsOnAnRmiThreadCountsAsCalledByAMacro() throws Exception {
+		// ImageJ keeps a command's macro options for "Run$_" threads and for the RMI threads on which
+		// a second ImageJ hands its -macro and -eval to the first: there the thread's name says
+		// nothing, the options do, and an error must not wait on a dialog no one answers. A mutation
+		// test found that only the thread's name counting passed every test
+		boolean[] got = new boolean[2];
+		for (int i = 0; i < 2; i++) {
+			int k = i;
+			Thread t = new Thread(() -> got[k] = IjErrors.calledByAMacro(), "RMI TCP Connection(3)-127.0.0.1");
+			if (i == 1) ij.Macro.setOptions(t, "sigma=-1");
+			try {
+				t.start();
+				t.join();
+			} finally {
+				ij.Macro.setOptions(t, null);
+			}
+		}
+		assertEquals("[false, true]", java.util.Arrays.toString(got));
+	}
+
+	@Test
 	void aFailedCommandStopsTheMacroThatCalledItNotAnotherRunningMeanwhile() throws Exception {
 		// ImageJ's interpreter "instance" is the macro started last, and the interpreter it holds
 		// for a run() is that of the last run() of any thread: macro A's failed command stopped
