@@ -163,6 +163,33 @@ class AlignSlicesPluginTest {
 	}
 
 	@Test
+	void aFailurePartWayMarksTheImageChanged() {
+		// the slices aligned before a failure (here the progress bar out of memory after the second
+		// of four) are changed: the image must ask to be saved when closed. A mutation test found that
+		// an image left unmarked after a PartlyDoneException passed every test
+		double[] sx = {0, 4, -3, 2}, sy = {0, 2, 5, -1};
+		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT16, 80, 70, sx, sy, 2));
+		imp.setRoi(new Roi(20, 20, 30, 30));
+		imp.changes = false;
+		AlignSlices.Settings s = AlignSlicesPlugin.fromMacro(imp, "margin=8");
+		fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
+			@Override
+			public void update(double fraction) {
+				if (fraction >= 0.74) throw new OutOfMemoryError("Java heap space");
+			}
+
+			@Override
+			public boolean isCanceled() {
+				return false;
+			}
+		};
+		fiji.cuda.ops.PartlyDoneException e = org.junit.jupiter.api.Assertions.assertThrows(
+			fiji.cuda.ops.PartlyDoneException.class, () -> AlignSlicesPlugin.run(imp, s, CPU.withProgress(failing)));
+		assertTrue(e.getMessage().contains("aligned"), e.getMessage());
+		assertTrue(imp.changes, "not marked changed: " + e.getMessage());
+	}
+
+	@Test
 	void theTableHasOneRowPerSliceWithTheAppliedShift() {
 		double[] sx = {0, 4, -3}, sy = {0, 2, 5};
 		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT16, 80, 70, sx, sy, 2));
