@@ -102,6 +102,29 @@ class BoxStatisticsPluginTest {
 	}
 
 	@Test
+	void aMacrosWidthAndHeightGiveThatRectangleNotItsTranspose() {
+		Display.required();
+		// width= is the window's extent along x and height= along y, as the dialog and the README
+		// (w x h) say. A mutation test found that the menu command taking them the other way round passed
+		// every test
+		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 79);
+		ImagePlus expected = BoxStatisticsPlugin.compute(imp, Statistic.MEAN, Window.rectangle(7, 3), false);
+		ImagePlus[] shown = new ImagePlus[1];
+		String log = LocalThresholdPluginTest.asMacro(arg -> {
+			new BoxStatisticsPlugin().run(arg);
+			shown[0] = ij.WindowManager.getCurrentImage();
+		}, imp, "statistic=Mean width=7 height=3");
+		assertTrue(shown[0] != null && shown[0] != imp, "no result image: " + log);
+		try {
+			assertEquals(imp.getTitle() + " mean 7x3", shown[0].getTitle());
+			assertTrue(ImageJReference.samePixels(expected, shown[0]), "not the 7x3 window's means");
+		} finally {
+			shown[0].changes = false;
+			shown[0].close();
+		}
+	}
+
+	@Test
 	void aDensityCalibrationGivesTheStatisticsOfTheCalibratedValues() {
 		// the statistics were those of the raw values, and the result has no calibration: a signed
 		// 16-bit image's means came out 32768 too high, and a calibration's slope was ignored
