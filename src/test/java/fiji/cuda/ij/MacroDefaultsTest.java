@@ -116,6 +116,25 @@ class MacroDefaultsTest {
 	}
 
 	@Test
+	void localThresholdWithoutWhiteThresholdsBlackObjects() {
+		Display.required();
+		// white is a flag: left out, the objects are black (k of -0.2 for Niblack, the threshold's
+		// other side for Mean), whatever the dialog's checkbox last had. A mutation test found that a
+		// macro without white thresholding as with it passed every test
+		for (Method m : new Method[] { Method.MEAN, Method.NIBLACK }) {
+			ImagePlus imp = ImageJReference.noise("8-bit", 40, 30, 1, 80);
+			Planes black = LocalThreshold.threshold(ImagePlusPlanes.wrap(imp).copy(), m, 3, 0, 0, false,
+				ExecutionOptions.defaults().withBackend(Backend.CPU));
+			Planes white = LocalThreshold.threshold(ImagePlusPlanes.wrap(imp).copy(), m, 3, 0, 0, true,
+				ExecutionOptions.defaults().withBackend(Backend.CPU));
+			assertFalse(java.util.Arrays.equals((byte[]) black.plane(0), (byte[]) white.plane(0)), m + ": the test image");
+			String log = asMacro(new LocalThresholdPlugin(), imp, "method=" + m.label() + " radius=3 parameter_1=0 parameter_2=0");
+			assertFalse(log.contains("GPU Local Threshold:"), log);
+			assertArrayEquals((byte[]) black.plane(0), (byte[]) imp.getProcessor().getPixels(), m + " without white");
+		}
+	}
+
+	@Test
 	void gaussianBlur3DTakesSigma2ForAnAxisLeftOut() {
 		Display.required();
 		ImagePlus a = ImageJReference.noise("16-bit", 20, 16, 8, 74), b = a.duplicate(), expected = a.duplicate();
