@@ -275,20 +275,36 @@ class LocalThresholdPluginTest {
 		// Undo for nothing: after Esc, Edit>Undo no longer took back that filter
 		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
 		try {
-			ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 68);
-			ImagePlus original = imp.duplicate();
-			imp.getProcessor().snapshot();
-			ImageJReference.blur2D(imp.getProcessor(), 2, 2); // the filter before, as ImageJ's runner leaves it
-			ij.Undo.setup(ij.Undo.FILTER, imp);
-			ImagePlus blurred = imp.duplicate();
+			ImagePlus[] v = blurredByTheFilterBefore(68);
+			ImagePlus imp = v[0];
 			assertFalse(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false,
 				fiji.cuda.TestProgress.cancelAfter(0)));
-			assertTrue(ImageJReference.samePixels(blurred, imp), "the image changed");
-			ImageJReference.undo(imp);
-			assertTrue(ImageJReference.samePixels(original, imp), "Undo did not take back the filter before");
+			assertUnchangedAndUndoable(v);
 		} finally {
 			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
 		}
+	}
+
+	/**
+	 * @return a one-plane 8-bit image blurred as ImageJ's runner leaves a filter, with Undo set up
+	 *         for it, marked unchanged; a copy before the blur; a copy after it
+	 */
+	private static ImagePlus[] blurredByTheFilterBefore(long seed) {
+		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, seed);
+		ImagePlus original = imp.duplicate();
+		imp.getProcessor().snapshot();
+		ImageJReference.blur2D(imp.getProcessor(), 2, 2);
+		ij.Undo.setup(ij.Undo.FILTER, imp);
+		imp.changes = false;
+		return new ImagePlus[] { imp, original, imp.duplicate() };
+	}
+
+	/** Asserts that a run left {@link #blurredByTheFilterBefore}'s image as it was, Undo to the blur included. */
+	private static void assertUnchangedAndUndoable(ImagePlus[] v) {
+		assertTrue(ImageJReference.samePixels(v[2], v[0]), "the image changed");
+		assertFalse(v[0].changes, "marked changed");
+		ImageJReference.undo(v[0]);
+		assertTrue(ImageJReference.samePixels(v[1], v[0]), "Undo did not take back the filter before");
 	}
 
 	@Test
@@ -298,13 +314,8 @@ class LocalThresholdPluginTest {
 		// A mutation test found that a failure that did not give that snapshot back passed every test
 		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
 		try {
-			ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 69);
-			ImagePlus original = imp.duplicate();
-			imp.getProcessor().snapshot();
-			ImageJReference.blur2D(imp.getProcessor(), 2, 2); // the filter before, as ImageJ's runner leaves it
-			ij.Undo.setup(ij.Undo.FILTER, imp);
-			imp.changes = false;
-			ImagePlus blurred = imp.duplicate();
+			ImagePlus[] v = blurredByTheFilterBefore(69);
+			ImagePlus imp = v[0];
 			fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
 				@Override
 				public void update(double fraction) {
@@ -318,10 +329,7 @@ class LocalThresholdPluginTest {
 			};
 			org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class,
 				() -> LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false, failing));
-			assertTrue(ImageJReference.samePixels(blurred, imp), "the image changed");
-			assertFalse(imp.changes, "marked changed");
-			ImageJReference.undo(imp);
-			assertTrue(ImageJReference.samePixels(original, imp), "Undo did not take back the filter before");
+			assertUnchangedAndUndoable(v);
 		} finally {
 			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
 		}

@@ -1221,22 +1221,15 @@ class TemplateMatchingPluginTest {
 	@Test
 	void theDetectionsOfAHyperstackSayTheirChannelZAndFrame() {
 		// Slice alone was the plane's index in the stack: c2 z2 t2 of 2x3x2 read as slice 10
-		ImagePlus hyper = noise("8-bit", 40, 30, 12, 23);
-		hyper.setDimensions(2, 3, 2);
-		hyper.setOpenAsHyperStack(true);
 		ImagePlus tpl = noise("8-bit", 7, 6, 1, 24);
-		plant(hyper, 10, tpl.getProcessor(), 12, 9);
-		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
-		s.stack = true;
-		s.threshold = 0.99;
-		ResultsTable rt = TemplateMatchingPlugin.run(hyper, tpl, s, CPU).table;
+		ResultsTable rt = matchesInAHyperstack(23, tpl, new int[] { 10, 12, 9 });
 		assertEquals(1, rt.size());
 		assertEquals(List.of(10.0, 2.0, 2.0, 2.0), List.of(rt.getValue("Slice", 0), rt.getValue("Channel", 0),
 			rt.getValue("Z", 0), rt.getValue("Frame", 0)));
 		// a plain stack has no such columns
 		ImagePlus plain = noise("8-bit", 40, 30, 3, 25);
 		plant(plain, 2, tpl.getProcessor(), 12, 9);
-		rt = TemplateMatchingPlugin.run(plain, tpl, s, CPU).table;
+		rt = TemplateMatchingPlugin.run(plain, tpl, everySliceAbove99(), CPU).table;
 		assertEquals(2, rt.getValue("Slice", 0));
 		assertFalse(rt.columnExists("Channel"));
 	}
@@ -1246,16 +1239,8 @@ class TemplateMatchingPluginTest {
 		// theDetectionsOfAHyperstackSayTheirChannelZAndFrame plants at c2 z2 t2, where Z and Frame
 		// agree: here c2 z3 t1 (stack index 6) and c1 z1 t2 (7) of 2x3x2 (mutant: the Z and
 		// Frame columns taken from each other's place in the position)
-		ImagePlus hyper = noise("8-bit", 40, 30, 12, 28);
-		hyper.setDimensions(2, 3, 2);
-		hyper.setOpenAsHyperStack(true);
-		ImagePlus tpl = noise("8-bit", 7, 6, 1, 29);
-		plant(hyper, 6, tpl.getProcessor(), 12, 9);
-		plant(hyper, 7, tpl.getProcessor(), 20, 15);
-		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
-		s.stack = true;
-		s.threshold = 0.99;
-		ResultsTable rt = TemplateMatchingPlugin.run(hyper, tpl, s, CPU).table;
+		ResultsTable rt = matchesInAHyperstack(28, noise("8-bit", 7, 6, 1, 29), new int[] { 6, 12, 9 },
+			new int[] { 7, 20, 15 });
 		assertEquals(2, rt.size());
 		for (int row = 0; row < 2; row++) {
 			List<Double> want = rt.getValue("Slice", row) == 6 ? List.of(6.0, 2.0, 3.0, 1.0, 12.0)
@@ -1263,6 +1248,28 @@ class TemplateMatchingPluginTest {
 			assertEquals(want, List.of(rt.getValue("Slice", row), rt.getValue("Channel", row), rt.getValue("Z", row),
 				rt.getValue("Frame", row), rt.getValue("X", row)), "row " + row);
 		}
+	}
+
+	/** @return whole-stack matching with a threshold of 0.99 */
+	private static TemplateMatchingPlugin.Settings everySliceAbove99() {
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.stack = true;
+		s.threshold = 0.99;
+		return s;
+	}
+
+	/**
+	 * @param plants {stack index, x, y} of each copy of the template planted in a 2x3x2 8-bit
+	 *               hyperstack of noise
+	 * @return the detections of the whole hyperstack on the CPU
+	 */
+	private static ResultsTable matchesInAHyperstack(long seed, ImagePlus tpl, int[]... plants) {
+		ImagePlus hyper = noise("8-bit", 40, 30, 12, seed);
+		hyper.setDimensions(2, 3, 2);
+		hyper.setOpenAsHyperStack(true);
+		for (int[] p : plants)
+			plant(hyper, p[0], tpl.getProcessor(), p[1], p[2]);
+		return TemplateMatchingPlugin.run(hyper, tpl, everySliceAbove99(), CPU).table;
 	}
 
 	@Test
