@@ -40,4 +40,22 @@ public final class TestProgress {
 			}
 		};
 	}
+
+	/**
+	 * @return a progress that runs out of memory at its first update or cancel check, as Java's
+	 *         heap would inside a run, before the run writes anything
+	 */
+	public static Progress outOfMemoryAtOnce() {
+		return new Progress() {
+			@Override
+			public void update(double fraction) {
+				throw new OutOfMemoryError("Java heap space");
+			}
+
+			@Override
+			public boolean isCanceled() {
+				throw new OutOfMemoryError("Java heap space");
+			}
+		};
+	}
 }

@@ -316,17 +316,7 @@ class LocalThresholdPluginTest {
 		try {
 			ImagePlus[] v = blurredByTheFilterBefore(69);
 			ImagePlus imp = v[0];
-			fiji.cuda.ops.Progress failing = new fiji.cuda.ops.Progress() {
-				@Override
-				public void update(double fraction) {
-					throw new OutOfMemoryError("Java heap space");
-				}
-
-				@Override
-				public boolean isCanceled() {
-					throw new OutOfMemoryError("Java heap space");
-				}
-			};
+			fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.outOfMemoryAtOnce();
 			org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class,
 				() -> LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false, failing));
 			assertUnchangedAndUndoable(v);
