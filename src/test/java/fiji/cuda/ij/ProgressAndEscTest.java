@@ -76,6 +76,27 @@ class ProgressAndEscTest {
 	}
 
 	@Test
+	void anEscLeftOverFromBeforeDoesNotStopTheNextRun() {
+		// ImageJ keeps Esc pressed until something clears it: one pressed after a run ended, or
+		// meant for another command, stopped the next run before its first slice unless the
+		// run's progress cleared it as it began
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			ImagePlus expected = stack("8-bit"), imp = stack("8-bit");
+			String log = run(new LocalThresholdPlugin(), expected, "method=Mean radius=3 stack");
+			assertFalse(log.contains("canceled"), log);
+			ij.IJ.setKeyDown(java.awt.event.KeyEvent.VK_ESCAPE);
+			assertTrue(ij.IJ.escapePressed());
+			log = run(new LocalThresholdPlugin(), imp, "method=Mean radius=3 stack");
+			assertFalse(log.contains("canceled"), log);
+			assertTrue(ImageJReference.samePixels(expected, imp), "the run did not threshold every slice");
+		} finally {
+			ij.IJ.resetEscape();
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
+	}
+
+	@Test
 	void escStopsBetweenSlicesAndTheLogSaysWhatIsLeft() throws Exception {
 		// on the CPU, slice by slice: a GPU does these small stacks in one batch, before any Esc
 		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
