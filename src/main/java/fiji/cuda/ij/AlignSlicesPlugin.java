@@ -309,13 +309,15 @@ public class AlignSlicesPlugin implements PlugIn {
 	 * @param reference the reference slice, 0-based
 	 */
 	private static void show(ImagePlus imp, Outcome out, int reference) {
-		if (out.canceled && out.shifts.stream().allMatch(sh -> sh.plane == reference)) {
-			// the user's measurements were emptied (after ImageJ's question) for the reference's row alone
-			String msg = canceled(out, reference, imp.getStackSize());
-			IJ.showStatus(COMMAND + ": " + msg);
-			IJ.log(COMMAND + ": " + msg + " (" + imp.getTitle() + ").");
-			return;
-		}
+		// the user's measurements were emptied (after ImageJ's question) for the reference's row alone
+		if (!out.canceled || !out.shifts.stream().allMatch(sh -> sh.plane == reference)) fillResults(out);
+		String msg = out.canceled ? canceled(out, reference, imp.getStackSize()) : imp.getStackSize() + " slices aligned";
+		IJ.showStatus(COMMAND + ": " + msg);
+		if (out.canceled) IJ.log(COMMAND + ": " + msg + " (" + imp.getTitle() + ").");
+	}
+
+	/** Puts the shifts in ImageJ's Results table, or in a table of their own when the user keeps measurements there. */
+	private static void fillResults(Outcome out) {
 		Undo.reset(); // ImageJ's Undo cannot restore a stack
 		boolean held = IjBridge.holdSharedWindows(); // another run's rows must not go in between
 		try {
@@ -330,9 +332,6 @@ public class AlignSlicesPlugin implements PlugIn {
 		} finally {
 			IjBridge.releaseSharedWindows(held);
 		}
-		String msg = out.canceled ? canceled(out, reference, imp.getStackSize()) : imp.getStackSize() + " slices aligned";
-		IJ.showStatus(COMMAND + ": " + msg);
-		if (out.canceled) IJ.log(COMMAND + ": " + msg + " (" + imp.getTitle() + ").");
 	}
 
 	/**

@@ -123,12 +123,16 @@ final class TemplateMatchingResults {
 	 * as they were, this image's earlier matches included, and only says so in the Log.
 	 */
 	static void show(ImagePlus image, Outcome out) {
-		if (out.canceled && out.slicesMatched == 0) {
-			// emptied, the table and this image's earlier matches were lost for a run that found nothing
-			IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
-			IJ.showStatus(COMMAND + ": " + canceled(out));
-			return;
-		}
+		// emptied, the table and this image's earlier matches were lost for a run that found nothing
+		if (!out.canceled || out.slicesMatched > 0) fill(image, out);
+		// a second map of one image took the first's title, and selectImage by title found the old one
+		if (out.scoreMap != null) IjBridge.showUnique(out.scoreMap);
+		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
+		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
+	}
+
+	/** Fills ImageJ's Results table, the ROI Manager and the overlay with the run's detections. */
+	private static void fill(ImagePlus image, Outcome out) {
 		// another run's rows and matches must not go in between
 		boolean held = IjBridge.holdSharedWindows();
 		try {
@@ -172,10 +176,6 @@ final class TemplateMatchingResults {
 		} finally {
 			IjBridge.releaseSharedWindows(held);
 		}
-		// a second map of one image took the first's title, and selectImage by title found the old one
-		if (out.scoreMap != null) IjBridge.showUnique(out.scoreMap);
-		if (out.canceled) IJ.log(COMMAND + ": " + canceled(out) + " (" + image.getTitle() + ").");
-		IJ.showStatus(COMMAND + ": " + out.detections.size() + " found" + (out.canceled ? " (" + canceled(out) + ")" : ""));
 	}
 
 	/**
