@@ -450,8 +450,7 @@ class TemplateMatchingPluginTest {
 		// Esc before the first slice was matched emptied the Results table and took this image's
 		// earlier matches out of the ROI Manager and the overlay, for a run that found nothing
 		Display.required();
-		if (ij.plugin.frame.RoiManager.getInstance() != null) ij.plugin.frame.RoiManager.getInstance().close();
-		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ij.plugin.frame.RoiManager rm = freshRoiManager();
 		ImagePlus image = noise("8-bit", 80, 60, 3, 40);
 		ImagePlus tpl = noise("8-bit", 9, 7, 4, 41); // four templates
 		for (int z = 1; z <= 3; z++)
@@ -580,8 +579,7 @@ class TemplateMatchingPluginTest {
 		// NoSuchMethodError); now the manager is cleared and refilled with the other entries
 		Display.required();
 		// a manager another test left open would make this one an empty shell
-		if (ij.plugin.frame.RoiManager.getInstance() != null) ij.plugin.frame.RoiManager.getInstance().close();
-		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ij.plugin.frame.RoiManager rm = freshRoiManager();
 		ImagePlus[] shown = new ImagePlus[2];
 		try {
 			Roi mine = new Roi(0, 0, 4, 4), cell = new ij.gui.OvalRoi(5, 6, 7, 8);
@@ -663,8 +661,7 @@ class TemplateMatchingPluginTest {
 		// such a manager is now reset in one step instead of deleted entry by entry, which
 		// repainted a shown list each time: the result must be the same
 		Display.required();
-		if (ij.plugin.frame.RoiManager.getInstance() != null) ij.plugin.frame.RoiManager.getInstance().close();
-		ij.plugin.frame.RoiManager rm = new ij.plugin.frame.RoiManager();
+		ij.plugin.frame.RoiManager rm = freshRoiManager();
 		ImagePlus image = noise("8-bit", 70, 50, 6, 31);
 		try {
 			ImagePlus tpl = noise("8-bit", 9, 7, 1, 32);
@@ -1248,6 +1245,12 @@ class TemplateMatchingPluginTest {
 			assertEquals(want, List.of(rt.getValue("Slice", row), rt.getValue("Channel", row), rt.getValue("Z", row),
 				rt.getValue("Frame", row), rt.getValue("X", row)), "row " + row);
 		}
+	}
+
+	/** @return a new, empty ROI Manager, any one shown before closed */
+	private static ij.plugin.frame.RoiManager freshRoiManager() {
+		if (ij.plugin.frame.RoiManager.getInstance() != null) ij.plugin.frame.RoiManager.getInstance().close();
+		return new ij.plugin.frame.RoiManager();
 	}
 
 	/** @return whole-stack matching with a threshold of 0.99 */
