@@ -98,9 +98,16 @@ public final class Peaks {
 	 *                   mirror, or its half turn) is reported twice
 	 * @param maxObjects the most detections returned
 	 * @return the kept detections, best first
+	 * @throws IllegalArgumentException when there is no list, or it holds a null
 	 */
 	public static List<Detection> suppress(List<Detection> candidates, double maxOverlap, int maxObjects) {
+		// a script's list with a hole in it ended in a bare NullPointerException inside the sort
+		if (candidates == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no list of candidates.");
 		List<Detection> sorted = new ArrayList<>(candidates);
+		// one pass over the copy, an array: the caller's list may be linked, or refuse contains(null)
+		for (int i = 0; i < sorted.size(); i++)
+			if (sorted.get(i) == null)
+				throw new IllegalArgumentException(TemplateMatching.NAME + ": detection " + (i + 1) + " of the candidates is missing.");
 		sorted.sort(BEST_FIRST);
 		List<Detection> kept = new ArrayList<>();
 		if (!(maxOverlap >= 0)) {

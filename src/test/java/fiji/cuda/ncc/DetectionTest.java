@@ -561,4 +561,23 @@ class DetectionTest {
 		assertEquals("Template Matching: there is no detection to compare with.", e.getMessage());
 		assertEquals(1, d.iou(d), 0);
 	}
+
+	@Test
+	void aMissingCandidateIsRefusedByNameCountedFromOne() {
+		// a null in the list, or no list, was a bare NullPointerException from inside the sort
+		Detection a = new Detection(0, 0, 4, 4, 0.9, 0, 0, false, 0, 2, 2);
+		Detection b = new Detection(20, 0, 4, 4, 0.8, 0, 0, false, 0, 22, 2);
+		for (double nms : new double[] {-0.5, 0.3, 1}) {
+			IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+				() -> Peaks.suppress(Arrays.asList(a, b, null), nms, 10));
+			assertEquals("Template Matching: detection 3 of the candidates is missing.", e.getMessage());
+			e = assertThrows(IllegalArgumentException.class,
+				() -> Peaks.suppress(new java.util.LinkedList<>(Arrays.asList(null, a)), nms, 10));
+			assertEquals("Template Matching: detection 1 of the candidates is missing.", e.getMessage());
+			e = assertThrows(IllegalArgumentException.class, () -> Peaks.suppress(null, nms, 10));
+			assertEquals("Template Matching: there is no list of candidates.", e.getMessage());
+		}
+		// a list that refuses contains(null) is still read
+		assertEquals(List.of(a, b), Peaks.suppress(List.of(b, a), 0.3, 10));
+	}
 }
