@@ -41,10 +41,20 @@ public final class Detection {
 	 * @param plane    0-based plane
 	 * @param refinedX refined centre x
 	 * @param refinedY refined centre y
+	 * @throws IllegalArgumentException when the box is narrower or lower than 1 pixel (a template
+	 *                                  is at least 1x1), or the score is not a number
 	 */
 	public Detection(int x, int y, int width, int height, double score, int template, double angle, boolean flipped,
 		int plane, double refinedX, double refinedY)
 	{
+		// a template, and so its box, is at least 1x1; a script's empty or negative box overlapped
+		// nothing, not even itself (iou 0), so suppression never dropped its duplicates
+		if (width < 1 || height < 1)
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": a detection's box must be at least 1x1 pixels, not "
+				+ width + "x" + height + ".");
+		// no score map gives one (a NaN is never a peak); a script's would be ranked below -1
+		if (Double.isNaN(score))
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": a detection's score is not a number.");
 		this.x = x;
 		this.y = y;
 		this.width = width;

@@ -580,4 +580,26 @@ class DetectionTest {
 		// a list that refuses contains(null) is still read
 		assertEquals(List.of(a, b), Peaks.suppress(List.of(b, a), 0.3, 10));
 	}
+
+	@Test
+	void aBoxWithoutAreaOrAScoreThatIsNotANumberIsRefusedByName() {
+		// such a box overlapped nothing, itself included, so suppression kept each of its duplicates
+		for (int[] size : new int[][] {{0, 4}, {4, 0}, {-4, 4}, {4, -4}, {-4, -4}, {0, 0}}) {
+			IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+				() -> new Detection(3, 5, size[0], size[1], 0.5, 0, 0, false, 0, 3, 5));
+			assertEquals("Template Matching: a detection's box must be at least 1x1 pixels, not " + size[0] + "x" + size[1]
+				+ ".", e.getMessage());
+		}
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> new Detection(3, 5, 4, 4, Double.NaN, 0, 0, false, 0, 5, 7));
+		assertEquals("Template Matching: a detection's score is not a number.", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class, () -> new Detection(3, 5, 4, 4, Float.NaN, 0, 0, false, 0, 5, 7));
+		assertEquals("Template Matching: a detection's score is not a number.", e.getMessage());
+		// the smallest box, and the least and best scores, are kept as given
+		Detection one = new Detection(-2, -3, 1, 1, -1, 0, 0, false, 0, -2, -3);
+		assertEquals(1, one.width);
+		assertEquals(1, one.height);
+		assertEquals(-1, one.score, 0);
+		assertEquals(1, new Detection(0, 0, 1, 7, 1, 0, 0, false, 0, 0, 3).score, 0);
+	}
 }
