@@ -149,6 +149,36 @@ class BoxStatisticsTest {
 	}
 
 	@Test
+	void aConstantWindowOfA32BitImageHasNoVarianceBelow0AndAFiniteDeviation() {
+		// windows of one value to the right of and below noise: the four-corner differences of the
+		// double tables round, and Q - S·m can come out a hair below 0, a negative variance and a
+		// standard deviation of NaN, which the tolerances of the other tests let through (mutant:
+		// SummedAreaTable.variance without its floor at 0)
+		int w = 120, h = 120;
+		float[] px = new float[w * h];
+		java.util.Random r = new java.util.Random(9);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				px[y * w + x] = x < 60 && y < 60 ? (r.nextFloat() - 0.5f) * 2000 : 0.1f * (1 + (x / 20 + y / 20) % 3);
+		Planes img = Planes.wrap(w, h, px);
+		Window win = Window.square(1);
+		int constant = 0;
+		for (Statistic st : new Statistic[] { Statistic.VARIANCE, Statistic.STANDARD_DEVIATION }) {
+			float[] out = (float[]) BoxStatistics.compute(img, st, win, CPU).plane(0);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					double v = direct(img, 0, x, y, win)[1], e = st == Statistic.VARIANCE ? v : Math.sqrt(v);
+					float got = out[y * w + x];
+					String at = st + " at " + x + "," + y + ": expected " + e + ", got " + got;
+					if (v == 0 && st == Statistic.VARIANCE) constant++;
+					assertTrue(got >= 0, at);
+					assertTrue(Math.abs(e - got) <= Math.abs(e) * 1.2e-7 + (st == Statistic.VARIANCE ? 1e-6 : 1e-3), at);
+				}
+		}
+		assertTrue(constant > 3000, constant + " constant windows");
+	}
+
+	@Test
 	void evenWindowsHangRightAndBelowAndBordersUseOnlyPixelsInside() {
 		// 1, 2, 3, 4 in a row
 		Planes row = Planes.wrap(4, 1, new byte[] { 1, 2, 3, 4 });
