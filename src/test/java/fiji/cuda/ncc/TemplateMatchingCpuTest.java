@@ -140,6 +140,42 @@ class TemplateMatchingCpuTest {
 	}
 
 	@Test
+	void aWindowOverANaNOrAnInfinityScoresNaNAndTheOthersAsWithout() {
+		// TemplateMatching's Javadoc: a window holding NaN or infinite pixels scores NaN, which
+		// no test held the CPU path to (mutant: such a window scoring 0, as a flat one does)
+		int w = 40, h = 30;
+		Planes image = TestImages.random(PixelType.FLOAT32, w, h, 1, 61);
+		float[] p = (float[]) image.plane(0);
+		int[][] bad = { { 10, 12 }, { 30, 4 }, { 2, 25 } };
+		float[] values = { Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY };
+		for (int k = 0; k < bad.length; k++)
+			p[bad[k][1] * w + bad[k][0]] = values[k];
+		for (PixelType tt : TYPES) {
+			int tw = 7, th = 5, ow = w - tw + 1;
+			Planes tpl = TestImages.random(tt, tw, th, 1, 62);
+			float[] got = TemplateMatching.match(image, 0, tpl, 0, null, false, CPU);
+			double[] ref = NccReference.valid(image, 0, tpl, 0, null);
+			int nan = 0;
+			for (int y = 0; y <= h - th; y++)
+				for (int x = 0; x < ow; x++) {
+					boolean covers = false;
+					for (int[] b : bad)
+						covers |= b[0] >= x && b[0] < x + tw && b[1] >= y && b[1] < y + th;
+					float v = got[y * ow + x];
+					String at = tt + " template, window at " + x + "," + y + ": " + v;
+					if (covers) {
+						assertTrue(Float.isNaN(v), at);
+						nan++;
+					} else {
+						assertEquals(ref[y * ow + x], v, TOLERANCE, at);
+					}
+				}
+			// 7x5 windows over each pixel, only 3x5 over the one two columns from the left edge
+			assertEquals(2 * tw * th + 3 * th, nan, tt + ": windows over the three pixels");
+		}
+	}
+
+	@Test
 	void a32BitImageFarFromZeroScoresAsTheSameImageMovedToZero() {
 		// the score does not change with an offset common to the window's pixels; at 1.6e7 (where
 		// floats are still whole numbers) the sums of squares of a window of 0s and 1s as it is
