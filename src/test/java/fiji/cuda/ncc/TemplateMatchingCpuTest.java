@@ -1,6 +1,7 @@
 package fiji.cuda.ncc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -136,6 +137,34 @@ class TemplateMatchingCpuTest {
 				assertEquals(0f, v, t + ": flat template");
 			for (float v : TemplateMatching.match(image, 0, NccReference.cut(image, 0, 0, 1, 1, t), 0, null, true, CPU))
 				assertEquals(0f, v, t + ": 1x1 template");
+		}
+	}
+
+	@Test
+	void aTemplateFlatOverItsMaskIsFlatWhateverLiesOutsideIt() {
+		// Template.isFlat, which the Log's word on a template that can find nothing asks, looks at
+		// the pixels that count, as the score does: flat over its mask, the template scores 0
+		// everywhere (mutant: isFlat looking at every pixel, outside the mask too)
+		for (PixelType t : TYPES) {
+			Planes tpl = TestImages.random(t, 6, 5, 1, 71);
+			byte[] mask = NccReference.randomMask(30, 0.5, 72);
+			for (int i = 0; i < 30; i++)
+				if (mask[i] != 0) NccReference.set(tpl.plane(0), t, i, 77);
+			Planes image = TestImages.random(t, 30, 20, 1, 73);
+			assertTrue(new Template(tpl, mask, 0, 0, false).isFlat(), t + ": flat over its mask");
+			for (float v : TemplateMatching.match(image, 0, tpl, 0, mask, false, CPU))
+				assertEquals(0f, v, t + ": a template flat over its mask");
+			assertFalse(new Template(tpl, null, 0, 0, false).isFlat(), t + ": without the mask");
+			// one pixel of the mask another value: not flat, and it scores
+			int i = 0;
+			while (mask[i] == 0)
+				i++;
+			NccReference.set(tpl.plane(0), t, i, 78);
+			assertFalse(new Template(tpl, mask, 0, 0, false).isFlat(), t + ": one pixel of the mask differs");
+			float best = 0;
+			for (float v : TemplateMatching.match(image, 0, tpl, 0, mask, false, CPU))
+				best = Math.max(best, Math.abs(v));
+			assertTrue(best > 0.5, t + ": best score " + best);
 		}
 	}
 
