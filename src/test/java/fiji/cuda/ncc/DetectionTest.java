@@ -159,6 +159,47 @@ class DetectionTest {
 	}
 
 	@Test
+	void aRotatedMaskedTemplateKeepsOnlyPixelsSampledFromInsideItsMask() {
+		// a quarter turn moves every pixel to a pixel centre: the mask turns with the pixels. At
+		// other angles a pixel is kept only if every neighbour it is interpolated from counts, so
+		// what lies outside the mask never reaches the rotated template (mutants: the mask not
+		// looked at, and a neighbour of weight 0 outside the mask dropping the pixel)
+		int w = 9, h = 7;
+		Planes tpl = TestImages.random(PixelType.FLOAT32, w, h, 1, 16);
+		byte[] mask = NccReference.randomMask(w * h, 0.6, 17);
+		Template q = new Template(tpl, mask, 0, 0, false).rotated(90);
+		assertEquals(h, q.width());
+		assertEquals(w, q.height());
+		assertTrue(q.mask != null, "the mask's holes turned with it");
+		float[] src = (float[]) tpl.plane(0), turned = (float[]) q.pixels.plane(0);
+		for (int y = 0; y < w; y++)
+			for (int x = 0; x < h; x++) {
+				int from = x * w + (w - 1 - y); // counter-clockwise: the top-right pixel comes to the top left
+				String at = "quarter turn at " + x + "," + y;
+				assertEquals(mask[from] != 0, q.mask[y * h + x] != 0, at);
+				if (mask[from] != 0) assertEquals(src[from], turned[y * h + x], 0f, at);
+			}
+		// garbage outside the mask changes nothing at an odd angle
+		Planes other = tpl.copy();
+		float[] o = (float[]) other.plane(0);
+		for (int i = 0; i < o.length; i++)
+			if (mask[i] == 0) o[i] = 1e6f - o[i];
+		for (double angle : new double[] { 30, 135, 200 }) {
+			Template a = new Template(tpl, mask, 0, 0, false).rotated(angle);
+			Template b = new Template(other, mask, 0, 0, false).rotated(angle);
+			assertArrayEquals(a.mask, b.mask, angle + " degrees");
+			float[] pa = (float[]) a.pixels.plane(0), pb = (float[]) b.pixels.plane(0);
+			int kept = 0;
+			for (int i = 0; i < pa.length; i++)
+				if (a.mask[i] != 0) {
+					assertEquals(pa[i], pb[i], 0f, angle + " degrees at " + i);
+					kept++;
+				}
+			assertTrue(kept > 0, angle + " degrees keeps no pixel");
+		}
+	}
+
+	@Test
 	void anAngleThatIsNotANumberOrANullTemplateIsRefused() {
 		// rotated(NaN) gave a 1x1 template of NaN; a null in matchAll's list a NullPointerException
 		Template t = new Template(Planes.wrap(3, 2, new float[] {1, 2, 3, 4, 5, 6}), null, 0, 0, false);
