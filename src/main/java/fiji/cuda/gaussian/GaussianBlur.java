@@ -189,7 +189,8 @@ public final class GaussianBlur {
 		String what;
 		if (!partly) what = Fallback.prefixDone(done, n, "planes");
 		else if (n == 1) what = "the plane may be part blurred";
-		else what = (done == 0 ? "" : (done == 1 ? "plane 1" : "planes 1-" + done) + " of " + n + " hold the result, ")
+		else what = (done == 0 ? "" : (done == 1 ? "plane 1" : "planes 1-" + done) + " of " + n
+			+ (done == 1 ? " holds" : " hold") + " the result, ")
 			+ "plane " + (done + 1) + (done == 0 ? " of " + n : "") + " may be part blurred and the later ones are unchanged";
 		return new PartlyDoneException(NAME, cause, what);
 	}

@@ -169,6 +169,43 @@ class GaussianBlurCpuTest {
 		assertTrue(TestImages.sameBits(ours.range(2, 3), input.range(2, 3)), "plane 3 changed");
 	}
 
+	/** @return the reports a blur of each of 3 planes gives, on one thread (in bands of rows when BAND_WORK is low) */
+	private static int reportsPerPlane(Planes input, double sx, double sy, Region roi) {
+		fiji.cuda.RecordedProgress heard = new fiji.cuda.RecordedProgress();
+		GaussianBlur.blur2D(input.copy(), sx, sy, roi, CPU.withThreads(1).withProgress(heard));
+		assertEquals(0, heard.heard.size() % 3, heard.heard::toString);
+		return heard.heard.size() / 3;
+	}
+
+	@Test
+	void aFailureWithinAPlaneOfAStackSaysWhichPlanesHoldTheResultAndWhichMayBePartBlurred() {
+		// a listener failing within plane 2 of 3 said "plane 1 of 3 hold the result", where
+		// Fallback.prefixDone, which says it of a failure between planes, has "holds"
+		long saved = GaussianBlurCpu.BAND_WORK;
+		GaussianBlurCpu.BAND_WORK = 1 << 8; // reports within each plane, after its bands of rows
+		try {
+			Planes input = TestImages.random(PixelType.UINT8, 31, 41, 3, 630), expected = input.copy();
+			GaussianBlur.blur2D(expected, 1.5, 2, null, CPU);
+			int perPlane = reportsPerPlane(input, 1.5, 2, null);
+			assertTrue(perPlane > 2, perPlane + " reports a plane");
+			String[] said = { "plane 1 of 3 may be part blurred", "plane 1 of 3 holds the result, plane 2 may be part blurred",
+				"planes 1-2 of 3 hold the result, plane 3 may be part blurred" };
+			for (int z = 0; z < 3; z++) {
+				Planes ours = input.copy();
+				// the last report within plane z + 1, after rows of it were stored
+				fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.failingAtUpdate((z + 1) * perPlane - 1);
+				fiji.cuda.ops.PartlyDoneException e = assertThrows(fiji.cuda.ops.PartlyDoneException.class,
+					() -> GaussianBlur.blur2D(ours, 1.5, 2, null, CPU.withThreads(1).withProgress(failing)));
+				assertEquals("Gaussian Blur: stopped part way (an unexpected error: IllegalStateException: listener broke); "
+					+ said[z] + " and the later ones are unchanged.", e.getMessage());
+				assertTrue(TestImages.sameBits(ours.range(0, z), expected.range(0, z)), "planes before " + (z + 1));
+				assertTrue(TestImages.sameBits(ours.range(z + 1, 3), input.range(z + 1, 3)), "planes after " + (z + 1));
+			}
+		} finally {
+			GaussianBlurCpu.BAND_WORK = saved;
+		}
+	}
+
 	@Test
 	void aProgressListenerFailingInsideAVolumeLeavesItWhole() {
 		// 3D reports progress between planes of the x-y pass, where the volume is half done: a
