@@ -207,6 +207,40 @@ class GaussianBlurCpuTest {
 	}
 
 	@Test
+	void aPlanePartBlurredWhenAFailureCameKeepsItsPixelsOutsideTheMask() {
+		// a listener failing within plane 2 of 3, after rows of it were stored: the plane may be
+		// part blurred inside the selection, but its pixels outside the mask are put back as every
+		// finished plane's are (mutant: the copy put back only for the planes finished)
+		Region oval = ImageJReference.region(new OvalRoi(3, 5, 25, 30));
+		long saved = GaussianBlurCpu.BAND_WORK;
+		GaussianBlurCpu.BAND_WORK = 1 << 8; // reports within each plane, after its bands of rows
+		try {
+			for (double[] s : new double[][] { { 2.5, 0 }, { 1.5, 2 } }) {
+				Planes input = TestImages.random(PixelType.UINT16, 31, 41, 3, 620), ours = input.copy();
+				int perPlane = reportsPerPlane(input, s[0], s[1], oval);
+				assertTrue(perPlane > 2, perPlane + " reports a plane");
+				// the last report within plane 2, after the bands of its last pass but one were stored
+				fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.failingAtUpdate(2 * perPlane - 1);
+				String what = "sigma " + s[0] + "/" + s[1];
+				fiji.cuda.ops.PartlyDoneException e = assertThrows(fiji.cuda.ops.PartlyDoneException.class,
+					() -> GaussianBlur.blur2D(ours, s[0], s[1], oval, CPU.withThreads(1).withProgress(failing)));
+				assertTrue(e.getMessage().contains("plane 2 may be part blurred"), what + ": " + e.getMessage());
+				int inside = 0;
+				for (int y = 0; y < 41; y++)
+					for (int x = 0; x < 31; x++) {
+						boolean same = TestImages.sameBits(ours.plane(1), input.plane(1), PixelType.UINT16, y * 31 + x);
+						if (inside(oval, x, y)) inside += same ? 0 : 1;
+						else assertTrue(same, what + ": pixel " + x + "," + y + " of plane 2 outside the mask changed");
+					}
+				assertTrue(inside > 0, what + ": plane 2 was not written before the failure");
+				assertTrue(TestImages.sameBits(ours.range(2, 3), input.range(2, 3)), what + ": plane 3 changed");
+			}
+		} finally {
+			GaussianBlurCpu.BAND_WORK = saved;
+		}
+	}
+
+	@Test
 	void aProgressListenerFailingInsideAVolumeLeavesItWhole() {
 		// 3D reports progress between planes of the x-y pass, where the volume is half done: a
 		// listener throwing there left plane 1 blurred in x and y only and the others untouched
