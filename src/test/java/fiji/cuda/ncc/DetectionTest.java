@@ -200,6 +200,34 @@ class DetectionTest {
 	}
 
 	@Test
+	void aRotatedBoxWhoseSideIsAWholeNumberOfPixelsIsNotWidenedByRounding() {
+		// at the angles of Pythagorean triangles cos and sin are rational, and a side of the
+		// rotated box, |w·cos| + |h·sin|, can be a whole number that the doubles overshoot by an
+		// ulp (3·0.8 + 1·0.6 = 3.0000000000000004): the box is the whole number of pixels, not one
+		// more (mutant: Template.rotatedSize rounding up without its 1e-6 of slack)
+		int[][] triangles = { { 3, 4, 5 }, { 4, 3, 5 }, { 5, 12, 13 }, { 8, 15, 17 } };
+		int wholeSides = 0;
+		for (int[] tr : triangles) {
+			double degrees = Math.toDegrees(Math.atan2(tr[0], tr[1])); // sin = a/c, cos = b/c
+			for (int w = 1; w <= 30; w++)
+				for (int h = 1; h <= 30; h += 7) {
+					Template t = new Template(Planes.wrap(w, h, new float[w * h]), null, 0, 0, false);
+					int c = tr[2];
+					// ceil((w·b + h·a) / c) and ceil((w·a + h·b) / c), in integers
+					int ow = (w * tr[1] + h * tr[0] + c - 1) / c, oh = (w * tr[0] + h * tr[1] + c - 1) / c;
+					if ((w * tr[1] + h * tr[0]) % c == 0) wholeSides++;
+					String what = w + "x" + h + " at " + degrees + " degrees";
+					assertArrayEquals(new int[] { ow, oh }, t.rotatedSize(degrees), what);
+					if (w < 4 || h < 4) continue; // a thinner one may leave no pixel centre inside, and is refused
+					Template r = t.rotated(degrees);
+					assertEquals(ow, r.width(), what);
+					assertEquals(oh, r.height(), what);
+				}
+		}
+		assertTrue(wholeSides > 20, wholeSides + " whole-numbered sides");
+	}
+
+	@Test
 	void anAngleThatIsNotANumberOrANullTemplateIsRefused() {
 		// rotated(NaN) gave a 1x1 template of NaN; a null in matchAll's list a NullPointerException
 		Template t = new Template(Planes.wrap(3, 2, new float[] {1, 2, 3, 4, 5, 6}), null, 0, 0, false);
