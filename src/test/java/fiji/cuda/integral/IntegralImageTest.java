@@ -187,6 +187,34 @@ class IntegralImageTest {
 	}
 
 	@Test
+	void wrap32ExactAdmitsThe8BitWindowsWhoseSumsStayBelow2To32AndNoOthers() {
+		// The GPU's 32-bit wrap-around tables hold each entry modulo 2^32, and a box sum taken from
+		// them in unsigned 32-bit arithmetic is exact while the true sums stay below 2^32. A row of
+		// 255s, whose exact tables reduced modulo 2^32 are what WRAP32 holds, shows where that ends;
+		// only GPU tests, which do not run without a GPU, asked wrap32Exact before (mutants: the
+		// limit one pixel higher, or exclusive, and 16-bit planes admitted)
+		int w = IntegralImage.WRAP32_MAX_PIXELS + 8;
+		byte[] px = new byte[w];
+		Arrays.fill(px, (byte) 255);
+		SummedAreaTable t = IntegralImage.build(Planes.wrap(w, 1, px), 0, SatBuild.AUTO, CPU);
+		long[] q = t.sumSqLong();
+		int exactUpTo = 0;
+		int near = IntegralImage.WRAP32_MAX_PIXELS - 100; // every n from here, and below 100; in steps between
+		for (int n = 1; n <= w - 3; n = n < 100 || n >= near ? n + 1 : Math.min(n + 997, near)) {
+			// the box [3, 3 + n) of the sum-of-squares table as WRAP32 holds it, in unsigned 32 bits
+			long wrapped = Integer.toUnsignedLong((int) q[2 + n] - (int) q[2]);
+			boolean exact = wrapped == t.boxSumSqExact(3, 0, 2 + n, 0);
+			assertEquals(exact, IntegralImage.wrap32Exact(PixelType.UINT8, n), n + " pixels of 255");
+			if (exact) exactUpTo = n;
+		}
+		assertEquals(IntegralImage.WRAP32_MAX_PIXELS, exactUpTo);
+		// two 16-bit pixels of 65535 already pass 2^32, and 32-bit tables are doubles
+		assertTrue(2 * 65535L * 65535 > 1L << 32);
+		assertFalse(IntegralImage.wrap32Exact(PixelType.UINT16, 2));
+		assertFalse(IntegralImage.wrap32Exact(PixelType.FLOAT32, 2));
+	}
+
+	@Test
 	void boxQueriesEqualDirectSumsAtRandomRectanglesIncludingEdgesAndOutside() {
 		Random rnd = new Random(7);
 		long seed = 100;
