@@ -146,6 +146,20 @@ class DetectionTest {
 	}
 
 	@Test
+	void anglesAWholeTurnApartWhoseDifferenceRoundsJustShortOfItAreOneRotation() {
+		// 152.3 - 512.3 is -359.99999999999994 in doubles, whose remainder by 360 is not near 0
+		// but near a whole turn: the bank made both, and matched the same rotation twice (mutant:
+		// Template.sameRotation taking only a remainder near 0 for the same rotation)
+		Template t = Template.fromPlanes(TestImages.random(PixelType.UINT8, 13, 8, 1, 18), null).get(0);
+		assertEquals(-359.99999999999994, 152.3 - 512.3);
+		for (double[] angles : new double[][] { { 152.3, 512.3 }, { 152.3, -207.7, 512.3 }, { 153.8, 513.8, 873.8 } }) {
+			List<Template> bank = Template.bank(List.of(t), false, angles);
+			assertEquals(1, bank.size(), Arrays.toString(angles));
+			assertEquals(angles[0], bank.get(0).angle, Arrays.toString(angles));
+		}
+	}
+
+	@Test
 	void aQuarterTurnIsCounterClockwiseOnScreen() {
 		// a b c      c f
 		// d e f  ->  b e
