@@ -142,6 +142,7 @@ public final class IjBridge {
 	public static synchronized void init() {
 		if (done) return;
 		done = true;
+		IjErrors.noteCallers(); // from the next command on; initEarly, in Fiji, from the first
 		OpLog.setSink(IJ::log);
 		String stored = Prefs.get(PREF_DEVICE, "auto");
 		try {
@@ -157,8 +158,11 @@ public final class IjBridge {
 	 * directly: the Log sink, and the stored device choice where ImageJ's preferences already hold
 	 * one. It may run before ImageJ has read its preferences file, so nothing here counts as
 	 * {@link #init}: the first menu command reads the preferences again, and then they are read.
+	 * It also starts noting which macro calls each menu command ({@link IjErrors#noteCallers}),
+	 * which {@link #init}, run as the first command loads, starts only from the next one.
 	 */
 	public static synchronized void initEarly() {
+		IjErrors.noteCallers(); // before any command of this project starts
 		if (done) return;
 		OpLog.setSink(IJ::log);
 		String stored = Prefs.get(PREF_DEVICE, null);

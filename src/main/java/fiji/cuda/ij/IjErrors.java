@@ -220,16 +220,74 @@ public final class IjErrors {
 
 	/**
 	 * Notes, as a command starts, which macro interpreter called it, for {@link #report} to stop
-	 * that one if the command fails. ImageJ keeps the interpreter of the last {@code run()} of
-	 * any thread, and clears it when that run ends: read seconds later, at a failure, it was
-	 * another thread's macro or none, and with two macros running the other one was stopped,
-	 * without a word, while this one went on with its image unprocessed. Read as the command
-	 * starts, it is this thread's, but for a macro of another thread calling a command in the
-	 * same instant.
+	 * that one if the command fails: the one ImageJ held as it started the command on this thread
+	 * ({@link #noteCallers}), else the one it holds now. ImageJ keeps the interpreter of the last
+	 * {@code run()} of any thread, and clears it when that run ends: read seconds later, at a
+	 * failure, it was another thread's macro or none, and with two macros running the other one
+	 * was stopped, without a word, while this one went on with its image unprocessed. Read at the
+	 * command's first line, it was still another macro's whenever that one called a command while
+	 * this one started (its classes loading, ImageJ's filter runner): beside a batch macro running
+	 * commands one after another, one first command in seven stopped the wrong macro.
 	 */
 	static void enter() {
-		Interpreter interp = runsAMacro() ? callingInterpreter() : null;
+		java.lang.ref.WeakReference<Interpreter> noted = NOTED.get();
+		NOTED.remove(); // for this command only: another called from Java later has not been noted
+		Interpreter interp = null;
+		if (runsAMacro()) {
+			interp = noted != null ? noted.get() : null;
+			if (interp == null) interp = callingInterpreter();
+		}
 		CALLER.set(interp != null ? new java.lang.ref.WeakReference<>(interp) : null);
+	}
+
+	/**
+	 * The interpreter ImageJ held as it started this thread's command of this project, until the
+	 * command's {@link #enter} takes it; weakly, as {@link #CALLER}.
+	 */
+	private static final ThreadLocal<java.lang.ref.WeakReference<Interpreter>> NOTED = new ThreadLocal<>();
+
+	/** Whether {@link #NOTE_CALLER} listens to ImageJ's commands. */
+	private static final java.util.concurrent.atomic.AtomicBoolean NOTING =
+		new java.util.concurrent.atomic.AtomicBoolean();
+
+	/** {@link #noteCaller}, as ImageJ's command listener. */
+	private static final ij.CommandListener NOTE_CALLER = IjErrors::noteCaller;
+
+	/**
+	 * From now on, notes for each command of this project which macro called it as ImageJ starts
+	 * the command, for {@link #enter}. ImageJ calls its command listeners on the thread that runs
+	 * the command, before it looks the command up, a few statements after a macro's run() set its
+	 * interpreter; the command's own start, after that, left time for another macro's run() to
+	 * replace it. Those few statements remain: a run() of another thread that comes in there, as
+	 * ImageJ has no note of which thread called which run(), is taken for this one's, as ImageJ's
+	 * own commands take it for their errors. Called when Fiji starts ({@code FijiCudaService}) and
+	 * as the first command of this project loads; in ImageJ without Fiji, that first command is
+	 * noted at its first line, as before.
+	 */
+	static void noteCallers() {
+		if (NOTING.compareAndSet(false, true)) ij.Executer.addCommandListener(NOTE_CALLER);
+	}
+
+	/**
+	 * @param command the command ImageJ is about to run on this thread
+	 * @return it, unchanged: the listener only looks
+	 */
+	private static String noteCaller(String command) {
+		try {
+			java.util.Hashtable<?, ?> commands = ij.Menus.getCommands();
+			Object plugin = commands != null && command != null ? commands.get(command) : null;
+			// only this project's commands, which take their note as they start: ImageJ's own
+			// commands, run by thousands, are left alone
+			if (plugin instanceof String && ((String) plugin).startsWith("fiji.cuda.")) {
+				Object interp = MACRO_INTERPRETER != null ? MACRO_INTERPRETER.get(null) : null;
+				NOTED.set(interp instanceof Interpreter ? new java.lang.ref.WeakReference<>((Interpreter) interp)
+					: null);
+			}
+		} catch (ReflectiveOperationException | RuntimeException e) {
+			// ImageJ calls its listeners outside the command's error handling: whatever goes wrong
+			// here must not stop the command, which then notes its caller at its first line
+		}
+		return command;
 	}
 
 	/**
