@@ -108,36 +108,118 @@ class IjErrorsTest {
 	void aFailedCommandStopsTheMacroThatCalledItNotAnotherRunningMeanwhile() throws Exception {
 		// ImageJ's interpreter "instance" is the macro started last, and the interpreter it holds
 		// for a run() is that of the last run() of any thread: macro A's failed command stopped
-		// macro B, running commands of its own on another thread, and A went on unprocessed
-		Display.registerCommands(java.util.Map.of("GPU Gaussian Blur...", GaussianBlurPlugin.class.getName()));
-		String a = "newImage('A', '8-bit random', 64, 64, 1);\nwait(300);\nrun('GPU Gaussian Blur...', 'sigma=-1');\n"
-			+ "print('A went on');\nclose('A');\n";
-		// B runs commands one after another, as a batch macro does
-		String b = "setBatchMode(true);\nnewImage('B', '32-bit random', 256, 256, 1);\n"
-			+ "for (i = 0; i < 150; i++) run('Add...', 'value=1');\nclose('B');\nprint('B finished');\n";
-		for (int round = 0; round < 3; round++) {
-			Thread ta = new Thread(() -> ij.IJ.runMacro(a), "script thread A");
-			Thread tb = new Thread(() -> ij.IJ.runMacro(b), "script thread B");
-			String log = LocalThresholdPluginTest.log(() -> {
-				ta.start();
-				try {
-					Thread.sleep(100);
-					tb.start();
-					ta.join(30000);
-					tb.join(30000);
-				} catch (InterruptedException e) {
-					throw new IllegalStateException(e);
-				}
-			});
-			String r = "round " + round + ": " + log;
-			assertTrue(log.contains("GPU Gaussian Blur: Sigma (Radius) must be at least 0"), r);
-			assertTrue(!log.contains("A went on"), r);
-			assertTrue(log.contains("B finished"), r);
+		// macro B, running commands of its own on another thread, and A went on unprocessed.
+		// A's command noted its caller at its first line, after its own start (its classes
+		// loading, ImageJ's filter runner), and a run() of B in between left B's interpreter there.
+		// With the timing left to chance (B's 150 "Add..."s beside A's first blur) one run in seven
+		// failed so on a loaded machine, and most passed without the two macros meeting at all.
+		// Here they meet so every time: A starts first, so that B is the macro started last; B
+		// waits in a command until A's has started, then runs another, which holds while A's
+		// command goes on starting and fails
+		Display.registerCommands(java.util.Map.of(SLOW_BLUR, SlowToStart.class.getName(), B_WAITS,
+			BWaitsForA.class.getName(), B_HOLDS, BHolds.class.getName()));
+		IjBridge.initEarly(); // as Fiji does when it starts (FijiCudaService)
+		String a = "newImage('A', '8-bit random', 64, 64, 1);\ncall('" + Steps.class.getName() + ".aWaitsForB');\n"
+			+ "run('" + SLOW_BLUR + "', 'sigma=-1');\nprint('A went on');\nclose('A');\n";
+		// B goes on with its own image once A is over
+		String b = "setBatchMode(true);\nnewImage('B', '32-bit black', 16, 16, 1);\nrun('" + B_WAITS + "');\n"
+			+ "run('" + B_HOLDS + "');\nrun('Add...', 'value=3');\nv = getPixel(0, 0);\nclose('B');\n"
+			+ "print('B finished with ' + v);\n";
+		Steps.reset();
+		Thread ta = new Thread(() -> ij.IJ.runMacro(a), "script thread A");
+		Thread tb = new Thread(() -> ij.IJ.runMacro(b), "script thread B");
+		String log = LocalThresholdPluginTest.log(() -> {
+			ta.start();
+			try {
+				Steps.await(Steps.aRunning, "A to run");
+				tb.start();
+				ta.join(30000);
+				Steps.release.countDown(); // B's held command ends once A is over
+				tb.join(30000);
+			} catch (InterruptedException e) {
+				throw new IllegalStateException(e);
+			} finally {
+				Steps.release.countDown();
+			}
+		});
+		try {
+			assertTrue(!ta.isAlive() && !tb.isAlive(), "a macro still runs: " + log);
+			assertEquals("", Steps.missed.toString(), log);
+			assertTrue(log.contains("GPU Gaussian Blur: Sigma (Radius) must be at least 0"), log);
+			assertTrue(!log.contains("A went on"), log);
+			assertTrue(log.contains("B finished with 3"), log);
+		} finally {
 			ij.ImagePlus left = ij.WindowManager.getImage("A");
 			if (left != null) {
 				left.changes = false;
 				left.close();
 			}
+		}
+	}
+
+	private static final String SLOW_BLUR = "GPU Gaussian Blur (slow to start)...",
+		B_WAITS = "IjErrorsTest B waits for A", B_HOLDS = "IjErrorsTest B holds";
+
+	/** The steps at which macros A and B wait for each other. */
+	public static final class Steps {
+		static java.util.concurrent.CountDownLatch aRunning, bWaiting, aStarted, bHolding, release;
+		/** The waits that timed out, which would otherwise pass for the order they were to force. */
+		static final StringBuffer missed = new StringBuffer();
+
+		static void reset() {
+			aRunning = new java.util.concurrent.CountDownLatch(1);
+			bWaiting = new java.util.concurrent.CountDownLatch(1);
+			aStarted = new java.util.concurrent.CountDownLatch(1);
+			bHolding = new java.util.concurrent.CountDownLatch(1);
+			release = new java.util.concurrent.CountDownLatch(1);
+			missed.setLength(0);
+		}
+
+		static void await(java.util.concurrent.CountDownLatch latch, String what) {
+			try {
+				if (!latch.await(20, java.util.concurrent.TimeUnit.SECONDS))
+					missed.append("timed out waiting for " + what + "; ");
+			} catch (InterruptedException e) {
+				Thread.currentThread().interrupt();
+				missed.append("interrupted waiting for " + what + "; ");
+			}
+		}
+
+		/** Macro A, before its command: B is to be the macro started last, and waiting in a command. */
+		public static String aWaitsForB() {
+			aRunning.countDown();
+			await(bWaiting, "B to wait in its command");
+			return "";
+		}
+	}
+
+	/** "GPU Gaussian Blur..." that starts slowly: B runs a command of its own while it does. */
+	public static class SlowToStart extends GaussianBlurPlugin {
+		@Override
+		public int setup(String arg, ij.ImagePlus imp) {
+			if (!"final".equals(arg)) {
+				Steps.aStarted.countDown();
+				Steps.await(Steps.bHolding, "B to hold in its second command");
+			}
+			return super.setup(arg, imp);
+		}
+	}
+
+	/** B's first command: ends once A's command has started. */
+	public static class BWaitsForA implements ij.plugin.PlugIn {
+		@Override
+		public void run(String arg) {
+			Steps.bWaiting.countDown();
+			Steps.await(Steps.aStarted, "A's command to start");
+		}
+	}
+
+	/** B's second command: runs on while A's command starts and fails. */
+	public static class BHolds implements ij.plugin.PlugIn {
+		@Override
+		public void run(String arg) {
+			Steps.bHolding.countDown();
+			Steps.await(Steps.release, "A to end");
 		}
 	}
 
