@@ -29,11 +29,10 @@ public final class TiffFiles {
 	public static String readable(String path) {
 		if (!readByTiffDecoder(path)) return "true";
 		Header h = header(path);
-		long length = new java.io.File(path).length();
 		// a whole tiled TIFF: ImageJ's decoder refuses it, and its Opener then hands the file to
 		// the other readers (Bio-Formats in Fiji) without throwing, so open() may still read it
-		if (h.tiled) return String.valueOf(directoriesWhole(path, length, Integer.MAX_VALUE));
-		return String.valueOf(h.info != null && complete(h.info, path, length));
+		if (h.tiled) return String.valueOf(h.chain.whole(Integer.MAX_VALUE));
+		return String.valueOf(h.info != null && complete(h.info, h.chain));
 	}
 
 	/**
@@ -52,16 +51,19 @@ public final class TiffFiles {
 		}
 	}
 
-	/** What ImageJ's TIFF decoder makes of a file's header, read once. */
+	/** What ImageJ's TIFF decoder makes of a file's header, read once, and what the walk of its directories before it found. */
 	private static final class Header {
 		/** The entries; null where the decoder could not read them. */
 		final FileInfo[] info;
 		/** Whether the decoder refused the file as tiled, with the IOException its Opener answers by trying other readers. */
 		final boolean tiled;
+		/** The file's chain of directories. */
+		final Chain chain;
 
-		Header(FileInfo[] info, boolean tiled) {
+		Header(FileInfo[] info, boolean tiled, Chain chain) {
 			this.info = info != null && info.length > 0 && info[0] != null ? info : null;
 			this.tiled = tiled;
+			this.chain = chain;
 		}
 	}
 
@@ -92,13 +94,14 @@ public final class TiffFiles {
 	private static Header header(String path) {
 		// ImageJ's decoder follows the chain of directories with no check for a loop: it read the
 		// same directories again and again until the heap was full, and a folder batch hung there
-		if (directoriesLoop(path)) return new Header(null, false);
+		Chain chain = Chain.walk(path);
+		if (chain.loops) return new Header(null, false, chain);
 		try {
-			return new Header(new ClosingDecoder(new Opener(), path).read(), false);
+			return new Header(new ClosingDecoder(new Opener(), path).read(), false, chain);
 		} catch (java.io.IOException e) {
-			return new Header(null, String.valueOf(e.getMessage()).contains("tiled"));
+			return new Header(null, String.valueOf(e.getMessage()).contains("tiled"), chain);
 		} catch (RuntimeException | OutOfMemoryError e) {
-			return new Header(null, false); // a corrupt entry count can ask for any amount of memory
+			return new Header(null, false, chain); // a corrupt entry count can ask for any amount of memory
 		}
 	}
 
@@ -109,14 +112,15 @@ public final class TiffFiles {
 
 	/**
 	 * @param info what ImageJ's decoder read of the file's header
+	 * @param chain what the walk of its directories found
 	 * @return whether the file holds every byte that its directories place: each directory, the
 	 *         arrays its entries point to, and each strip or tile of pixels. ImageJ opens a TIFF
 	 *         cut short there without a word, with slices missing, rows of 0 or header bytes read
 	 *         as pixels, which a batch would then process and save as a result
 	 */
-	private static boolean complete(FileInfo[] info, String path, long length) {
+	private static boolean complete(FileInfo[] info, Chain chain) {
 		for (FileInfo fi : info)
-			if (fi == null || dataEnd(fi) > length) return false;
+			if (fi == null || dataEnd(fi) > chain.length) return false;
 		// pages of planar 16-bit RGB: ImageJ's Opener stacks each page's three planes as one
 		// slice, and its ImagePlus then throws "Unknown stack type", which a macro cannot catch
 		if (info.length > 1)
@@ -125,7 +129,7 @@ public final class TiffFiles {
 		// an ImageJ stack's slices lie one after another after its first directory, which alone
 		// ImageJ reads: the directories of the other slices, written after the pixels, are not needed
 		boolean imageJStack = info.length == 1 && info[0].nImages > 1;
-		return directoriesWhole(path, length, imageJStack ? 1 : Integer.MAX_VALUE);
+		return chain.whole(imageJStack ? 1 : Integer.MAX_VALUE);
 	}
 
 	/**
@@ -154,118 +158,191 @@ public final class TiffFiles {
 	/** Bytes of one value of each TIFF field type, by type number; 0 for types unknown. */
 	private static final int[] TYPE_BYTES = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
 	private static final int STRIP_OFFSETS = 273, STRIP_BYTE_COUNTS = 279, TILE_OFFSETS = 324, TILE_BYTE_COUNTS = 325;
+	/** Strips or tiles compared at a time: a directory can place millions, which are not read in whole. */
+	private static final int PIECES = 1024;
 
 	/**
-	 * Walks the directories of a classic TIFF as its header chains them.
-	 *
-	 * @param most at most this many directories are walked, from the first
-	 * @return false when a directory, an array an entry points to, or a strip or tile lies past
-	 *         {@code length}; true otherwise, and for files this reader does not walk (BigTIFF)
+	 * What one walk of a classic TIFF's chain of directories finds, before ImageJ's decoder reads
+	 * the file: whether the chain loops, and which directory is the first cut short. The decoder
+	 * reads a run of directories from the first (the first alone of an ImageJ stack), so the place
+	 * of the first cut one tells whether all those it read are whole.
 	 */
-	static boolean directoriesWhole(String path, long length, int most) {
-		try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(path, "r")) {
-			byte[] head = new byte[8];
-			f.readFully(head);
-			boolean le = head[0] == 'I';
-			if (u16(head, 2, le) != 42) return true; // BigTIFF (43): not ImageJ's decoder's
-			long next = u32(head, 4, le);
-			java.util.Set<Long> seen = new java.util.HashSet<>();
-			while (next != 0) {
-				if (seen.size() >= most) return true;
-				// a loop is refused before (directoriesLoop): ImageJ's decoder does not stop there
-				if (!seen.add(next) || seen.size() > 1_000_000) return true;
-				if (next + 2 > length) return false;
-				f.seek(next);
-				byte[] c = new byte[2];
-				f.readFully(c);
-				int count = u16(c, 0, le);
-				if (next + 2 + 12L * count + 4 > length) return false;
-				byte[] entries = new byte[12 * count + 4];
-				f.readFully(entries);
-				long[][] strips = new long[2][], tiles = new long[2][];
-				for (int e = 0; e < count; e++) {
-					int tag = u16(entries, 12 * e, le), type = u16(entries, 12 * e + 2, le);
-					long n = u32(entries, 12 * e + 4, le);
-					long bytes = type < TYPE_BYTES.length ? n * TYPE_BYTES[type] : 0;
-					if (bytes > 4 && u32(entries, 12 * e + 8, le) + bytes > length) return false;
-					if ((type == 3 || type == 4) && n > 0 && n <= 1 << 24) {
-						long[] v = values(f, entries, 12 * e, le, type, (int) n);
-						if (tag == STRIP_OFFSETS) strips[0] = v;
-						else if (tag == STRIP_BYTE_COUNTS) strips[1] = v;
-						else if (tag == TILE_OFFSETS) tiles[0] = v;
-						else if (tag == TILE_BYTE_COUNTS) tiles[1] = v;
+	private static final class Chain {
+		/** The file's length as walked, against which the pixels the decoder places are measured too. */
+		final long length;
+		/**
+		 * Whether the chain comes back to a directory already in it before a directory where
+		 * ImageJ's decoder stops (one of no entries or more than 1000). Such a file is refused
+		 * whole, also an ImageJ stack, whose first directory alone the decoder reads: no writer
+		 * makes one.
+		 */
+		final boolean loops;
+		/**
+		 * The place in the chain, from 0, of the first directory that lies past the end of the
+		 * file or places an array, strip or tile there; -1 where none does, and for files this
+		 * does not walk (BigTIFF). The chain is followed past a directory where the decoder stops,
+		 * until it ends, comes back to a directory already in it or runs past a million.
+		 */
+		final int firstCut;
+
+		private Chain(long length, boolean loops, int firstCut) {
+			this.length = length;
+			this.loops = loops;
+			this.firstCut = firstCut;
+		}
+
+		/** @return whether the first {@code most} directories of the chain are whole */
+		boolean whole(int most) {
+			return firstCut < 0 || firstCut >= most;
+		}
+
+		/**
+		 * @return the file's chain, walked once; a file that cannot be read is cut at the
+		 *         directory where reading failed (at the first for one shorter than its header),
+		 *         with no loop
+		 */
+		static Chain walk(String path) {
+			long length = 0;
+			int at = 0, cut = -1; // the directory being read; the first cut one
+			try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(path, "r")) {
+				length = f.length();
+				if (length < 8) return new Chain(length, false, 0);
+				Window w = new Window(f, length);
+				int h = w.load(0, 8);
+				byte[] b = w.bytes;
+				// ImageJ's decoder reads files of these two byte orders only: no other's directories
+				// are asked of. Another version than 42 (43: BigTIFF) is not walked: whole, no loop
+				if (b[h] != b[h + 1] || b[h] != 'I' && b[h] != 'M') return new Chain(length, false, -1);
+				boolean le = b[h] == 'I';
+				if (u16(b, h + 2, le) != 42) return new Chain(length, false, -1);
+				java.util.Set<Long> seen = new java.util.HashSet<>();
+				// the decoder stops at a directory of no entries or more than 1000, so a chain coming
+				// back after one does not hold it; the directories after one are still checked whole
+				boolean decoderReads = true;
+				for (long next = u32(b, h + 4, le); next != 0; at++) {
+					if (!seen.add(next)) return new Chain(length, decoderReads, cut);
+					// a chain this long ends (the decoder reads it, slowly) or is cut short
+					if (seen.size() > 1_000_000) break;
+					if (next + 2 > length) {
+						if (cut < 0) cut = at;
+						break;
 					}
+					int count = u16(w.bytes, w.load(next, 2), le);
+					if (next + 2 + 12L * count + 4 > length) {
+						if (cut < 0) cut = at;
+						break;
+					}
+					if (count < 1 || count > 1000) decoderReads = false;
+					if (!decoderReads && cut >= 0) break; // nothing left to find
+					int e = w.load(next + 2, 12 * count + 4);
+					long following = u32(w.bytes, e + 12 * count, le);
+					// a copy: entriesWithin reads the arrays through the same window
+					if (cut < 0 && !entriesWithin(w, java.util.Arrays.copyOfRange(w.bytes, e, e + 12 * count), count, le, length))
+						cut = at;
+					next = following;
 				}
-				if (pastEnd(strips, length) || pastEnd(tiles, length)) return false;
-				next = u32(entries, 12 * count, le);
+				return new Chain(length, false, cut);
+			} catch (java.io.IOException | RuntimeException e) {
+				return new Chain(length, false, cut < 0 ? at : cut);
 			}
-			return true;
-		} catch (java.io.IOException | RuntimeException e) {
-			return false;
 		}
 	}
 
 	/**
-	 * @return whether the chain of directories of a classic TIFF comes back to a directory already
-	 *         in it before a directory where ImageJ's decoder stops (one of no entries or more
-	 *         than 1000); false for any file this cannot tell of. Such a file is refused whole, also
-	 *         an ImageJ stack, whose first directory alone the decoder reads: no writer makes one
+	 * A file's bytes as the walk reads them, 4 KiB at a time (what the file system reads anyway):
+	 * directories stored one after another (an ImageJ stack's, after its pixels) take one read for
+	 * dozens, and one between pages of pixels a single read for its count and entries.
 	 */
-	static boolean directoriesLoop(String path) {
-		try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(path, "r")) {
-			long length = f.length();
-			byte[] head = new byte[8];
-			f.readFully(head);
-			if (head[0] != head[1] || head[0] != 'I' && head[0] != 'M') return false;
-			boolean le = head[0] == 'I';
-			if (u16(head, 2, le) != 42) return false;
-			java.util.Set<Long> seen = new java.util.HashSet<>();
-			byte[] b = new byte[4];
-			for (long next = u32(head, 4, le); next != 0;) {
-				if (!seen.add(next)) return true;
-				// a chain this long ends (the decoder reads it, slowly) or is cut short
-				if (seen.size() > 1_000_000 || next + 2 > length) return false;
-				f.seek(next);
-				f.readFully(b, 0, 2);
-				int count = u16(b, 0, le);
-				if (count < 1 || count > 1000 || next + 2 + 12L * count + 4 > length) return false;
-				f.seek(next + 2 + 12L * count);
-				f.readFully(b);
-				next = u32(b, 0, le);
+	private static final class Window {
+		private final java.io.RandomAccessFile f;
+		private final long length;
+		/** From {@code start}, {@code size} bytes of the file. */
+		byte[] bytes = new byte[4096];
+		private long start;
+		private int size;
+
+		Window(java.io.RandomAccessFile f, long length) {
+			this.f = f;
+			this.length = length;
+		}
+
+		/**
+		 * @param at a place in the file, with {@code n} bytes of the file from there
+		 * @return where {@link #bytes} holds those bytes, until the next load
+		 */
+		int load(long at, int n) throws java.io.IOException {
+			if (at < start || at + n > start + size) {
+				if (n > bytes.length) bytes = new byte[n];
+				size = (int) Math.min(bytes.length, length - at);
+				f.seek(at);
+				f.readFully(bytes, 0, size);
+				start = at;
 			}
-			return false;
-		} catch (java.io.IOException | RuntimeException e) {
-			return false;
+			return (int) (at - start);
 		}
 	}
 
-	/** @return whether some piece of pixels, {offsets, byte counts}, ends past {@code length} */
-	private static boolean pastEnd(long[][] pieces, long length) {
-		if (pieces[0] == null || pieces[1] == null) return false;
-		for (int i = 0; i < Math.min(pieces[0].length, pieces[1].length); i++)
-			if (pieces[0][i] + pieces[1][i] > length) return true;
+	/**
+	 * @param entries a directory's {@code count} entries
+	 * @return false when an array an entry points to, or a strip or tile, lies past {@code length}
+	 */
+	private static boolean entriesWithin(Window w, byte[] entries, int count, boolean le, long length)
+		throws java.io.IOException
+	{
+		// the entries of strip offsets, strip byte counts, tile offsets and tile byte counts: the
+		// last of each tag whose SHORT or LONG values are read
+		int[] pieces = { -1, -1, -1, -1 };
+		for (int e = 0; e < 12 * count; e += 12) {
+			int tag = u16(entries, e, le), type = u16(entries, e + 2, le);
+			long n = u32(entries, e + 4, le);
+			long bytes = type < TYPE_BYTES.length ? n * TYPE_BYTES[type] : 0;
+			if (bytes > 4 && u32(entries, e + 8, le) + bytes > length) return false;
+			if ((type == 3 || type == 4) && n > 0 && n <= 1 << 24) {
+				if (tag == STRIP_OFFSETS) pieces[0] = e;
+				else if (tag == STRIP_BYTE_COUNTS) pieces[1] = e;
+				else if (tag == TILE_OFFSETS) pieces[2] = e;
+				else if (tag == TILE_BYTE_COUNTS) pieces[3] = e;
+			}
+		}
+		return !pastEnd(w, entries, pieces[0], pieces[1], le, length) && !pastEnd(w, entries, pieces[2], pieces[3], le, length);
+	}
+
+	/**
+	 * @param offsets the entry of the pieces' offsets, -1 for none
+	 * @param counts the entry of their byte counts, -1 for none
+	 * @return whether some piece of pixels ends past {@code length}, of as many as both entries hold
+	 */
+	private static boolean pastEnd(Window w, byte[] entries, int offsets, int counts, boolean le, long length)
+		throws java.io.IOException
+	{
+		if (offsets < 0 || counts < 0) return false;
+		long n = Math.min(u32(entries, offsets + 4, le), u32(entries, counts + 4, le));
+		for (long from = 0; from < n; from += PIECES) {
+			int k = (int) Math.min(PIECES, n - from);
+			long[] o = values(w, entries, offsets, le, from, k), c = values(w, entries, counts, le, from, k);
+			for (int i = 0; i < k; i++)
+				if (o[i] + c[i] > length) return true;
+		}
 		return false;
 	}
 
-	/** @return the SHORT or LONG values of the entry at {@code at}: in the entry itself when they fit in 4 bytes */
-	private static long[] values(java.io.RandomAccessFile f, byte[] entries, int at, boolean le, int type, int n)
+	/**
+	 * @return {@code k} of the SHORT or LONG values of the entry at {@code at}, from the
+	 *         {@code from}th: in the entry itself when they all fit in 4 bytes
+	 */
+	private static long[] values(Window w, byte[] entries, int at, boolean le, long from, int k)
 		throws java.io.IOException
 	{
-		int size = type == 3 ? 2 : 4;
-		byte[] b;
-		int from;
-		if ((long) n * size <= 4) {
-			b = entries;
-			from = at + 8;
-		} else {
-			b = new byte[n * size];
-			f.seek(u32(entries, at + 8, le));
-			f.readFully(b);
-			from = 0;
+		int size = u16(entries, at + 2, le) == 3 ? 2 : 4;
+		byte[] b = entries;
+		int i0 = at + 8;
+		if (u32(entries, at + 4, le) * size > 4) {
+			i0 = w.load(u32(entries, at + 8, le) + from * size, k * size);
+			b = w.bytes;
 		}
-		long[] v = new long[n];
-		for (int i = 0; i < n; i++)
-			v[i] = size == 2 ? u16(b, from + 2 * i, le) : u32(b, from + 4 * i, le);
+		long[] v = new long[k];
+		for (int i = 0; i < k; i++)
+			v[i] = size == 2 ? u16(b, i0 + 2 * i, le) : u32(b, i0 + 4 * i, le);
 		return v;
 	}
 
@@ -284,8 +361,8 @@ public final class TiffFiles {
 	 *         with one, on which a batch run would wait)
 	 */
 	static ij.ImagePlus open(String path) {
-		FileInfo[] info = header(path).info;
-		if (info == null || !complete(info, path, new java.io.File(path).length())) return null;
+		Header h = header(path);
+		if (h.info == null || !complete(h.info, h.chain)) return null;
 		try {
 			return new Opener().openImage(path);
 		} catch (RuntimeException e) {

@@ -284,4 +284,97 @@ class TiffFilesTest {
 			assertEquals(null, TiffFiles.open(selfLoop.toString()));
 		}, "a TIFF whose directories loop hung the check");
 	}
+
+	@Test
+	void aLoopPastAnImageJStacksCutDirectoryIsStillRefused(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder reads an ImageJ stack's first directory alone: a later one placing its
+		// strip past the end does not refuse the file, a loop after it does (nothing writes one).
+		// Both come from one walk, which must go on past the first cut directory to find the loop
+		Path p = dir.resolve("stack.tif");
+		IJ.saveAsTiff(IJ.createImage("s", "8-bit ramp", 20, 10, 6), p.toString());
+		byte[] all = Files.readAllBytes(p);
+		int[] at = directories(all);
+		assertEquals(6, at.length);
+		entry(all, at[2], 273).putInt(8, all.length); // the third slice's strip starts where the file ends
+		assertEquals("true", cutAt(dir, "cut.tif", all, all.length), "the decoder reads the first directory only");
+		ordered(all).putInt(nextAt(all, at[5]), at[1]);
+		assertEquals("false", cutAt(dir, "loop.tif", all, all.length));
+		assertEquals(null, TiffFiles.open(dir.resolve("loop.tif").toString()));
+	}
+
+	@Test
+	void aDirectoryOfNoEntriesEndsWhatImageJReadsButNotTheCheck(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder stops at a directory of no entries: a chain that comes back to the first
+		// directory after one holds no decoder, and its pages are read; but a directory after one
+		// that places its pixels past the end still refuses the file, which is cut short
+		java.util.Random r = new java.util.Random(9);
+		Tiff t = new Tiff();
+		for (int page = 0; page < 3; page++) {
+			int data = t.putRandom(r, 40 * 30);
+			t.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+		}
+		t.directory(new int[0][]);
+		byte[] back = t.out.toByteArray();
+		ordered(back).putInt(t.lastNext, directories(t.out.toByteArray())[0]);
+		Path backPath = Files.write(dir.resolve("back.tif"), back);
+		t.directory(Tiff.gray8(40, 30, 30, new int[] { 1 << 20 }, 0, new int[] { 40 * 30 }));
+		Path cutPath = Files.write(dir.resolve("cut.tif"), t.out.toByteArray());
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+			assertEquals(3, IJ.openImage(backPath.toString()).getStackSize(), "ImageJ reads the pages before it");
+			assertEquals("true", TiffFiles.readable(backPath.toString()));
+			assertEquals(3, TiffFiles.open(backPath.toString()).getStackSize());
+			assertEquals(3, IJ.openImage(cutPath.toString()).getStackSize(), "ImageJ reads the pages before it");
+			assertEquals("false", TiffFiles.readable(cutPath.toString()));
+			assertEquals(null, TiffFiles.open(cutPath.toString()));
+		}, "a chain coming back after a directory of no entries hung the check");
+	}
+
+	@Test
+	void aStripPastTheEndIsFoundAmongThousandsOfStrips(@TempDir Path dir) throws Exception {
+		// a directory's strips are compared a thousand or so at a time, not read whole (a file can
+		// place millions): one past the end after the first thousand refuses the file as well
+		int w = 8, h = 1100;
+		Tiff t = new Tiff();
+		int data = t.putRandom(new java.util.Random(10), w * h);
+		java.nio.ByteBuffer arrays = java.nio.ByteBuffer.allocate(6 * h).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+		for (int y = 0; y < h; y++)
+			arrays.putInt(data + w * y);
+		for (int y = 0; y < h; y++)
+			arrays.putShort((short) w);
+		int offsetsAt = t.put(arrays.array());
+		t.directory(new int[][] { { 256, 3, 1, w }, { 257, 3, 1, h }, { 258, 3, 1, 8 }, { 259, 3, 1, 1 }, { 262, 3, 1, 1 },
+			{ 273, 4, h, offsetsAt }, { 277, 3, 1, 1 }, { 278, 3, 1, 1 }, { 279, 3, h, offsetsAt + 4 * h } });
+		byte[] all = t.out.toByteArray();
+		Path whole = Files.write(dir.resolve("strips.tif"), all);
+		assertEquals(h, IJ.openImage(whole.toString()).getHeight());
+		assertEquals("true", TiffFiles.readable(whole.toString()));
+		ordered(all).putInt(offsetsAt + 4 * 1050, 1 << 20);
+		assertEquals("false", cutAt(dir, "far.tif", all, all.length), "the 1051st strip starts past the end");
+	}
+
+	/** @return the file's bytes, read in its byte order (ImageJ writes either, as its preferences say) */
+	private static java.nio.ByteBuffer ordered(byte[] file) {
+		return java.nio.ByteBuffer.wrap(file).order(file[0] == 'I' ? java.nio.ByteOrder.LITTLE_ENDIAN : java.nio.ByteOrder.BIG_ENDIAN);
+	}
+
+	/** @return where the directory at {@code ifd} keeps the place of the next */
+	private static int nextAt(byte[] file, int ifd) {
+		return ifd + 2 + 12 * (ordered(file).getShort(ifd) & 0xffff);
+	}
+
+	/** @return the places of a TIFF's directories, as its chain links them; the chain must end */
+	private static int[] directories(byte[] file) {
+		java.util.List<Integer> at = new java.util.ArrayList<>();
+		for (int next = ordered(file).getInt(4); next != 0; next = ordered(file).getInt(nextAt(file, next)))
+			at.add(next);
+		return at.stream().mapToInt(Integer::intValue).toArray();
+	}
+
+	/** @return the entry {@code tag} of the directory at {@code ifd}, from its first byte */
+	private static java.nio.ByteBuffer entry(byte[] file, int ifd, int tag) {
+		for (int e = ifd + 2; e < nextAt(file, ifd); e += 12)
+			if ((ordered(file).getShort(e) & 0xffff) == tag)
+				return java.nio.ByteBuffer.wrap(file, e, 12).slice().order(ordered(file).order());
+		throw new AssertionError("no entry " + tag + " in the directory at " + ifd);
+	}
 }
