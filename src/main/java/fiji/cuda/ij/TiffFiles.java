@@ -96,6 +96,12 @@ public final class TiffFiles {
 		// same directories again and again until the heap was full, and a folder batch hung there
 		Chain chain = Chain.walk(path);
 		if (chain.loops) return new Header(null, false, chain);
+		// a first directory cut short refuses the file whatever the decoder reads of it, and one
+		// placing hundreds of millions of strips past the end kept the decoder busy for minutes
+		if (!chain.whole(1)) return new Header(null, false, chain);
+		// nor a file ImageJ's Opener does not take for a TIFF: the decoder ignores the version the
+		// walk looks at, and followed a looping chain of one that is not 42 until the heap was full
+		if (!readByTiffDecoder(path)) return new Header(null, false, chain);
 		try {
 			return new Header(new ClosingDecoder(new Opener(), path).read(), false, chain);
 		} catch (java.io.IOException e) {
@@ -105,7 +111,10 @@ public final class TiffFiles {
 		}
 	}
 
-	/** @return whether ImageJ's TIFF decoder refuses the file as tiled */
+	/**
+	 * @return whether ImageJ's TIFF decoder refuses the file as tiled; false for one it is not
+	 *         given (a loop, a first directory cut short, not a TIFF to ImageJ's Opener)
+	 */
 	static boolean tiled(String path) {
 		return header(path).tiled;
 	}

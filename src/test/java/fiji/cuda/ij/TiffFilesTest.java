@@ -22,7 +22,8 @@ class TiffFilesTest {
 	@Test
 	void aCutTiffLeavesNoFileOpen(@TempDir Path dir) throws Exception {
 		// ImageJ's decoder throws on this header without closing the file: a folder of such files
-		// ran the folder macros out of file handles, and every later image was skipped
+		// ran the folder macros out of file handles, and every later image was skipped (the
+		// decoder is no longer given a file cut in its first directory; the check opens it too)
 		Object os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 		org.junit.jupiter.api.Assumptions.assumeTrue(os instanceof com.sun.management.UnixOperatingSystemMXBean,
 			"open files are counted on Unix only");
@@ -283,6 +284,42 @@ class TiffFilesTest {
 			assertEquals("false", TiffFiles.readable(selfLoop.toString()));
 			assertEquals(null, TiffFiles.open(selfLoop.toString()));
 		}, "a TIFF whose directories loop hung the check");
+	}
+
+	@Test
+	void aFirstDirectoryPlacingMillionsOfStripsPastTheEndIsRefusedAtOnce(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder read the 200 million offsets such a directory claims one by one, past
+		// the end of a file of a few hundred bytes, for minutes before the check said "false"
+		Path p = dir.resolve("one.tif");
+		IJ.saveAsTiff(IJ.createImage("x", "8-bit ramp", 20, 10, 1), p.toString());
+		byte[] all = Files.readAllBytes(p);
+		java.nio.ByteBuffer offsets = entry(all, directories(all)[0], 273);
+		offsets.putInt(4, 200_000_000).putInt(8, 8); // that many LONG offsets, from byte 8
+		Path huge = Files.write(dir.resolve("huge.tif"), all);
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+			assertEquals("false", TiffFiles.readable(huge.toString()));
+			assertEquals(null, TiffFiles.open(huge.toString()));
+		}, "a directory of 200 million strips held the check");
+	}
+
+	@Test
+	void aLoopingChainOfAVersionOtherThan42IsNotGivenToTheDecoder(@TempDir Path dir) throws Exception {
+		// ImageJ's Opener takes only version 42 for a TIFF, but its decoder reads any version: the
+		// walk, which looks only at 42, let the template folder's open() follow such a file's loop
+		// until the heap was full
+		Path p = dir.resolve("one.tif");
+		IJ.saveAsTiff(IJ.createImage("x", "8-bit ramp", 20, 10, 1), p.toString());
+		byte[] all = Files.readAllBytes(p);
+		int first = directories(all)[0];
+		ordered(all).putInt(nextAt(all, first), first); // the directory points at itself
+		ordered(all).putShort(2, (short) 49);
+		Path loop = Files.write(dir.resolve("loop49.tif"), all);
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+			assertEquals(null, TiffFiles.open(loop.toString()));
+			assertEquals(false, TiffFiles.tiled(loop.toString()));
+			// not a TIFF to ImageJ's Opener: left to open(), as a PNG named .tif is
+			assertEquals("true", TiffFiles.readable(loop.toString()));
+		}, "a looping TIFF of version 49 held the check");
 	}
 
 	@Test
