@@ -290,9 +290,7 @@ class TiffFilesTest {
 	void aFirstDirectoryPlacingMillionsOfStripsPastTheEndIsRefusedAtOnce(@TempDir Path dir) throws Exception {
 		// ImageJ's decoder read the 200 million offsets such a directory claims one by one, past
 		// the end of a file of a few hundred bytes, for minutes before the check said "false"
-		Path p = dir.resolve("one.tif");
-		IJ.saveAsTiff(IJ.createImage("x", "8-bit ramp", 20, 10, 1), p.toString());
-		byte[] all = Files.readAllBytes(p);
+		byte[] all = onePage(dir);
 		java.nio.ByteBuffer offsets = entry(all, directories(all)[0], 273);
 		offsets.putInt(4, 200_000_000).putInt(8, 8); // that many LONG offsets, from byte 8
 		Path huge = Files.write(dir.resolve("huge.tif"), all);
@@ -307,9 +305,7 @@ class TiffFilesTest {
 		// ImageJ's Opener takes only version 42 for a TIFF, but its decoder reads any version: the
 		// walk, which looks only at 42, let the template folder's open() follow such a file's loop
 		// until the heap was full
-		Path p = dir.resolve("one.tif");
-		IJ.saveAsTiff(IJ.createImage("x", "8-bit ramp", 20, 10, 1), p.toString());
-		byte[] all = Files.readAllBytes(p);
+		byte[] all = onePage(dir);
 		int first = directories(all)[0];
 		ordered(all).putInt(nextAt(all, first), first); // the directory points at itself
 		ordered(all).putShort(2, (short) 49);
@@ -392,6 +388,13 @@ class TiffFilesTest {
 	/** @return the file's bytes, read in its byte order (ImageJ writes either, as its preferences say) */
 	private static java.nio.ByteBuffer ordered(byte[] file) {
 		return java.nio.ByteBuffer.wrap(file).order(file[0] == 'I' ? java.nio.ByteOrder.LITTLE_ENDIAN : java.nio.ByteOrder.BIG_ENDIAN);
+	}
+
+	/** @return the bytes of a one-page TIFF as ImageJ writes it, to be broken by a test */
+	private static byte[] onePage(Path dir) throws java.io.IOException {
+		Path p = dir.resolve("one.tif");
+		IJ.saveAsTiff(IJ.createImage("x", "8-bit ramp", 20, 10, 1), p.toString());
+		return Files.readAllBytes(p);
 	}
 
 	/** @return where the directory at {@code ifd} keeps the place of the next */
