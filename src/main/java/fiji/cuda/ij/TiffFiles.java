@@ -188,21 +188,63 @@ public final class TiffFiles {
 		final boolean loops;
 		/**
 		 * The place in the chain, from 0, of the first directory that lies past the end of the
-		 * file or places an array, strip or tile there; -1 where none does, and for files this
-		 * does not walk (BigTIFF). The chain is followed past a directory where the decoder stops,
-		 * until it ends, comes back to a directory already in it or runs past a million.
+		 * file or places an array there, or (the first directory only) a strip or tile; -1 where
+		 * none does, and for files this does not walk (BigTIFF). The chain is followed past a
+		 * directory where the decoder stops, until it ends, comes back to a directory already in
+		 * it or runs past a million.
 		 */
-		final int firstCut;
+		private final int firstCut;
+		/** The file walked, for the pixels of the later directories, measured when asked. */
+		private final String path;
+		private final boolean le;
+		/**
+		 * Where the directories after the first lie, up to the first cut one: their strips and
+		 * tiles, millions a directory, are measured only when more than the first is asked of
+		 * (an ImageJ stack's later directories, which the decoder does not read, are not).
+		 */
+		private final long[] later;
+		private final int laterCount;
+		/** The first of {@link #later} placing a strip or tile past the end, from 1; -1 none; -2 not yet measured. */
+		private int firstPiecesCut = -2;
 
 		private Chain(long length, boolean loops, int firstCut) {
+			this(length, loops, firstCut, null, false, null, 0);
+		}
+
+		private Chain(long length, boolean loops, int firstCut, String path, boolean le, long[] later, int laterCount) {
 			this.length = length;
 			this.loops = loops;
 			this.firstCut = firstCut;
+			this.path = path;
+			this.le = le;
+			this.later = later;
+			this.laterCount = laterCount;
 		}
 
 		/** @return whether the first {@code most} directories of the chain are whole */
 		boolean whole(int most) {
-			return firstCut < 0 || firstCut >= most;
+			if (firstCut >= 0 && firstCut < most) return false;
+			if (most <= 1 || laterCount == 0) return true;
+			if (firstPiecesCut == -2) firstPiecesCut = laterPiecesCut();
+			return firstPiecesCut < 0 || firstPiecesCut >= most;
+		}
+
+		/** @return the place of the first later directory placing a strip or tile past the end, or -1 */
+		private int laterPiecesCut() {
+			int i = 0;
+			try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(path, "r")) {
+				Window w = new Window(f, length);
+				for (; i < laterCount; i++) {
+					int count = u16(w.bytes, w.load(later[i], 2), le);
+					int e = w.load(later[i] + 2, 12 * count);
+					// a copy: the pieces are read through the same window
+					byte[] entries = java.util.Arrays.copyOfRange(w.bytes, e, e + 12 * count);
+					if (!piecesWithin(w, entries, pieces(entries, count, le, length), le, length)) return i + 1;
+				}
+				return -1;
+			} catch (java.io.IOException | RuntimeException e) {
+				return i + 1; // the file changed since the walk: cut where reading failed
+			}
 		}
 
 		/**
@@ -225,11 +267,13 @@ public final class TiffFiles {
 				boolean le = b[h] == 'I';
 				if (u16(b, h + 2, le) != 42) return new Chain(length, false, -1);
 				java.util.Set<Long> seen = new java.util.HashSet<>();
+				long[] later = new long[16];
+				int laterCount = 0;
 				// the decoder stops at a directory of no entries or more than 1000, so a chain coming
 				// back after one does not hold it; the directories after one are still checked whole
 				boolean decoderReads = true;
 				for (long next = u32(b, h + 4, le); next != 0; at++) {
-					if (!seen.add(next)) return new Chain(length, decoderReads, cut);
+					if (!seen.add(next)) return new Chain(length, decoderReads, cut, path, le, later, laterCount);
 					// a chain this long ends (the decoder reads it, slowly) or is cut short
 					if (seen.size() > 1_000_000) break;
 					if (next + 2 > length) {
@@ -245,12 +289,19 @@ public final class TiffFiles {
 					if (!decoderReads && cut >= 0) break; // nothing left to find
 					int e = w.load(next + 2, 12 * count + 4);
 					long following = u32(w.bytes, e + 12 * count, le);
-					// a copy: entriesWithin reads the arrays through the same window
-					if (cut < 0 && !entriesWithin(w, java.util.Arrays.copyOfRange(w.bytes, e, e + 12 * count), count, le, length))
-						cut = at;
+					if (cut < 0) {
+						// a copy: the first directory's pieces are read through the same window
+						byte[] entries = java.util.Arrays.copyOfRange(w.bytes, e, e + 12 * count);
+						int[] pieces = pieces(entries, count, le, length);
+						if (pieces == null || at == 0 && !piecesWithin(w, entries, pieces, le, length)) cut = at;
+						else if (at > 0) {
+							if (laterCount == later.length) later = java.util.Arrays.copyOf(later, 2 * laterCount);
+							later[laterCount++] = next;
+						}
+					}
 					next = following;
 				}
-				return new Chain(length, false, cut);
+				return new Chain(length, false, cut, path, le, later, laterCount);
 			} catch (java.io.IOException | RuntimeException e) {
 				return new Chain(length, false, cut < 0 ? at : cut);
 			}
@@ -293,19 +344,17 @@ public final class TiffFiles {
 
 	/**
 	 * @param entries a directory's {@code count} entries
-	 * @return false when an array an entry points to, or a strip or tile, lies past {@code length}
+	 * @return null when an array an entry points to lies past {@code length}; else the entries
+	 *         of strip offsets, strip byte counts, tile offsets and tile byte counts, -1 for none:
+	 *         the last of each tag whose SHORT or LONG values are read
 	 */
-	private static boolean entriesWithin(Window w, byte[] entries, int count, boolean le, long length)
-		throws java.io.IOException
-	{
-		// the entries of strip offsets, strip byte counts, tile offsets and tile byte counts: the
-		// last of each tag whose SHORT or LONG values are read
+	private static int[] pieces(byte[] entries, int count, boolean le, long length) {
 		int[] pieces = { -1, -1, -1, -1 };
 		for (int e = 0; e < 12 * count; e += 12) {
 			int tag = u16(entries, e, le), type = u16(entries, e + 2, le);
 			long n = u32(entries, e + 4, le);
 			long bytes = type < TYPE_BYTES.length ? n * TYPE_BYTES[type] : 0;
-			if (bytes > 4 && u32(entries, e + 8, le) + bytes > length) return false;
+			if (bytes > 4 && u32(entries, e + 8, le) + bytes > length) return null;
 			if ((type == 3 || type == 4) && n > 0 && n <= 1 << 24) {
 				if (tag == STRIP_OFFSETS) pieces[0] = e;
 				else if (tag == STRIP_BYTE_COUNTS) pieces[1] = e;
@@ -313,6 +362,13 @@ public final class TiffFiles {
 				else if (tag == TILE_BYTE_COUNTS) pieces[3] = e;
 			}
 		}
+		return pieces;
+	}
+
+	/** @return false when a strip or tile of the {@link #pieces} found lies past {@code length} */
+	private static boolean piecesWithin(Window w, byte[] entries, int[] pieces, boolean le, long length)
+		throws java.io.IOException
+	{
 		return !pastEnd(w, entries, pieces[0], pieces[1], le, length) && !pastEnd(w, entries, pieces[2], pieces[3], le, length);
 	}
 

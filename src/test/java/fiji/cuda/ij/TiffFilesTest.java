@@ -319,6 +319,34 @@ class TiffFilesTest {
 	}
 
 	@Test
+	void theStripsOfAnImageJStacksLaterDirectoriesAreNotMeasured(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder reads an ImageJ stack's first directory alone, and so does the check;
+		// the one walk measured every later directory's strips too, before anything asked for
+		// them: 400 directories of 8 million strips each held readable() for half a minute
+		Path p = dir.resolve("stack.tif");
+		IJ.saveAsTiff(IJ.createImage("s", "8-bit ramp", 20, 10, 2), p.toString());
+		byte[] stack = Files.readAllBytes(p);
+		int strips = 1 << 23, later = 400, zeros = stack.length, first = zeros + 2 * strips;
+		byte[] all = Arrays.copyOf(stack, first + 30 * later);
+		java.nio.ByteBuffer b = ordered(all);
+		b.putInt(nextAt(all, directories(stack)[0]), first);
+		for (int d = 0; d < later; d++) {
+			int at = first + 30 * d;
+			b.putShort(at, (short) 2);
+			// SHORT offsets and byte counts of every strip, all 0, from one array
+			for (int tag : new int[] { 273, 279 }) {
+				int e = at + 2 + (tag == 273 ? 0 : 12);
+				b.putShort(e, (short) tag).putShort(e + 2, (short) 3).putInt(e + 4, strips).putInt(e + 8, zeros);
+			}
+			b.putInt(at + 26, d + 1 < later ? at + 30 : 0);
+		}
+		Path many = Files.write(dir.resolve("many.tif"), all);
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+			assertEquals("true", TiffFiles.readable(many.toString()));
+		}, "the strips of directories ImageJ does not read held the check");
+	}
+
+	@Test
 	void aLoopPastAnImageJStacksCutDirectoryIsStillRefused(@TempDir Path dir) throws Exception {
 		// ImageJ's decoder reads an ImageJ stack's first directory alone: a later one placing its
 		// strip past the end does not refuse the file, a loop after it does (nothing writes one).
