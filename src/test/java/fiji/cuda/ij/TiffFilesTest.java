@@ -290,7 +290,7 @@ class TiffFilesTest {
 	void aFirstDirectoryPlacingMillionsOfStripsPastTheEndIsRefusedAtOnce(@TempDir Path dir) throws Exception {
 		// ImageJ's decoder read the 200 million offsets such a directory claims one by one, past
 		// the end of a file of a few hundred bytes, for minutes before the check said "false"
-		byte[] all = onePage(dir);
+		byte[] all = ramp(dir, 1);
 		java.nio.ByteBuffer offsets = entry(all, directories(all)[0], 273);
 		offsets.putInt(4, 200_000_000).putInt(8, 8); // that many LONG offsets, from byte 8
 		Path huge = Files.write(dir.resolve("huge.tif"), all);
@@ -305,7 +305,7 @@ class TiffFilesTest {
 		// ImageJ's Opener takes only version 42 for a TIFF, but its decoder reads any version: the
 		// walk, which looks only at 42, let the template folder's open() follow such a file's loop
 		// until the heap was full
-		byte[] all = onePage(dir);
+		byte[] all = ramp(dir, 1);
 		int first = directories(all)[0];
 		ordered(all).putInt(nextAt(all, first), first); // the directory points at itself
 		ordered(all).putShort(2, (short) 49);
@@ -323,9 +323,7 @@ class TiffFilesTest {
 		// ImageJ's decoder reads an ImageJ stack's first directory alone, and so does the check;
 		// the one walk measured every later directory's strips too, before anything asked for
 		// them: 400 directories of 8 million strips each held readable() for half a minute
-		Path p = dir.resolve("stack.tif");
-		IJ.saveAsTiff(IJ.createImage("s", "8-bit ramp", 20, 10, 2), p.toString());
-		byte[] stack = Files.readAllBytes(p);
+		byte[] stack = ramp(dir, 2);
 		int strips = 1 << 23, later = 400, zeros = stack.length, first = zeros + 2 * strips;
 		byte[] all = Arrays.copyOf(stack, first + 30 * later);
 		java.nio.ByteBuffer b = ordered(all);
@@ -351,9 +349,7 @@ class TiffFilesTest {
 		// ImageJ's decoder reads an ImageJ stack's first directory alone: a later one placing its
 		// strip past the end does not refuse the file, a loop after it does (nothing writes one).
 		// Both come from one walk, which must go on past the first cut directory to find the loop
-		Path p = dir.resolve("stack.tif");
-		IJ.saveAsTiff(IJ.createImage("s", "8-bit ramp", 20, 10, 6), p.toString());
-		byte[] all = Files.readAllBytes(p);
+		byte[] all = ramp(dir, 6);
 		int[] at = directories(all);
 		assertEquals(6, at.length);
 		entry(all, at[2], 273).putInt(8, all.length); // the third slice's strip starts where the file ends
@@ -418,10 +414,13 @@ class TiffFilesTest {
 		return java.nio.ByteBuffer.wrap(file).order(file[0] == 'I' ? java.nio.ByteOrder.LITTLE_ENDIAN : java.nio.ByteOrder.BIG_ENDIAN);
 	}
 
-	/** @return the bytes of a one-page TIFF as ImageJ writes it, to be broken by a test */
-	private static byte[] onePage(Path dir) throws java.io.IOException {
-		Path p = dir.resolve("one.tif");
-		IJ.saveAsTiff(IJ.createImage("x", "8-bit ramp", 20, 10, 1), p.toString());
+	/**
+	 * @return the bytes of a TIFF as ImageJ writes a 20x10 8-bit ramp of {@code slices} (an
+	 *         ImageJ stack where more than one), to be broken by a test
+	 */
+	private static byte[] ramp(Path dir, int slices) throws java.io.IOException {
+		Path p = dir.resolve("ramp.tif");
+		IJ.saveAsTiff(IJ.createImage("ramp", "8-bit ramp", 20, 10, slices), p.toString());
 		return Files.readAllBytes(p);
 	}
 
