@@ -56,7 +56,7 @@ public final class Peaks {
 		double threshold, boolean refine)
 	{
 		checkMap(map, mapWidth, mapHeight);
-		if (box == null) throw new IllegalArgumentException("Peaks: no box was given for the candidates.");
+		if (box == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": no box was given for the candidates.");
 		List<Detection> out = new ArrayList<>();
 		double lowest = asScore(threshold);
 		for (int y = 0; y < mapHeight; y++)
@@ -216,7 +216,7 @@ public final class Peaks {
 	public static double[] refine(float[] map, int w, int h, int x, int y) {
 		checkMap(map, w, h);
 		if (x < 0 || y < 0 || x >= w || y >= h)
-			throw new IllegalArgumentException("Peaks: the peak (" + x + ", " + y + ") lies outside the " + w + "x" + h
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": the peak (" + x + ", " + y + ") lies outside the " + w + "x" + h
 				+ " score map.");
 		float[] p = new float[9];
 		for (int j = -1; j <= 1; j++)
@@ -298,9 +298,9 @@ public final class Peaks {
 
 	/** A script's map of another size read past its end, or gave peaks at wrong places, with no message. */
 	private static void checkMap(float[] map, int w, int h) {
-		if (map == null) throw new IllegalArgumentException("Peaks: there is no score map.");
+		if (map == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no score map.");
 		if (w < 0 || h < 0 || map.length != (long) w * h)
-			throw new IllegalArgumentException("Peaks: a " + w + "x" + h + " score map needs " + Math.max(0, (long) w * h)
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": a " + w + "x" + h + " score map needs " + Math.max(0, (long) w * h)
 				+ " scores, not " + map.length + ".");
 	}
 }

@@ -630,9 +630,9 @@ class DetectionTest {
 		Detection box = new Detection(0, 0, 1, 1, 0, 0, 0, false, 0, 0, 0);
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> Peaks.localMaxima(new float[3], 2, 2, box, 0.5, true));
-		assertEquals("Peaks: a 2x2 score map needs 4 scores, not 3.", e.getMessage());
+		assertEquals("Template Matching: a 2x2 score map needs 4 scores, not 3.", e.getMessage());
 		e = assertThrows(IllegalArgumentException.class, () -> Peaks.refine(new float[4], 2, 2, 2, 0));
-		assertEquals("Peaks: the peak (2, 0) lies outside the 2x2 score map.", e.getMessage());
+		assertEquals("Template Matching: the peak (2, 0) lies outside the 2x2 score map.", e.getMessage());
 		assertEquals(List.of(), Peaks.localMaxima(new float[0], 0, 0, box, 0.5, true));
 	}
 
