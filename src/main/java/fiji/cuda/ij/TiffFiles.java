@@ -27,8 +27,8 @@ public final class TiffFiles {
 	 *         "true" otherwise
 	 */
 	public static String readable(String path) {
-		if (!readByTiffDecoder(path)) return "true";
 		Header h = header(path);
+		if (h == null) return "true";
 		// a whole tiled TIFF: ImageJ's decoder refuses it, and its Opener then hands the file to
 		// the other readers (Bio-Formats in Fiji) without throwing, so open() may still read it
 		if (h.tiled) return String.valueOf(h.chain.whole(Integer.MAX_VALUE));
@@ -91,7 +91,13 @@ public final class TiffFiles {
 		}
 	}
 
+	/**
+	 * @return what the walk and ImageJ's decoder make of the file; null for a file ImageJ's Opener
+	 *         does not take for a TIFF, which the decoder is not given: it ignores the version the
+	 *         walk looks at, and followed a looping chain of one that is not 42 until the heap was full
+	 */
 	private static Header header(String path) {
+		if (!readByTiffDecoder(path)) return null;
 		// ImageJ's decoder follows the chain of directories with no check for a loop: it read the
 		// same directories again and again until the heap was full, and a folder batch hung there
 		Chain chain = Chain.walk(path);
@@ -99,9 +105,6 @@ public final class TiffFiles {
 		// a first directory cut short refuses the file whatever the decoder reads of it, and one
 		// placing hundreds of millions of strips past the end kept the decoder busy for minutes
 		if (!chain.whole(1)) return new Header(null, false, chain);
-		// nor a file ImageJ's Opener does not take for a TIFF: the decoder ignores the version the
-		// walk looks at, and followed a looping chain of one that is not 42 until the heap was full
-		if (!readByTiffDecoder(path)) return new Header(null, false, chain);
 		try {
 			return new Header(new ClosingDecoder(new Opener(), path).read(), false, chain);
 		} catch (java.io.IOException e) {
@@ -116,7 +119,8 @@ public final class TiffFiles {
 	 *         given (a loop, a first directory cut short, not a TIFF to ImageJ's Opener)
 	 */
 	static boolean tiled(String path) {
-		return header(path).tiled;
+		Header h = header(path);
+		return h != null && h.tiled;
 	}
 
 	/**
@@ -427,7 +431,7 @@ public final class TiffFiles {
 	 */
 	static ij.ImagePlus open(String path) {
 		Header h = header(path);
-		if (h.info == null || !complete(h.info, h.chain)) return null;
+		if (h == null || h.info == null || !complete(h.info, h.chain)) return null;
 		try {
 			return new Opener().openImage(path);
 		} catch (RuntimeException e) {
