@@ -101,14 +101,10 @@ class GaussianBlur3DPluginTest {
 	void aSingleImageThatFailsBeforeItIsWrittenLeavesUndoToTheFilterBefore() {
 		// the run took the plane's snapshot over the one the filter before had left: after the
 		// failure, Edit>Undo no longer took back that filter
-		ImagePlus imp = IJ.createImage("one", "16-bit ramp", 17, 13, 1);
-		ImagePlus original = imp.duplicate();
-		imp.getProcessor().snapshot();
-		imp.getProcessor().add(9); // the filter before, as ImageJ's runner leaves it
-		ij.Undo.setup(ij.Undo.FILTER, imp);
-		ImagePlus added = imp.duplicate();
+		ImagePlus[] v = addedToByTheFilterBefore();
+		ImagePlus imp = v[0];
 		GaussianBlur3DPlugin.VolumeBlur saved = GaussianBlur3DPlugin.volumeBlur;
-		GaussianBlur3DPlugin.volumeBlur = (v, x, y, z, opts) -> {
+		GaussianBlur3DPlugin.volumeBlur = (vol, x, y, z, opts) -> {
 			throw new OutOfMemoryError("Java heap space");
 		};
 		try {
@@ -116,9 +112,28 @@ class GaussianBlur3DPluginTest {
 		} finally {
 			GaussianBlur3DPlugin.volumeBlur = saved;
 		}
-		assertArrayEquals((short[]) added.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(), "changed");
-		ImageJReference.undo(imp);
-		assertArrayEquals((short[]) original.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(),
+		assertUnchangedAndUndoable(v);
+	}
+
+	/**
+	 * @return a one-plane 16-bit image with 9 added as ImageJ's runner leaves a filter, with Undo
+	 *         set up for it, marked unchanged; a copy before the filter; a copy after it
+	 */
+	private static ImagePlus[] addedToByTheFilterBefore() {
+		ImagePlus imp = IJ.createImage("one", "16-bit ramp", 17, 13, 1);
+		ImagePlus original = imp.duplicate();
+		imp.getProcessor().snapshot();
+		imp.getProcessor().add(9); // the filter before, as ImageJ's runner leaves it
+		ij.Undo.setup(ij.Undo.FILTER, imp);
+		imp.changes = false;
+		return new ImagePlus[] { imp, original, imp.duplicate() };
+	}
+
+	/** Asserts that a run left {@link #addedToByTheFilterBefore}'s image's pixels as they were, and Undo to that filter. */
+	private static void assertUnchangedAndUndoable(ImagePlus[] v) {
+		assertArrayEquals((short[]) v[2].getProcessor().getPixels(), (short[]) v[0].getProcessor().getPixels(), "changed");
+		ImageJReference.undo(v[0]);
+		assertArrayEquals((short[]) v[1].getProcessor().getPixels(), (short[]) v[0].getProcessor().getPixels(),
 			"Undo did not take back the filter before");
 	}
 
@@ -127,26 +142,18 @@ class GaussianBlur3DPluginTest {
 		// as after a failure: a run stopped (Esc) before its only volume is blurred changes nothing,
 		// so the plane's snapshot must again be the one the filter before left. A mutation test
 		// found that a stop that did not give that snapshot back passed every test
-		ImagePlus imp = IJ.createImage("one", "16-bit ramp", 17, 13, 1);
-		ImagePlus original = imp.duplicate();
-		imp.getProcessor().snapshot();
-		imp.getProcessor().add(9); // the filter before, as ImageJ's runner leaves it
-		ij.Undo.setup(ij.Undo.FILTER, imp);
-		imp.changes = false;
-		ImagePlus added = imp.duplicate();
+		ImagePlus[] v = addedToByTheFilterBefore();
+		ImagePlus imp = v[0];
 		GaussianBlur3DPlugin.VolumeBlur saved = GaussianBlur3DPlugin.volumeBlur;
-		GaussianBlur3DPlugin.volumeBlur = (v, x, y, z, opts) -> new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, null,
+		GaussianBlur3DPlugin.volumeBlur = (vol, x, y, z, opts) -> new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, null,
 			true, 0);
 		try {
 			assertEquals(0, GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
 		} finally {
 			GaussianBlur3DPlugin.volumeBlur = saved;
 		}
-		assertArrayEquals((short[]) added.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(), "changed");
 		assertFalse(imp.changes, "marked changed");
-		ImageJReference.undo(imp);
-		assertArrayEquals((short[]) original.getProcessor().getPixels(), (short[]) imp.getProcessor().getPixels(),
-			"Undo did not take back the filter before");
+		assertUnchangedAndUndoable(v);
 	}
 
 	@Test

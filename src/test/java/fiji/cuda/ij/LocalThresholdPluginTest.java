@@ -273,13 +273,17 @@ class LocalThresholdPluginTest {
 	void aRunCanceledBeforeItWroteLeavesUndoToTheFilterBefore() {
 		// the run took the plane's snapshot over the one the filter before had left, and set up
 		// Undo for nothing: after Esc, Edit>Undo no longer took back that filter
+		ImagePlus[] v = blurredByTheFilterBefore(68);
+		onCpu(() -> assertFalse(LocalThresholdPlugin.threshold(v[0], Settings.of(Method.MEAN, 3, 0, 0, true), false,
+			fiji.cuda.TestProgress.cancelAfter(0))));
+		assertUnchangedAndUndoable(v);
+	}
+
+	/** Runs {@code run} with the device choice "cpu", the choice "auto" again after it. */
+	private static void onCpu(Runnable run) {
 		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
 		try {
-			ImagePlus[] v = blurredByTheFilterBefore(68);
-			ImagePlus imp = v[0];
-			assertFalse(LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false,
-				fiji.cuda.TestProgress.cancelAfter(0)));
-			assertUnchangedAndUndoable(v);
+			run.run();
 		} finally {
 			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
 		}
@@ -312,17 +316,11 @@ class LocalThresholdPluginTest {
 		// as after Esc: a single 8-bit plane whose run fails before it writes (out of memory at its
 		// first word of progress) is unchanged, so Edit>Undo must still take back the filter before.
 		// A mutation test found that a failure that did not give that snapshot back passed every test
-		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
-		try {
-			ImagePlus[] v = blurredByTheFilterBefore(69);
-			ImagePlus imp = v[0];
-			fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.outOfMemoryAtOnce();
-			org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class,
-				() -> LocalThresholdPlugin.threshold(imp, Settings.of(Method.MEAN, 3, 0, 0, true), false, failing));
-			assertUnchangedAndUndoable(v);
-		} finally {
-			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
-		}
+		ImagePlus[] v = blurredByTheFilterBefore(69);
+		fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.outOfMemoryAtOnce();
+		onCpu(() -> org.junit.jupiter.api.Assertions.assertThrows(OutOfMemoryError.class,
+			() -> LocalThresholdPlugin.threshold(v[0], Settings.of(Method.MEAN, 3, 0, 0, true), false, failing)));
+		assertUnchangedAndUndoable(v);
 	}
 
 	@Test
