@@ -73,8 +73,10 @@ public final class TiffFiles {
 	 * file handles, after which every image was skipped as not opening.
 	 */
 	private static final class ClosingDecoder extends ij.io.TiffDecoder {
-		ClosingDecoder(Opener o, String path) {
+		ClosingDecoder(Opener o, String path, Chain chain) throws java.io.IOException {
 			super(o.getDir(path), o.getName(path));
+			// the decoder reads through the stream it finds, and opens its own only where there is none
+			in = new ij.io.RandomAccessStream(new Watched(path, chain));
 		}
 
 		FileInfo[] read() throws java.io.IOException {
@@ -88,6 +90,81 @@ public final class TiffFiles {
 					// nothing was written; what was read stands
 				}
 			}
+		}
+	}
+
+	/**
+	 * The file as ImageJ's decoder reads it: through a buffer, and stopped where it goes on to
+	 * the second directory while the walk found a directory cut short.
+	 * <ul>
+	 * <li>The decoder reads a byte at a time, each a read of the file, also past its end: a
+	 * directory's million strip offsets took a few million reads, seconds, and any count up to
+	 * 2<sup>31</sup> is read whole.</li>
+	 * <li>It goes to the second directory only for a file it reads page by page, not an ImageJ
+	 * stack, and such a file is refused unless all its directories are whole: later directories
+	 * placing millions of strips held it for minutes before the check said "false".</li>
+	 * </ul>
+	 * What it reads is what it would read without: the answers stay the same.
+	 */
+	private static final class Watched extends java.io.RandomAccessFile {
+		private final Chain chain;
+		private final long length;
+		private final byte[] buffer = new byte[64 * 1024];
+		/** The place in the file the buffer starts at, and how many of its bytes are the file's. */
+		private long start;
+		private int size;
+		/** Where the decoder reads next. */
+		private long at;
+
+		Watched(String path, Chain chain) throws java.io.IOException {
+			super(path, "r");
+			this.chain = chain;
+			length = super.length();
+		}
+
+		@Override
+		public void seek(long to) throws java.io.IOException {
+			if (to < 0) throw new java.io.IOException("Negative seek offset");
+			if (to == chain.second && !chain.whole(Integer.MAX_VALUE))
+				throw new java.io.IOException("a directory after the first is cut short");
+			at = to;
+		}
+
+		@Override
+		public long getFilePointer() {
+			return at;
+		}
+
+		@Override
+		public int read() throws java.io.IOException {
+			if (!buffered()) return -1;
+			return buffer[(int) (at++ - start)] & 0xff;
+		}
+
+		@Override
+		public int read(byte[] b, int off, int len) throws java.io.IOException {
+			if (len == 0) return 0;
+			if (!buffered()) return -1;
+			int n = (int) Math.min(len, start + size - at);
+			System.arraycopy(buffer, (int) (at - start), b, off, n);
+			at += n;
+			return n;
+		}
+
+		/** @return whether the buffer now holds the byte at {@link #at}; false past the end */
+		private boolean buffered() throws java.io.IOException {
+			if (at >= start && at < start + size) return true;
+			if (at >= length) return false;
+			super.seek(at);
+			int n = 0;
+			while (n < buffer.length) {
+				int r = super.read(buffer, n, buffer.length - n);
+				if (r < 0) break;
+				n += r;
+			}
+			start = at;
+			size = n;
+			return n > 0;
 		}
 	}
 
@@ -106,7 +183,7 @@ public final class TiffFiles {
 		// placing hundreds of millions of strips past the end kept the decoder busy for minutes
 		if (!chain.whole(1)) return new Header(null, false, chain);
 		try {
-			return new Header(new ClosingDecoder(new Opener(), path).read(), false, chain);
+			return new Header(new ClosingDecoder(new Opener(), path, chain).read(), false, chain);
 		} catch (java.io.IOException e) {
 			return new Header(null, String.valueOf(e.getMessage()).contains("tiled"), chain);
 		} catch (RuntimeException | OutOfMemoryError e) {
@@ -171,6 +248,11 @@ public final class TiffFiles {
 	/** Bytes of one value of each TIFF field type, by type number; 0 for types unknown. */
 	private static final int[] TYPE_BYTES = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
 	private static final int STRIP_OFFSETS = 273, STRIP_BYTE_COUNTS = 279, TILE_OFFSETS = 324, TILE_BYTE_COUNTS = 325;
+	/**
+	 * Strip offsets or byte counts past which a directory whose array of them, as ImageJ's decoder
+	 * reads it, runs past the end of the file is refused without the decoder (64 MB of them).
+	 */
+	private static final long ABSURD = 1 << 24;
 	/** Strips or tiles compared at a time: a directory can place millions, which are not read in whole. */
 	private static final int PIECES = 1024;
 
@@ -198,6 +280,8 @@ public final class TiffFiles {
 		 * it or runs past a million.
 		 */
 		private final int firstCut;
+		/** Where the second directory lies; -1 where the chain has one directory or was not walked. */
+		final long second;
 		/** The file walked, for the pixels of the later directories, measured when asked. */
 		private final String path;
 		private final boolean le;
@@ -212,13 +296,14 @@ public final class TiffFiles {
 		private int firstPiecesCut = -2;
 
 		private Chain(long length, boolean loops, int firstCut) {
-			this(length, loops, firstCut, null, false, null, 0);
+			this(length, loops, firstCut, -1, null, false, null, 0);
 		}
 
-		private Chain(long length, boolean loops, int firstCut, String path, boolean le, long[] later, int laterCount) {
+		private Chain(long length, boolean loops, int firstCut, long second, String path, boolean le, long[] later, int laterCount) {
 			this.length = length;
 			this.loops = loops;
 			this.firstCut = firstCut;
+			this.second = second;
 			this.path = path;
 			this.le = le;
 			this.later = later;
@@ -259,6 +344,7 @@ public final class TiffFiles {
 		static Chain walk(String path) {
 			long length = 0;
 			int at = 0, cut = -1; // the directory being read; the first cut one
+			long second = -1;
 			try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(path, "r")) {
 				length = f.length();
 				if (length < 8) return new Chain(length, false, 0);
@@ -277,7 +363,8 @@ public final class TiffFiles {
 				// back after one does not hold it; the directories after one are still checked whole
 				boolean decoderReads = true;
 				for (long next = u32(b, h + 4, le); next != 0; at++) {
-					if (!seen.add(next)) return new Chain(length, decoderReads, cut, path, le, later, laterCount);
+					if (at == 1) second = next;
+					if (!seen.add(next)) return new Chain(length, decoderReads, cut, second, path, le, later, laterCount);
 					// a chain this long ends (the decoder reads it, slowly) or is cut short
 					if (seen.size() > 1_000_000) break;
 					if (next + 2 > length) {
@@ -305,7 +392,7 @@ public final class TiffFiles {
 					}
 					next = following;
 				}
-				return new Chain(length, false, cut, path, le, later, laterCount);
+				return new Chain(length, false, cut, second, path, le, later, laterCount);
 			} catch (java.io.IOException | RuntimeException e) {
 				return new Chain(length, false, cut < 0 ? at : cut);
 			}
@@ -348,9 +435,10 @@ public final class TiffFiles {
 
 	/**
 	 * @param entries a directory's {@code count} entries
-	 * @return null when an array an entry points to lies past {@code length}; else the entries
-	 *         of strip offsets, strip byte counts, tile offsets and tile byte counts, -1 for none:
-	 *         the last of each tag whose SHORT or LONG values are read
+	 * @return null when an array an entry points to lies past {@code length}, as its type sizes
+	 *         it or, for strip offsets and byte counts, as ImageJ's decoder reads it; else the
+	 *         entries of strip offsets, strip byte counts, tile offsets and tile byte counts, -1
+	 *         for none: the last of each tag whose SHORT or LONG values are read
 	 */
 	private static int[] pieces(byte[] entries, int count, boolean le, long length) {
 		int[] pieces = { -1, -1, -1, -1 };
@@ -359,6 +447,12 @@ public final class TiffFiles {
 			long n = u32(entries, e + 4, le);
 			long bytes = type < TYPE_BYTES.length ? n * TYPE_BYTES[type] : 0;
 			if (bytes > 4 && u32(entries, e + 8, le) + bytes > length) return null;
+			// the decoder makes an array of any count of strip offsets or byte counts, whatever their
+			// type, and reads it 4 bytes a value (2 for SHORT byte counts) from where the entry
+			// points: 2^31 - 1 of them would take 8 GB and read 8 GB past the end of a file of 200
+			// bytes. Fewer it reads quickly enough (Watched), and ImageJ may open such a file
+			if ((tag == STRIP_OFFSETS || tag == STRIP_BYTE_COUNTS) && n > ABSURD
+				&& u32(entries, e + 8, le) + n * (tag == STRIP_BYTE_COUNTS && type == 3 ? 2 : 4) > length) return null;
 			if ((type == 3 || type == 4) && n > 0 && n <= 1 << 24) {
 				if (tag == STRIP_OFFSETS) pieces[0] = e;
 				else if (tag == STRIP_BYTE_COUNTS) pieces[1] = e;

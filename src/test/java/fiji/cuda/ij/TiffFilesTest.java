@@ -301,6 +301,39 @@ class TiffFilesTest {
 	}
 
 	@Test
+	void millionsOfStripOffsetsOfAnUnknownTypeAreReadQuickly(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder reads strip offsets of any type, 4 bytes each, a byte at a time, each
+		// byte a read of the file: 16 million past the end of a file of a few hundred bytes held
+		// the check for 10 s (a fuzzed file of 200 bytes and 3.6 million took 2.4 s)
+		byte[] all = ramp(dir, 1);
+		entry(all, directories(all)[0], 273).putShort(2, (short) 121).putInt(4, (1 << 24) - 1).putInt(8, 8);
+		Path odd = Files.write(dir.resolve("odd.tif"), all);
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+			// the first offset it reads is the file's bytes 8 to 11, which place the pixels past the end
+			assertEquals("false", TiffFiles.readable(odd.toString()));
+		}, "strip offsets of an unknown type held the check");
+	}
+
+	@Test
+	void moreStripOffsetsThanAnyFileHoldsAreRefusedWithoutImageJsDecoder(@TempDir Path dir) throws Exception {
+		// past 16 million, strip offsets that ImageJ's decoder would read past the end refuse the
+		// file before it makes an array of them (up to 8 GB), although the first it reads, here the
+		// right one, is all ImageJ uses of an uncompressed image's
+		byte[] ramp = ramp(dir, 1);
+		java.nio.ByteBuffer offsets = entry(ramp, directories(ramp)[0], 273);
+		int pixels = offsets.getInt(8);
+		byte[] all = Arrays.copyOf(ramp, ramp.length + 4);
+		ordered(all).putInt(ramp.length, pixels);
+		java.nio.ByteBuffer odd = entry(all, directories(all)[0], 273).putShort(2, (short) 121).putInt(8, ramp.length);
+		odd.putInt(4, 1 << 24);
+		assertEquals("true", cutAt(dir, "many.tif", all, all.length), "ImageJ opens it");
+		odd.putInt(4, (1 << 24) + 1);
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+			assertEquals("false", cutAt(dir, "absurd.tif", all, all.length));
+		}, "an absurd count of strip offsets held the check");
+	}
+
+	@Test
 	void aLoopingChainOfAVersionOtherThan42IsNotGivenToTheDecoder(@TempDir Path dir) throws Exception {
 		// ImageJ's Opener takes only version 42 for a TIFF, but its decoder reads any version: the
 		// walk, which looks only at 42, let the template folder's open() follow such a file's loop
@@ -407,6 +440,29 @@ class TiffFilesTest {
 		assertEquals("true", TiffFiles.readable(whole.toString()));
 		ordered(all).putInt(offsetsAt + 4 * 1050, 1 << 20);
 		assertEquals("false", cutAt(dir, "far.tif", all, all.length), "the 1051st strip starts past the end");
+	}
+
+	@Test
+	void laterDirectoriesPlacingMillionsOfStripsPastTheEndRefuseAPageByPageFileAtOnce(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder reads every directory of a file that is not an ImageJ stack, each strip
+		// offset a byte at a time: later directories claiming a million strips, one past the end,
+		// held the check for half a minute before it said "false", as the walk already knew
+		int strips = 1 << 20, later = 8;
+		Tiff t = new Tiff();
+		int data = t.putRandom(new java.util.Random(11), 40 * 30);
+		java.nio.ByteBuffer arrays = java.nio.ByteBuffer.allocate(6 * strips).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+		for (int s = 0; s < strips; s++)
+			arrays.putInt(s + 1 < strips ? data : 1 << 30);
+		int offsetsAt = t.put(arrays.array()), countsAt = offsetsAt + 4 * strips;
+		t.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+		for (int d = 0; d < later; d++)
+			t.directory(new int[][] { { 256, 3, 1, 1 }, { 257, 4, 1, strips }, { 258, 3, 1, 8 }, { 259, 3, 1, 1 }, { 262, 3, 1, 1 },
+				{ 273, 4, strips, offsetsAt }, { 277, 3, 1, 1 }, { 278, 3, 1, 1 }, { 279, 3, strips, countsAt } });
+		Path pages = Files.write(dir.resolve("pages.tif"), t.out.toByteArray());
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10), () -> {
+			assertEquals("false", TiffFiles.readable(pages.toString()));
+			assertEquals(null, TiffFiles.open(pages.toString()));
+		}, "the strips of later directories, read by ImageJ's decoder, held the check");
 	}
 
 	/** @return the file's bytes, read in its byte order (ImageJ writes either, as its preferences say) */
