@@ -141,8 +141,14 @@ public final class TiffFiles {
 			return buffer[(int) (at++ - start)] & 0xff;
 		}
 
+		/**
+		 * As RandomAccessFile's: a length or place outside {@code b} throws, also at the end of the
+		 * file. The decoder asks for a negative length where a file gives one (its metadata's), and
+		 * ImageJ's open() then throws, uncaught: "end of file" there made such a file readable.
+		 */
 		@Override
 		public int read(byte[] b, int off, int len) throws java.io.IOException {
+			java.util.Objects.checkFromIndexSize(off, len, b.length);
 			if (len == 0) return 0;
 			if (!buffered()) return -1;
 			int n = (int) Math.min(len, start + size - at);

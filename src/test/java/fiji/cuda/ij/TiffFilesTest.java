@@ -465,6 +465,32 @@ class TiffFilesTest {
 		}, "the strips of later directories, read by ImageJ's decoder, held the check");
 	}
 
+	@Test
+	void aNegativeMetadataLengthAtTheEndOfTheFileIsRefusedAsImageJThrowsOnIt(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder skips metadata of a type it does not know by the lengths the file gives,
+		// the second into the buffer of the first: a length of -1 there is an IndexOutOfBoundsException
+		// from the file, which its open() does not catch, also where the first length has read the
+		// rest of the file. The check's own reading of the file returned "end of file" there instead
+		Tiff t = new Tiff();
+		int data = t.putRandom(new java.util.Random(12), 20 * 10);
+		java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(24).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+		// ImageJ's metadata header: its magic number, then one type (not one ImageJ knows) of two items
+		b.putInt(0x494a494a).putInt(0x7f000000).putInt(2);
+		// the lengths of the header and of the two items: the first runs past the end, the second is -1
+		b.putInt(12).putInt(1 << 20).putInt(-1);
+		int header = t.put(b.array());
+		int[][] gray = Tiff.gray8(20, 10, 10, new int[] { data }, 0, new int[] { 20 * 10 });
+		int[][] entries = Arrays.copyOf(gray, gray.length + 2);
+		entries[gray.length] = new int[] { 50838, 4, 3, header + 12 };
+		entries[gray.length + 1] = new int[] { 50839, 1, 12, header };
+		t.directory(entries);
+		Path f = Files.write(dir.resolve("metadata.tif"), t.out.toByteArray());
+		org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class,
+			() -> new ij.io.Opener().openImage(f.toString()), "ImageJ's open() throws on it");
+		assertEquals("false", TiffFiles.readable(f.toString()));
+		assertEquals(null, TiffFiles.open(f.toString()));
+	}
+
 	/** @return the file's bytes, read in its byte order (ImageJ writes either, as its preferences say) */
 	private static java.nio.ByteBuffer ordered(byte[] file) {
 		return java.nio.ByteBuffer.wrap(file).order(file[0] == 'I' ? java.nio.ByteOrder.LITTLE_ENDIAN : java.nio.ByteOrder.BIG_ENDIAN);
