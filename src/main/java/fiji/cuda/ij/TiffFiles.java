@@ -125,7 +125,9 @@ public final class TiffFiles {
 		@Override
 		public void seek(long to) throws java.io.IOException {
 			if (to < 0) throw new java.io.IOException("Negative seek offset");
-			if (to == chain.second && !chain.whole(Integer.MAX_VALUE))
+			// from the end of the first directory's link alone: on its way through the first, the
+			// decoder may go to the same place (an ImageJ stack's description, which it reads alone)
+			if (to == chain.second && at == chain.firstLinkEnd && !chain.whole(Integer.MAX_VALUE))
 				throw new java.io.IOException("a directory after the first is cut short");
 			at = to;
 		}
@@ -288,6 +290,11 @@ public final class TiffFiles {
 		private final int firstCut;
 		/** Where the second directory lies; -1 where the chain has one directory or was not walked. */
 		final long second;
+		/**
+		 * Just past the first directory's link to the second, where ImageJ's decoder is when it goes
+		 * there (every place it goes to on its way through the first it leaves again); -1 where not walked.
+		 */
+		final long firstLinkEnd;
 		/** The file walked, for the pixels of the later directories, measured when asked. */
 		private final String path;
 		private final boolean le;
@@ -302,14 +309,17 @@ public final class TiffFiles {
 		private int firstPiecesCut = -2;
 
 		private Chain(long length, boolean loops, int firstCut) {
-			this(length, loops, firstCut, -1, null, false, null, 0);
+			this(length, loops, firstCut, -1, -1, null, false, null, 0);
 		}
 
-		private Chain(long length, boolean loops, int firstCut, long second, String path, boolean le, long[] later, int laterCount) {
+		private Chain(long length, boolean loops, int firstCut, long second, long firstLinkEnd, String path, boolean le, long[] later,
+			int laterCount)
+		{
 			this.length = length;
 			this.loops = loops;
 			this.firstCut = firstCut;
 			this.second = second;
+			this.firstLinkEnd = firstLinkEnd;
 			this.path = path;
 			this.le = le;
 			this.later = later;
@@ -350,7 +360,7 @@ public final class TiffFiles {
 		static Chain walk(String path) {
 			long length = 0;
 			int at = 0, cut = -1; // the directory being read; the first cut one
-			long second = -1;
+			long second = -1, firstLinkEnd = -1;
 			try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(path, "r")) {
 				length = f.length();
 				if (length < 8) return new Chain(length, false, 0);
@@ -370,7 +380,7 @@ public final class TiffFiles {
 				boolean decoderReads = true;
 				for (long next = u32(b, h + 4, le); next != 0; at++) {
 					if (at == 1) second = next;
-					if (!seen.add(next)) return new Chain(length, decoderReads, cut, second, path, le, later, laterCount);
+					if (!seen.add(next)) return new Chain(length, decoderReads, cut, second, firstLinkEnd, path, le, later, laterCount);
 					// a chain this long ends (the decoder reads it, slowly) or is cut short
 					if (seen.size() > 1_000_000) break;
 					if (next + 2 > length) {
@@ -382,6 +392,7 @@ public final class TiffFiles {
 						if (cut < 0) cut = at;
 						break;
 					}
+					if (at == 0) firstLinkEnd = next + 2 + 12L * count + 4;
 					if (count < 1 || count > 1000) decoderReads = false;
 					if (!decoderReads && cut >= 0) break; // nothing left to find
 					int e = w.load(next + 2, 12 * count + 4);
@@ -398,7 +409,7 @@ public final class TiffFiles {
 					}
 					next = following;
 				}
-				return new Chain(length, false, cut, second, path, le, later, laterCount);
+				return new Chain(length, false, cut, second, firstLinkEnd, path, le, later, laterCount);
 			} catch (java.io.IOException | RuntimeException e) {
 				return new Chain(length, false, cut < 0 ? at : cut);
 			}

@@ -491,6 +491,23 @@ class TiffFilesTest {
 		assertEquals(null, TiffFiles.open(f.toString()));
 	}
 
+	@Test
+	void anImageJStackWhoseNextDirectoryIsWhereItsDescriptionLiesIsRead(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder reads an ImageJ stack's first directory alone, going to its description
+		// on the way: the check stopped it there, as if it went on to a second directory cut short,
+		// and skipped a file ImageJ opens whole. The decoder goes on to the second directory only
+		// from the end of the first
+		byte[] all = ramp(dir, 6);
+		int first = directories(all)[0];
+		int description = entry(all, first, 270).getInt(8);
+		// a second directory there holds thousands of entries: it runs past the end, cut short
+		ordered(all).putInt(nextAt(all, first), description);
+		Path f = Files.write(dir.resolve("description.tif"), all);
+		assertEquals(6, IJ.openImage(f.toString()).getStackSize(), "ImageJ opens it");
+		assertEquals("true", TiffFiles.readable(f.toString()));
+		assertEquals(6, TiffFiles.open(f.toString()).getStackSize());
+	}
+
 	/** @return the file's bytes, read in its byte order (ImageJ writes either, as its preferences say) */
 	private static java.nio.ByteBuffer ordered(byte[] file) {
 		return java.nio.ByteBuffer.wrap(file).order(file[0] == 'I' ? java.nio.ByteOrder.LITTLE_ENDIAN : java.nio.ByteOrder.BIG_ENDIAN);
