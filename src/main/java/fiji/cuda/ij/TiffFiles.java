@@ -109,7 +109,7 @@ public final class TiffFiles {
 	private static final class Watched extends java.io.RandomAccessFile {
 		private final Chain chain;
 		private final long length;
-		private final byte[] buffer = new byte[64 * 1024];
+		private final byte[] buffer;
 		/** The place in the file the buffer starts at, and how many of its bytes are the file's. */
 		private long start;
 		private int size;
@@ -119,7 +119,14 @@ public final class TiffFiles {
 		Watched(String path, Chain chain) throws java.io.IOException {
 			super(path, "r");
 			this.chain = chain;
-			length = super.length();
+			// the file is open: the decoder that would close it never gets this stream if what follows throws
+			try {
+				length = super.length();
+				buffer = new byte[64 * 1024];
+			} catch (java.io.IOException | RuntimeException | Error e) {
+				super.close();
+				throw e;
+			}
 		}
 
 		@Override
