@@ -149,6 +149,80 @@ class MacroDefaultsTest {
 	}
 
 	@Test
+	void gaussianBlur3DTakesSigma2ForAnAxisLeftOutWhateverTheDialogLastHad() throws Exception {
+		Display.required();
+		// the dialog's remembered sigmas are for the next dialog only: a macro that leaves out x=
+		// or y= must blur that axis with sigma 2 in every session, as one without z= does. A
+		// mutation test found that offering the macro the dialog's last y passed every test
+		String[] names = { "lastX", "lastY", "lastZ" }, given = { "y=1 z=1", "x=1 z=1", "x=1 y=1" };
+		double[][] sigmas = { { 2, 1, 1 }, { 1, 2, 1 }, { 1, 1, 2 } };
+		for (int i = 0; i < 3; i++) {
+			java.lang.reflect.Field last = GaussianBlur3DPlugin.class.getDeclaredField(names[i]);
+			last.setAccessible(true);
+			Object before = last.get(null);
+			last.set(null, 5.0); // as after the dialog was used with that sigma 5
+			try {
+				ImagePlus imp = ImageJReference.noise("16-bit", 20, 16, 8, 81), expected = imp.duplicate();
+				GaussianBlur3DPlugin.blur(expected, sigmas[i][0], sigmas[i][1], sigmas[i][2]);
+				String log = asMacro(new GaussianBlur3DPlugin(), imp, given[i]);
+				assertFalse(log.contains("GPU Gaussian Blur 3D:"), log);
+				for (int z = 1; z <= 8; z++)
+					assertArrayEquals((short[]) expected.getStack().getPixels(z), (short[]) imp.getStack().getPixels(z),
+						given[i] + ", slice " + z + ": the dialog's last " + names[i] + " was taken");
+			} finally {
+				last.set(null, before);
+			}
+		}
+	}
+
+	@Test
+	void integralImageTakesTheSumWhenTheTableIsLeftOutWhateverTheDialogLastHad() throws Exception {
+		Display.required();
+		// as for Box Statistics' radius: the dialog's last table is for the next dialog only. A
+		// mutation test found that offering the macro the dialog's last table passed every test
+		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 82);
+		java.lang.reflect.Field last = IntegralImagePlugin.class.getDeclaredField("lastTable");
+		last.setAccessible(true);
+		Object before = last.get(null);
+		last.set(null, "Both"); // as after the dialog was used with Both
+		try {
+			ImagePlus got = result(new IntegralImagePlugin(), imp, "stack");
+			assertEquals(imp.getTitle() + " sum table", got.getTitle(), "the dialog's last table");
+			got.close();
+		} finally {
+			last.set(null, before);
+		}
+	}
+
+	@Test
+	void aMacroLeavesTheValuesTheNextDialogOffers() throws Exception {
+		Display.required();
+		// the dialogs offer what the user last chose in them; a macro's values are its own, as
+		// ImageJ's Gaussian Blur keeps them apart (ImageJ's Gaussian Blur 3D keeps a macro's, and
+		// its dialog after a batch offers the batch's last sigmas). A mutation test found that a
+		// macro setting the remembered sigmas of either blur passed every test
+		String[] names = { "lastX", "lastY", "lastZ" };
+		java.lang.reflect.Field[] fields = new java.lang.reflect.Field[3];
+		Object[] before = new Object[3];
+		for (int i = 0; i < 3; i++) {
+			fields[i] = GaussianBlur3DPlugin.class.getDeclaredField(names[i]);
+			fields[i].setAccessible(true);
+			before[i] = fields[i].get(null);
+		}
+		String log = asMacro(new GaussianBlur3DPlugin(), ImageJReference.noise("16-bit", 20, 16, 4, 83), "x=0.5 y=0.75 z=3");
+		assertFalse(log.contains("GPU Gaussian Blur 3D:"), log);
+		for (int i = 0; i < 3; i++)
+			assertEquals(before[i], fields[i].get(null), "Gaussian Blur 3D's " + names[i] + " after a macro");
+		java.lang.reflect.Field sigma = GaussianBlurPlugin.class.getDeclaredField("lastSigma");
+		sigma.setAccessible(true);
+		Object sigmaBefore = sigma.get(null);
+		log = asMacro(arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), "GPU Gaussian Blur...", arg),
+			ImageJReference.noise("32-bit", 30, 20, 1, 84), "sigma=4.5");
+		assertFalse(log.contains("GPU Gaussian Blur:"), log);
+		assertEquals(sigmaBefore, sigma.get(null), "Gaussian Blur's lastSigma after a macro");
+	}
+
+	@Test
 	void gaussianBlurTakesSigma2WhenLeftOutWhateverTheDialogLastHad() throws Exception {
 		Display.required();
 		// the dialog's last sigma (and ImageJ's Gaussian Blur's) made a macro without sigma= blur
