@@ -54,6 +54,40 @@ class GaussianBlur3DPluginTest {
 	}
 
 	@Test
+	void aGpuFailureOnALaterVolumeNamesTheVolumesBlurredBeforeIt() {
+		// a GPU failure names the planes of its own volume only: the message adds which volume of
+		// the hyperstack it was and which ones before it hold the result. A mutation test found
+		// that naming one volume too many ("volumes 1-3" blurred, of a failure on volume 3) passed
+		// every test
+		String[] said = new String[4];
+		for (int i = 0; i < 4; i++)
+			said[i] = GaussianBlur3DPlugin.inVolume(new fiji.cuda.runtime.GpuException("GPU failed"), i, 4).getMessage();
+		assertEquals("GPU failed (volume 1 of 4)", said[0]);
+		assertEquals("GPU failed (volume 2 of 4; volume 1 is blurred)", said[1]);
+		assertEquals("GPU failed (volume 3 of 4; volumes 1-2 are blurred)", said[2]);
+		assertEquals("GPU failed (volume 4 of 4; volumes 1-3 are blurred)", said[3]);
+		fiji.cuda.runtime.GpuException one = new fiji.cuda.runtime.GpuException("GPU failed");
+		assertTrue(GaussianBlur3DPlugin.inVolume(one, 0, 1) == one, "a single volume's failure is left as it is");
+	}
+
+	@Test
+	void undoAfterATypeConversionTakesBackTheBlurNotTheConversion() {
+		// Image>Type>8-bit, then this blur, then Edit>Undo: a single image's blur is undoable as
+		// ImageJ's filters are, one step back. A mutation test found that leaving Undo as the
+		// conversion set it up passed every test: Undo then gave back the 16-bit image, the blur
+		// and the conversion both gone
+		ImagePlus imp = IJ.createImage("converted", "16-bit ramp", 17, 13, 1);
+		ij.Undo.setup(ij.Undo.TYPE_CONVERSION, imp); // as Image>Type>8-bit sets it up
+		new ij.process.ImageConverter(imp).convertToGray8();
+		ImagePlus converted = imp.duplicate();
+		assertEquals(1, GaussianBlur3DPlugin.blur(imp, 2, 2, 1));
+		assertFalse(ImageJReference.samePixels(converted, imp), "not blurred");
+		ImageJReference.undo(imp);
+		assertEquals(8, imp.getBitDepth(), "Undo took back the conversion");
+		assertTrue(ImageJReference.samePixels(converted, imp), "Undo did not take back the blur");
+	}
+
+	@Test
 	void aFailureAfterTheFirstVolumeWasWrittenMarksTheImageChangedAndSaysSo() {
 		// the progress bar failing inside the only volume, or the first of two, came out as the
 		// bare error: the volume was blurred, yet not marked changed, not redrawn, and not undoable
