@@ -97,6 +97,26 @@ class ProgressAndEscTest {
 	}
 
 	@Test
+	void anEscLeftOverFromBeforeDoesNotStopAVolumeBlur() {
+		// as for Local Threshold: Gaussian Blur 3D clears an Esc pressed before it started. A
+		// mutation test found that it no longer clearing it passed every test: an Esc meant for
+		// an earlier command stopped it before its first volume, the image left unblurred
+		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
+		try {
+			ImagePlus expected = twoVolumes(), imp = twoVolumes();
+			GaussianBlur3DPlugin.blur(expected, 1, 1, 1);
+			ij.IJ.setKeyDown(java.awt.event.KeyEvent.VK_ESCAPE);
+			assertTrue(ij.IJ.escapePressed());
+			String log = run(new GaussianBlur3DPlugin(), imp, "x=1 y=1 z=1");
+			assertFalse(log.contains("canceled"), log);
+			assertTrue(ImageJReference.samePixels(expected, imp), "the run did not blur every volume");
+		} finally {
+			ij.IJ.resetEscape();
+			fiji.cuda.runtime.GpuSettings.setDeviceChoice("auto");
+		}
+	}
+
+	@Test
 	void escStopsBetweenSlicesAndTheLogSaysWhatIsLeft() throws Exception {
 		// on the CPU, slice by slice: a GPU does these small stacks in one batch, before any Esc
 		fiji.cuda.runtime.GpuSettings.setDeviceChoice("cpu");
