@@ -95,6 +95,12 @@ class BadInputMessagesTest {
 		// it showed -2147483648, the radius cut to an int, not the one given
 		refused(c, new LocalThresholdPlugin(), noise("8-bit", 1), "method=Mean radius=-1e12",
 			"Radius must be a whole number of at least 1, not radius=-1000000000000.");
+		// it thresholded over radius 2, the fraction cut off (as Box Statistics refuses it)
+		refused(c, new LocalThresholdPlugin(), noise("8-bit", 1), "method=Mean radius=2.5",
+			"Radius must be a whole number of at least 1, not radius=2.5.");
+		// a 16 or 32-bit stack becomes 8-bit as a whole: without stack every slice was thresholded
+		refused(c, new LocalThresholdPlugin(), noise("16-bit", 3), "method=Mean radius=3",
+			"A 16-bit stack becomes 8-bit as a whole: check 'Stack' (the macro flag stack) to threshold every slice.");
 		refused(c, new LocalThresholdPlugin(), noise("8-bit", 1), "method=Otsu radius=3",
 			"Method must be Mean, Niblack, Sauvola or Phansalkar, not method=Otsu.");
 		refused(c, new LocalThresholdPlugin(), noise("16-bit", 1), "method=Niblack radius=3 parameter_2=Infinity",
