@@ -2,6 +2,7 @@ package fiji.cuda.ij;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,21 @@ class IntegralImagePluginTest {
 		String log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false));
 		// printed exactly: as "1.67772e+07" (printf's %g) it read as 2^24 itself, not above it
 		assertTrue(log.contains("GPU Integral Image: values reach 16777217 in \"w\", above 2^24 = 16777216"), log);
+	}
+
+	@Test
+	void aTableReachingExactly2To24IsNotWarnedAbout() {
+		// every integer up to 2^24 is exact in a float: a table that reaches 2^24 itself is exact,
+		// and a warning about it (said once a session) would be used up on a table that needs none.
+		// A mutation test found that warning at 2^24 passed every test
+		ImagePlus imp = IJ.createImage("exact", "8-bit black", 257, 257, 1);
+		byte[] p = (byte[]) imp.getProcessor().getPixels();
+		java.util.Arrays.fill(p, 0, 65793, (byte) 255);
+		p[65793] = 1; // 255 x 65793 + 1 = 16777216
+		IntegralImagePlugin.floatWarned = false;
+		String log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false));
+		assertFalse(log.contains("GPU Integral Image: values reach"), log);
+		assertFalse(IntegralImagePlugin.floatWarned, "the once-a-session warning was used up");
 	}
 
 	@Test
