@@ -113,6 +113,28 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aMacroWithoutMaxObjectsKeepsTheDialogsTenBestPerSlice() {
+		Display.required();
+		// max_objects left out is the dialog's first value, 10: twelve exact copies of the template
+		// give ten rectangles, the rest left out as the dialog's default leaves them. A mutation
+		// test found that another default passed every test
+		ImagePlus tpl = noise("8-bit", 9, 7, 1, 88);
+		tpl.setTitle("ten tpl");
+		ImagePlus scene = noise("8-bit", 160, 100, 1, 89);
+		for (int k = 0; k < 12; k++)
+			plant(scene, 1, tpl.getProcessor(), 5 + 25 * (k % 6), 10 + 45 * (k / 6));
+		tpl.show();
+		try {
+			String log = LocalThresholdPluginTest.asMacro(new TemplateMatchingPlugin(), scene,
+				"template=[ten tpl] score_threshold=0.99");
+			assertFalse(log.contains("GPU Template Matching:"), log);
+			assertEquals(10, scene.getOverlay().size(), "rectangles on the image");
+		} finally {
+			closeAll(ij.plugin.frame.RoiManager.getInstance(), tpl);
+		}
+	}
+
+	@Test
 	void flagsAreNotReadFromInsideBracketedValues() {
 		assertFalse(TemplateMatchingPlugin.flag("image=[cells stack 1] template=t.tif", "stack"));
 		assertFalse(TemplateMatchingPlugin.flag("image=a template=[/data/my flip set]", "flip"));
@@ -1229,6 +1251,57 @@ class TemplateMatchingPluginTest {
 		rt = TemplateMatchingPlugin.run(plain, tpl, everySliceAbove99(), CPU).table;
 		assertEquals(2, rt.getValue("Slice", 0));
 		assertFalse(rt.columnExists("Channel"));
+	}
+
+	@Test
+	void theDetectionsOfATimeSeriesSayTheirFrame() {
+		// a time series of one channel is no "hyperstack" to ImageJ (three dimensions), yet its
+		// slices are frames: its rows carry Channel, Z and Frame as a hyperstack's do. A mutation
+		// test found that giving those columns to hyperstacks only passed every test
+		ImagePlus tpl = noise("8-bit", 7, 6, 1, 90);
+		ImagePlus series = noise("8-bit", 40, 30, 4, 91);
+		series.setDimensions(1, 1, 4);
+		assertFalse(series.isHyperStack(), "the test image");
+		plant(series, 3, tpl.getProcessor(), 12, 9);
+		ResultsTable rt = TemplateMatchingPlugin.run(series, tpl, everySliceAbove99(), CPU).table;
+		assertEquals(1, rt.size());
+		assertEquals(List.of(3.0, 1.0, 1.0, 3.0), List.of(rt.getValue("Slice", 0), rt.getValue("Channel", 0),
+			rt.getValue("Z", 0), rt.getValue("Frame", 0)));
+	}
+
+	@Test
+	void theScoreMapShowsScoresFromMinusOneToOne() {
+		// scores lie between -1 and 1 whatever the image's values: the map shows that range, so
+		// that a weak best match does not look as bright as a perfect one, nor one map's grey another
+		// map's. A mutation test found that the map's own minimum and maximum passed every test
+		ImagePlus image = noise("16-bit", 60, 40, 2, 92);
+		ImagePlus tpl = noise("8-bit", 9, 7, 1, 93);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.scoreMap = true;
+		for (boolean stack : new boolean[] { false, true }) {
+			s.stack = stack;
+			ImagePlus map = TemplateMatchingPlugin.run(image, tpl, s, CPU).scoreMap;
+			assertEquals(-1, map.getDisplayRangeMin(), "stack " + stack);
+			assertEquals(1, map.getDisplayRangeMax(), "stack " + stack);
+		}
+	}
+
+	@Test
+	void nanOutsideTheTemplatesSelectionIsLeftOutNotRefused() {
+		// the refusal of a template with NaN pixels says to leave them out with a selection: NaN
+		// outside the selection must then be matched as the selection's template. A mutation test
+		// found that refusing it all the same passed every test
+		ImagePlus image = noise("32-bit", 60, 50, 1, 94), tpl = noise("32-bit", 12, 12, 1, 95);
+		tpl.getProcessor().setf(0, 0, Float.NaN); // a corner outside the oval
+		plant(image, 1, tpl.getProcessor(), 30, 20);
+		image.getProcessor().setf(30, 20, 5); // where the corner lies: NaN in the image would be matched over
+		tpl.setRoi(new OvalRoi(0, 0, 12, 12));
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.threshold = 0.99;
+		List<Detection> found = TemplateMatchingPlugin.run(image, tpl, s, CPU).detections;
+		assertEquals(1, found.size(), String.valueOf(found));
+		assertEquals(30, found.get(0).x);
+		assertEquals(20, found.get(0).y);
 	}
 
 	@Test
