@@ -91,6 +91,23 @@ class AlignSlicesPluginTest {
 		assertEquals(m.previous, d.previous);
 	}
 
+	@Test
+	void theDialogOffersTheSliceShownAsTheReferenceAndTheSelectionAsTheLandmark() throws Exception {
+		Display.required();
+		// the user aligns to the slice being looked at, on the rectangle drawn; without one the
+		// landmark offered is the middle half of the image. A mutation test found that offering
+		// slice 1 as the reference passed every test
+		ImagePlus imp = image("drift", DriftingStack.make(PixelType.UINT8, 60, 50, new double[4], new double[4], 1));
+		imp.setSlice(3);
+		// keys left out take the dialog's first values
+		AlignSlices.Settings d = (AlignSlices.Settings) throughTheDialog(imp, "margin=7");
+		assertEquals(2, d.reference, "the reference offered (0-based)");
+		assertArrayEquals(new int[] { 15, 12, 30, 25 }, new int[] { d.x, d.y, d.width, d.height }, "the middle half");
+		imp.setRoi(new OvalRoi(4, 6, 20, 10));
+		d = (AlignSlices.Settings) throughTheDialog(imp, "margin=7");
+		assertArrayEquals(new int[] { 4, 6, 20, 10 }, new int[] { d.x, d.y, d.width, d.height }, "the selection's bounds");
+	}
+
 	/** @return the dialog's settings, or what it threw, with ImageJ answering it from macro options */
 	private static Object throughTheDialog(ImagePlus imp, String options) throws InterruptedException {
 		Object[] got = new Object[1];
