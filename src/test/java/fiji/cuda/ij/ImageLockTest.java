@@ -194,6 +194,49 @@ class ImageLockTest {
 	}
 
 	@Test
+	void theMenuCommandsThatReadRunBesideAnotherRead() throws Exception {
+		// a script's template matching reading an image, and Box Statistics or Integral Image run
+		// on it meanwhile: reads share the image, so the menu commands must not refuse it as "in
+		// use" before their dialog. A mutation test found that refusing it passed every test
+		Display.required();
+		ImagePlus imp = IJ.createImage("read", "8-bit ramp", 40, 30, 2);
+		java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		Thread reader = new Thread(() -> ImagePlusPlanes.whileReading(imp, null, () -> {
+			reading.countDown();
+			try {
+				release.await();
+			} catch (InterruptedException e) {
+				Thread.currentThread().interrupt();
+			}
+			return null;
+		}));
+		reader.start();
+		reading.await();
+		try {
+			String[][] cases = { { "GPU Box Statistics", "radius=1 statistic=Mean stack" },
+				{ "GPU Integral Image", "table=Sum stack" } };
+			for (String[] c : cases) {
+				int[] before = ij.WindowManager.getIDList();
+				ij.plugin.PlugIn plugin = c[0].contains("Box") ? new BoxStatisticsPlugin() : new IntegralImagePlugin();
+				String log = LocalThresholdPluginTest.asMacro(plugin, imp, c[1]);
+				assertFalse(log.contains(c[0] + ":"), c[0] + ": " + log);
+				ImagePlus made = null;
+				for (int id : ij.WindowManager.getIDList())
+					if (before == null || java.util.Arrays.stream(before).noneMatch(b -> b == id))
+						made = ij.WindowManager.getImage(id);
+				assertTrue(made != null && made.getStackSize() == 2, c[0] + " made no result");
+				made.changes = false;
+				made.close();
+			}
+		} finally {
+			release.countDown();
+			reader.join();
+		}
+		assertFalse(imp.isLocked(), "the reads left the image locked");
+	}
+
+	@Test
 	void aReadOnAnInterruptedThreadReadsAndLeavesNoLock() throws Exception {
 		// the lock was given up on at once, yet taken all the same by the thread that takes the
 		// reads' locks: the read was refused and the image stayed locked against every change
