@@ -151,13 +151,9 @@ class ImageLockTest {
 		free.unlock();
 	}
 
-	@Test
-	void readsShareAnImageAndACommandThatWouldChangeItIsRefusedMeanwhile() throws Exception {
-		// ImageJ's lock is exclusive: two commands that only read one image refused each other
-		ImagePlus imp = IJ.createImage("shared", "8-bit ramp", 40, 30, 2);
-		ImagePlus tpl = IJ.createImage("shared tpl", "8-bit ramp", 5, 4, 1);
+	/** @return a thread, started, that reads {@code imp} (and {@code tpl}) until {@code release}; it holds the read when this returns */
+	private static Thread reading(ImagePlus imp, ImagePlus tpl, java.util.concurrent.CountDownLatch release) throws InterruptedException {
 		java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
-		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
 		Thread reader = new Thread(() -> ImagePlusPlanes.whileReading(imp, tpl, () -> {
 			reading.countDown();
 			try {
@@ -169,6 +165,16 @@ class ImageLockTest {
 		}));
 		reader.start();
 		reading.await();
+		return reader;
+	}
+
+	@Test
+	void readsShareAnImageAndACommandThatWouldChangeItIsRefusedMeanwhile() throws Exception {
+		// ImageJ's lock is exclusive: two commands that only read one image refused each other
+		ImagePlus imp = IJ.createImage("shared", "8-bit ramp", 40, 30, 2);
+		ImagePlus tpl = IJ.createImage("shared tpl", "8-bit ramp", 5, 4, 1);
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		Thread reader = reading(imp, tpl, release);
 		try {
 			ImagePlus box = ImagePlusPlanes.whileReading(imp, null, () -> BoxStatisticsPlugin.compute(imp,
 				fiji.cuda.integral.BoxStatistics.Statistic.MEAN, fiji.cuda.integral.Window.square(1), true));
@@ -200,19 +206,8 @@ class ImageLockTest {
 		// use" before their dialog. A mutation test found that refusing it passed every test
 		Display.required();
 		ImagePlus imp = IJ.createImage("read", "8-bit ramp", 40, 30, 2);
-		java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
 		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-		Thread reader = new Thread(() -> ImagePlusPlanes.whileReading(imp, null, () -> {
-			reading.countDown();
-			try {
-				release.await();
-			} catch (InterruptedException e) {
-				Thread.currentThread().interrupt();
-			}
-			return null;
-		}));
-		reader.start();
-		reading.await();
+		Thread reader = reading(imp, null, release);
 		try {
 			String[][] cases = { { "GPU Box Statistics", "radius=1 statistic=Mean stack" },
 				{ "GPU Integral Image", "table=Sum stack" } };

@@ -45,17 +45,9 @@ class MacroDefaultsTest {
 		// get 2 (a 5x5 window) in every session. A mutation test found that offering the macro the
 		// dialog's last radius passed every test
 		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 76);
-		java.lang.reflect.Field last = BoxStatisticsPlugin.class.getDeclaredField("lastRadius");
-		last.setAccessible(true);
-		Object before = last.get(null);
-		last.set(null, 7.0); // as after the dialog was used with radius 7
-		try {
-			ImagePlus got = result(new BoxStatisticsPlugin(), imp, "statistic=Mean");
-			assertEquals(imp.getTitle() + " mean 5x5", got.getTitle(), "the dialog's last radius");
-			got.close();
-		} finally {
-			last.set(null, before);
-		}
+		// as after the dialog was used with radius 7
+		assertEquals(imp.getTitle() + " mean 5x5", titleAfterDialog(BoxStatisticsPlugin.class, "lastRadius", 7.0,
+			new BoxStatisticsPlugin(), imp, "statistic=Mean"), "the dialog's last radius");
 	}
 
 	@Test
@@ -181,17 +173,9 @@ class MacroDefaultsTest {
 		// as for Box Statistics' radius: the dialog's last table is for the next dialog only. A
 		// mutation test found that offering the macro the dialog's last table passed every test
 		ImagePlus imp = ImageJReference.noise("8-bit", 30, 20, 1, 82);
-		java.lang.reflect.Field last = IntegralImagePlugin.class.getDeclaredField("lastTable");
-		last.setAccessible(true);
-		Object before = last.get(null);
-		last.set(null, "Both"); // as after the dialog was used with Both
-		try {
-			ImagePlus got = result(new IntegralImagePlugin(), imp, "stack");
-			assertEquals(imp.getTitle() + " sum table", got.getTitle(), "the dialog's last table");
-			got.close();
-		} finally {
-			last.set(null, before);
-		}
+		// as after the dialog was used with Both
+		assertEquals(imp.getTitle() + " sum table", titleAfterDialog(IntegralImagePlugin.class, "lastTable", "Both",
+			new IntegralImagePlugin(), imp, "stack"), "the dialog's last table");
 	}
 
 	@Test
@@ -243,6 +227,27 @@ class MacroDefaultsTest {
 	}
 
 	/** @return the image the command made from {@code imp} with these macro options */
+	/**
+	 * @return the title of the image {@code command} makes of {@code imp} from a macro's
+	 *         {@code options} while the static {@code field} of {@code cls}, what its dialog last
+	 *         had, holds {@code value}; the field is put back after
+	 */
+	private static String titleAfterDialog(Class<?> cls, String field, Object value, PlugIn command, ImagePlus imp, String options)
+		throws ReflectiveOperationException
+	{
+		java.lang.reflect.Field last = cls.getDeclaredField(field);
+		last.setAccessible(true);
+		Object before = last.get(null);
+		last.set(null, value);
+		try {
+			ImagePlus got = result(command, imp, options);
+			got.close();
+			return got.getTitle();
+		} finally {
+			last.set(null, before);
+		}
+	}
+
 	private static ImagePlus result(PlugIn command, ImagePlus imp, String options) {
 		ImagePlus[] shown = new ImagePlus[1];
 		String log = asMacro(arg -> {

@@ -308,10 +308,8 @@ class TiffFilesTest {
 		byte[] all = ramp(dir, 1);
 		entry(all, directories(all)[0], 273).putShort(2, (short) 121).putInt(4, (1 << 24) - 1).putInt(8, 8);
 		Path odd = Files.write(dir.resolve("odd.tif"), all);
-		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
-			// the first offset it reads is the file's bytes 8 to 11, which place the pixels past the end
-			assertEquals("false", TiffFiles.readable(odd.toString()));
-		}, "strip offsets of an unknown type held the check");
+		// the first offset it reads is the file's bytes 8 to 11, which place the pixels past the end
+		assertQuickly("false", odd, "strip offsets of an unknown type held the check");
 	}
 
 	@Test
@@ -372,9 +370,7 @@ class TiffFilesTest {
 			b.putInt(at + 26, d + 1 < later ? at + 30 : 0);
 		}
 		Path many = Files.write(dir.resolve("many.tif"), all);
-		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
-			assertEquals("true", TiffFiles.readable(many.toString()));
-		}, "the strips of directories ImageJ does not read held the check");
+		assertQuickly("true", many, "the strips of directories ImageJ does not read held the check");
 	}
 
 	@Test
@@ -506,6 +502,12 @@ class TiffFilesTest {
 		assertEquals(6, IJ.openImage(f.toString()).getStackSize(), "ImageJ opens it");
 		assertEquals("true", TiffFiles.readable(f.toString()));
 		assertEquals(6, TiffFiles.open(f.toString()).getStackSize());
+	}
+
+	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
+	private static void assertQuickly(String expected, Path file, String held) {
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
+			() -> assertEquals(expected, TiffFiles.readable(file.toString())), held);
 	}
 
 	/** @return the file's bytes, read in its byte order (ImageJ writes either, as its preferences say) */
