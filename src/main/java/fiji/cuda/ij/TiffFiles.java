@@ -200,10 +200,20 @@ public final class TiffFiles {
 		try {
 			return new Header(new ClosingDecoder(new Opener(), path, chain).read(), false, chain);
 		} catch (java.io.IOException e) {
-			return new Header(null, String.valueOf(e.getMessage()).contains("tiled"), chain);
+			return new Header(null, refusedAsTiled(e), chain);
 		} catch (RuntimeException | OutOfMemoryError e) {
 			return new Header(null, false, chain); // a corrupt entry count can ask for any amount of memory
 		}
+	}
+
+	/**
+	 * @param e what ImageJ's decoder threw
+	 * @return whether it refused the file as tiled ("ImageJ cannot open tiled TIFFs"); not a file
+	 *         that could not be opened, whose message holds its path, which may hold "tiled" too
+	 *         (a file removed after the walk, from a folder named for its tiled scans)
+	 */
+	static boolean refusedAsTiled(java.io.IOException e) {
+		return !(e instanceof java.io.FileNotFoundException) && String.valueOf(e.getMessage()).contains("tiled");
 	}
 
 	/**

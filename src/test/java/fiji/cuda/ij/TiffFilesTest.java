@@ -504,6 +504,23 @@ class TiffFilesTest {
 		assertEquals(6, TiffFiles.open(f.toString()).getStackSize());
 	}
 
+	@Test
+	void aFileThatCannotBeOpenedIsNotTakenForATiledOneByItsPath(@TempDir Path dir) throws Exception {
+		// the check tells a tiled TIFF by the word in the exception ImageJ's decoder throws; a file
+		// removed between the walk and the decoder threw one naming its path, and a folder of tiled
+		// scans made it "tiled": readable() then answered from the walk, "true", for a missing file
+		Path gone = dir.resolve("tiled scans").resolve("gone.tif");
+		assertEquals(false, TiffFiles.refusedAsTiled(new java.io.FileNotFoundException(gone + " (No such file or directory)")));
+		try {
+			new ij.io.RandomAccessStream(new java.io.RandomAccessFile(gone.toFile(), "r"));
+			org.junit.jupiter.api.Assertions.fail("the file does not exist");
+		} catch (java.io.IOException e) {
+			assertEquals(false, TiffFiles.refusedAsTiled(e), "what opening a missing file throws: " + e);
+		}
+		// what ImageJ's decoder throws for a tiled TIFF, which aWholeTiledTiffIsLeftToOpenAndACutOneRefused reads whole
+		assertEquals(true, TiffFiles.refusedAsTiled(new java.io.IOException("ImageJ cannot open tiled TIFFs.\nTry using the Bio-Formats plugin.")));
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
