@@ -91,6 +91,30 @@ class LocalThresholdGpuTest {
 	}
 
 	@Test
+	void phansalkarStretchesEachPlaneOfABatchByItsOwnRange() {
+		// the planes of a stack travel in one batch: each must be stretched by its own {min, max}.
+		// Stretched by the first plane's range, the plane above it would turn all 255 (one
+		// threshold everywhere) and, behind a constant first plane, none would be stretched
+		int w = 257, h = 131;
+		java.util.Random r = new java.util.Random(32);
+		byte[] narrow = new byte[w * h], above = new byte[w * h], wide = new byte[w * h], flat = new byte[w * h];
+		for (int i = 0; i < w * h; i++) {
+			narrow[i] = (byte) (40 + r.nextInt(64));
+			above[i] = (byte) (120 + r.nextInt(61));
+			wide[i] = (byte) r.nextInt(256);
+			flat[i] = (byte) 90;
+		}
+		for (byte[][] stack : new byte[][][] { { narrow, above, wide, flat }, { flat, above, narrow, wide } }) {
+			Planes img = Planes.wrap(w, h, new Object[] { stack[0], stack[1], stack[2], stack[3] });
+			LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.PHANSALKAR, 15, 0, 0, true);
+			Planes cpu = LocalThreshold.threshold(img, st, CPU), gpu = LocalThreshold.threshold(img, st, GPU);
+			for (int z = 0; z < 4; z++)
+				assertArrayEquals((byte[]) cpu.plane(z), (byte[]) gpu.plane(z), "plane " + z + (stack[0] == flat
+					? " behind a constant plane" : ""));
+		}
+	}
+
+	@Test
 	void eightBitThresholdsNearZeroAreTruncatedOnTheGpuAsOnTheCpu() {
 		// sparse bright spots on black: Niblack for black objects and Mean with C = 1 put T between
 		// -1 and 0 around them, where 8-bit pixels compare with the truncated T; both the wrap-around
