@@ -347,6 +347,24 @@ class TemplateMatchingGpuTest {
 				+ " mixed " + i);
 	}
 
+	@Test
+	void templatesOfOneWidthButNotOneHeightEachGetTheirOwnMap() {
+		// unmasked templates of one width and type but of several heights are no bank: its
+		// launch lays every template out and sizes every map by the first one's height
+		int[] heights = { 16, 24, 9 };
+		for (PixelType it : TYPES)
+			for (PixelType tt : TYPES) {
+				Planes image = TestImages.random(it, 150, 97, 1, 41 + it.ordinal());
+				List<Template> list = new ArrayList<>();
+				for (int i = 0; i < heights.length; i++)
+					list.add(new Template(template(tt, 16, heights[i], 70 + 10 * tt.ordinal() + i), null, i, 0, false));
+				List<float[]> maps = TemplateMatching.matchAll(image, 0, list, GPU);
+				for (int i = 0; i < list.size(); i++)
+					assertClose(NccReference.valid(image, 0, list.get(i).pixels, 0, null), maps.get(i), it + "/" + tt + " 16x"
+						+ heights[i]);
+			}
+	}
+
 	/**
 	 * A bank of bright 8-bit templates above 66051 pixels: their sums of products pass 2^32, so
 	 * the dp4a bank kernel (ncc_bank_u8_t8: too big for the tensor cores, small enough to stage
