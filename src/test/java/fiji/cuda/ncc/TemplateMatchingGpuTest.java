@@ -365,6 +365,26 @@ class TemplateMatchingGpuTest {
 			}
 	}
 
+	@Test
+	void aBankAgainstNonFiniteFloatPixelsGivesNaNOnlyWhereTheyAre() {
+		// a bank of one size against a 32-bit image holding NaN and infinity: the bank kernel
+		// reads the image's tables, which those values spoil for every window below and right
+		// of them, so such an image takes the direct sums template by template, as one template does
+		Planes image = TestImages.random(PixelType.FLOAT32, 150, 90, 1, 39);
+		float[] p = (float[]) image.plane(0);
+		p[20 * 150 + 30] = Float.NaN;
+		p[70 * 150 + 100] = Float.POSITIVE_INFINITY;
+		for (PixelType tt : TYPES) {
+			List<Template> bank = new ArrayList<>();
+			for (int k = 0; k < 3; k++)
+				bank.add(new Template(template(tt, 10, 6, 90 + 10 * tt.ordinal() + k), null, k, 0, false));
+			List<float[]> cpu = TemplateMatching.matchAll(image, 0, bank, CPU), gpu = TemplateMatching.matchAll(image, 0,
+				bank, GPU);
+			for (int k = 0; k < bank.size(); k++)
+				assertLikeCpu(cpu.get(k), gpu.get(k), "non-finite image, bank of " + tt + ", template " + k);
+		}
+	}
+
 	/**
 	 * A bank of bright 8-bit templates above 66051 pixels: their sums of products pass 2^32, so
 	 * the dp4a bank kernel (ncc_bank_u8_t8: too big for the tensor cores, small enough to stage
