@@ -254,6 +254,31 @@ class AlignSlicesGpuTest {
 	}
 
 	@Test
+	void aProgressFailingAfterAGroupWentDownNamesThatGroupsSlicesAlignedToo() {
+		// groups of one slice: slice 2 is recorded inside the pipeline, slices 3 and 4 after it,
+		// when slice 4's group is already being copied into its array. The listener breaking at
+		// slice 3 leaves that copy to finish: slice 4 then holds its result and must be named
+		Planes stack = fourSlices();
+		Settings s = fourSlicesSettings();
+		Planes cpu = stack.copy(), gpu = stack.copy();
+		AlignSlices.align(cpu, s, CPU);
+		int groups = AlignSlicesGpu.groupSlicesForTest;
+		AlignSlicesGpu.groupSlicesForTest = 1;
+		fiji.cuda.ops.PartlyDoneException e;
+		try {
+			fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.failingAtUpdate(2);
+			e = org.junit.jupiter.api.Assertions.assertThrows(fiji.cuda.ops.PartlyDoneException.class,
+				() -> AlignSlices.align(gpu, s, GPU.withProgress(failing)));
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = groups;
+		}
+		for (int z = 1; z < 4; z++)
+			assertTrue(java.util.Arrays.equals((short[]) cpu.plane(z), (short[]) gpu.plane(z)), "slice " + (z + 1)
+				+ " is not aligned");
+		assertTrue(e.getMessage().contains(AlignSlices.alignedPrefix(new int[] { 1, 2, 3 }, 3)), e.getMessage());
+	}
+
+	@Test
 	void aFlatLandmarkSliceKeepsItsNeighboursShiftOnBothPaths() {
 		double[] sx = { 0, 2, -1 }, sy = { 0, 1, 3 };
 		Planes stack = DriftingStack.make(PixelType.UINT16, 90, 80, sx, sy, 5);
