@@ -372,6 +372,43 @@ class AlignSlicesGpuTest {
 	}
 
 	@Test
+	void slicesLargerThanHalfAStagingChunkAreAlignedAsOnTheCpu() {
+		// a group travels through half a staging chunk: slices larger than that, though within
+		// one chunk, go slice by slice. 8-bit slices of 3/4 of a chunk, the drifting texture in
+		// the corner where the landmark is searched, seeded noise elsewhere (cheap to make)
+		long bytes = fiji.cuda.runtime.FaultInjection.stagingChunkBytes() * 3 / 4;
+		int w = 4096, h = (int) (bytes / w);
+		Planes corner = DriftingStack.make(PixelType.UINT8, 120, 100, new double[] { 0, 3, -5 }, new double[] { 0, -4, 2 },
+			53);
+		java.util.Random r = new java.util.Random(53);
+		Object[] planes = new Object[3];
+		for (int z = 0; z < 3; z++) {
+			byte[] p = new byte[w * h];
+			r.nextBytes(p);
+			for (int y = 0; y < 100; y++)
+				System.arraycopy(corner.plane(z), y * 120, p, y * w, 120);
+			planes[z] = p;
+		}
+		Planes stack = Planes.wrap(w, h, planes);
+		Settings s = fourSlicesSettings();
+		Planes cpu = stack.copy(), gpu = stack.copy();
+		List<Shift> want = AlignSlices.align(cpu, s, CPU), got;
+		int groups = AlignSlicesGpu.groupSlicesForTest;
+		AlignSlicesGpu.groupSlicesForTest = 0; // groups allowed, of the size the staging takes
+		try {
+			got = AlignSlices.align(gpu, s, GPU);
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = groups;
+		}
+		assertEquals(want.size(), got.size());
+		for (int z = 0; z < want.size(); z++) {
+			assertEquals(want.get(z).dx, got.get(z).dx, 0.0, "slice " + z);
+			assertEquals(want.get(z).dy, got.get(z).dy, 0.0, "slice " + z);
+		}
+		assertTrue(TestImages.sameBits(cpu, gpu), TestImages.diff(cpu, gpu).toString());
+	}
+
+	@Test
 	void aCanceledGroupedAlignmentLeavesAPrefixAlignedAndTheRestUntouched() {
 		// the pipeline has three groups in flight; a cancel stops new groups, finishes those
 		// started, and every slice ends either as aligned one by one or as it was
