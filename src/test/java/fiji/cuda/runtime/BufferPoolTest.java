@@ -7,6 +7,8 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
+import jcuda.driver.CUdeviceptr;
+
 /** The pool's size classes, which need no device. */
 class BufferPoolTest {
 
@@ -41,5 +43,21 @@ class BufferPoolTest {
 		assertEquals(256, BufferPool.exactSize(1));
 		assertEquals(256, BufferPool.exactSize(256));
 		assertEquals(512, BufferPool.exactSize(257));
+	}
+
+	@Test
+	void aBlockTakenFromTheCacheNoLongerCountsAsCached() {
+		// the count bounds the cache at a quarter of the device: counted twice, the pool would
+		// free blocks it should keep, and report idle memory that it does not hold
+		BufferPool pool = new BufferPool(1L << 30);
+		long cls = BufferPool.sizeClass(1 << 20);
+		// a block the pool caches without the driver (neither reuse nor caching calls it)
+		new DeviceBuffer(pool, null, new CUdeviceptr(), cls, cls).close();
+		assertEquals(cls, pool.cachedBytes());
+		DeviceBuffer again = pool.allocate(1 << 20, "reuse test", null);
+		assertEquals(cls, again.capacity());
+		assertEquals(0, pool.cachedBytes(), "a block handed out is still counted as cached");
+		again.close();
+		assertEquals(cls, pool.cachedBytes());
 	}
 }
