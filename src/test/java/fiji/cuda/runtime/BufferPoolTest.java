@@ -60,4 +60,16 @@ class BufferPoolTest {
 		again.close();
 		assertEquals(cls, pool.cachedBytes());
 	}
+
+	@Test
+	void aBufferClosedTwiceGoesBackToThePoolOnce() {
+		// a second close pushed the block onto the free list again: two later allocations got
+		// the same device memory, and the in-use count went below zero
+		BufferPool pool = new BufferPool(1L << 30);
+		long cls = BufferPool.sizeClass(1 << 20);
+		DeviceBuffer b = new DeviceBuffer(pool, null, new CUdeviceptr(), cls, cls);
+		b.close();
+		b.close();
+		assertEquals(cls, pool.cachedBytes(), "the block was cached twice");
+	}
 }
