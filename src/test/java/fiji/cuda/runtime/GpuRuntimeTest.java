@@ -438,4 +438,24 @@ class GpuRuntimeTest {
 		}
 		assertEquals("ran", g.run("After test", s -> "ran"));
 	}
+
+	@Test
+	void aDownloadWaitsForItsCopyBeforeReadingTheStaging() {
+		// the device clears the buffer 50 ms from now; the staging still holds the upload's sevens,
+		// so a download that read it before its copy arrived would bring back sevens, not zeros
+		int n = 1 << 20;
+		byte[] sevens = new byte[n], back = new byte[n];
+		java.util.Arrays.fill(sevens, (byte) 7);
+		java.util.Arrays.fill(back, (byte) 1);
+		Gpu.get().run("download wait test", g -> {
+			try (DeviceBuffer d = g.alloc(n)) {
+				g.upload(sevens, 0, n, d.ptr());
+				g.launch(g.function(SelfCheck.MODULE, "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 50_000_000L);
+				g.zero(d.ptr(), n);
+				g.download(d.ptr(), back, 0, n);
+			}
+			return null;
+		});
+		assertArrayEquals(new byte[n], back);
+	}
 }
