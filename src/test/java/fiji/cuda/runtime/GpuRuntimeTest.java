@@ -458,4 +458,22 @@ class GpuRuntimeTest {
 		});
 		assertArrayEquals(new byte[n], back);
 	}
+
+	@Test
+	void anUploadRefillsAStagingBufferOnlyOnceTheCopyReadingItIsDone() {
+		// three chunks through two staging buffers, queued behind a 100 ms hold: the first chunk's
+		// copy has not run when the third chunk is due in the same buffer, which must wait for it
+		int n = (int) (2 * FaultInjection.stagingChunkBytes() + 4096);
+		byte[] data = new byte[n], back = new byte[n];
+		new java.util.Random(35).nextBytes(data);
+		Gpu.get().run("upload wait test", g -> {
+			try (DeviceBuffer d = g.alloc(n)) {
+				g.launch(g.function(SelfCheck.MODULE, "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 100_000_000L);
+				g.upload(data, 0, n, d.ptr());
+				g.download(d.ptr(), back, 0, n);
+			}
+			return null;
+		});
+		assertArrayEquals(data, back);
+	}
 }
