@@ -476,4 +476,32 @@ class GpuRuntimeTest {
 		});
 		assertArrayEquals(data, back);
 	}
+
+	@Test
+	void drainWaitsForTheSideStreams() {
+		// a copy on a side stream, queued behind a 50 ms hold on that stream: once drain() returns
+		// the pinned buffer holds the device's sevens, not the ones it was filled with
+		int n = 1 << 20;
+		byte[] sevens = new byte[n];
+		java.util.Arrays.fill(sevens, (byte) 7);
+		byte[] got = Gpu.get().run("drain test", g -> {
+			try (DeviceBuffer d = g.alloc(n); HostBuffer h = g.pinned(n)) {
+				g.upload(sevens, 0, n, d.ptr());
+				g.sync();
+				java.nio.ByteBuffer hb = h.bytes();
+				for (int i = 0; i < n; i++)
+					hb.put(i, (byte) 1);
+				jcuda.driver.CUstream side = g.sideStream();
+				jcuda.Pointer args = jcuda.Pointer.to(jcuda.Pointer.to(new long[] { 50_000_000L }));
+				jcuda.driver.JCudaDriver.cuLaunchKernel(g.function(SelfCheck.MODULE, "runtime_hold"), 1, 1, 1, 1, 1, 1, 0,
+					side, args, null);
+				g.copyAsync(d.ptr(), h, n, side);
+				g.drain();
+				byte[] out = new byte[n];
+				h.bytes().get(out);
+				return out;
+			}
+		});
+		assertArrayEquals(sevens, got);
+	}
 }
