@@ -504,4 +504,28 @@ class GpuRuntimeTest {
 		});
 		assertArrayEquals(sevens, got);
 	}
+
+	@Test
+	void aDownloadThatFailsAtOnceReportsNothingWrittenAfterOneThatSucceeded() {
+		// a caller reads downloaded() to know which planes are done: the count of the download
+		// before must not stand for the one that failed before writing anything
+		int count = 1000;
+		byte[] a = new byte[count], b = new byte[count], c = new byte[count];
+		long[] got;
+		try {
+			got = Gpu.get().run("download count test", g -> {
+				try (DeviceBuffer d = g.alloc(2 * count)) {
+					g.zero(d.ptr(), 2 * count);
+					g.downloadAll(d.ptr(), new Object[] { a, b }, count);
+					assertEquals(2 * count, g.downloaded());
+					FaultInjection.failNextDownloadAtChunk(0);
+					assertThrows(jcuda.CudaException.class, () -> g.download(d.ptr(), c, 0, count));
+					return new long[] { g.downloaded(), g.downloadTouched() };
+				}
+			});
+		} finally {
+			FaultInjection.clear();
+		}
+		assertArrayEquals(new long[] { 0, 0 }, got, "downloaded, touched");
+	}
 }
