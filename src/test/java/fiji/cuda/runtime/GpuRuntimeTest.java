@@ -528,4 +528,21 @@ class GpuRuntimeTest {
 		}
 		assertArrayEquals(new long[] { 0, 0 }, got, "downloaded, touched");
 	}
+
+	@Test
+	void aCopyIntoTheArraysThatFailsLeavesItsChunkCountedTouchedButNotWritten() {
+		// three planes in one staging chunk, the last too short: the copy into the arrays fails,
+		// so none of the chunk counts as written, though all of it may have been touched
+		int count = 1000;
+		Object[] planes = { new byte[count], new byte[count], new byte[count / 2] };
+		long[] got = Gpu.get().run("write-back test", g -> {
+			try (DeviceBuffer d = g.alloc(3 * count)) {
+				g.zero(d.ptr(), 3 * count);
+				GpuException e = assertThrows(GpuException.class, () -> g.downloadAll(d.ptr(), planes, count));
+				assertTrue(e.getMessage().contains("IndexOutOfBounds"), e.getMessage());
+				return new long[] { g.downloaded(), g.downloadTouched() };
+			}
+		});
+		assertArrayEquals(new long[] { 0, 3 * count }, got, "downloaded, touched");
+	}
 }
