@@ -545,4 +545,21 @@ class GpuRuntimeTest {
 		});
 		assertArrayEquals(new long[] { 0, 3 * count }, got, "downloaded, touched");
 	}
+
+	@Test
+	void aDriverCallOutsideThePoolRunningOutOfMemoryIsAReasonToUseTheCpu() {
+		// not only the pool's allocations: any driver call that finds the device full (a module
+		// load, a stream, a library's workspace) must let the operation fall back, not fail it
+		Gpu g = Gpu.get();
+		long total = g.info().totalMemory;
+		GpuUnavailableException e = assertThrows(GpuUnavailableException.class, () -> g.run("Own alloc", s -> {
+			jcuda.driver.CUdeviceptr p = new jcuda.driver.CUdeviceptr();
+			jcuda.driver.JCudaDriver.cuMemAlloc(p, total + (1L << 30));
+			jcuda.driver.JCudaDriver.cuMemFree(p);
+			return null;
+		}));
+		assertTrue(e.getMessage().startsWith("Own alloc: "), e.getMessage());
+		assertEquals(GpuUnavailableException.OUT_OF_MEMORY, e.kind());
+		org.junit.jupiter.api.Assertions.assertSame(g, Gpu.get(), "an out-of-memory must not reset the GPU");
+	}
 }
