@@ -562,4 +562,24 @@ class GpuRuntimeTest {
 		assertEquals(GpuUnavailableException.OUT_OF_MEMORY, e.kind());
 		org.junit.jupiter.api.Assertions.assertSame(g, Gpu.get(), "an out-of-memory must not reset the GPU");
 	}
+
+	@Test
+	void aGpuObjectThatWasResetRefusesWorkAndSaysToTryAgain() {
+		// a thread that took the object before the reset must not run on it: its context, pool
+		// and streams are gone, and the next get() hands out another object
+		Gpu g = Gpu.get();
+		try {
+			FaultInjection.failNextFinishes(3); // the session's end sees an error its retry sees again: reset
+			assertThrows(GpuException.class, () -> g.run("reset test", s -> 1));
+		} finally {
+			FaultInjection.clear();
+		}
+		Gpu fresh = Gpu.get();
+		assertNotSame(g, fresh, "the GPU was not reset");
+		java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+		GpuException e = assertThrows(GpuException.class, () -> g.run("stale test", s -> ran.getAndSet(true)));
+		assertEquals("stale test: the GPU was reset meanwhile; try again", e.getMessage());
+		assertTrue(!ran.get(), "the task ran on the reset object");
+		assertEquals(Integer.valueOf(5), fresh.run("after the stale test", s -> 5));
+	}
 }
