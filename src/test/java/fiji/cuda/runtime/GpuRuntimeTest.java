@@ -582,4 +582,20 @@ class GpuRuntimeTest {
 		assertTrue(!ran.get(), "the task ran on the reset object");
 		assertEquals(Integer.valueOf(5), fresh.run("after the stale test", s -> 5));
 	}
+
+	@Test
+	void thePoolCachesNoMoreThanItsBound() {
+		// a pool bounded at 1 MiB keeps the first of two 1 MiB blocks closed and frees the second
+		// (the device's pool is bounded at a quarter of the device, too much to fill in a test)
+		long cached = Gpu.get().run("cache bound test", s -> {
+			BufferPool small = new BufferPool(1 << 20);
+			DeviceBuffer a = small.allocate(1 << 20, "cache bound test", s), b = small.allocate(1 << 20, "cache bound test", s);
+			a.close();
+			b.close();
+			long c = small.cachedBytes();
+			small.trim();
+			return c;
+		});
+		assertEquals(1 << 20, cached);
+	}
 }
