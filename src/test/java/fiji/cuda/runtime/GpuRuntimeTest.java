@@ -598,4 +598,28 @@ class GpuRuntimeTest {
 		});
 		assertEquals(1 << 20, cached);
 	}
+
+	@Test
+	void anAllocationThatDoesNotFitFreesTheCacheAndTriesItsClassAgain() {
+		// 1 GiB cached in the pool, 512 MiB free: 1 GiB + 1 byte (a class of 1.125 GiB) fits at
+		// its class only once the cache is freed, and at its exact size not even then, had the
+		// pool gone straight to the exact size
+		Gpu g = Gpu.get();
+		g.trimPool();
+		long want = (1L << 30) + 1;
+		long capacity = g.run("Retry", s -> {
+			BufferPool pool = new BufferPool(Long.MAX_VALUE);
+			pool.allocate(1L << 30, "Retry", s).close();
+			assertEquals(1L << 30, pool.cachedBytes());
+			jcuda.driver.CUdeviceptr filler = new jcuda.driver.CUdeviceptr();
+			jcuda.driver.JCudaDriver.cuMemAlloc(filler, s.freeMemory() - (512L << 20));
+			try (DeviceBuffer b = pool.allocate(want, "Retry", s)) {
+				return b.capacity();
+			} finally {
+				jcuda.driver.JCudaDriver.cuMemFree(filler);
+				pool.trim();
+			}
+		});
+		assertEquals(BufferPool.sizeClass(want), capacity);
+	}
 }
