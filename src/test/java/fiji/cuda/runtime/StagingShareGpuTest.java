@@ -116,4 +116,14 @@ class StagingShareGpuTest {
 		}
 		assertEquals(0, gpu.stagingsInUse());
 	}
+
+	@Test
+	void aCachedPairHandedOutCountsAsInUse() {
+		// sessions wait for a pair only when four are counted in use: a cached pair not counted
+		// let more sessions pin pairs of their own, and the count went below zero as they ended
+		Gpu gpu = Gpu.get();
+		gpu.run("warm-up", s -> null); // leaves a pair cached
+		assertEquals(1, (int) gpu.run("count test", s -> gpu.stagingsInUse()));
+		assertEquals(0, gpu.stagingsInUse());
+	}
 }
