@@ -126,4 +126,30 @@ class StagingShareGpuTest {
 		assertEquals(1, (int) gpu.run("count test", s -> gpu.stagingsInUse()));
 		assertEquals(0, gpu.stagingsInUse());
 	}
+
+	@Test
+	void pairsBeyondTheFourCachedAreFreedAndNoLongerCountedAsPinned() {
+		// six sessions, each opened inside the one before, hold six pairs: once they end, four stay
+		// cached and two are freed, and the pinned bytes count only the four
+		Gpu gpu = Gpu.get();
+		long oldWait = Gpu.stagingWaitMillis;
+		Gpu.stagingWaitMillis = 1; // the fifth and sixth sessions wait for no pair to come back
+		Set<PinnedBuffer[]> pairs = Collections.newSetFromMap(new IdentityHashMap<>());
+		try {
+			nest(gpu, 6, pairs);
+		} finally {
+			Gpu.stagingWaitMillis = oldWait;
+		}
+		assertEquals(6, pairs.size());
+		assertEquals(0, gpu.stagingsInUse());
+		long pair = 2 * FaultInjection.stagingChunkBytes();
+		assertTrue(gpu.pinnedBytes() <= 4 * pair, gpu.pinnedBytes() / pair + " staging pairs' worth of pinned bytes held");
+	}
+
+	private static int nest(Gpu gpu, int depth, Set<PinnedBuffer[]> pairs) {
+		return depth == 0 ? 0 : gpu.run("nested " + depth, s -> {
+			pairs.add(s.staging());
+			return nest(gpu, depth - 1, pairs);
+		});
+	}
 }
