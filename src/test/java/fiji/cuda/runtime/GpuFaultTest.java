@@ -38,6 +38,8 @@ class GpuFaultTest {
 		}));
 		// plain words first, the CUDA error in parentheses for a bug report
 		assertTrue(e.getMessage().startsWith("Fault test: ") && e.getMessage().contains(" (CUDA_ERROR_"), e.getMessage());
+		// not inside another session: the reset was done at once, and the message says so
+		assertTrue(e.getMessage().endsWith("; the GPU was reset"), e.getMessage());
 
 		// the next operation works: on a rebuilt GPU context, or on the CPU with a reason
 		Planes img = TestImages.random(PixelType.FLOAT32, 97, 89, 2, 11);
