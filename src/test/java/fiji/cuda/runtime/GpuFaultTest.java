@@ -40,6 +40,11 @@ class GpuFaultTest {
 		assertTrue(e.getMessage().startsWith("Fault test: ") && e.getMessage().contains(" (CUDA_ERROR_"), e.getMessage());
 		// not inside another session: the reset was done at once, and the message says so
 		assertTrue(e.getMessage().endsWith("; the GPU was reset"), e.getMessage());
+		// and the reset context is no longer current on this thread, where a script's next driver
+		// call would go to it
+		jcuda.driver.CUcontext now = new jcuda.driver.CUcontext();
+		jcuda.driver.JCudaDriver.cuCtxGetCurrent(now);
+		assertEquals(new jcuda.driver.CUcontext(), now, "the reset context is still current");
 
 		// the next operation works: on a rebuilt GPU context, or on the CPU with a reason
 		Planes img = TestImages.random(PixelType.FLOAT32, 97, 89, 2, 11);
