@@ -130,20 +130,28 @@ class StagingShareGpuTest {
 	@Test
 	void pairsBeyondTheFourCachedAreFreedAndNoLongerCountedAsPinned() {
 		// six sessions, each opened inside the one before, hold six pairs: once they end, four stay
-		// cached and two are freed, and the pinned bytes count only the four
+		// cached and two are freed. Four nested sessions first leave the cache full, so that the
+		// pinned bytes then (which also count buffers other tests in this JVM still hold) are what
+		// must be left after the six
 		Gpu gpu = Gpu.get();
 		long oldWait = Gpu.stagingWaitMillis;
 		Gpu.stagingWaitMillis = 1; // the fifth and sixth sessions wait for no pair to come back
 		Set<PinnedBuffer[]> pairs = Collections.newSetFromMap(new IdentityHashMap<>());
+		long full, after;
 		try {
+			nest(gpu, 4, pairs);
+			full = gpu.pinnedBytes();
+			pairs.clear();
 			nest(gpu, 6, pairs);
+			after = gpu.pinnedBytes();
 		} finally {
 			Gpu.stagingWaitMillis = oldWait;
 		}
 		assertEquals(6, pairs.size());
 		assertEquals(0, gpu.stagingsInUse());
 		long pair = 2 * FaultInjection.stagingChunkBytes();
-		assertTrue(gpu.pinnedBytes() <= 4 * pair, gpu.pinnedBytes() / pair + " staging pairs' worth of pinned bytes held");
+		// at most, not equal: an idle release may free the cache meanwhile
+		assertTrue(after <= full, (after - full) / pair + " staging pairs' worth of pinned bytes more than a full cache");
 	}
 
 	private static int nest(Gpu gpu, int depth, Set<PinnedBuffer[]> pairs) {
