@@ -184,6 +184,13 @@ class AlignSlicesGpuTest {
 			35);
 	}
 
+	/** @return {@link #fourSlices} and a copy aligned on the CPU path with {@link #fourSlicesSettings} */
+	private static Planes[] fourSlicesAndTheirCpuAlignment() {
+		Planes stack = fourSlices(), cpu = stack.copy();
+		AlignSlices.align(cpu, fourSlicesSettings(), CPU);
+		return new Planes[] { stack, cpu };
+	}
+
 	/** @return the settings the failure tests align {@link #fourSlices} with: whole pixels */
 	private static Settings fourSlicesSettings() {
 		Settings s = AlignSlicesTest.settings(40, 30, 40, 36, 9);
@@ -191,25 +198,35 @@ class AlignSlicesGpuTest {
 		return s;
 	}
 
+	/**
+	 * @return what aligning {@code gpu} throws, in groups of {@code group} slices (-1: slice by
+	 *         slice); the group size goes back as it was
+	 */
+	private static <E extends Throwable> E alignFailing(Class<E> type, Planes gpu, Settings s, ExecutionOptions opts,
+		int group) {
+		int groups = AlignSlicesGpu.groupSlicesForTest;
+		AlignSlicesGpu.groupSlicesForTest = group;
+		try {
+			return org.junit.jupiter.api.Assertions.assertThrows(type, () -> AlignSlices.align(gpu, s, opts));
+		} finally {
+			AlignSlicesGpu.groupSlicesForTest = groups;
+		}
+	}
+
 	@Test
 	void aForcedGpuFailingAfterASliceSaysWhichSlicesAreAligned() {
 		// slice by slice, two downloads a slice (its score map, then the slice): the fourth, slice
 		// 3's, fails. With the GPU forced nothing finishes the stack, so the error must say that
 		// slice 2 is aligned and the others are not.
-		Planes stack = fourSlices();
 		Settings s = fourSlicesSettings();
-		Planes cpu = stack.copy(), gpu = stack.copy();
-		AlignSlices.align(cpu, s, CPU);
-		int groups = AlignSlicesGpu.groupSlicesForTest;
-		AlignSlicesGpu.groupSlicesForTest = -1;
+		Planes[] made = fourSlicesAndTheirCpuAlignment();
+		Planes stack = made[0], cpu = made[1], gpu = stack.copy();
 		fiji.cuda.runtime.FaultInjection.failDownloadAfter(3, 0);
 		fiji.cuda.runtime.GpuException e;
 		try {
-			e = org.junit.jupiter.api.Assertions.assertThrows(fiji.cuda.runtime.GpuException.class,
-				() -> AlignSlices.align(gpu, s, GPU));
+			e = alignFailing(fiji.cuda.runtime.GpuException.class, gpu, s, GPU, -1);
 		} finally {
 			fiji.cuda.runtime.FaultInjection.clear();
-			AlignSlicesGpu.groupSlicesForTest = groups;
 		}
 		assertTrue(e.getMessage().contains("injected"), e.getMessage());
 		assertTrue(e.getMessage().contains("slice 2 is aligned"), e.getMessage());
@@ -258,20 +275,11 @@ class AlignSlicesGpuTest {
 		// groups of one slice: slice 2 is recorded inside the pipeline, slices 3 and 4 after it,
 		// when slice 4's group is already being copied into its array. The listener breaking at
 		// slice 3 leaves that copy to finish: slice 4 then holds its result and must be named
-		Planes stack = fourSlices();
 		Settings s = fourSlicesSettings();
-		Planes cpu = stack.copy(), gpu = stack.copy();
-		AlignSlices.align(cpu, s, CPU);
-		int groups = AlignSlicesGpu.groupSlicesForTest;
-		AlignSlicesGpu.groupSlicesForTest = 1;
-		fiji.cuda.ops.PartlyDoneException e;
-		try {
-			fiji.cuda.ops.Progress failing = fiji.cuda.TestProgress.failingAtUpdate(2);
-			e = org.junit.jupiter.api.Assertions.assertThrows(fiji.cuda.ops.PartlyDoneException.class,
-				() -> AlignSlices.align(gpu, s, GPU.withProgress(failing)));
-		} finally {
-			AlignSlicesGpu.groupSlicesForTest = groups;
-		}
+		Planes[] made = fourSlicesAndTheirCpuAlignment();
+		Planes cpu = made[1], gpu = made[0].copy();
+		fiji.cuda.ops.PartlyDoneException e = alignFailing(fiji.cuda.ops.PartlyDoneException.class, gpu, s,
+			GPU.withProgress(fiji.cuda.TestProgress.failingAtUpdate(2)), 1);
 		for (int z = 1; z < 4; z++)
 			assertTrue(java.util.Arrays.equals((short[]) cpu.plane(z), (short[]) gpu.plane(z)), "slice " + (z + 1)
 				+ " is not aligned");

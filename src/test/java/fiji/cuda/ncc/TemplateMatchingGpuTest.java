@@ -370,10 +370,7 @@ class TemplateMatchingGpuTest {
 		// a bank of one size against a 32-bit image holding NaN and infinity: the bank kernel
 		// reads the image's tables, which those values spoil for every window below and right
 		// of them, so such an image takes the direct sums template by template, as one template does
-		Planes image = TestImages.random(PixelType.FLOAT32, 150, 90, 1, 39);
-		float[] p = (float[]) image.plane(0);
-		p[20 * 150 + 30] = Float.NaN;
-		p[70 * 150 + 100] = Float.POSITIVE_INFINITY;
+		Planes image = nonFiniteImage(39);
 		for (PixelType tt : TYPES) {
 			List<Template> bank = new ArrayList<>();
 			for (int k = 0; k < 3; k++)
@@ -438,12 +435,18 @@ class TemplateMatchingGpuTest {
 		}
 	}
 
-	@Test
-	void nonFiniteFloatPixelsGiveNaNOnlyWhereTheyAre() {
-		Planes image = TestImages.random(PixelType.FLOAT32, 150, 90, 1, 11);
+	/** @return a random 150x90 32-bit image holding one NaN and one infinity, away from its edges */
+	private static Planes nonFiniteImage(long seed) {
+		Planes image = TestImages.random(PixelType.FLOAT32, 150, 90, 1, seed);
 		float[] p = (float[]) image.plane(0);
 		p[20 * 150 + 30] = Float.NaN;
 		p[70 * 150 + 100] = Float.POSITIVE_INFINITY;
+		return image;
+	}
+
+	@Test
+	void nonFiniteFloatPixelsGiveNaNOnlyWhereTheyAre() {
+		Planes image = nonFiniteImage(11);
 		for (PixelType tt : TYPES) {
 			Planes tpl = template(tt, 10, 6, 12);
 			assertLikeCpu(TemplateMatching.match(image, 0, tpl, 0, null, false, CPU),
