@@ -115,6 +115,28 @@ class LocalThresholdGpuTest {
 	}
 
 	@Test
+	void phansalkarLeavesAConstantSixteenOrThirtyTwoBitPlaneAllBackgroundOnTheGpuAsOnTheCpu() {
+		// Phansalkar normalises 16 and 32-bit pixels by the plane's range; a constant plane has
+		// none, and the device must not divide by it nor call the plane foreground
+		int w = 37, h = 23;
+		short[] s16 = new short[w * h];
+		float[] f32 = new float[w * h];
+		java.util.Arrays.fill(s16, (short) 1200);
+		java.util.Arrays.fill(f32, -3.5f);
+		for (Object plane : new Object[] { s16, f32 })
+			for (boolean white : new boolean[] { true, false }) {
+				Planes img = Planes.wrap(w, h, plane);
+				LocalThreshold.Settings st = LocalThreshold.Settings.of(LocalThreshold.Method.PHANSALKAR, 5, 0, 0, white);
+				String what = plane.getClass().getSimpleName() + (white ? " white" : " black");
+				Planes cpu = LocalThreshold.threshold(img, st, CPU), gpu = LocalThreshold.threshold(img, st, GPU);
+				byte[] c = (byte[]) cpu.plane(0);
+				for (byte b : c)
+					assertEquals(c[0], b, what + ": the CPU path gives a constant plane more than one value");
+				assertArrayEquals(c, (byte[]) gpu.plane(0), what);
+			}
+	}
+
+	@Test
 	void eightBitThresholdsNearZeroAreTruncatedOnTheGpuAsOnTheCpu() {
 		// sparse bright spots on black: Niblack for black objects and Mean with C = 1 put T between
 		// -1 and 0 around them, where 8-bit pixels compare with the truncated T; both the wrap-around
