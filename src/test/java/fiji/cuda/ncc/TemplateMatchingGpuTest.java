@@ -312,6 +312,38 @@ class TemplateMatchingGpuTest {
 			}
 	}
 
+	@Test
+	void splitsStagedInChunksThatDoNotDivideThemGiveTheSameScores() {
+		// a split of template rows taken in several chunks whose height does not divide it: the
+		// 31x17 template in 2 splits of 9 and 8 rows, 2 or 4 rows a chunk, so the last chunk of
+		// the first split holds 1 row and must stop at the split's end, not run on into rows the
+		// second split adds too. The hooks force it: the plan stages a whole split at once, and
+		// on a device of many multiprocessors the rule splits these maps into 1-row parts
+		for (PixelType it : TYPES)
+			for (PixelType tt : TYPES) {
+				Planes tpl = template(tt, 31, 17, 75 + tt.ordinal());
+				Planes image = imageFor(it, tpl, 76 + it.ordinal());
+				double[] ref = NccReference.valid(image, 0, tpl, 0, null);
+				for (TemplateMatchingGpu.Path p : new TemplateMatchingGpu.Path[] { TemplateMatchingGpu.Path.DIRECT,
+					TemplateMatchingGpu.Path.STREAM })
+					for (int rows : new int[] { 2, 4 }) {
+						try {
+							TemplateMatchingGpu.pathForTest = p;
+							TemplateMatchingGpu.splitsForTest = 2;
+							TemplateMatchingGpu.chunkRowsForTest = rows;
+							TemplateMatchingGpu.chunkQuadsForTest = 100; // every quad of a row
+							assertClose(ref, TemplateMatching.match(image, 0, tpl, 0, null, false, GPU), it + "/" + tt + " " + p
+								+ " in 2 splits, chunks of " + rows + " rows");
+						} finally {
+							TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+							TemplateMatchingGpu.splitsForTest = 0;
+							TemplateMatchingGpu.chunkRowsForTest = 0;
+							TemplateMatchingGpu.chunkQuadsForTest = 0;
+						}
+					}
+			}
+	}
+
 	@ParameterizedTest(name = "image {0}, template {1}")
 	@MethodSource("pairs")
 	void masksCountOnlyTheirPixels(PixelType it, PixelType tt) {
