@@ -702,6 +702,64 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
+	void peaksOfMapsHoldingNaNAreNeverNaNAndDetectionsAreThoseOfTheCpuPath() {
+		// windows over a NaN or an infinity of a 32-bit image score NaN, and a NaN is never a
+		// peak (Peaks.localMaxima): ncc_peaks must reject it at the threshold, since no neighbour
+		// compares above or equal to NaN. The peaks listed on the GPU are those of its maps, none
+		// at a NaN, and detect() finds the planted copies as the CPU path does
+		int[][] spots = { { 5, 40 }, { 110, 5 }, { 50, 70 }, { 120, 60 } };
+		for (PixelType tt : TYPES) {
+			Planes image = nonFiniteImage(53);
+			Planes tpl = template(tt, 16, 12, 54 + tt.ordinal());
+			for (int[] s : spots)
+				DetectionTest.plant(image, tpl, null, s[0], s[1]);
+			List<Planes> bank = List.of(tpl, template(tt, 16, 12, 57 + tt.ordinal()));
+			List<byte[]> masks = java.util.Collections.nCopies(2, null);
+			int mw = 150 - 16 + 1, mh = 90 - 12 + 1;
+			Detection box = new Detection(0, 0, 16, 12, 0, 0, 0, false, 0, 0, 0);
+			for (double threshold : new double[] { 0.0, 0.5 }) {
+				TemplateMatchingGpu.PeakList[] found = TemplateMatchingGpu.peaksBank(Gpu.get(), image, 0, bank, masks,
+					threshold);
+				float[][] maps = TemplateMatchingGpu.matchBank(Gpu.get(), image, 0, bank, masks);
+				for (int i = 0; i < 2; i++) {
+					String what = tt + " template " + i + " threshold " + threshold;
+					float[] cpu = TemplateMatching.match(image, 0, bank.get(i), 0, null, false, CPU);
+					assertLikeCpu(cpu, maps[i], what);
+					int nan = 0;
+					for (float v : maps[i])
+						if (Float.isNaN(v)) nan++;
+					assertEquals(2 * 16 * 12, nan, what + ": NaN scores in the map");
+					TemplateMatchingGpu.PeakList p = found[i];
+					assertTrue(p.map == null, what + ": the peaks overflowed the list");
+					for (int k : p.index)
+						assertTrue(!Float.isNaN(maps[i][k]), what + ": NaN score listed as a peak at " + k % mw + "," + k / mw);
+					for (boolean refine : new boolean[] { false, true }) {
+						List<Detection> expected = Peaks.localMaxima(maps[i], mw, mh, box, threshold, refine);
+						List<Detection> got = Peaks.fromPeaks(p.index, p.patches, mw, mh, box, refine);
+						if (threshold == 0 || i == 0) assertTrue(expected.size() > 0, what + ": nothing found");
+						assertEquals(expected.size(), got.size(), what + " refine " + refine + ": candidates");
+						for (int k = 0; k < got.size(); k++) {
+							Detection a = expected.get(k), b = got.get(k);
+							assertTrue(a.x == b.x && a.y == b.y && a.score == b.score && a.refinedX == b.refinedX
+								&& a.refinedY == b.refinedY, what + " refine " + refine + ": " + a + " vs " + b);
+						}
+					}
+				}
+			}
+			List<Detection> onGpu = TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 0.5, 20, 0.3, false,
+				null, GPU);
+			List<Detection> onCpu = TemplateMatching.detect(image, 0, Template.fromPlanes(tpl, null), 0.5, 20, 0.3, false,
+				null, CPU);
+			DetectionTest.assertFoundAt(onGpu, spots);
+			// the copies score 1 to within rounding, so the two paths may rank them differently
+			assertEquals(onCpu.size(), onGpu.size(), tt + ": detections " + onCpu + " vs " + onGpu);
+			for (Detection a : onCpu)
+				assertTrue(onGpu.stream().anyMatch(b -> a.x == b.x && a.y == b.y && Math.abs(a.score - b.score) <= TOLERANCE),
+					tt + ": " + a + " not among " + onGpu);
+		}
+	}
+
+	@Test
 	void inputIsNotModified() {
 		Planes image = TestImages.random(PixelType.FLOAT32, 90, 70, 1, 31);
 		Planes tpl = template(PixelType.UINT16, 12, 10, 32);
