@@ -293,23 +293,30 @@ class TemplateMatchingGpuTest {
 		double[] ref = NccReference.valid(image, 0, tpl, 0, null);
 		for (TemplateMatchingGpu.Path p : new TemplateMatchingGpu.Path[] { TemplateMatchingGpu.Path.DIRECT,
 			TemplateMatchingGpu.Path.STREAM })
-			for (int splits : new int[] { 2, 5, 17 }) {
-				try {
-					TemplateMatchingGpu.pathForTest = p;
-					TemplateMatchingGpu.splitsForTest = splits;
-					if (splits == 5) {
-						TemplateMatchingGpu.chunkRowsForTest = 2;
-						TemplateMatchingGpu.chunkQuadsForTest = 3;
-					}
-					assertClose(ref, TemplateMatching.match(image, 0, tpl, 0, null, false, GPU), it + "/" + tt + " " + p
-						+ " in " + splits + " splits");
-				} finally {
-					TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
-					TemplateMatchingGpu.splitsForTest = 0;
-					TemplateMatchingGpu.chunkRowsForTest = 0;
-					TemplateMatchingGpu.chunkQuadsForTest = 0;
-				}
-			}
+			for (int splits : new int[] { 2, 5, 17 })
+				assertClose(ref, matchPlanned(image, tpl, p, splits, splits == 5 ? 2 : 0, splits == 5 ? 3 : 0), it + "/" + tt
+					+ " " + p + " in " + splits + " splits");
+	}
+
+	/**
+	 * @return the map of {@code tpl} over {@code image} on path {@code p}, its rows in
+	 *         {@code splits} splits staged {@code chunkRows} rows and {@code chunkQuads} quads at a
+	 *         time (0: as the plan has it); the hooks go back to the plan's own choice
+	 */
+	private static float[] matchPlanned(Planes image, Planes tpl, TemplateMatchingGpu.Path p, int splits, int chunkRows,
+		int chunkQuads) {
+		try {
+			TemplateMatchingGpu.pathForTest = p;
+			TemplateMatchingGpu.splitsForTest = splits;
+			TemplateMatchingGpu.chunkRowsForTest = chunkRows;
+			TemplateMatchingGpu.chunkQuadsForTest = chunkQuads;
+			return TemplateMatching.match(image, 0, tpl, 0, null, false, GPU);
+		} finally {
+			TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+			TemplateMatchingGpu.splitsForTest = 0;
+			TemplateMatchingGpu.chunkRowsForTest = 0;
+			TemplateMatchingGpu.chunkQuadsForTest = 0;
+		}
 	}
 
 	@Test
@@ -326,21 +333,9 @@ class TemplateMatchingGpuTest {
 				double[] ref = NccReference.valid(image, 0, tpl, 0, null);
 				for (TemplateMatchingGpu.Path p : new TemplateMatchingGpu.Path[] { TemplateMatchingGpu.Path.DIRECT,
 					TemplateMatchingGpu.Path.STREAM })
-					for (int rows : new int[] { 2, 4 }) {
-						try {
-							TemplateMatchingGpu.pathForTest = p;
-							TemplateMatchingGpu.splitsForTest = 2;
-							TemplateMatchingGpu.chunkRowsForTest = rows;
-							TemplateMatchingGpu.chunkQuadsForTest = 100; // every quad of a row
-							assertClose(ref, TemplateMatching.match(image, 0, tpl, 0, null, false, GPU), it + "/" + tt + " " + p
-								+ " in 2 splits, chunks of " + rows + " rows");
-						} finally {
-							TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
-							TemplateMatchingGpu.splitsForTest = 0;
-							TemplateMatchingGpu.chunkRowsForTest = 0;
-							TemplateMatchingGpu.chunkQuadsForTest = 0;
-						}
-					}
+					for (int rows : new int[] { 2, 4 }) // 100 quads: every quad of a row
+						assertClose(ref, matchPlanned(image, tpl, p, 2, rows, 100), it + "/" + tt + " " + p
+							+ " in 2 splits, chunks of " + rows + " rows");
 			}
 	}
 
