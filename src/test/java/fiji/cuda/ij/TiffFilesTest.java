@@ -521,6 +521,38 @@ class TiffFilesTest {
 		assertEquals(true, TiffFiles.refusedAsTiled(new java.io.IOException("ImageJ cannot open tiled TIFFs.\nTry using the Bio-Formats plugin.")));
 	}
 
+	@Test
+	void aTiledTiffWithATilePastTheEndIsRefused(@TempDir Path dir) throws Exception {
+		// a tile is measured by its end, not its start, and by its own byte count: a last tile
+		// starting in the file and ending past it, or a later page's tile past the end, refuses the
+		// file (its directories whole, so only the walk's measure of the tiles tells it is cut)
+		Tiff t = new Tiff();
+		byte[] tiles = new byte[4 * 16 * 16];
+		new java.util.Random(13).nextBytes(tiles);
+		int data = t.put(tiles);
+		int[] arrays = new int[2];
+		for (int page = 0; page < 2; page++) {
+			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(32).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+			for (int i = 0; i < 4; i++)
+				b.putInt(data + 256 * i);
+			for (int i = 0; i < 4; i++)
+				b.putInt(256);
+			arrays[page] = t.put(b.array());
+			t.directory(new int[][] { { 256, 3, 1, 32 }, { 257, 3, 1, 32 }, { 258, 3, 1, 8 }, { 259, 3, 1, 1 },
+				{ 262, 3, 1, 1 }, { 277, 3, 1, 1 }, { 322, 3, 1, 16 }, { 323, 3, 1, 16 }, { 324, 4, 4, arrays[page] },
+				{ 325, 4, 4, arrays[page] + 16 } });
+		}
+		byte[] all = t.out.toByteArray();
+		assertEquals("true", cutAt(dir, "tiled.tif", all, all.length));
+		assertEquals(true, TiffFiles.tiled(dir.resolve("tiled.tif").toString()));
+		byte[] later = all.clone();
+		ordered(later).putInt(arrays[1] + 12, 1 << 20); // the second page's last tile lies past the end
+		assertEquals("false", cutAt(dir, "later.tif", later, later.length), "a later page's tile past the end");
+		byte[] first = all.clone();
+		ordered(first).putInt(arrays[0] + 12, all.length - 100); // the first page's last tile ends 156 bytes past the end
+		assertEquals("false", cutAt(dir, "first.tif", first, first.length), "a tile starting in the file and ending past it");
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
