@@ -467,20 +467,7 @@ class TiffFilesTest {
 		// the second into the buffer of the first: a length of -1 there is an IndexOutOfBoundsException
 		// from the file, which its open() does not catch, also where the first length has read the
 		// rest of the file. The check's own reading of the file returned "end of file" there instead
-		Tiff t = new Tiff();
-		int data = t.putRandom(new java.util.Random(12), 20 * 10);
-		java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(24).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-		// ImageJ's metadata header: its magic number, then one type (not one ImageJ knows) of two items
-		b.putInt(0x494a494a).putInt(0x7f000000).putInt(2);
-		// the lengths of the header and of the two items: the first runs past the end, the second is -1
-		b.putInt(12).putInt(1 << 20).putInt(-1);
-		int header = t.put(b.array());
-		int[][] gray = Tiff.gray8(20, 10, 10, new int[] { data }, 0, new int[] { 20 * 10 });
-		int[][] entries = Arrays.copyOf(gray, gray.length + 2);
-		entries[gray.length] = new int[] { 50838, 4, 3, header + 12 };
-		entries[gray.length + 1] = new int[] { 50839, 1, 12, header };
-		t.directory(entries);
-		Path f = Files.write(dir.resolve("metadata.tif"), t.out.toByteArray());
+		Path f = negativeMetadataLength(dir);
 		org.junit.jupiter.api.Assertions.assertThrows(IndexOutOfBoundsException.class,
 			() -> new ij.io.Opener().openImage(f.toString()), "ImageJ's open() throws on it");
 		assertEquals("false", TiffFiles.readable(f.toString()));
@@ -551,6 +538,42 @@ class TiffFilesTest {
 		byte[] first = all.clone();
 		ordered(first).putInt(arrays[0] + 12, all.length - 100); // the first page's last tile ends 156 bytes past the end
 		assertEquals("false", cutAt(dir, "first.tif", first, first.length), "a tile starting in the file and ending past it");
+	}
+
+	@Test
+	void aWholeTiffImageJsDecoderThrowsOnLeavesNoFileOpen(@TempDir Path dir) throws Exception {
+		// the decoder also throws on a file whose directories are whole (a negative metadata length),
+		// without closing it: the check closes it, or a folder of such files would run the macros
+		// out of file handles (aCutTiffLeavesNoFileOpen's file is no longer given to the decoder)
+		Object os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+		org.junit.jupiter.api.Assumptions.assumeTrue(os instanceof com.sun.management.UnixOperatingSystemMXBean,
+			"open files are counted on Unix only");
+		com.sun.management.UnixOperatingSystemMXBean unix = (com.sun.management.UnixOperatingSystemMXBean) os;
+		Path f = negativeMetadataLength(dir);
+		assertEquals("false", TiffFiles.readable(f.toString()));
+		long before = unix.getOpenFileDescriptorCount();
+		for (int i = 0; i < 200; i++)
+			TiffFiles.readable(f.toString());
+		long opened = unix.getOpenFileDescriptorCount() - before;
+		org.junit.jupiter.api.Assertions.assertTrue(opened < 20, opened + " files left open by 200 checks");
+	}
+
+	/** @return a TIFF whose ImageJ metadata gives a length of -1, at the end of the file, on which ImageJ's decoder throws */
+	private static Path negativeMetadataLength(Path dir) throws java.io.IOException {
+		Tiff t = new Tiff();
+		int data = t.putRandom(new java.util.Random(12), 20 * 10);
+		java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(24).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+		// ImageJ's metadata header: its magic number, then one type (not one ImageJ knows) of two items
+		b.putInt(0x494a494a).putInt(0x7f000000).putInt(2);
+		// the lengths of the header and of the two items: the first runs past the end, the second is -1
+		b.putInt(12).putInt(1 << 20).putInt(-1);
+		int header = t.put(b.array());
+		int[][] gray = Tiff.gray8(20, 10, 10, new int[] { data }, 0, new int[] { 20 * 10 });
+		int[][] entries = Arrays.copyOf(gray, gray.length + 2);
+		entries[gray.length] = new int[] { 50838, 4, 3, header + 12 };
+		entries[gray.length + 1] = new int[] { 50839, 1, 12, header };
+		t.directory(entries);
+		return Files.write(dir.resolve("metadata.tif"), t.out.toByteArray());
 	}
 
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
