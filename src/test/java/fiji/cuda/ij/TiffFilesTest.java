@@ -576,6 +576,32 @@ class TiffFilesTest {
 		return Files.write(dir.resolve("metadata.tif"), t.out.toByteArray());
 	}
 
+	@Test
+	void twoPagesOfPlanarSixteenBitRgbAreRefused(@TempDir Path dir) throws Exception {
+		// two pages are pages too: ImageJ's open() throws "Unknown stack type" on them as on three
+		Tiff t = new Tiff();
+		java.util.Random r = new java.util.Random(15);
+		for (int page = 0; page < 2; page++) {
+			int data = t.putRandom(r, 3 * 2 * 20 * 10);
+			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(30).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+			for (int c = 0; c < 3; c++)
+				b.putInt(data + 400 * c);
+			for (int c = 0; c < 3; c++)
+				b.putInt(400);
+			for (int c = 0; c < 3; c++)
+				b.putShort((short) 16);
+			int arrays = t.put(b.array());
+			t.directory(new int[][] { { 256, 3, 1, 20 }, { 257, 3, 1, 10 }, { 258, 3, 3, arrays + 24 }, { 259, 3, 1, 1 },
+				{ 262, 3, 1, 2 }, { 273, 4, 3, arrays }, { 277, 3, 1, 3 }, { 278, 3, 1, 10 }, { 279, 4, 3, arrays + 12 },
+				{ 284, 3, 1, 2 } });
+		}
+		Path pages = Files.write(dir.resolve("rgb48-planar-2.tif"), t.out.toByteArray());
+		assertEquals(2, ij.io.Opener.getTiffFileInfo(pages.toString()).length);
+		org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+			() -> new ij.io.Opener().openImage(pages.toString()), "ImageJ cannot open these");
+		assertEquals("false", TiffFiles.readable(pages.toString()));
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
