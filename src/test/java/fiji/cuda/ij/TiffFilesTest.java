@@ -602,6 +602,23 @@ class TiffFilesTest {
 		assertEquals("false", TiffFiles.readable(pages.toString()));
 	}
 
+	@Test
+	void aOneBitImageMissingTheLastByteOfItsLastRowIsRefused(@TempDir Path dir) throws Exception {
+		// a row of 20 one-bit pixels takes 3 bytes, the last partly: measured as 2, a file cut in
+		// its last rows' third bytes passed as whole
+		Tiff t = new Tiff();
+		int data = 8 + 2 + 12 * 8 + 4; // the pixels after the directory, so that the file can end in them
+		// no strip byte counts (ImageJ reads without): the pixels' size alone tells where they end
+		t.directory(new int[][] { { 256, 3, 1, 20 }, { 257, 3, 1, 10 }, { 258, 3, 1, 1 }, { 259, 3, 1, 1 }, { 262, 3, 1, 0 },
+			{ 273, 4, 1, data }, { 277, 3, 1, 1 }, { 278, 3, 1, 10 } });
+		assertEquals(data, t.putRandom(new java.util.Random(16), 3 * 10));
+		byte[] all = t.out.toByteArray();
+		assertEquals(ij.io.FileInfo.BITMAP, ij.io.Opener.getTiffFileInfo(Files.write(dir.resolve("b.tif"), all).toString())[0].fileType);
+		assertEquals("true", cutAt(dir, "whole.tif", all, all.length));
+		assertEquals(20, IJ.openImage(dir.resolve("whole.tif").toString()).getWidth(), "ImageJ opens it");
+		assertEquals("false", cutAt(dir, "short.tif", all, all.length - 1), "the last byte of the last row missing");
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
