@@ -619,6 +619,20 @@ class TiffFilesTest {
 		assertEquals("false", cutAt(dir, "short.tif", all, all.length - 1), "the last byte of the last row missing");
 	}
 
+	@Test
+	void aWholeTwelveBitImageIsReadable(@TempDir Path dir) throws Exception {
+		// packed 12-bit pixels take a byte and a half each: measured as 16-bit, a whole file was refused
+		Tiff t = new Tiff();
+		int data = 8 + 2 + 12 * 9 + 4; // the pixels after the directory: the file ends with them
+		t.directory(new int[][] { { 256, 3, 1, 20 }, { 257, 3, 1, 10 }, { 258, 3, 1, 12 }, { 259, 3, 1, 1 }, { 262, 3, 1, 1 },
+			{ 273, 4, 1, data }, { 277, 3, 1, 1 }, { 278, 3, 1, 10 }, { 279, 4, 1, 300 } });
+		assertEquals(data, t.putRandom(new java.util.Random(17), 20 * 10 * 3 / 2));
+		Path f = Files.write(dir.resolve("twelve.tif"), t.out.toByteArray());
+		assertEquals(ij.io.FileInfo.GRAY12_UNSIGNED, ij.io.Opener.getTiffFileInfo(f.toString())[0].fileType);
+		assertEquals(20, IJ.openImage(f.toString()).getWidth(), "ImageJ opens it");
+		assertEquals("true", TiffFiles.readable(f.toString()));
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
