@@ -633,6 +633,17 @@ class TiffFilesTest {
 		assertEquals("true", TiffFiles.readable(f.toString()));
 	}
 
+	@Test
+	void anImageOfFourGigabytesInAFileOfAFewHundredBytesIsRefused(@TempDir Path dir) throws Exception {
+		// 65536 x 32768 16-bit pixels are 4 GB, 2^32 bytes: in int arithmetic their size wrapped to
+		// 0, and the pixels seemed to end inside the file
+		Tiff t = new Tiff();
+		int data = t.putRandom(new java.util.Random(18), 100);
+		t.directory(new int[][] { { 256, 4, 1, 65536 }, { 257, 4, 1, 32768 }, { 258, 3, 1, 16 }, { 259, 3, 1, 1 }, { 262, 3, 1, 1 },
+			{ 273, 4, 1, data }, { 277, 3, 1, 1 }, { 278, 4, 1, 32768 }, { 279, 4, 1, 100 } });
+		assertEquals("false", cutAt(dir, "huge.tif", t.out.toByteArray(), t.out.size()));
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
