@@ -644,6 +644,27 @@ class TiffFilesTest {
 		assertEquals("false", cutAt(dir, "huge.tif", t.out.toByteArray(), t.out.size()));
 	}
 
+	@Test
+	void aCutTiffThatIsAlsoDicomIsRefused(@TempDir Path dir) throws Exception {
+		// ImageJ's Opener reads a TIFF with DICOM's "DICM" at byte 128 (GE scanners write them) with
+		// its TIFF decoder as well: cut short in its pixels, it opens as silently as any TIFF
+		Tiff t = new Tiff();
+		byte[] preamble = new byte[200];
+		preamble[120] = 'D';
+		preamble[121] = 'I';
+		preamble[122] = 'C';
+		preamble[123] = 'M';
+		t.put(preamble);
+		int data = t.out.size() + 2 + 12 * 9 + 4; // the pixels after the directory, so that the file can end in them
+		t.directory(Tiff.gray8(20, 10, 10, new int[] { data }, 0, new int[] { 200 }));
+		assertEquals(data, t.putRandom(new java.util.Random(19), 200));
+		byte[] all = t.out.toByteArray();
+		Path whole = Files.write(dir.resolve("dicom.tif"), all);
+		assertEquals(ij.io.Opener.TIFF_AND_DICOM, new ij.io.Opener().getFileType(whole.toString()));
+		assertEquals("true", TiffFiles.readable(whole.toString()));
+		assertEquals("false", cutAt(dir, "cut.tif", all, all.length - 1), "the last pixel missing");
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
