@@ -665,6 +665,25 @@ class TiffFilesTest {
 		assertEquals("false", cutAt(dir, "cut.tif", all, all.length - 1), "the last pixel missing");
 	}
 
+	@Test
+	void anArrayAnEntryPointsToIsMeasuredByTheSizeOfItsType(@TempDir Path dir) throws Exception {
+		// 3 SHORTs take 6 bytes, a RATIONAL 8: either running past the end is a file cut short,
+		// one ending where the file ends is not
+		for (int[] c : new int[][] { { 65000, 3, 3, -4, 0 }, { 282, 5, 1, -4, 0 }, { 282, 5, 1, -8, 1 }, { 65000, 3, 3, -6, 1 } }) {
+			Tiff t = new Tiff();
+			int data = t.putRandom(new java.util.Random(20), 200);
+			int[][] gray = Tiff.gray8(20, 10, 10, new int[] { data }, 0, new int[] { 200 });
+			int[][] entries = Arrays.copyOf(gray, gray.length + 1);
+			int end = t.out.size() + 2 + 12 * entries.length + 4 + 8; // 8 bytes after the directory
+			entries[gray.length] = new int[] { c[0], c[1], c[2], end + c[3] };
+			t.directory(entries);
+			t.putRandom(new java.util.Random(21), 8);
+			assertEquals(end, t.out.size());
+			String what = "tag " + c[0] + " of type " + c[1] + " from " + c[3] + " bytes before the end";
+			assertEquals(c[4] == 1 ? "true" : "false", cutAt(dir, "array.tif", t.out.toByteArray(), end), what);
+		}
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
