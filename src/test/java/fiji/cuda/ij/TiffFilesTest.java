@@ -684,6 +684,23 @@ class TiffFilesTest {
 		}
 	}
 
+	@Test
+	void aBigEndianFileReadPageByPageIsMeasuredInItsByteOrder(@TempDir Path dir) throws Exception {
+		// the strips of the directories after the first are measured in the file's byte order: an
+		// ImageJ stack whose description is not ImageJ's is read page by page, and big-endian as
+		// ImageJ writes it by default
+		byte[] all = ramp(dir, 3);
+		org.junit.jupiter.api.Assumptions.assumeTrue(all[0] == 'M', "ImageJ writes little-endian TIFFs here");
+		int first = directories(all)[0];
+		int description = entry(all, first, 270).getInt(8);
+		assertEquals('I', all[description]);
+		all[description] = 'i'; // "imageJ=...": no longer an ImageJ stack to the decoder
+		assertEquals(3, cutAt(dir, "pages.tif", all, all.length).equals("true") ? IJ.openImage(dir.resolve("pages.tif").toString()).getStackSize() : -1);
+		int third = directories(all)[2];
+		entry(all, third, 279).putInt(8, 1 << 20); // the last page's strip starts in the file and ends far past it
+		assertEquals("false", cutAt(dir, "long.tif", all, all.length), "the third page's strip ends past the end");
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
