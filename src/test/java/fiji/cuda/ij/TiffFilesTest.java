@@ -701,6 +701,20 @@ class TiffFilesTest {
 		assertEquals("false", cutAt(dir, "long.tif", all, all.length), "the third page's strip ends past the end");
 	}
 
+	@Test
+	void aFileOfTwentyPagesIsReadable(@TempDir Path dir) throws Exception {
+		// the walk keeps where the pages after the first lie, more than it first makes room for
+		Tiff t = new Tiff();
+		java.util.Random r = new java.util.Random(22);
+		for (int page = 0; page < 20; page++) {
+			int data = t.putRandom(r, 40 * 30);
+			t.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+		}
+		Path pages = Files.write(dir.resolve("pages.tif"), t.out.toByteArray());
+		assertEquals(20, IJ.openImage(pages.toString()).getStackSize());
+		assertEquals("true", TiffFiles.readable(pages.toString()));
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
