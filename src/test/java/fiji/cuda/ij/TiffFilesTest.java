@@ -715,6 +715,21 @@ class TiffFilesTest {
 		assertEquals("true", TiffFiles.readable(pages.toString()));
 	}
 
+	@Test
+	void aChainOfMoreThanAThousandDirectoriesIsWalkedToItsEnd(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder reads every one of 1100 pages: the last pointing past the end of the file,
+		// the file is cut short there
+		Tiff t = new Tiff();
+		for (int page = 0; page < 1100; page++) {
+			int data = t.put(new byte[] { (byte) page });
+			t.directory(Tiff.gray8(1, 1, 1, new int[] { data }, 0, new int[] { 1 }));
+		}
+		byte[] all = t.out.toByteArray();
+		assertEquals("true", cutAt(dir, "pages.tif", all, all.length));
+		ordered(all).putInt(t.lastNext, all.length + 1000);
+		assertEquals("false", cutAt(dir, "cut.tif", all, all.length), "a 1101st directory past the end");
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
