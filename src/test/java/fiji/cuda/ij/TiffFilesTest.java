@@ -730,6 +730,20 @@ class TiffFilesTest {
 		assertEquals("false", cutAt(dir, "cut.tif", all, all.length), "a 1101st directory past the end");
 	}
 
+	@Test
+	void aLastDirectoryMissingHalfItsLinkIsRefused(@TempDir Path dir) throws Exception {
+		// a directory ends with the 4 bytes of its link to the next: 2 of them missing, it is cut short.
+		// Blank pages: a walk that read what it had not loaded found 0 there, an end to the chain
+		Tiff t = new Tiff();
+		for (int page = 0; page < 3; page++) {
+			int data = t.put(new byte[40 * 30]);
+			t.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+		}
+		byte[] all = t.out.toByteArray();
+		for (int cut = 1; cut <= 3; cut++)
+			assertEquals("false", cutAt(dir, "cut.tif", all, all.length - cut), cut + " bytes of the link missing");
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
