@@ -744,6 +744,29 @@ class TiffFilesTest {
 			assertEquals("false", cutAt(dir, "cut.tif", all, all.length - cut), cut + " bytes of the link missing");
 	}
 
+	@Test
+	void aLoopThroughADirectoryOfAThousandEntriesIsRefused(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder stops at a directory of more than 1000 entries, not at one of 1000: it
+		// reads this one, and a chain coming back to it held it until the heap was full
+		int[][] gray = Tiff.gray8(20, 10, 10, new int[] { 0 }, 0, new int[] { 200 });
+		int[][] entries = Arrays.copyOf(gray, 1000);
+		for (int i = gray.length; i < entries.length; i++)
+			entries[i] = new int[] { 60000 + i, 3, 1, i }; // private tags ImageJ does not know
+		Tiff t = new Tiff();
+		int data = 8 + 2 + 12 * 1000 + 4;
+		entries[5] = new int[] { 273, 4, 1, data };
+		t.directory(entries);
+		assertEquals(data, t.putRandom(new java.util.Random(25), 200));
+		byte[] all = t.out.toByteArray();
+		assertEquals("true", cutAt(dir, "thousand.tif", all, all.length), "ImageJ's decoder reads a directory of 1000 entries");
+		ordered(all).putInt(t.lastNext, 8); // the directory points at itself
+		Path loop = Files.write(dir.resolve("loop.tif"), all);
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+			assertEquals("false", TiffFiles.readable(loop.toString()));
+			assertEquals(null, TiffFiles.open(loop.toString()));
+		}, "a loop through a directory of 1000 entries held the check");
+	}
+
 	/** Asserts that {@link TiffFiles#readable} answers {@code expected} of {@code file} within 5 s; {@code held} says what a timeout means */
 	private static void assertQuickly(String expected, Path file, String held) {
 		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
