@@ -558,6 +558,24 @@ class TiffFilesTest {
 		org.junit.jupiter.api.Assertions.assertTrue(opened < 20, opened + " files left open by 200 checks");
 	}
 
+	@Test
+	void anImageJStackWithMoreMetadataThanTheBufferHoldsIsRead(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder reads its metadata item by item, each whole: slice labels of 60 KB each,
+		// read from inside the check's buffer of 64 KB and past its end, are copied from the file,
+		// not from past the buffer
+		ImagePlus imp = IJ.createImage("x", "8-bit ramp", 20, 10, 3);
+		StringBuilder label = new StringBuilder();
+		for (int i = 0; i < 3000; i++)
+			label.append("label ").append(i).append('\n');
+		for (int slice = 1; slice <= 3; slice++)
+			imp.getStack().setSliceLabel(slice + ":" + label, slice);
+		Path f = dir.resolve("labels.tif");
+		IJ.saveAsTiff(imp, f.toString());
+		org.junit.jupiter.api.Assumptions.assumeTrue(Files.size(f) > 100_000, "ImageJ saved the labels");
+		assertEquals("true", TiffFiles.readable(f.toString()));
+		assertEquals(imp.getStack().getSliceLabel(3), TiffFiles.open(f.toString()).getStack().getSliceLabel(3));
+	}
+
 	/** @return a TIFF whose ImageJ metadata gives a length of -1, at the end of the file, on which ImageJ's decoder throws */
 	private static Path negativeMetadataLength(Path dir) throws java.io.IOException {
 		Tiff t = new Tiff();
