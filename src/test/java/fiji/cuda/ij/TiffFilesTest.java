@@ -24,17 +24,22 @@ class TiffFilesTest {
 		// ImageJ's decoder throws on this header without closing the file: a folder of such files
 		// ran the folder macros out of file handles, and every later image was skipped (the
 		// decoder is no longer given a file cut in its first directory; the check opens it too)
-		Object os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-		org.junit.jupiter.api.Assumptions.assumeTrue(os instanceof com.sun.management.UnixOperatingSystemMXBean,
-			"open files are counted on Unix only");
-		com.sun.management.UnixOperatingSystemMXBean unix = (com.sun.management.UnixOperatingSystemMXBean) os;
 		Path tif = dir.resolve("whole.tif");
 		IJ.saveAsTiff(IJ.createImage("x", "8-bit ramp", 64, 48, 1), tif.toString());
 		Path cut = Files.write(dir.resolve("cut.tif"), Arrays.copyOf(Files.readAllBytes(tif), 100));
 		assertEquals("false", TiffFiles.readable(cut.toString()));
+		assertFewFilesLeftOpen(cut);
+	}
+
+	/** Checks {@code file} 200 times and counts the file handles left open (Unix only). */
+	private static void assertFewFilesLeftOpen(Path file) {
+		Object os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+		org.junit.jupiter.api.Assumptions.assumeTrue(os instanceof com.sun.management.UnixOperatingSystemMXBean,
+			"open files are counted on Unix only");
+		com.sun.management.UnixOperatingSystemMXBean unix = (com.sun.management.UnixOperatingSystemMXBean) os;
 		long before = unix.getOpenFileDescriptorCount();
 		for (int i = 0; i < 200; i++)
-			TiffFiles.readable(cut.toString());
+			TiffFiles.readable(file.toString());
 		long opened = unix.getOpenFileDescriptorCount() - before;
 		org.junit.jupiter.api.Assertions.assertTrue(opened < 20, opened + " files left open by 200 checks");
 	}
@@ -229,28 +234,16 @@ class TiffFilesTest {
 	@Test
 	void pagesOfPlanarSixteenBitRgbAreRefused(@TempDir Path dir) throws Exception {
 		// ImageJ's open() threw IllegalArgumentException ("Unknown stack type") on them, which ended a
-		// folder batch there, with no summary; one such page alone opens
-		Tiff t = new Tiff();
-		java.util.Random r = new java.util.Random(7);
-		for (int page = 0; page < 3; page++) {
-			int data = t.putRandom(r, 3 * 2 * 20 * 10);
-			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(30).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-			for (int c = 0; c < 3; c++)
-				b.putInt(data + 400 * c);
-			for (int c = 0; c < 3; c++)
-				b.putInt(400);
-			for (int c = 0; c < 3; c++)
-				b.putShort((short) 16);
-			int arrays = t.put(b.array());
-			t.directory(new int[][] { { 256, 3, 1, 20 }, { 257, 3, 1, 10 }, { 258, 3, 3, arrays + 24 }, { 259, 3, 1, 1 },
-				{ 262, 3, 1, 2 }, { 273, 4, 3, arrays }, { 277, 3, 1, 3 }, { 278, 3, 1, 10 }, { 279, 4, 3, arrays + 12 },
-				{ 284, 3, 1, 2 } });
+		// folder batch there, with no summary; one such page alone opens. Two pages are pages too
+		for (int n : new int[] { 3, 2 }) {
+			Path pages = planarRgb48(dir, "rgb48-planar-" + n + ".tif", n, 5 * n);
+			ij.io.FileInfo[] info = ij.io.Opener.getTiffFileInfo(pages.toString());
+			assertEquals(ij.io.FileInfo.RGB48_PLANAR, info[0].fileType);
+			assertEquals(n, info.length);
+			org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+				() -> new ij.io.Opener().openImage(pages.toString()), n + " pages: ImageJ still cannot open these");
+			assertEquals("false", TiffFiles.readable(pages.toString()), n + " pages");
 		}
-		Path pages = Files.write(dir.resolve("rgb48-planar.tif"), t.out.toByteArray());
-		assertEquals(ij.io.FileInfo.RGB48_PLANAR, ij.io.Opener.getTiffFileInfo(pages.toString())[0].fileType);
-		org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-			() -> new ij.io.Opener().openImage(pages.toString()), "ImageJ still cannot open these: the check is needed");
-		assertEquals("false", TiffFiles.readable(pages.toString()));
 	}
 
 	@Test
@@ -545,17 +538,9 @@ class TiffFilesTest {
 		// the decoder also throws on a file whose directories are whole (a negative metadata length),
 		// without closing it: the check closes it, or a folder of such files would run the macros
 		// out of file handles (aCutTiffLeavesNoFileOpen's file is no longer given to the decoder)
-		Object os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-		org.junit.jupiter.api.Assumptions.assumeTrue(os instanceof com.sun.management.UnixOperatingSystemMXBean,
-			"open files are counted on Unix only");
-		com.sun.management.UnixOperatingSystemMXBean unix = (com.sun.management.UnixOperatingSystemMXBean) os;
 		Path f = negativeMetadataLength(dir);
 		assertEquals("false", TiffFiles.readable(f.toString()));
-		long before = unix.getOpenFileDescriptorCount();
-		for (int i = 0; i < 200; i++)
-			TiffFiles.readable(f.toString());
-		long opened = unix.getOpenFileDescriptorCount() - before;
-		org.junit.jupiter.api.Assertions.assertTrue(opened < 20, opened + " files left open by 200 checks");
+		assertFewFilesLeftOpen(f);
 	}
 
 	@Test
@@ -594,12 +579,11 @@ class TiffFilesTest {
 		return Files.write(dir.resolve("metadata.tif"), t.out.toByteArray());
 	}
 
-	@Test
-	void twoPagesOfPlanarSixteenBitRgbAreRefused(@TempDir Path dir) throws Exception {
-		// two pages are pages too: ImageJ's open() throws "Unknown stack type" on them as on three
+	/** @return a file of {@code pages} pages of 20 x 10 planar 16-bit RGB pixels, seeded at random */
+	private static Path planarRgb48(Path dir, String name, int pages, long seed) throws java.io.IOException {
 		Tiff t = new Tiff();
-		java.util.Random r = new java.util.Random(15);
-		for (int page = 0; page < 2; page++) {
+		java.util.Random r = new java.util.Random(seed);
+		for (int page = 0; page < pages; page++) {
 			int data = t.putRandom(r, 3 * 2 * 20 * 10);
 			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(30).order(java.nio.ByteOrder.LITTLE_ENDIAN);
 			for (int c = 0; c < 3; c++)
@@ -613,11 +597,7 @@ class TiffFilesTest {
 				{ 262, 3, 1, 2 }, { 273, 4, 3, arrays }, { 277, 3, 1, 3 }, { 278, 3, 1, 10 }, { 279, 4, 3, arrays + 12 },
 				{ 284, 3, 1, 2 } });
 		}
-		Path pages = Files.write(dir.resolve("rgb48-planar-2.tif"), t.out.toByteArray());
-		assertEquals(2, ij.io.Opener.getTiffFileInfo(pages.toString()).length);
-		org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-			() -> new ij.io.Opener().openImage(pages.toString()), "ImageJ cannot open these");
-		assertEquals("false", TiffFiles.readable(pages.toString()));
+		return Files.write(dir.resolve(name), t.out.toByteArray());
 	}
 
 	@Test
