@@ -135,6 +135,12 @@ class TiffFilesTest {
 			return put(b);
 		}
 
+		/** Appends a page of {@code w} x {@code h} random 8-bit pixels in one strip, then its directory. */
+		void grayPage(java.util.Random r, int w, int h) {
+			int data = putRandom(r, w * h);
+			directory(gray8(w, h, h, new int[] { data }, 0, new int[] { w * h }));
+		}
+
 		/** Appends a directory of these entries and chains it after the last one. */
 		void directory(int[][] entries) {
 			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(2 + 12 * entries.length + 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -188,8 +194,7 @@ class TiffFilesTest {
 		Tiff t = new Tiff();
 		java.util.Random r = new java.util.Random(4);
 		for (int page = 0; page < 6; page++) {
-			int data = t.putRandom(r, 100 * 100);
-			t.directory(Tiff.gray8(100, 100, 100, new int[] { data }, 0, new int[] { 100 * 100 }));
+			t.grayPage(r, 100, 100);
 		}
 		byte[] all = t.out.toByteArray();
 		Path whole = Files.write(dir.resolve("pages.tif"), all);
@@ -206,14 +211,14 @@ class TiffFilesTest {
 			assertEquals("false", cutAt(dir, "ij-" + cutAt + ".tif", Files.readAllBytes(ij), cutAt), "ImageJ stack cut at " + cutAt);
 		}
 	}
-	@Test
-	void aWholeTiledTiffIsLeftToOpenAndACutOneRefused(@TempDir Path dir) throws Exception {
-		// ImageJ's decoder refuses tiles, and its Opener then tries the other readers (Bio-Formats in
-		// Fiji) without throwing: a whole tiled file must not be skipped, a cut one must
-		Tiff t = new Tiff();
-		byte[] tiles = new byte[4 * 16 * 16];
-		new java.util.Random(6).nextBytes(tiles);
-		int data = t.put(tiles);
+
+	/**
+	 * Adds a page of 32 x 32 8-bit pixels in four 16 x 16 tiles, those of 256 bytes each at
+	 * {@code data}: their offsets and byte counts, then the directory.
+	 *
+	 * @return where the tile offsets lie (the byte counts follow, 16 bytes on)
+	 */
+	private static int tiledPage(Tiff t, int data) {
 		java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(32).order(java.nio.ByteOrder.LITTLE_ENDIAN);
 		for (int i = 0; i < 4; i++)
 			b.putInt(data + 256 * i);
@@ -223,6 +228,16 @@ class TiffFilesTest {
 		t.directory(new int[][] { { 256, 3, 1, 32 }, { 257, 3, 1, 32 }, { 258, 3, 1, 8 }, { 259, 3, 1, 1 },
 			{ 262, 3, 1, 1 }, { 277, 3, 1, 1 }, { 322, 3, 1, 16 }, { 323, 3, 1, 16 }, { 324, 4, 4, arrays },
 			{ 325, 4, 4, arrays + 16 } });
+		return arrays;
+	}
+
+	@Test
+	void aWholeTiledTiffIsLeftToOpenAndACutOneRefused(@TempDir Path dir) throws Exception {
+		// ImageJ's decoder refuses tiles, and its Opener then tries the other readers (Bio-Formats in
+		// Fiji) without throwing: a whole tiled file must not be skipped, a cut one must
+		Tiff t = new Tiff();
+		int data = t.putRandom(new java.util.Random(6), 4 * 16 * 16);
+		int arrays = tiledPage(t, data);
 		byte[] all = t.out.toByteArray();
 		Path whole = Files.write(dir.resolve("tiled.tif"), all);
 		assertEquals(true, TiffFiles.tiled(whole.toString()));
@@ -255,8 +270,7 @@ class TiffFilesTest {
 		java.util.Random r = new java.util.Random(8);
 		int first = -1;
 		for (int page = 0; page < 2; page++) {
-			int data = t.putRandom(r, 40 * 30);
-			t.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+			t.grayPage(r, 40, 30);
 			if (page == 0) first = t.lastNext - 2 - 12 * 9;
 		}
 		byte[] all = t.out.toByteArray();
@@ -389,8 +403,7 @@ class TiffFilesTest {
 		java.util.Random r = new java.util.Random(9);
 		Tiff t = new Tiff();
 		for (int page = 0; page < 3; page++) {
-			int data = t.putRandom(r, 40 * 30);
-			t.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+			t.grayPage(r, 40, 30);
 		}
 		t.directory(new int[0][]);
 		byte[] back = t.out.toByteArray();
@@ -507,21 +520,10 @@ class TiffFilesTest {
 		// starting in the file and ending past it, or a later page's tile past the end, refuses the
 		// file (its directories whole, so only the walk's measure of the tiles tells it is cut)
 		Tiff t = new Tiff();
-		byte[] tiles = new byte[4 * 16 * 16];
-		new java.util.Random(13).nextBytes(tiles);
-		int data = t.put(tiles);
+		int data = t.putRandom(new java.util.Random(13), 4 * 16 * 16);
 		int[] arrays = new int[2];
-		for (int page = 0; page < 2; page++) {
-			java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(32).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-			for (int i = 0; i < 4; i++)
-				b.putInt(data + 256 * i);
-			for (int i = 0; i < 4; i++)
-				b.putInt(256);
-			arrays[page] = t.put(b.array());
-			t.directory(new int[][] { { 256, 3, 1, 32 }, { 257, 3, 1, 32 }, { 258, 3, 1, 8 }, { 259, 3, 1, 1 },
-				{ 262, 3, 1, 1 }, { 277, 3, 1, 1 }, { 322, 3, 1, 16 }, { 323, 3, 1, 16 }, { 324, 4, 4, arrays[page] },
-				{ 325, 4, 4, arrays[page] + 16 } });
-		}
+		for (int page = 0; page < 2; page++)
+			arrays[page] = tiledPage(t, data);
 		byte[] all = t.out.toByteArray();
 		assertEquals("true", cutAt(dir, "tiled.tif", all, all.length));
 		assertEquals(true, TiffFiles.tiled(dir.resolve("tiled.tif").toString()));
@@ -705,8 +707,7 @@ class TiffFilesTest {
 		Tiff t = new Tiff();
 		java.util.Random r = new java.util.Random(22);
 		for (int page = 0; page < 20; page++) {
-			int data = t.putRandom(r, 40 * 30);
-			t.directory(Tiff.gray8(40, 30, 30, new int[] { data }, 0, new int[] { 40 * 30 }));
+			t.grayPage(r, 40, 30);
 		}
 		Path pages = Files.write(dir.resolve("pages.tif"), t.out.toByteArray());
 		assertEquals(20, IJ.openImage(pages.toString()).getStackSize());
