@@ -98,6 +98,12 @@ final class TemplateMatchingGpu {
 	 * overwrite a template that a running kernel still reads.
 	 */
 	private static final Object CONSTANT_TEMPLATE = new Object();
+	/**
+	 * For tests: called on the launching thread between a direct launch's copy into constant
+	 * memory and its kernel, with the lock held, so that a test can hold the stream there and
+	 * show that no other caller's template reaches the kernel meanwhile.
+	 */
+	static volatile java.util.function.Consumer<GpuSession> afterConstantCopyForTest;
 
 	private TemplateMatchingGpu() {}
 
@@ -485,6 +491,8 @@ final class TemplateMatchingGpu {
 			}
 			synchronized (CONSTANT_TEMPLATE) {
 				s.copyToConstant(MODULE, "c_ncc_tpl", constantWords.ptr(), constantWords.size());
+				java.util.function.Consumer<GpuSession> hook = afterConstantCopyForTest;
+				if (hook != null) hook.accept(s);
 				enqueue();
 				s.sync();
 			}

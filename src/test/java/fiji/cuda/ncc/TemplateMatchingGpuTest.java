@@ -796,6 +796,41 @@ class TemplateMatchingGpuTest {
 	}
 
 	@Test
+	void aSecondCallerWaitsUntilTheFirstDirectKernelHasReadItsTemplateFromConstantMemory() throws Exception {
+		// The first caller's stream is held for 200 ms right after its template went into
+		// constant memory; the second caller, on a stream of its own, must not write its own
+		// template there before the first kernel has run, or that kernel scores the wrong one.
+		Planes imageA = TestImages.random(PixelType.UINT8, 90, 70, 1, 4242);
+		Planes imageB = TestImages.random(PixelType.UINT8, 80, 60, 1, 4343);
+		Planes tplA = template(PixelType.UINT8, 9, 7, 4444), tplB = template(PixelType.UINT8, 13, 11, 4545);
+		float[] cpuA = TemplateMatching.match(imageA, 0, tplA, 0, null, false, CPU);
+		float[] cpuB = TemplateMatching.match(imageB, 0, tplB, 0, null, false, CPU);
+		java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+		ExecutorService ex = Executors.newSingleThreadExecutor();
+		TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.DIRECT;
+		try {
+			Future<float[]> first = ex.submit(() -> {
+				Thread a = Thread.currentThread();
+				TemplateMatchingGpu.afterConstantCopyForTest = s -> {
+					if (Thread.currentThread() != a || held.getCount() == 0)
+						return;
+					s.launch(s.function("runtime", "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 200_000_000L);
+					held.countDown();
+				};
+				return TemplateMatching.match(imageA, 0, tplA, 0, null, false, GPU);
+			});
+			assertTrue(held.await(60, TimeUnit.SECONDS), "the first caller never reached its direct launch");
+			float[] gpuB = TemplateMatching.match(imageB, 0, tplB, 0, null, false, GPU);
+			assertLikeCpu(cpuA, first.get(60, TimeUnit.SECONDS), "first caller, 9x7 template");
+			assertLikeCpu(cpuB, gpuB, "second caller, 13x11 template");
+		} finally {
+			TemplateMatchingGpu.afterConstantCopyForTest = null;
+			TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.AUTO;
+			ex.shutdownNow();
+		}
+	}
+
+	@Test
 	void aWaitThatFailsWhileBuffersGoBackLosesNoneOfThem() {
 		// a 40x40 16-bit template takes the streamed kernel, which never waits for the stream
 		// itself: the first wait is the launch's close, the second the tables' close
