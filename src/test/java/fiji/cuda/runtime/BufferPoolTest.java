@@ -72,4 +72,46 @@ class BufferPoolTest {
 		b.close();
 		assertEquals(cls, pool.cachedBytes(), "the block was cached twice");
 	}
+
+	@Test
+	void callersOnManyThreadsNeverShareACachedBlockAndTheCountsAddUp() throws Exception {
+		// the free lists are plain deques: read or changed without the pool's lock, two callers
+		// got the same block, or a block was lost. Blocks made without the driver stay in the
+		// cache, so every allocation below is a cache hit and the loop runs at full speed.
+		BufferPool pool = new BufferPool(1L << 30);
+		long cls = BufferPool.sizeClass(1 << 16);
+		int threads = 4, blocks = 2 * threads, rounds = 500_000;
+		for (int i = 0; i < blocks; i++)
+			new DeviceBuffer(pool, null, new CUdeviceptr(), cls, cls).close();
+		long inUse = pool.inUseBytes(); // below 0: the blocks made here were never counted as handed out
+		java.util.Set<CUdeviceptr> held = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+		java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newFixedThreadPool(threads);
+		try {
+			java.util.List<java.util.concurrent.Future<String>> fs = new java.util.ArrayList<>();
+			for (int t = 0; t < threads; t++)
+				fs.add(ex.submit(() -> {
+					for (int r = 0; r < rounds; r++) {
+						DeviceBuffer b = pool.allocate(1 << 16, "pool test", null);
+						CUdeviceptr p = b.rawPtr();
+						synchronized (held) {
+							if (!held.add(p)) return "round " + r + ": a block held by another caller was handed out";
+						}
+						synchronized (held) {
+							held.remove(p);
+						}
+						b.close();
+					}
+					return null;
+				}));
+			for (java.util.concurrent.Future<String> f : fs)
+				assertEquals(null, f.get(120, java.util.concurrent.TimeUnit.SECONDS));
+		} finally {
+			ex.shutdownNow();
+		}
+		assertEquals(blocks * cls, pool.cachedBytes(), "cached bytes after every block came back");
+		assertEquals(inUse, pool.inUseBytes(), "bytes in use after every block came back");
+		for (int i = 0; i < blocks; i++)
+			pool.allocate(1 << 16, "pool test", null);
+		assertEquals(0, pool.cachedBytes(), "the cache did not hold each block exactly once");
+	}
 }
