@@ -206,6 +206,40 @@ class GaussianBlurGpuTest {
 	}
 
 	@Test
+	void aNanExactlyOneRadiusOutsideASelectionReachesItsEdgeOnTheRadiusClasses() {
+		// The selection's last row and column need the input exactly R beyond them: the last
+		// halo row staged by the column pass, the last row the X pass blurs, and the selection's
+		// offset into the plane, none of which the scattered NaN of floatRadiusClassesMatchCpu hit.
+		// A NaN placed there must reach the selection's edge, as on the CPU.
+		double acc = GaussianKernel.defaultAccuracy(PixelType.FLOAT32);
+		// x a multiple of 4: the column pass stages rows in 16-byte pieces; one radius per module
+		Region roi = new Region(132, 70, 128, 128, null);
+		for (int target : new int[] { 30, 40, 50, 64 }) {
+			double sigma = 5;
+			while (GaussianKernel.imagej(sigma, acc, 600).radius() < target)
+				sigma += 0.01;
+			int r = GaussianKernel.imagej(sigma, acc, 600).radius();
+			assertEquals(target, r, "sigma " + sigma);
+			assertTrue(GaussianBlurKernels.fixedClass(r) > 0, "radius " + r + " is not on a class kernel");
+			Planes gpu = TestImages.random(PixelType.FLOAT32, 600, 500, 1, 900 + r);
+			float[] p = (float[]) gpu.plane(0);
+			int last = roi.y + roi.height - 1, right = roi.x + roi.width - 1;
+			p[(last + r) * 600 + 150] = Float.NaN; // below the last row
+			p[(roi.y - r) * 600 + 200] = Float.NaN; // above the first row
+			p[100 * 600 + right + r] = Float.NaN; // right of the last column
+			p[150 * 600 + roi.x - r] = Float.NaN; // left of the first column
+			Planes orig = gpu.copy(), cpu = gpu.copy();
+			assertEquals(Backend.GPU, GaussianBlur.blur2D(gpu, sigma, sigma, roi, GPU).ranOn());
+			GaussianBlur.blur2D(cpu, sigma, sigma, roi, CPU);
+			float[] c = (float[]) cpu.plane(0);
+			for (int at : new int[] { last * 600 + 150, roi.y * 600 + 200, 100 * 600 + right, 150 * 600 + roi.x })
+				assertTrue(Float.isNaN(c[at]), "the CPU path does not carry the NaN to pixel " + at + " at radius " + r);
+			assertFloatLikeCpu(cpu, gpu, "radius " + r + ", roi " + roi);
+			assertOutsideUnchanged(orig, gpu, roi);
+		}
+	}
+
+	@Test
 	void floatRadiusClassesMatchCpu() {
 		// radii 25..64 of float planes run gauss_row_f32_r<RC> / gauss_col_f32_r<RC>, whose zero
 		// taps past the radius must neither change a finite sum nor carry a NaN or an infinity
@@ -237,14 +271,7 @@ class GaussianBlurGpuTest {
 					double sx = (seed & 1) == 0 ? sigma : other, sy = (seed & 1) == 0 ? other : sigma;
 					assertEquals(Backend.GPU, GaussianBlur.blur2D(gpu, sx, sy, roi, GPU).ranOn());
 					GaussianBlur.blur2D(cpu, sx, sy, roi, CPU);
-					String what = s[0] + "x" + s[1] + " sigma " + sx + "," + sy + " roi " + roi;
-					float[] a = (float[]) cpu.plane(0), b = (float[]) gpu.plane(0);
-					for (int i = 0; i < a.length; i++) {
-						String at = what + " pixel " + i + ": GPU " + b[i] + ", CPU " + a[i];
-						assertEquals(Float.isNaN(a[i]), Float.isNaN(b[i]), at);
-						if (Float.isInfinite(a[i]) || Float.isInfinite(b[i])) assertEquals(a[i], b[i], at);
-						else if (!Float.isNaN(a[i])) assertTrue(Math.abs(a[i] - b[i]) <= 1e-5 * TestImages.FLOAT_RANGE, at);
-					}
+					assertFloatLikeCpu(cpu, gpu, s[0] + "x" + s[1] + " sigma " + sx + "," + sy + " roi " + roi);
 					if (roi != null) assertOutsideUnchanged(orig, gpu, roi);
 				}
 		}
@@ -412,6 +439,17 @@ class GaussianBlurGpuTest {
 				}
 		if (t.isInteger()) // off-by-one must stay rare: a systematic bias would show here
 			assertTrue(off <= Math.max(2, n / 100), what + ": " + off + " of " + n + " values differ by 1");
+	}
+
+	/** NaN and infinities exactly where the CPU path has them, finite values within 1e-5 of the data range. */
+	static void assertFloatLikeCpu(Planes cpu, Planes gpu, String what) {
+		float[] a = (float[]) cpu.plane(0), b = (float[]) gpu.plane(0);
+		for (int i = 0; i < a.length; i++) {
+			String at = what + " pixel " + i + ": GPU " + b[i] + ", CPU " + a[i];
+			assertEquals(Float.isNaN(a[i]), Float.isNaN(b[i]), at);
+			if (Float.isInfinite(a[i]) || Float.isInfinite(b[i])) assertEquals(a[i], b[i], at);
+			else if (!Float.isNaN(a[i])) assertTrue(Math.abs(a[i] - b[i]) <= 1e-5 * TestImages.FLOAT_RANGE, at);
+		}
 	}
 
 	static void assertOutsideUnchanged(Planes orig, Planes got, Region r) {

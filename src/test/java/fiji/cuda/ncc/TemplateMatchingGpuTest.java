@@ -797,7 +797,7 @@ class TemplateMatchingGpuTest {
 
 	@Test
 	void aSecondCallerWaitsUntilTheFirstDirectKernelHasReadItsTemplateFromConstantMemory() throws Exception {
-		// The first caller's stream is held for 200 ms right after its template went into
+		// The first caller's stream is held for 300 ms right after its template went into
 		// constant memory; the second caller, on a stream of its own, must not write its own
 		// template there before the first kernel has run, or that kernel scores the wrong one.
 		Planes imageA = TestImages.random(PixelType.UINT8, 90, 70, 1, 4242);
@@ -809,12 +809,16 @@ class TemplateMatchingGpuTest {
 		ExecutorService ex = Executors.newSingleThreadExecutor();
 		TemplateMatchingGpu.pathForTest = TemplateMatchingGpu.Path.DIRECT;
 		try {
+			// once each first, so that the race below finds its modules loaded and its buffers in
+			// the pool: a fresh cuMemAlloc can wait for the held stream and hide the race
+			assertLikeCpu(cpuA, TemplateMatching.match(imageA, 0, tplA, 0, null, false, GPU), "first caller alone");
+			assertLikeCpu(cpuB, TemplateMatching.match(imageB, 0, tplB, 0, null, false, GPU), "second caller alone");
 			Future<float[]> first = ex.submit(() -> {
 				Thread a = Thread.currentThread();
 				TemplateMatchingGpu.afterConstantCopyForTest = s -> {
 					if (Thread.currentThread() != a || held.getCount() == 0)
 						return;
-					s.launch(s.function("runtime", "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 200_000_000L);
+					s.launch(s.function("runtime", "runtime_hold"), new int[] { 1 }, new int[] { 1 }, 0, 300_000_000L);
 					held.countDown();
 				};
 				return TemplateMatching.match(imageA, 0, tplA, 0, null, false, GPU);
