@@ -179,4 +179,17 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 		ResultsTable wide = align(image(new double[] {0, 5}, new double[] {0, 0}), "margin", 6, "subpixel", false);
 		assertEquals(-5, wide.getValue("dX", 1), 0.0, "margin 6");
 	}
+
+	@Test
+	void previousFollowsADriftPastTheMarginSliceBySlice() throws Exception {
+		// compared with its aligned neighbour, each slice moves 3 pixels, within the margin of 4,
+		// though slice 3 lies 6 from slice 1. A mutation test found that the command dropping
+		// "previous" (every slice compared with the reference) passed every test
+		double[] sx = { 0, 3, 6 }, sy = { 0, 0, 0 };
+		ResultsTable followed = align(image(sx, sy), "margin", 4, "subpixel", false, "previous", true);
+		assertEquals(-3, followed.getValue("dX", 1), 0.0, "previous, slice 2");
+		assertEquals(-6, followed.getValue("dX", 2), 0.0, "previous, slice 3");
+		ResultsTable toFirst = align(image(sx, sy), "margin", 4, "subpixel", false);
+		assertTrue(Math.abs(toFirst.getValue("dX", 2)) <= 4, "not previous, slice 3: dX = " + toFirst.getValue("dX", 2));
+	}
 }
