@@ -192,4 +192,17 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 		ResultsTable toFirst = align(image(sx, sy), "margin", 4, "subpixel", false);
 		assertTrue(Math.abs(toFirst.getValue("dX", 2)) <= 4, "not previous, slice 3: dX = " + toFirst.getValue("dX", 2));
 	}
+
+	@Test
+	void subpixelOffGivesWholePixelShiftsAndOnTheFraction() throws Exception {
+		// whole-pixel shifts move pixels unchanged; fractions interpolate them. A mutation test found
+		// that the command taking every run as subpixel passed every test
+		double[] sx = { 0, 1.4 }, sy = { 0, -2.3 };
+		ResultsTable whole = align(image(sx, sy), "margin", 6, "subpixel", false);
+		assertEquals(-1, whole.getValue("dX", 1), 0.0, "subpixel off");
+		assertEquals(2, whole.getValue("dY", 1), 0.0, "subpixel off");
+		ResultsTable fraction = align(image(sx, sy), "margin", 6);
+		assertEquals(-1.4, fraction.getValue("dX", 1), 0.1, "subpixel on, the default");
+		assertEquals(2.3, fraction.getValue("dY", 1), 0.1, "subpixel on, the default");
+	}
 }
