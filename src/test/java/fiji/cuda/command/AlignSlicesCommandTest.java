@@ -205,4 +205,26 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 		assertEquals(-1.4, fraction.getValue("dX", 1), 0.1, "subpixel on, the default");
 		assertEquals(2.3, fraction.getValue("dY", 1), 0.1, "subpixel on, the default");
 	}
+
+	@Test
+	void aLandmarkOfAllZerosTakesTheSelectionsBounds() throws Exception {
+		// as in the menu command's macros, x=0 y=0 width=0 height=0 is no landmark: the selection's
+		// bounds, as when none is given. A mutation test found that refusing all four 0 as a landmark
+		// of zero area passed every test
+		double[] sx = { 0, 2, -3 }, sy = { 0, 1, 4 };
+		ImagePlus zeros = image(sx, sy), none = image(sx, sy);
+		zeros.setRoi(new Roi(15, 15, 30, 25));
+		none.setRoi(new Roi(15, 15, 30, 25));
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, "image", zeros, "x", 0, "y", 0, "width", 0,
+			"height", 0, "margin", 6).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		ResultsTable expected = (ResultsTable) commands.run(AlignSlicesCommand.class, true, "image", none, "margin", 6).get()
+			.getOutput("shifts");
+		ResultsTable got = (ResultsTable) m.getOutput("shifts");
+		for (int z = 0; z < 3; z++) {
+			assertEquals(expected.getValue("dX", z), got.getValue("dX", z), 0.0, "dX of slice " + (z + 1));
+			assertEquals(expected.getValue("dY", z), got.getValue("dY", z), 0.0, "dY of slice " + (z + 1));
+		}
+		assertArrayEquals((float[]) none.getStack().getPixels(3), (float[]) zeros.getStack().getPixels(3), "slice 3");
+	}
 }
