@@ -78,4 +78,42 @@ class TemplateMatchingCommandTest extends HeadlessCommands {
 		assertNotNull(info);
 		assertTrue(info.getMenuPath() == null || info.getMenuPath().isEmpty());
 	}
+
+	/** Runs the command on {@code image} and {@code template} with the other inputs given; it must not cancel. */
+	private static CommandModule match(ImagePlus image, ImagePlus template, Object... inputs) throws Exception {
+		Object[] in = new Object[inputs.length + 4];
+		System.arraycopy(new Object[] { "image", image, "template", template }, 0, in, 0, 4);
+		System.arraycopy(inputs, 0, in, 4, inputs.length);
+		CommandModule m = commands.run(TemplateMatchingCommand.class, true, in).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		return m;
+	}
+
+	@Test
+	void aRunGivingOnlyTheImagesTakesTheMenuCommandsThresholdMaximumAndOverlap() throws Exception {
+		// a template whose columns repeat every 4 also matches 4 columns beside each copy, at a
+		// score of about 0.6 and an overlap of 0.43; the noise matches it nowhere above about 0.4.
+		// The defaults, 0.5, 10 and 0.3, keep the 6 copies alone. A mutation test found that a
+		// default threshold of 0.3, maximum of 5 or overlap of 0.5 each passed every test
+		Random r = new Random(5);
+		ImagePlus template = IJ.createImage("periodic", "8-bit black", 10, 10, 1);
+		int[] columns = new int[40];
+		for (int i = 0; i < columns.length; i++)
+			columns[i] = r.nextInt(256);
+		for (int y = 0; y < 10; y++)
+			for (int x = 0; x < 10; x++)
+				template.getProcessor().set(x, y, columns[4 * y + x % 4]);
+		ImagePlus image = noise(200, 120, 6);
+		int[][] at = { { 10, 10 }, { 60, 10 }, { 110, 10 }, { 160, 10 }, { 10, 70 }, { 60, 70 } };
+		for (int[] p : at)
+			image.getProcessor().insert(template.getProcessor(), p[0], p[1]);
+		ResultsTable rt = (ResultsTable) match(image, template).getOutput("results");
+		assertEquals(at.length, rt.size(), "detections");
+		java.util.Set<String> found = new java.util.TreeSet<>(), planted = new java.util.TreeSet<>();
+		for (int i = 0; i < rt.size(); i++)
+			found.add((int) rt.getValue("X", i) + "," + (int) rt.getValue("Y", i));
+		for (int[] p : at)
+			planted.add(p[0] + "," + p[1]);
+		assertEquals(planted, found);
+	}
 }
