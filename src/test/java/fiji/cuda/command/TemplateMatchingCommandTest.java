@@ -116,4 +116,25 @@ class TemplateMatchingCommandTest extends HeadlessCommands {
 			planted.add(p[0] + "," + p[1]);
 		assertEquals(planted, found);
 	}
+
+	/** @return the detections of {@code template} in an 80 x 60 noise image holding {@code copy} at (33, 21) */
+	private static ResultsTable findPlanted(ImagePlus template, ImageProcessor copy, Object... inputs) throws Exception {
+		ImagePlus image = noise(80, 60, 1);
+		image.getProcessor().insert(copy, 33, 21);
+		return (ResultsTable) match(image, template, inputs).getOutput("results");
+	}
+
+	@Test
+	void flipFindsAMirroredCopy() throws Exception {
+		// a mutation test found that the command dropping "flip" (the mirrored templates left out) passed every test
+		ImagePlus template = noise(9, 7, 2);
+		ImageProcessor mirrored = template.getProcessor().duplicate();
+		mirrored.flipHorizontal();
+		ResultsTable rt = findPlanted(template, mirrored, "scoreThreshold", 0.9, "flip", true);
+		assertEquals(1, rt.size(), "detections with flip");
+		assertEquals(1, rt.getValue("Flip", 0));
+		assertEquals(33, rt.getValue("X", 0));
+		assertEquals(21, rt.getValue("Y", 0));
+		assertEquals(0, findPlanted(template, mirrored, "scoreThreshold", 0.9).size(), "detections without flip");
+	}
 }
