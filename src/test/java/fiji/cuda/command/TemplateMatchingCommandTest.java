@@ -137,4 +137,17 @@ class TemplateMatchingCommandTest extends HeadlessCommands {
 		assertEquals(21, rt.getValue("Y", 0));
 		assertEquals(0, findPlanted(template, mirrored, "scoreThreshold", 0.9).size(), "detections without flip");
 	}
+
+	@Test
+	void theAnglesGivenFindARotatedCopy() throws Exception {
+		// a mutation test found that the command matching at 0 degrees alone, whatever angles were given, passed every test
+		ImagePlus template = noise(9, 7, 2);
+		ImageProcessor rotated = template.getProcessor().rotateLeft(); // 90 degrees counter-clockwise
+		ResultsTable rt = findPlanted(template, rotated, "scoreThreshold", 0.9, "angles", "0 90");
+		assertEquals(1, rt.size(), "detections at 0 and 90 degrees");
+		assertEquals(90, rt.getValue("Angle", 0));
+		assertEquals(33, rt.getValue("X", 0));
+		assertEquals(21, rt.getValue("Y", 0));
+		assertEquals(0, findPlanted(template, rotated, "scoreThreshold", 0.9).size(), "detections at 0 degrees");
+	}
 }
