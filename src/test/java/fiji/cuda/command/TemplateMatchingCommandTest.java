@@ -150,4 +150,14 @@ class TemplateMatchingCommandTest extends HeadlessCommands {
 		assertEquals(21, rt.getValue("Y", 0));
 		assertEquals(0, findPlanted(template, rotated, "scoreThreshold", 0.9).size(), "detections at 0 degrees");
 	}
+
+	@Test
+	void aSameSizeScoreMapIsAsLargeAsTheImage() throws Exception {
+		// a mutation test found that the command dropping "sameSize" (a map of the valid positions only) passed every test
+		ImagePlus image = noise(80, 60, 1);
+		ImagePlus map = (ImagePlus) match(image, noise(9, 7, 2), "scoreMap", true, "sameSize", true).getOutput(
+			"scoreMapImage");
+		assertEquals(80, map.getWidth(), "width");
+		assertEquals(60, map.getHeight(), "height");
+	}
 }
