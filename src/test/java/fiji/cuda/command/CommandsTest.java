@@ -445,4 +445,16 @@ class CommandsTest extends HeadlessCommands {
 		assertFalse(m.isCanceled(), m.getCancelReason());
 		assertSamePlanes(expected, ij(imp));
 	}
+
+	@Test
+	void aBlur3DGivenOnlyTheImageTakesSigma2OnEachAxis() throws Exception {
+		// the documented defaults, as the menu command's; a mutation test found that a default x or z
+		// sigma of 1 passed every test
+		ImagePlus imp = noise("32-bit", 20, 16, 6, 16);
+		Planes expected = ij(imp).copy();
+		GaussianBlur.blur3D(expected, 2, 2, 2, ExecutionOptions.defaults());
+		CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp).get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertSamePlanes(expected, ij(imp));
+	}
 }
