@@ -457,4 +457,19 @@ class CommandsTest extends HeadlessCommands {
 		assertFalse(m.isCanceled(), m.getCancelReason());
 		assertSamePlanes(expected, ij(imp));
 	}
+
+	@Test
+	void blur3DAlongZAloneBlursTheStack() throws Exception {
+		// x and y 0 with z above 0 blur across the slices only; a mutation test found that taking
+		// x = y = 0 for "nothing to blur" (the image left as it was) passed every test
+		ImagePlus imp = noise("32-bit", 20, 16, 6, 17);
+		Planes before = ij(imp).copy(), expected = ij(imp).copy();
+		GaussianBlur.blur3D(expected, 0, 0, 1.5, ExecutionOptions.defaults());
+		CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp, "x", 0.0, "y", 0.0, "z", 1.5)
+			.get();
+		assertFalse(m.isCanceled(), m.getCancelReason());
+		assertFalse(java.util.Arrays.equals((float[]) before.plane(2), (float[]) ij(imp).plane(2)), "slice 3 unchanged");
+		assertSamePlanes(expected, ij(imp));
+		assertTrue(imp.changes, "the blurred image is not marked as changed");
+	}
 }
