@@ -300,4 +300,19 @@ class IntegralCommandsTest extends HeadlessCommands {
 			total += (int) imp.getProcessor().getf(i);
 		assertEquals(total, sum.getAt(19, 9).get());
 	}
+
+	@Test
+	void boxStatisticsGivenOnlyTheImageIsTheMeanOverA5x5Window() throws Exception {
+		// the documented defaults, radius 2 and Mean, as the menu command's; a mutation test found
+		// that a default radius of 3, or Variance, passed every test
+		ImagePlus imp = noise(37, 29);
+		CommandModule m = commands.run(BoxStatisticsCommand.class, true, "image", imp).get();
+		assertNull(m.getCancelReason());
+		ImagePlus r = (ImagePlus) m.getOutput("result");
+		assertEquals(imp.getTitle() + " mean 5x5", r.getTitle());
+		float[] expected = (float[]) fiji.cuda.integral.BoxStatistics.compute(ImagePlusPlanes.wrap(imp),
+			fiji.cuda.integral.BoxStatistics.Statistic.MEAN, fiji.cuda.integral.Window.square(2), ExecutionOptions.defaults())
+			.plane(0);
+		assertArrayEquals(expected, (float[]) r.getProcessor().getPixels(), "the result's pixels");
+	}
 }
