@@ -315,4 +315,18 @@ class IntegralCommandsTest extends HeadlessCommands {
 			.plane(0);
 		assertArrayEquals(expected, (float[]) r.getProcessor().getPixels(), "the result's pixels");
 	}
+
+	@Test
+	void localThresholdGivenOnlyTheImageIsSauvolaOfRadius15WithWhiteObjects() throws Exception {
+		// the documented defaults, as the menu command's; a mutation test found that a default of
+		// Niblack, or of radius 10, passed every test
+		ImagePlus imp = noise(37, 29);
+		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp).get();
+		assertNull(m.getCancelReason());
+		ImagePlus r = (ImagePlus) m.getOutput("result");
+		assertEquals(imp.getTitle() + " Sauvola", r.getTitle());
+		byte[] expected = (byte[]) LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.SAUVOLA, 15, 0,
+			0, true, ExecutionOptions.defaults()).plane(0);
+		assertArrayEquals(expected, (byte[]) r.getProcessor().getPixels(), "the result's pixels");
+	}
 }
