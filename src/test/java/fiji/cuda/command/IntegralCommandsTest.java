@@ -329,4 +329,25 @@ class IntegralCommandsTest extends HeadlessCommands {
 			0, true, ExecutionOptions.defaults()).plane(0);
 		assertArrayEquals(expected, (byte[]) r.getProcessor().getPixels(), "the result's pixels");
 	}
+
+	@Test
+	void theIntegralImageOfNoSliceIsTheCurrentOneAndTheLastSliceCanBeAskedFor() throws Exception {
+		// a mutation test found that slice 1 taken for "the current slice", and the last slice
+		// refused as past the stack, each passed every test
+		ImagePlus imp = IJ.createImage("b", "8-bit black", 6, 4, 3);
+		for (int z = 1; z <= 3; z++) {
+			ij.process.ImageProcessor ip = imp.getStack().getProcessor(z);
+			ip.setValue(10 * z);
+			ip.fill();
+		}
+		imp.setSlice(2);
+		for (Object[] run : new Object[][] { { "image", imp }, { "image", imp, "slice", 3 } }) {
+			CommandModule m = commands.run(IntegralImageCommand.class, true, run).get();
+			assertNull(m.getCancelReason(), java.util.Arrays.toString(run));
+			@SuppressWarnings("unchecked")
+			ArrayImg<LongType, ?> sum = (ArrayImg<LongType, ?>) m.getOutput("sum");
+			int slice = run.length == 2 ? 2 : 3;
+			assertEquals(24L * 10 * slice, sum.getAt(5, 3).get(), "the sum of slice " + slice);
+		}
+	}
 }
