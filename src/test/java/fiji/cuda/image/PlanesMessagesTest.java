@@ -67,4 +67,16 @@ class PlanesMessagesTest {
 			+ "of both; each must have pixels of its own.", assertThrows(IllegalArgumentException.class,
 				() -> stack.checkOwnArrays("Op", "output planes")).getMessage());
 	}
+
+	@Test
+	void aSliceShorterOrLongerThanWidthTimesHeightIsRefusedTheFirstToo() {
+		// a slice of the wrong length failed later, part way through an operation, or was read past
+		// its rows. A mutation test found that the first slice's length going unchecked, and a longer
+		// slice taken, each passed every test
+		assertEquals("Slice 1 has 5 pixels, expected 6.", assertThrows(IllegalArgumentException.class,
+			() -> Planes.wrap(3, 2, new byte[5], new byte[6])).getMessage());
+		assertEquals("Slice 2 has 7 pixels, expected 6.", assertThrows(IllegalArgumentException.class,
+			() -> Planes.wrap(3, 2, new float[6], new float[7])).getMessage());
+		assertEquals(2, Planes.wrap(3, 2, new short[6], new short[6]).depth());
+	}
 }
