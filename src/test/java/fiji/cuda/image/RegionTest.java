@@ -54,4 +54,15 @@ class RegionTest {
 		assertNull(plain.mask);
 		assertThrows(IllegalArgumentException.class, () -> new Region(10, 0, 3, 3, numbered(3, 3)).clipTo(pw, ph));
 	}
+
+	@Test
+	void aRegionWithNoRowsOrAMaskOfAnotherSizeIsRefused() {
+		// a mutation test found that a height of 0, and a mask longer than the rectangle, each passed every test
+		assertEquals("The selection has zero area (3x0).", assertThrows(IllegalArgumentException.class,
+			() -> new Region(0, 0, 3, 0, null)).getMessage());
+		assertEquals("The selection mask has 7 pixels, expected 6.", assertThrows(IllegalArgumentException.class,
+			() -> new Region(0, 0, 3, 2, new byte[7])).getMessage());
+		assertEquals("The selection mask has 5 pixels, expected 6.", assertThrows(IllegalArgumentException.class,
+			() -> new Region(0, 0, 3, 2, new byte[5])).getMessage());
+	}
 }
