@@ -65,4 +65,13 @@ class RegionTest {
 		assertEquals("The selection mask has 5 pixels, expected 6.", assertThrows(IllegalArgumentException.class,
 			() -> new Region(0, 0, 3, 2, new byte[5])).getMessage());
 	}
+
+	@Test
+	void aMaskedRegionOverTheWholePlaneIsNotTheWholePlane() {
+		// the blur's whole-plane path writes every pixel: an oval over the whole image took it and
+		// blurred its corners. A mutation test found that isAll not asking for the mask passed every test
+		assertEquals(true, Region.all(4, 3).isAll(4, 3));
+		assertEquals(false, new Region(0, 0, 4, 3, numbered(4, 3)).isAll(4, 3), "masked");
+		assertEquals(false, Region.all(4, 3).isAll(5, 3), "a part of the plane");
+	}
 }
