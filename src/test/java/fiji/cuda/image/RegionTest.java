@@ -74,4 +74,14 @@ class RegionTest {
 		assertEquals(false, new Region(0, 0, 4, 3, numbered(4, 3)).isAll(4, 3), "masked");
 		assertEquals(false, Region.all(4, 3).isAll(5, 3), "a part of the plane");
 	}
+
+	@Test
+	void aRegionBesideThePlaneLiesOutsideIt() {
+		// one touching the plane's edge from outside has no pixel on it. A mutation test found that
+		// refusing it for "zero area (0x3)", not as outside the image, passed every test
+		for (Region r : new Region[] { new Region(10, 0, 3, 3, null), new Region(0, 8, 3, 3, numbered(3, 3)),
+			new Region(-3, 2, 3, 3, null) })
+			assertEquals("The selection lies outside the image.", assertThrows(IllegalArgumentException.class,
+				() -> r.clipTo(10, 8)).getMessage(), r.toString());
+	}
 }
