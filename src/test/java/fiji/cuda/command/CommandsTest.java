@@ -476,4 +476,28 @@ class CommandsTest extends HeadlessCommands {
 		assertSamePlanes(expected, ij(imp));
 		assertTrue(imp.changes, "the blurred image is not marked as changed");
 	}
+
+	@Test
+	void aOnePlaneRunThatFailedAfterWritingCanBeUndone() throws Exception {
+		fiji.cuda.ij.Display.required(); // Edit>Undo as the user runs it, with a display, as the other Undo tests
+		// the plane written before a GPU failure can be undone, as after a run that ended. A mutation
+		// test found that resetting Undo there instead passed every test
+		ImagePlus single = noise("16-bit", 16, 12, 1, 18);
+		Planes before = ij(single).copy();
+		GaussianBlur3DCommand.VolumeBlur saved = GaussianBlur3DCommand.volumeBlur;
+		GaussianBlur3DCommand.volumeBlur = (v, x, y, z) -> {
+			((short[]) v.plane(0))[0] = 7; // a pixel written, as the GPU path does before such a failure
+			throw new fiji.cuda.runtime.GpuException("Gaussian Blur 3D: the GPU failed after writing plane 1 of 1");
+		};
+		ij.WindowManager.setTempCurrentImage(single);
+		try {
+			assertTrue(commands.run(GaussianBlur3DCommand.class, true, "image", single).get().isCanceled(), "ran");
+			assertEquals(7, ((short[]) ij(single).plane(0))[0], "the pixel written");
+			ij.Undo.undo();
+			assertSamePlanes(before, ij(single));
+		} finally {
+			GaussianBlur3DCommand.volumeBlur = saved;
+			ij.WindowManager.setTempCurrentImage(null);
+		}
+	}
 }
