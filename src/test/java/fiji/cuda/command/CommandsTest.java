@@ -442,24 +442,26 @@ class CommandsTest extends HeadlessCommands {
 	@Test
 	void aBlurGivenOnlyTheImageTakesSigma2OnEverySlice() throws Exception {
 		// the documented default, as the menu command's; a mutation test found that a default of 2.5 passed every test
-		ImagePlus imp = noise("16-bit", 24, 18, 2, 15);
-		Planes expected = ij(imp).copy();
-		GaussianBlur.blur2D(expected, 2, 2, null, ExecutionOptions.defaults());
-		CommandModule m = commands.run(GaussianBlurCommand.class, true, "image", imp).get();
-		assertFalse(m.isCanceled(), m.getCancelReason());
-		assertSamePlanes(expected, ij(imp));
+		assertGivenOnlyTheImage(GaussianBlurCommand.class, noise("16-bit", 24, 18, 2, 15),
+			p -> GaussianBlur.blur2D(p, 2, 2, null, ExecutionOptions.defaults()));
 	}
 
 	@Test
 	void aBlur3DGivenOnlyTheImageTakesSigma2OnEachAxis() throws Exception {
 		// the documented defaults, as the menu command's; a mutation test found that a default x or z
 		// sigma of 1 passed every test
-		ImagePlus imp = noise("32-bit", 20, 16, 6, 16);
-		Planes expected = ij(imp).copy();
-		GaussianBlur.blur3D(expected, 2, 2, 2, ExecutionOptions.defaults());
-		CommandModule m = commands.run(GaussianBlur3DCommand.class, true, "image", imp).get();
+		assertGivenOnlyTheImage(GaussianBlur3DCommand.class, noise("32-bit", 20, 16, 6, 16),
+			p -> GaussianBlur.blur3D(p, 2, 2, 2, ExecutionOptions.defaults()));
+	}
+
+	/** The in-place command given only the image leaves what {@code expected} makes of a copy. */
+	private void assertGivenOnlyTheImage(Class<? extends org.scijava.command.Command> command, ImagePlus imp,
+		java.util.function.Consumer<Planes> expected) throws Exception {
+		Planes want = ij(imp).copy();
+		expected.accept(want);
+		CommandModule m = commands.run(command, true, "image", imp).get();
 		assertFalse(m.isCanceled(), m.getCancelReason());
-		assertSamePlanes(expected, ij(imp));
+		assertSamePlanes(want, ij(imp));
 	}
 
 	@Test

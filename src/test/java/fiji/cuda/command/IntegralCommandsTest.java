@@ -306,14 +306,10 @@ class IntegralCommandsTest extends HeadlessCommands {
 		// the documented defaults, radius 2 and Mean, as the menu command's; a mutation test found
 		// that a default radius of 3, or Variance, passed every test
 		ImagePlus imp = noise(37, 29);
-		CommandModule m = commands.run(BoxStatisticsCommand.class, true, "image", imp).get();
-		assertNull(m.getCancelReason());
-		ImagePlus r = (ImagePlus) m.getOutput("result");
-		assertEquals(imp.getTitle() + " mean 5x5", r.getTitle());
-		float[] expected = (float[]) fiji.cuda.integral.BoxStatistics.compute(ImagePlusPlanes.wrap(imp),
+		Object expected = fiji.cuda.integral.BoxStatistics.compute(ImagePlusPlanes.wrap(imp),
 			fiji.cuda.integral.BoxStatistics.Statistic.MEAN, fiji.cuda.integral.Window.square(2), ExecutionOptions.defaults())
 			.plane(0);
-		assertArrayEquals(expected, (float[]) r.getProcessor().getPixels(), "the result's pixels");
+		assertDefaultsGive(BoxStatisticsCommand.class, imp, " mean 5x5", expected);
 	}
 
 	@Test
@@ -321,13 +317,21 @@ class IntegralCommandsTest extends HeadlessCommands {
 		// the documented defaults, as the menu command's; a mutation test found that a default of
 		// Niblack, or of radius 10, passed every test
 		ImagePlus imp = noise(37, 29);
-		CommandModule m = commands.run(LocalThresholdCommand.class, true, "image", imp).get();
+		Object expected = LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.SAUVOLA, 15, 0, 0, true,
+			ExecutionOptions.defaults()).plane(0);
+		assertDefaultsGive(LocalThresholdCommand.class, imp, " Sauvola", expected);
+	}
+
+	/** The command given only the image makes a result titled after it with {@code suffix}, holding {@code pixels}. */
+	private void assertDefaultsGive(Class<? extends org.scijava.command.Command> command, ImagePlus imp, String suffix,
+		Object pixels) throws Exception {
+		CommandModule m = commands.run(command, true, "image", imp).get();
 		assertNull(m.getCancelReason());
 		ImagePlus r = (ImagePlus) m.getOutput("result");
-		assertEquals(imp.getTitle() + " Sauvola", r.getTitle());
-		byte[] expected = (byte[]) LocalThreshold.threshold(ImagePlusPlanes.wrap(imp), LocalThreshold.Method.SAUVOLA, 15, 0,
-			0, true, ExecutionOptions.defaults()).plane(0);
-		assertArrayEquals(expected, (byte[]) r.getProcessor().getPixels(), "the result's pixels");
+		assertEquals(imp.getTitle() + suffix, r.getTitle());
+		Object got = r.getProcessor().getPixels();
+		if (pixels instanceof float[]) assertArrayEquals((float[]) pixels, (float[]) got, "the result's pixels");
+		else assertArrayEquals((byte[]) pixels, (byte[]) got, "the result's pixels");
 	}
 
 	@Test

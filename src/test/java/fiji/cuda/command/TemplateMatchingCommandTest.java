@@ -130,12 +130,7 @@ class TemplateMatchingCommandTest extends HeadlessCommands {
 		ImagePlus template = noise(9, 7, 2);
 		ImageProcessor mirrored = template.getProcessor().duplicate();
 		mirrored.flipHorizontal();
-		ResultsTable rt = findPlanted(template, mirrored, "scoreThreshold", 0.9, "flip", true);
-		assertEquals(1, rt.size(), "detections with flip");
-		assertEquals(1, rt.getValue("Flip", 0));
-		assertEquals(33, rt.getValue("X", 0));
-		assertEquals(21, rt.getValue("Y", 0));
-		assertEquals(0, findPlanted(template, mirrored, "scoreThreshold", 0.9).size(), "detections without flip");
+		assertFoundOnlyWith(template, mirrored, "flip", true, "Flip", 1);
 	}
 
 	@Test
@@ -143,12 +138,21 @@ class TemplateMatchingCommandTest extends HeadlessCommands {
 		// a mutation test found that the command matching at 0 degrees alone, whatever angles were given, passed every test
 		ImagePlus template = noise(9, 7, 2);
 		ImageProcessor rotated = template.getProcessor().rotateLeft(); // 90 degrees counter-clockwise
-		ResultsTable rt = findPlanted(template, rotated, "scoreThreshold", 0.9, "angles", "0 90");
-		assertEquals(1, rt.size(), "detections at 0 and 90 degrees");
-		assertEquals(90, rt.getValue("Angle", 0));
+		assertFoundOnlyWith(template, rotated, "angles", "0 90", "Angle", 90);
+	}
+
+	/**
+	 * The planted copy is found once, at (33, 21), with {@code column} holding {@code value}, when
+	 * the command is given {@code key}; without it, nothing is found.
+	 */
+	private void assertFoundOnlyWith(ImagePlus template, ImageProcessor planted, String key, Object given, String column,
+		double value) throws Exception {
+		ResultsTable rt = findPlanted(template, planted, "scoreThreshold", 0.9, key, given);
+		assertEquals(1, rt.size(), "detections with " + key);
+		assertEquals(value, rt.getValue(column, 0), column);
 		assertEquals(33, rt.getValue("X", 0));
 		assertEquals(21, rt.getValue("Y", 0));
-		assertEquals(0, findPlanted(template, rotated, "scoreThreshold", 0.9).size(), "detections at 0 degrees");
+		assertEquals(0, findPlanted(template, planted, "scoreThreshold", 0.9).size(), "detections without " + key);
 	}
 
 	@Test
