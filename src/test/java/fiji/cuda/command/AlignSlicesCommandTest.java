@@ -161,11 +161,8 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 	 * @return the shifts; the run must not cancel
 	 */
 	private static ResultsTable align(ImagePlus imp, Object... inputs) throws Exception {
-		Object[] in = new Object[inputs.length + 10];
 		Object[] landmark = { "image", imp, "x", 15, "y", 15, "width", 30, "height", 25 };
-		System.arraycopy(landmark, 0, in, 0, landmark.length);
-		System.arraycopy(inputs, 0, in, landmark.length, inputs.length);
-		CommandModule m = commands.run(AlignSlicesCommand.class, true, in).get();
+		CommandModule m = commands.run(AlignSlicesCommand.class, true, inputs(landmark, inputs)).get();
 		assertFalse(m.isCanceled(), m.getCancelReason());
 		return (ResultsTable) m.getOutput("shifts");
 	}

@@ -23,12 +23,8 @@ class CancelReasonsTest extends HeadlessCommands {
 
 	/** Runs the command; it must cancel with exactly {@code reason} and leave the image unchanged. */
 	private static void cancels(Class<? extends Command> c, ImagePlus imp, String reason, Object... inputs) throws Exception {
-		Object[] in = new Object[inputs.length + 2];
-		in[0] = "image";
-		in[1] = imp;
-		System.arraycopy(inputs, 0, in, 2, inputs.length);
 		Object before = ImagePlusPlanes.read(imp).copy().plane(0);
-		CommandModule m = commands.run(c, true, in).get();
+		CommandModule m = commands.run(c, true, inputs(new Object[] { "image", imp }, inputs)).get();
 		assertTrue(m.isCanceled(), c.getSimpleName() + " ran");
 		assertEquals(reason, m.getCancelReason());
 		assertArrayEquals((byte[]) before, (byte[]) imp.getStack().getPixels(1), c.getSimpleName() + " changed the image");

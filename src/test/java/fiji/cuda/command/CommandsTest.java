@@ -237,11 +237,8 @@ class CommandsTest extends HeadlessCommands {
 		for (Object[] r : runs) {
 			@SuppressWarnings("unchecked")
 			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) r[0];
-			Object[] params = (Object[]) r[1], in = new Object[params.length + 2];
-			System.arraycopy(params, 0, in, 2, params.length);
 			ImagePlus single = noise("16-bit", 16, 12, 1, 11);
-			in[0] = "image";
-			in[1] = single;
+			Object[] in = inputs(new Object[] { "image", single }, (Object[]) r[1]);
 			ij.WindowManager.setTempCurrentImage(single);
 			try {
 				IJ.run(single, "Add...", "value=9");
@@ -268,10 +265,7 @@ class CommandsTest extends HeadlessCommands {
 			Class<? extends org.scijava.command.Command> c = (Class<? extends org.scijava.command.Command>) r[0];
 			ImagePlus imp = noise("8-bit", 20, 16, 3, 12);
 			imp.setSlice(3);
-			Object[] params = (Object[]) r[1], in = new Object[params.length + 2];
-			in[0] = "image";
-			in[1] = imp;
-			System.arraycopy(params, 0, in, 2, params.length);
+			Object[] in = inputs(new Object[] { "image", imp }, (Object[]) r[1]);
 			ij.WindowManager.setTempCurrentImage(imp);
 			try {
 				byte[] before = ((byte[]) imp.getStack().getPixels(3)).clone();

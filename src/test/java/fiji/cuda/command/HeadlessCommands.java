@@ -24,4 +24,11 @@ abstract class HeadlessCommands {
 	static void closeContext() {
 		context.dispose();
 	}
+
+	/** @return the inputs {@code first}, then {@code rest}: name, value, name, value... for {@link CommandService#run} */
+	static Object[] inputs(Object[] first, Object... rest) {
+		Object[] in = java.util.Arrays.copyOf(first, first.length + rest.length);
+		System.arraycopy(rest, 0, in, first.length, rest.length);
+		return in;
+	}
 }

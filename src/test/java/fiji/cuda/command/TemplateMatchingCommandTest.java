@@ -81,10 +81,8 @@ class TemplateMatchingCommandTest extends HeadlessCommands {
 
 	/** Runs the command on {@code image} and {@code template} with the other inputs given; it must not cancel. */
 	private static CommandModule match(ImagePlus image, ImagePlus template, Object... inputs) throws Exception {
-		Object[] in = new Object[inputs.length + 4];
-		System.arraycopy(new Object[] { "image", image, "template", template }, 0, in, 0, 4);
-		System.arraycopy(inputs, 0, in, 4, inputs.length);
-		CommandModule m = commands.run(TemplateMatchingCommand.class, true, in).get();
+		CommandModule m = commands.run(TemplateMatchingCommand.class, true,
+			inputs(new Object[] { "image", image, "template", template }, inputs)).get();
 		assertFalse(m.isCanceled(), m.getCancelReason());
 		return m;
 	}

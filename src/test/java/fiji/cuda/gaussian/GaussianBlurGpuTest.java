@@ -211,15 +211,10 @@ class GaussianBlurGpuTest {
 		// halo row staged by the column pass, the last row the X pass blurs, and the selection's
 		// offset into the plane, none of which the scattered NaN of floatRadiusClassesMatchCpu hit.
 		// A NaN placed there must reach the selection's edge, as on the CPU.
-		double acc = GaussianKernel.defaultAccuracy(PixelType.FLOAT32);
 		// x a multiple of 4: the column pass stages rows in 16-byte pieces; one radius per module
 		Region roi = new Region(132, 70, 128, 128, null);
-		for (int target : new int[] { 30, 40, 50, 64 }) {
-			double sigma = 5;
-			while (GaussianKernel.imagej(sigma, acc, 600).radius() < target)
-				sigma += 0.01;
-			int r = GaussianKernel.imagej(sigma, acc, 600).radius();
-			assertEquals(target, r, "sigma " + sigma);
+		for (int r : new int[] { 30, 40, 50, 64 }) {
+			double sigma = floatSigmaOfRadius(r, 600);
 			assertTrue(GaussianBlurKernels.fixedClass(r) > 0, "radius " + r + " is not on a class kernel");
 			Planes gpu = TestImages.random(PixelType.FLOAT32, 600, 500, 1, 900 + r);
 			float[] p = (float[]) gpu.plane(0);
@@ -249,12 +244,8 @@ class GaussianBlurGpuTest {
 		// 16-byte staging, NaN and infinities scattered
 		java.util.Set<Integer> classes = new java.util.TreeSet<>();
 		int seed = 400;
-		double acc = GaussianKernel.defaultAccuracy(PixelType.FLOAT32);
 		for (int target = 25; target <= 65; target += target < 63 ? 2 : 1) {
-			double sigma = 5;
-			while (GaussianKernel.imagej(sigma, acc, 1021).radius() < target)
-				sigma += 0.01;
-			assertEquals(target, GaussianKernel.imagej(sigma, acc, 1021).radius(), "sigma " + sigma);
+			double sigma = floatSigmaOfRadius(target, 1021);
 			classes.add(GaussianBlurKernels.fixedClass(target));
 			for (int[] s : new int[][] { { 1024, 333 }, { 1021, 307 } })
 				for (Region roi : new Region[] { null, new Region(4, 9, s[0] - 12, s[1] - 20, null) }) {
@@ -439,6 +430,15 @@ class GaussianBlurGpuTest {
 				}
 		if (t.isInteger()) // off-by-one must stay rare: a systematic bias would show here
 			assertTrue(off <= Math.max(2, n / 100), what + ": " + off + " of " + n + " values differ by 1");
+	}
+
+	/** @return the least sigma, in steps of 0.01 from 5, whose float kernel on a plane {@code width} wide has radius {@code r} */
+	static double floatSigmaOfRadius(int r, int width) {
+		double acc = GaussianKernel.defaultAccuracy(PixelType.FLOAT32), sigma = 5;
+		while (GaussianKernel.imagej(sigma, acc, width).radius() < r)
+			sigma += 0.01;
+		assertEquals(r, GaussianKernel.imagej(sigma, acc, width).radius(), "sigma " + sigma);
+		return sigma;
 	}
 
 	/** NaN and infinities exactly where the CPU path has them, finite values within 1e-5 of the data range. */
