@@ -236,7 +236,7 @@ class TemplateMatchingGpuTest {
 		for (int th : new int[] { 1, 2 }) {
 			Planes tpl = NccReference.cut(image, 9, 1, 65540, th, PixelType.UINT8);
 			double[] ref = NccReference.valid(image, 0, tpl, 0, null);
-			float[] got = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
+			float[] got = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(fiji.cuda.HangGuard.seconds(60),
 				() -> TemplateMatching.match(image, 0, tpl, 0, null, false, GPU));
 			assertClose(ref, got, "65540x" + th + " template");
 		}

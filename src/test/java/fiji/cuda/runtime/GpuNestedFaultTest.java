@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import fiji.cuda.HangGuard;
 import fiji.cuda.TestImages;
 import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.image.PixelType;
@@ -38,7 +38,7 @@ class GpuNestedFaultTest {
 		assumeTrue(Gpu.isAvailable(), "no usable CUDA device");
 		Gpu g = Gpu.get();
 		AtomicReference<GpuException> inner = new AtomicReference<>(), refused = new AtomicReference<>();
-		GpuException outer = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(GpuException.class,
+		GpuException outer = assertTimeoutPreemptively(HangGuard.seconds(60), () -> assertThrows(GpuException.class,
 			() -> g.run("Outer test", o -> {
 				try {
 					g.run("Nested fault test", s -> {
@@ -70,7 +70,7 @@ class GpuNestedFaultTest {
 		// the reset was done: the next operation works, on a rebuilt context or on the CPU with a reason
 		Planes img = TestImages.random(PixelType.FLOAT32, 61, 53, 2, 12);
 		Planes cpu = img.copy();
-		OpReport r = assertTimeoutPreemptively(Duration.ofSeconds(60),
+		OpReport r = assertTimeoutPreemptively(HangGuard.seconds(60),
 			() -> GaussianBlur.blur2D(img, 2, 2, null, ExecutionOptions.defaults()), "the next operation hung");
 		GaussianBlur.blur2D(cpu, 2, 2, null, ExecutionOptions.defaults().withBackend(Backend.CPU));
 		assertNull(GpuRuntimeTest.firstDifference(cpu, img));
