@@ -14,6 +14,11 @@ public final class HangGuard {
 
 	/** @return {@code seconds}, times the factor in {@code fiji.cuda.test.slowdown} (1 when unset) */
 	public static Duration seconds(long seconds) {
-		return Duration.ofSeconds(seconds * Math.max(1, Long.getLong("fiji.cuda.test.slowdown", 1)));
+		return Duration.ofSeconds(inSeconds(seconds));
+	}
+
+	/** @return {@link #seconds} as a number of seconds, for waits that take a {@code TimeUnit} */
+	public static long inSeconds(long seconds) {
+		return seconds * Math.max(1, Long.getLong("fiji.cuda.test.slowdown", 1));
 	}
 }

@@ -23,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import fiji.cuda.HangGuard;
 import fiji.cuda.TestImages;
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
@@ -121,7 +122,7 @@ class IntegralImageGpuTest {
 				}));
 			}
 			for (Future<String> f : fs)
-				assertEquals(null, f.get(120, TimeUnit.SECONDS));
+				assertEquals(null, f.get(HangGuard.inSeconds(120), TimeUnit.SECONDS));
 		} finally {
 			ex.shutdownNow();
 		}

@@ -20,6 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import fiji.cuda.HangGuard;
 import fiji.cuda.TestImages;
 import fiji.cuda.image.PixelType;
 import fiji.cuda.image.Planes;
@@ -236,7 +237,7 @@ class TemplateMatchingGpuTest {
 		for (int th : new int[] { 1, 2 }) {
 			Planes tpl = NccReference.cut(image, 9, 1, 65540, th, PixelType.UINT8);
 			double[] ref = NccReference.valid(image, 0, tpl, 0, null);
-			float[] got = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(fiji.cuda.HangGuard.seconds(60),
+			float[] got = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(HangGuard.seconds(60),
 				() -> TemplateMatching.match(image, 0, tpl, 0, null, false, GPU));
 			assertClose(ref, got, "65540x" + th + " template");
 		}
@@ -789,7 +790,7 @@ class TemplateMatchingGpuTest {
 				}));
 			}
 			for (Future<String> f : fs)
-				assertEquals(null, f.get(300, TimeUnit.SECONDS));
+				assertEquals(null, f.get(HangGuard.inSeconds(300), TimeUnit.SECONDS));
 		} finally {
 			ex.shutdownNow();
 		}
@@ -823,9 +824,10 @@ class TemplateMatchingGpuTest {
 				};
 				return TemplateMatching.match(imageA, 0, tplA, 0, null, false, GPU);
 			});
-			assertTrue(held.await(60, TimeUnit.SECONDS), "the first caller never reached its direct launch");
+			assertTrue(held.await(HangGuard.inSeconds(60), TimeUnit.SECONDS),
+				"the first caller never reached its direct launch");
 			float[] gpuB = TemplateMatching.match(imageB, 0, tplB, 0, null, false, GPU);
-			assertLikeCpu(cpuA, first.get(60, TimeUnit.SECONDS), "first caller, 9x7 template");
+			assertLikeCpu(cpuA, first.get(HangGuard.inSeconds(60), TimeUnit.SECONDS), "first caller, 9x7 template");
 			assertLikeCpu(cpuB, gpuB, "second caller, 13x11 template");
 		} finally {
 			TemplateMatchingGpu.afterConstantCopyForTest = null;

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import fiji.cuda.HangGuard;
 import fiji.cuda.TestImages;
 import fiji.cuda.gaussian.GaussianBlur;
 import fiji.cuda.image.PixelType;
@@ -145,7 +146,7 @@ class GpuRuntimeTest {
 				}));
 			}
 			for (Future<String> f : fs) {
-				String err = f.get(120, TimeUnit.SECONDS);
+				String err = f.get(HangGuard.inSeconds(120), TimeUnit.SECONDS);
 				assertEquals(null, err);
 			}
 		} finally {
@@ -432,7 +433,7 @@ class GpuRuntimeTest {
 		}
 		ExecutorService other = Executors.newSingleThreadExecutor();
 		try {
-			assertTrue(other.submit(() -> g.resetPossibleWithin(10_000)).get(60, TimeUnit.SECONDS),
+			assertTrue(other.submit(() -> g.resetPossibleWithin(10_000)).get(HangGuard.inSeconds(60), TimeUnit.SECONDS),
 				"the session that failed as it ended still holds the GPU: a reset would wait for it forever");
 		} finally {
 			other.shutdownNow();

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import fiji.cuda.HangGuard;
+
 /**
  * Sessions on many threads at once, as ImageJ's runner opens them for the slices of a stack:
  * they take turns with the cached staging pairs instead of pinning pairs of their own.
@@ -68,7 +70,7 @@ class StagingShareGpuTest {
 				}));
 			}
 			for (Future<?> f : fs)
-				f.get(120, TimeUnit.SECONDS);
+				f.get(HangGuard.inSeconds(120), TimeUnit.SECONDS);
 		} finally {
 			ex.shutdownNow();
 			Gpu.stagingWaitMillis = oldWait;
@@ -91,7 +93,7 @@ class StagingShareGpuTest {
 			for (int t = 0; t < 4; t++)
 				fs.add(ex.submit(() -> gpu.run("outer", outer -> {
 					try {
-						allHold.await(30, TimeUnit.SECONDS);
+						allHold.await(HangGuard.inSeconds(30), TimeUnit.SECONDS);
 					} catch (Exception e) {
 						throw new IllegalStateException(e);
 					}
@@ -108,7 +110,7 @@ class StagingShareGpuTest {
 					});
 				})));
 			for (Future<Integer> f : fs)
-				assertEquals(1, (int) f.get(60, TimeUnit.SECONDS),
+				assertEquals(1, (int) f.get(HangGuard.inSeconds(60), TimeUnit.SECONDS),
 					"the inner session has a pair of its own (0: it shared the outer's; 2: its copy came back wrong)");
 		} finally {
 			ex.shutdownNow();
