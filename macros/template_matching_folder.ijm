@@ -71,6 +71,9 @@ template = areaSize();
 // the size of each turned copy of the template, as the command makes it: the bounding box of
 // the turned rectangle
 turns = split(angles, " ,;");
+// an empty list is the upright template alone, as the command takes it
+if (turns.length == 0 || (turns.length == 1 && turns[0] == ""))
+	turns = newArray("0");
 turnedWidth = newArray(turns.length);
 turnedHeight = newArray(turns.length);
 for (a = 0; a < turns.length; a++) {
@@ -120,21 +123,20 @@ for (i = 0; i < files.length; i++) {
 			continue;
 		}
 		// nor can the template be found in an image (or in the area selection saved with it, which
-		// bounds the search) smaller than itself: the command's error would stop the macro likewise
+		// bounds the search) smaller than itself, nor a turned copy in one smaller than that copy:
+		// the command's error would stop the macro likewise. Only the angles asked for count: with
+		// angles=[90] a tall template is searched for lying, and a wide image holds it
 		searched = areaSize();
-		if (searched[0] < template[0] || searched[1] < template[1]) {
-			print("Skipped " + name + ": its " + searched[0] + "x" + searched[1] + " pixels are smaller than the "
-				+ template[0] + "x" + template[1] + " template");
-			close();
-			skipped++;
-			continue;
-		}
-		// and a turned copy can be wider or taller than the template itself
 		tooSmall = "";
 		for (a = 0; a < turns.length && tooSmall == ""; a++) {
-			if (searched[0] < turnedWidth[a] || searched[1] < turnedHeight[a])
-				tooSmall = "its " + searched[0] + "x" + searched[1] + " pixels are smaller than the template turned by "
-					+ turns[a] + " degrees (" + turnedWidth[a] + "x" + turnedHeight[a] + ")";
+			if (searched[0] < turnedWidth[a] || searched[1] < turnedHeight[a]) {
+				tooSmall = "its " + searched[0] + "x" + searched[1] + " pixels are smaller than the ";
+				if (turnedWidth[a] == template[0] && turnedHeight[a] == template[1])
+					tooSmall = tooSmall + template[0] + "x" + template[1] + " template";
+				else
+					tooSmall = tooSmall + "template turned by " + turns[a] + " degrees (" + turnedWidth[a] + "x"
+						+ turnedHeight[a] + ")";
+			}
 		}
 		if (tooSmall != "") {
 			print("Skipped " + name + ": " + tooSmall);

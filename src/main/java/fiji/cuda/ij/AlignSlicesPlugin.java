@@ -359,9 +359,11 @@ public class AlignSlicesPlugin implements PlugIn {
 
 	/**
 	 * The landmark of the menu command's macros and of the SciJava command alike: x, y, width
-	 * and height together, or none of them for the bounds of the image's area selection. Some
-	 * left out were taken as 0 (a landmark at the corner), or gave way to the selection: either
-	 * way a landmark nobody meant, matched without a word.
+	 * and height together, or none of them (or all four 0) for the bounds of the image's area
+	 * selection. Some left out were taken as 0 (a landmark at the corner), or gave way to the
+	 * selection: either way a landmark nobody meant, matched without a word. All four 0 is no
+	 * landmark anyone can mean, and is what a script's unset numbers give the SciJava command,
+	 * so both read it as none.
 	 *
 	 * @param imp    the image, whose area selection is the landmark when none is given
 	 * @param x      the landmark's left edge, or null when not given
@@ -369,7 +371,8 @@ public class AlignSlicesPlugin implements PlugIn {
 	 * @param width  its width, or null
 	 * @param height its height, or null
 	 * @return the landmark (not yet checked against the image)
-	 * @throws IllegalArgumentException when only some are given, or none and there is no area selection
+	 * @throws IllegalArgumentException when only some are given, or none (or all 0) and there is no
+	 *                                  area selection
 	 */
 	public static Rectangle landmark(ImagePlus imp, Integer x, Integer y, Integer width, Integer height) {
 		Integer[] v = { x, y, width, height };
@@ -381,7 +384,7 @@ public class AlignSlicesPlugin implements PlugIn {
 		if (given > 0 && given < 4)
 			throw new IllegalArgumentException("The landmark needs x=, y=, width= and height= together (or none of them, "
 				+ "to take the selection's bounds); missing: " + missing + ".");
-		if (given == 4) return new Rectangle(x, y, width, height);
+		if (given == 4 && (x != 0 || y != 0 || width != 0 || height != 0)) return new Rectangle(x, y, width, height);
 		Rectangle r = selection(imp);
 		if (r == null)
 			throw new IllegalArgumentException("Please give the landmark (x= y= width= height=) or draw a rectangle "

@@ -56,9 +56,19 @@ class AlignSlicesPluginTest {
 		assertEquals(25, s.height);
 		assertEquals(AlignSlices.Interpolation.BILINEAR, s.interpolation);
 		assertFalse(s.subpixel || s.previous);
+		// all four 0, as the SciJava command takes them: the macro was refused for a 0x0 landmark
+		s = AlignSlicesPlugin.fromMacro(imp, "x=0 y=0 width=0 height=0 margin=3");
+		assertArrayEquals(new int[] { 5, 6, 30, 25 }, new int[] { s.x, s.y, s.width, s.height });
+		// one of them not 0 is a landmark given, and its zero area is refused as before
+		s = AlignSlicesPlugin.fromMacro(imp, "x=1 y=0 width=0 height=0 margin=3");
+		assertArrayEquals(new int[] { 1, 0, 0, 0 }, new int[] { s.x, s.y, s.width, s.height });
 		imp.deleteRoi();
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> AlignSlicesPlugin.fromMacro(imp, "margin=3"));
+		assertEquals("Please give the landmark (x= y= width= height=) or draw a rectangle on the image "
+			+ "(a line or a point is no landmark).", e.getMessage());
+		e = assertThrows(IllegalArgumentException.class,
+			() -> AlignSlicesPlugin.fromMacro(imp, "x=0 y=0 width=0 height=0 margin=3"));
 		assertEquals("Please give the landmark (x= y= width= height=) or draw a rectangle on the image "
 			+ "(a line or a point is no landmark).", e.getMessage());
 		e = assertThrows(IllegalArgumentException.class,

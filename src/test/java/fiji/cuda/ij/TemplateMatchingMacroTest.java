@@ -303,6 +303,29 @@ class TemplateMatchingMacroTest {
 	}
 
 	@Test
+	void folderMacroSearchesAnImageThatHoldsOnlyTheTurnedCopiesAskedFor() throws Exception {
+		// with angles=[90] the upright template is not searched for, yet a 200x40 image was skipped
+		// as "smaller than the 10x60 template", though the command finds the template lying in it
+		Path in = Files.createDirectories(dir.resolve("in-lying"));
+		ImagePlus tpl = noise("8-bit", 10, 60, 1, 180);
+		ImageJProcess.save(tpl, dir.resolve("template-tall.tif"));
+		ImagePlus a = noise("8-bit", 200, 40, 1, 181), b = noise("8-bit", 30, 20, 1, 182);
+		plant(a, 1, tpl.getProcessor().duplicate().rotateLeft(), 50, 10);
+		ImageJProcess.save(a, in.resolve("a.tif"));
+		ImageJProcess.save(b, in.resolve("b.tif"));
+		Path csv = dir.resolve("lying.csv");
+		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-tall.tif"), csv,
+			"score_threshold=0.9 angles=[90]");
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
+		// the image too small for the copy asked for is still skipped, and named for that copy
+		assertTrue(r.output.contains("Skipped b.tif: its 30x20 pixels are smaller than the template turned by 90 degrees "
+			+ "(60x10)"), r::toString);
+		List<String> lines = Files.readAllLines(csv);
+		assertEquals(2, lines.size(), lines::toString);
+		assertTrue(lines.get(1).startsWith("a.tif,1,50,10,") && lines.get(1).endsWith(",1,90,0"), lines::toString);
+	}
+
+	@Test
 	void folderMacroSkipsAnRgbImageAndSearchesTheRest() throws Exception {
 		// the command's "RGB images are not supported" stopped the macro, and no CSV was written
 		Path in = Files.createDirectories(dir.resolve("in-rgb"));
