@@ -124,8 +124,15 @@ public final class ImagePlusPlanes {
 	public static List<Planes> volumes(ImagePlus imp) {
 		if (imp == null) throw new IllegalArgumentException("There is no image.");
 		ImageStack stack = imp.getStack();
-		checkNotVirtual(stack);
 		List<Planes> out = new ArrayList<>();
+		// the one plane of a one-slice virtual stack is the one shown, which the image keeps as it
+		// keeps the 2D blur's result; read from the stack it was a copy from disk, and refused, the
+		// 3D blur alone of the commands turned such an image away
+		if (stack.isVirtual() && stack.getSize() == 1) {
+			out.add(wrap(imp.getProcessor()));
+			return out;
+		}
+		checkNotVirtual(stack);
 		// a composite of channels alone is no hyperstack to ImageJ (three dimensions), yet its
 		// planes are channels: one volume of all of them blurred the channels into each other
 		if (!imp.isHyperStack() && !(imp.isComposite() && imp.getNChannels() > 1)) {
@@ -181,11 +188,25 @@ public final class ImagePlusPlanes {
 		// ImageJ clips the selection to the image: an empty rectangle is one outside it, or one of
 		// zero width or height (a polygon of points on one line) inside it
 		if (r.width < 1 || r.height < 1) throw new IllegalArgumentException(NO_AREA);
+		// a polygon of points on one slanted line has bounds but a mask of no pixel: the image was
+		// marked changed with no pixel changed and no word said
+		ImageProcessor mask = ip.getMask();
+		if (mask != null && mask.getWidth() == r.width && mask.getHeight() == r.height
+			&& enclosesNone(mask, new Rectangle(r.width, r.height)))
+			throw new IllegalArgumentException(NO_AREA);
 		return new Region(r.x, r.y, r.width, r.height, null);
 	}
 
-	private static final String NO_AREA = "The selection has no area inside the image: it lies outside it, or has a "
-		+ "width or height of 0 (points on one line). Remove it (Edit>Selection>Select None) or draw another.";
+	/** @return whether {@code mask} has no pixel set within {@code part} (in the mask's own coordinates) */
+	private static boolean enclosesNone(ImageProcessor mask, Rectangle part) {
+		for (int y = part.y; y < part.y + part.height; y++)
+			for (int x = part.x; x < part.x + part.width; x++)
+				if (mask.get(x, y) != 0) return false;
+		return true;
+	}
+
+	private static final String NO_AREA = "The selection has no area inside the image: it lies outside it, or encloses "
+		+ "no pixel (points on one line). Remove it (Edit>Selection>Select None) or draw another.";
 
 	/**
 	 * {@link #region(Roi)} of the image's selection, refused as {@link #rectangle} refuses it
@@ -199,8 +220,12 @@ public final class ImagePlusPlanes {
 	public static Region selection(ImagePlus imp) {
 		Roi roi = imp.getRoi();
 		if (roi == null || !roi.isArea()) return null;
-		Rectangle r = roi.getBounds().intersection(new Rectangle(imp.getWidth(), imp.getHeight()));
+		Rectangle b = roi.getBounds(), r = b.intersection(new Rectangle(imp.getWidth(), imp.getHeight()));
 		if (r.width < 1 || r.height < 1) throw new IllegalArgumentException(NO_AREA);
+		ImageProcessor mask = roi.getMask();
+		if (mask != null && mask.getWidth() == b.width && mask.getHeight() == b.height
+			&& enclosesNone(mask, new Rectangle(r.x - b.x, r.y - b.y, r.width, r.height)))
+			throw new IllegalArgumentException(NO_AREA);
 		return region(roi);
 	}
 

@@ -20,6 +20,23 @@ import org.junit.jupiter.api.Test;
 class GaussianBlur3DPluginTest {
 
 	@Test
+	void theOnePlaneOfAOneSliceVirtualStackIsBlurredAsTheOtherCommandsTakeIt() {
+		// refused as "a virtual stack, whose changes would be lost", where the 2D blur, the box
+		// statistics and the local threshold take such an image: its one plane stays in the image
+		ImagePlus mem = IJ.createImage("one", "32-bit noise", 23, 19, 1);
+		ImagePlus virt = BoxStatisticsPluginTest.virtualCopy(mem);
+		virt.getProcessor(); // the plane shown, as a window would load it
+		ImagePlus expected = mem.duplicate();
+		GaussianBlur3DPlugin.blur(expected, 2, 2, 2);
+		assertEquals(1, GaussianBlur3DPlugin.blur(virt, 2, 2, 2));
+		assertTrue(virt.getStack().isVirtual());
+		assertArrayEquals((float[]) expected.getProcessor().getPixels(), (float[]) virt.getProcessor().getPixels(),
+			"the plane shown holds the blur");
+		assertFalse(java.util.Arrays.equals((float[]) mem.getProcessor().getPixels(),
+			(float[]) virt.getProcessor().getPixels()), "nothing was blurred");
+	}
+
+	@Test
 	void aFailureOnALaterVolumeSaysWhichAreBlurred() {
 		// 2 channels x 3 slices x 2 frames: 4 volumes. Running out of memory on the 3rd came out
 		// as the bare error, with two volumes blurred and nothing saying so

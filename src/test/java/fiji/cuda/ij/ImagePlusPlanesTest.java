@@ -132,13 +132,28 @@ class ImagePlusPlanesTest {
 		ip.setRoi(new java.awt.Rectangle(30, 25, 5, 5));
 		IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
 			() -> ImagePlusPlanes.rectangle(ip));
-		String message = "The selection has no area inside the image: it lies outside it, or has a width or height of 0 "
+		String message = "The selection has no area inside the image: it lies outside it, or encloses no pixel "
 			+ "(points on one line). Remove it (Edit>Selection>Select None) or draw another.";
 		assertEquals(message, e.getMessage());
 		// a polygon of points on one line, inside the image, was said to lie outside it
 		ip.setRoi(new ij.gui.PolygonRoi(new int[] {2, 12, 7}, new int[] {5, 5, 5}, 3, ij.gui.Roi.POLYGON));
 		assertEquals(message, org.junit.jupiter.api.Assertions.assertThrows(
 			IllegalArgumentException.class, () -> ImagePlusPlanes.rectangle(ip)).getMessage());
+		// and on a slanted line, whose bounds are 10x10 but whose mask holds no pixel: the blur
+		// marked the image changed with no pixel changed and no word
+		ij.gui.PolygonRoi slanted = new ij.gui.PolygonRoi(new int[] {2, 7, 12}, new int[] {3, 8, 13}, 3, ij.gui.Roi.POLYGON);
+		ip.setRoi(slanted);
+		assertEquals(message, org.junit.jupiter.api.Assertions.assertThrows(
+			IllegalArgumentException.class, () -> ImagePlusPlanes.rectangle(ip)).getMessage());
+		ImagePlus imp = new ImagePlus("slanted", new ByteProcessor(20, 20));
+		imp.setRoi(slanted);
+		assertEquals(message, org.junit.jupiter.api.Assertions.assertThrows(
+			IllegalArgumentException.class, () -> ImagePlusPlanes.selection(imp)).getMessage());
+		// a thin triangle that holds a pixel is an area, and so is an oval partly off the image
+		ip.setRoi(new ij.gui.PolygonRoi(new int[] {2, 12, 12}, new int[] {3, 13, 11}, 3, ij.gui.Roi.POLYGON));
+		assertEquals(10, ImagePlusPlanes.rectangle(ip).width);
+		imp.setRoi(new OvalRoi(-5, -5, 12, 12));
+		assertEquals(12, ImagePlusPlanes.selection(imp).width);
 	}
 
 	@Test
