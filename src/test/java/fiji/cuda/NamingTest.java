@@ -35,7 +35,10 @@ class NamingTest {
 	private static final Path TESTS = Paths.get("src/test/java/fiji/cuda");
 	private static final Pattern ENTRY = Pattern.compile("^Plugins>GPU, \"(GPU [^\"]+)\\.\\.\\.\", fiji\\.cuda\\.ij\\.(\\w+)$");
 
-	/** GPU Info is about the device, not an operation: no command, no operation class, the runtime's kernels. */
+	/**
+	 * GPU Info is about the device, not an operation: a plug-in and a SciJava command, but no
+	 * operation class, the runtime's kernels, and no GPU test or benchmark of its own.
+	 */
 	private static final String INFO = "GPU Info";
 
 	/** Kernels shared with another operation: the 3D blur runs the 2D blur's kernels along each axis. */
@@ -79,10 +82,10 @@ class NamingTest {
 					+ "\" in the code is missing");
 			if (tests.stream().noneMatch(t -> t.startsWith(camel) && t.endsWith("Test.java")))
 				wrong.add(command + ": no test class " + camel + "*Test");
-			if (command.equals(INFO)) continue;
 			Path scijava = MAIN.resolve("command/" + camel + "Command.java");
 			if (!Files.exists(scijava) || !read(scijava).contains("label = \"" + command + "\")"))
 				wrong.add(command + ": " + scijava + " is missing or not labelled \"" + command + "\"");
+			if (command.equals(INFO)) continue;
 			if (!Pattern.compile("static final String NAME\\w* = \"" + Pattern.quote(op) + "\";").matcher(main).find())
 				wrong.add(command + ": no operation class has NAME = \"" + op + "\"");
 			String measured = MEASURED_AS.getOrDefault(op, camel);

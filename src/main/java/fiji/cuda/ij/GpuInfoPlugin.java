@@ -37,11 +37,23 @@ public class GpuInfoPlugin implements PlugIn {
 	/** The highest GPU index the dialog offers beyond the devices found. */
 	static final int MAX_OFFERED = 15;
 
+	/**
+	 * What GPU Info shows, for a script: the devices, the driver, where operations run and why,
+	 * and the self-check's result. Loading this class first applies the device chosen in GPU
+	 * Info, as the menu command does.
+	 *
+	 * @return one line per item, as the Log shows them in batch mode
+	 */
+	public static List<String> lines() {
+		List<String> lines = new ArrayList<>(GpuAccess.describe());
+		lines.add(GpuAccess.selfCheck());
+		return lines;
+	}
+
 	@Override
 	public void run(String arg) {
 		IjErrors.enter();
-		List<String> lines = new ArrayList<>(GpuAccess.describe());
-		lines.add(GpuAccess.selfCheck());
+		List<String> lines = lines();
 		String[] choices = choices(GpuAccess.deviceCount(), IjBridge.storedDeviceChoice());
 		String current = label(IjBridge.storedDeviceChoice());
 		String unbracketed = USE.unbracketedChoice(Macro.getOptions(), choices);

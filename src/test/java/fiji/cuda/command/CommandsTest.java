@@ -380,12 +380,25 @@ class CommandsTest extends HeadlessCommands {
 				found++;
 				assertFalse(info.isVisible(), info.getClassName() + " is visible");
 			}
-		assertEquals(7, found, "the project's commands");
+		assertEquals(8, found, "the project's commands");
+	}
+
+	@Test
+	void gpuInfoGivesAScriptWhatTheMenuCommandLists() throws Exception {
+		// a headless script could not ask which device its operations would run on: GPU Info was
+		// a menu command alone
+		CommandModule m = commands.run(GpuInfoCommand.class, true).get();
+		assertFalse(m.isCanceled(), m::getCancelReason);
+		String info = (String) m.getOutput("info");
+		assertEquals(String.join("\n", fiji.cuda.ij.GpuInfoPlugin.lines()), info);
+		assertTrue(info.startsWith("Setting: "), info);
+		assertTrue(info.contains("\nOperations run on: "), info);
+		assertTrue(info.contains("elf-check"), info);
 	}
 
 	@Test
 	void commandsAddNoMenuEntries() {
-		for (Class<?> c : new Class<?>[] { GaussianBlurCommand.class, GaussianBlur3DCommand.class }) {
+		for (Class<?> c : new Class<?>[] { GaussianBlurCommand.class, GaussianBlur3DCommand.class, GpuInfoCommand.class }) {
 			CommandInfo info = commands.getCommand(c.getName());
 			assertNotNull(info, c + " is not discovered (annotation index missing?)");
 			assertTrue(info.getMenuPath() == null || info.getMenuPath().isEmpty(), c + " has a menu path");
