@@ -92,10 +92,9 @@ public class AlignSlicesCommand extends ContextCommand {
 
 	private AlignSlices.Settings settings() {
 		AlignSlices.Settings s = new AlignSlices.Settings();
-		// the menu command's rule: all four or none; a width and height of 0 alone are none
-		boolean none = zero(x) && zero(y) && zero(width) && zero(height);
-		Rectangle r = none ? AlignSlicesPlugin.landmark(image, null, null, null, null)
-			: AlignSlicesPlugin.landmark(image, given(x), given(y), given(width), given(height));
+		// the menu command's rule: all four, or none (or all four 0); some alone, 0 or not, are
+		// refused: x=0 y=0 alone aligned to the selection where a corner was meant, without a word
+		Rectangle r = AlignSlicesPlugin.landmark(image, given(x), given(y), given(width), given(height));
 		s.landmark(r.x, r.y, r.width, r.height);
 		s.reference = reference - 1;
 		s.margin = margin;
@@ -104,10 +103,6 @@ public class AlignSlicesCommand extends ContextCommand {
 		s.subpixel = subpixel;
 		s.previous = previous;
 		return s;
-	}
-
-	private static boolean zero(int v) {
-		return v == NOT_GIVEN || v == 0;
 	}
 
 	private static Integer given(int v) {

@@ -65,7 +65,8 @@ public final class GaussianBlur {
 		long t0 = System.nanoTime();
 		opts = ExecutionOptions.orDefaults(opts);
 		checkSigmas(NAME, image, sigmaX, sigmaY, 0);
-		Region rect = roi == null ? Region.all(image.width(), image.height()) : roi.clipTo(image.width(), image.height());
+		Region rect = roi == null ? Region.all(image.width(), image.height()) : roi.clipTo(image.width(), image.height(),
+			NAME + ": the selection");
 		double acc = GaussianKernel.defaultAccuracy(image.type());
 		GaussianKernel kx = sigmaX > 0 ? GaussianKernel.imagej(sigmaX, acc, image.width()) : null;
 		GaussianKernel ky = sigmaY > 0 ? GaussianKernel.imagej(sigmaY, acc, image.height()) : null;

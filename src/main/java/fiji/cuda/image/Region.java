@@ -70,12 +70,27 @@ public final class Region {
 	 * @throws IllegalArgumentException when it lies wholly outside the plane
 	 */
 	public Region clipTo(int planeWidth, int planeHeight) {
+		return clipTo(planeWidth, planeHeight, "The selection");
+	}
+
+	/**
+	 * As {@link #clipTo(int, int)}, with the message naming what lies outside: a script calling an
+	 * operation with a rectangle off the image heard "The selection lies outside the image."
+	 * without the operation, where every other refusal names it.
+	 *
+	 * @param planeWidth  the plane's width
+	 * @param planeHeight the plane's height
+	 * @param what        the start of the message, e.g. "Gaussian Blur: the selection"
+	 * @return this region clipped to the plane: this same object when it already lies inside
+	 * @throws IllegalArgumentException "WHAT lies outside the image." when it lies wholly outside
+	 */
+	public Region clipTo(int planeWidth, int planeHeight, String what) {
 		int x0 = Math.max(0, x), y0 = Math.max(0, y);
 		// the far edges in long: a rectangle reaching to Integer.MAX_VALUE ("everything right
 		// of x") would otherwise wrap around to a negative edge and seem to lie outside
 		int x1 = (int) Math.min(planeWidth, (long) x + width), y1 = (int) Math.min(planeHeight, (long) y + height);
 		if (x1 <= x0 || y1 <= y0)
-			throw new IllegalArgumentException("The selection lies outside the image.");
+			throw new IllegalArgumentException(what + " lies outside the image.");
 		if (x0 == x && y0 == y && x1 - x0 == width && y1 - y0 == height) return this;
 		byte[] m = null;
 		if (mask != null) {

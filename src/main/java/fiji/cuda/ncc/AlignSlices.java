@@ -546,6 +546,10 @@ public final class AlignSlices {
 
 	/** Refuses a landmark that is not wholly inside an {@code iw} x {@code ih} image, and a negative margin. */
 	private static void checkLandmark(Settings s, int iw, int ih) {
+		// a negative size was said to be "zero area (-5x16)"
+		if (s.width < 0 || s.height < 0)
+			throw new IllegalArgumentException(NAME + ": the landmark's width and height must be at least 1, not "
+				+ s.width + "x" + s.height + ".");
 		if (s.width < 1 || s.height < 1)
 			throw new IllegalArgumentException(NAME + ": the landmark has zero area (" + s.width + "x" + s.height
 				+ "); draw a rectangle or give width and height.");

@@ -359,7 +359,7 @@ public final class TemplateMatching {
 		if (r == null) throw new IllegalArgumentException(NAME + ": there is no search rectangle.");
 		if (plane < 0 || plane >= image.depth())
 			throw new IllegalArgumentException(NAME + ": the image has no slice " + (plane + 1) + ".");
-		Region c = r.clipTo(image.width(), image.height());
+		Region c = r.clipTo(image.width(), image.height(), NAME + ": the rectangle");
 		Object src = image.plane(plane), dst = image.type().newPlane(c.width * c.height);
 		for (int y = 0; y < c.height; y++)
 			System.arraycopy(src, (c.y + y) * image.width() + c.x, dst, y * c.width, c.width);

@@ -136,6 +136,17 @@ class AlignSlicesCommandTest extends HeadlessCommands {
 		assertTrue(m.isCanceled());
 		assertEquals("GPU Align Slices: The landmark needs x=, y=, width= and height= together (or none of them, to take "
 			+ "the selection's bounds); missing: width=, height=.", m.getCancelReason());
+		// and so are some of them given as 0: x=0 y=0 alone, a corner meant, aligned on the selection
+		String[][] partial = { { "x", "y" }, { "width", "height" }, { "x" }, { "x", "y", "width" } };
+		for (String[] keys : partial) {
+			Object[] in = { "image", imp, "margin", 5 };
+			for (String k : keys)
+				in = HeadlessCommands.inputs(in, k, 0);
+			m = commands.run(AlignSlicesCommand.class, true, in).get();
+			assertTrue(m.isCanceled(), String.join(" ", keys) + " given as 0 alone");
+			assertTrue(m.getCancelReason().startsWith("GPU Align Slices: The landmark needs x=, y=, width= and height= "
+				+ "together"), m.getCancelReason());
+		}
 		for (int z = 1; z <= imp.getStackSize(); z++)
 			assertTrue(java.util.Objects.deepEquals(before.getStack().getPixels(z), imp.getStack().getPixels(z)),
 				"slice " + z + " was changed");

@@ -67,6 +67,19 @@ class GaussianBlurInputTest {
 	}
 
 	@Test
+	void aSelectionOffTheImageIsRefusedInTheOperationsName() {
+		// a script heard "The selection lies outside the image." without the operation's name
+		Planes p = TestImages.random(PixelType.FLOAT32, 40, 30, 1, 3);
+		Object before = ((float[]) p.plane(0)).clone();
+		assertEquals("Gaussian Blur: the selection lies outside the image.", assertThrows(IllegalArgumentException.class,
+			() -> GaussianBlur.blur2D(p, 1, 1, new Region(50, 50, 5, 5, null), CPU)).getMessage());
+		assertTrue(java.util.Arrays.equals((float[]) before, (float[]) p.plane(0)), "the image was changed");
+		assertEquals("Template Matching: the rectangle lies outside the image.", assertThrows(
+			IllegalArgumentException.class, () -> fiji.cuda.ncc.TemplateMatching.crop(p, 0, new Region(50, 50, 3, 3, null)))
+			.getMessage());
+	}
+
+	@Test
 	void nullImageIsRejected() {
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> GaussianBlur.blur2D(null, 1, 1, null, CPU));

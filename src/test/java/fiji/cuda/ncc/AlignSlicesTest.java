@@ -319,6 +319,7 @@ class AlignSlicesTest {
 		expectRefusal(s -> s.landmark(80, 10, 20, 20), "does not lie inside the image (90x80)");
 		expectRefusal(s -> s.landmark(-1, 10, 20, 20), "does not lie inside the image");
 		expectRefusal(s -> s.landmark(10, 10, 0, 20), "the landmark has zero area (0x20)");
+		expectRefusal(s -> s.landmark(20, 20, -5, 16), "the landmark's width and height must be at least 1, not -5x16.");
 		expectRefusal(s -> s.margin = -3, "Margin must be at least 0 (pixels), not margin=-3.");
 		expectRefusal(s -> s.reference = 3, "Reference slice must be a slice of the stack, 1 to 3, not reference=4.");
 		Planes single = TestImages.random(PixelType.UINT8, 50, 40, 1, 7), before = single.copy();
