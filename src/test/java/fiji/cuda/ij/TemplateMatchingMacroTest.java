@@ -283,46 +283,47 @@ class TemplateMatchingMacroTest {
 	void folderMacroSkipsAnImageTooSmallForATurnedTemplateAndSearchesTheRest() throws Exception {
 		// a 60x30 image holds a 40x20 template but not its quarter turn: the command's "larger than
 		// the image" stopped the macro, the images after it were not searched and no CSV was written
-		Path in = Files.createDirectories(dir.resolve("in-turned-small"));
-		ImagePlus tpl = noise("8-bit", 40, 20, 1, 170);
-		ImageJProcess.save(tpl, dir.resolve("template-wide.tif"));
-		ImagePlus a = noise("8-bit", 60, 30, 1, 171), b = noise("8-bit", 90, 80, 1, 172);
-		plant(b, 1, tpl.getProcessor().duplicate().rotateLeft(), 50, 12);
-		ImageJProcess.save(a, in.resolve("a.tif"));
-		ImageJProcess.save(b, in.resolve("b.tif"));
-		Path csv = dir.resolve("turned-small.csv");
-		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-wide.tif"), csv,
-			"score_threshold=0.9 angles=[0, 90]");
+		ImageJProcess.Result r = quarterTurnFolder("turned-small", 40, 20, new int[] { 60, 30 }, new int[] { 90, 80 },
+			"b.tif", 50, 12, "angles=[0, 90]");
 		assertTrue(r.output.contains("Skipped a.tif: its 60x30 pixels are smaller than the template turned by 90 degrees "
 			+ "(20x40)"), r::toString);
-		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
-		assertTrue(r.output.contains("; skipped 1 (see above)"), r::toString);
-		List<String> lines = Files.readAllLines(csv);
-		assertEquals(2, lines.size(), lines::toString);
-		assertTrue(lines.get(1).startsWith("b.tif,1,50,12,") && lines.get(1).endsWith(",1,90,0"), lines::toString);
 	}
 
 	@Test
 	void folderMacroSearchesAnImageThatHoldsOnlyTheTurnedCopiesAskedFor() throws Exception {
 		// with angles=[90] the upright template is not searched for, yet a 200x40 image was skipped
-		// as "smaller than the 10x60 template", though the command finds the template lying in it
-		Path in = Files.createDirectories(dir.resolve("in-lying"));
-		ImagePlus tpl = noise("8-bit", 10, 60, 1, 180);
-		ImageJProcess.save(tpl, dir.resolve("template-tall.tif"));
-		ImagePlus a = noise("8-bit", 200, 40, 1, 181), b = noise("8-bit", 30, 20, 1, 182);
-		plant(a, 1, tpl.getProcessor().duplicate().rotateLeft(), 50, 10);
-		ImageJProcess.save(a, in.resolve("a.tif"));
-		ImageJProcess.save(b, in.resolve("b.tif"));
-		Path csv = dir.resolve("lying.csv");
-		ImageJProcess.Result r = runFolderMacro(in, dir.resolve("template-tall.tif"), csv,
-			"score_threshold=0.9 angles=[90]");
-		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
+		// as "smaller than the 10x60 template", though the command finds the template lying in it;
 		// the image too small for the copy asked for is still skipped, and named for that copy
+		ImageJProcess.Result r = quarterTurnFolder("lying", 10, 60, new int[] { 200, 40 }, new int[] { 30, 20 }, "a.tif",
+			50, 10, "angles=[90]");
 		assertTrue(r.output.contains("Skipped b.tif: its 30x20 pixels are smaller than the template turned by 90 degrees "
 			+ "(60x10)"), r::toString);
+	}
+
+	/**
+	 * Runs the folder macro over a.tif and b.tif (8-bit noise of the sizes given), the template
+	 * (tw x th) planted turned a quarter at (x, y) in the one named {@code holder}, and checks that
+	 * the other is skipped and the turned copy found there, alone.
+	 */
+	private ImageJProcess.Result quarterTurnFolder(String name, int tw, int th, int[] a, int[] b, String holder, int x,
+		int y, String angles) throws Exception
+	{
+		Path in = Files.createDirectories(dir.resolve("in-" + name));
+		ImagePlus tpl = noise("8-bit", tw, th, 1, 170);
+		Path template = ImageJProcess.save(tpl, dir.resolve("template-" + name + ".tif"));
+		ImagePlus ia = noise("8-bit", a[0], a[1], 1, 171), ib = noise("8-bit", b[0], b[1], 1, 172);
+		plant(holder.equals("a.tif") ? ia : ib, 1, tpl.getProcessor().duplicate().rotateLeft(), x, y);
+		ImageJProcess.save(ia, in.resolve("a.tif"));
+		ImageJProcess.save(ib, in.resolve("b.tif"));
+		Path csv = dir.resolve(name + ".csv");
+		ImageJProcess.Result r = runFolderMacro(in, template, csv, "score_threshold=0.9 " + angles);
+		assertTrue(r.output.contains("Found 1 object in 1 image"), r::toString);
+		assertTrue(r.output.contains("; skipped 1 (see above)"), r::toString);
 		List<String> lines = Files.readAllLines(csv);
 		assertEquals(2, lines.size(), lines::toString);
-		assertTrue(lines.get(1).startsWith("a.tif,1,50,10,") && lines.get(1).endsWith(",1,90,0"), lines::toString);
+		assertTrue(lines.get(1).startsWith(holder + ",1," + x + "," + y + ",") && lines.get(1).endsWith(",1,90,0"),
+			lines::toString);
+		return r;
 	}
 
 	@Test
