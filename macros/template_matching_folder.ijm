@@ -72,7 +72,9 @@ template = areaSize();
 // the turned rectangle
 turns = split(angles, " ,;");
 // an empty list is the upright template alone, as the command takes it
-if (turns.length == 0 || (turns.length == 1 && turns[0] == ""))
+if (turns.length == 0)
+	turns = newArray("0");
+else if (turns.length == 1 && turns[0] == "")
 	turns = newArray("0");
 turnedWidth = newArray(turns.length);
 turnedHeight = newArray(turns.length);

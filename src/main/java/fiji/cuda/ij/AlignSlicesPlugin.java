@@ -362,8 +362,8 @@ public class AlignSlicesPlugin implements PlugIn {
 	 * and height together, or none of them (or all four 0) for the bounds of the image's area
 	 * selection. Some left out were taken as 0 (a landmark at the corner), or gave way to the
 	 * selection: either way a landmark nobody meant, matched without a word. All four 0 is no
-	 * landmark anyone can mean, and is what a script's unset numbers give the SciJava command,
-	 * so both read it as none.
+	 * landmark anyone can mean: the SciJava command read it as none, and the macros refused it
+	 * as a landmark of zero area, so the two now agree on none.
 	 *
 	 * @param imp    the image, whose area selection is the landmark when none is given
 	 * @param x      the landmark's left edge, or null when not given
