@@ -246,8 +246,10 @@ public final class ImagePlusPlanes {
 	static boolean copyLayout(ImagePlus result, ImagePlus source, int perPlane) {
 		int c = source.getNChannels(), z = source.getNSlices(), t = source.getNFrames();
 		if (!source.isHyperStack() && c == 1 && t == 1 && (perPlane == 1 || z == 1)) {
+			// the position, not the slice alone: Stack.getPosition of a result not yet shown said
+			// slice 1 while it showed the source's, and a macro's Stack.setPosition went back to 1
 			if (result.getStackSize() == (long) perPlane * source.getStackSize())
-				result.setSliceWithoutUpdate((source.getCurrentSlice() - 1) * perPlane + 1);
+				result.setPositionWithoutUpdate(1, (source.getCurrentSlice() - 1) * perPlane + 1, 1);
 			return false;
 		}
 		if ((long) perPlane * c * z * t != result.getStackSize()) return false;
@@ -321,7 +323,9 @@ public final class ImagePlusPlanes {
 	 * @return its title, less a trailing extension such as ".tif"
 	 */
 	static String baseTitle(ImagePlus imp) {
-		return imp.getTitle().replaceFirst("\\.[A-Za-z0-9]{1,5}$", "");
+		// an extension has a letter: "dose_0.5" and "ratio 1.25" kept their numbers, and two doses
+		// came out titled alike
+		return imp.getTitle().replaceFirst("\\.(?=[0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}$", "");
 	}
 
 	/**

@@ -189,13 +189,13 @@ public class IntegralImagePlugin implements PlugIn {
 		double largest, int[] nonFinite, int[] tiny)
 	{
 		int per = sum && sq ? 2 : 1;
-		if (planes.type().isInteger() && largest > FLOAT_EXACT && !floatWarned) {
+		if (largest > FLOAT_EXACT && !floatWarned) {
 			// once: most 8-bit images from 256x256 up pass 2^24, and a batch got this line per image
 			floatWarned = true;
 			IJ.log(COMMAND + ": values reach " + fiji.cuda.ops.Texts.number(largest) + " in \"" + imp.getTitle() + "\""
 				+ ", above 2^24 = 16777216, where 32-bit images no longer hold every integer: the table is rounded "
 				+ "there (in this and any later table; said once per session). The SciJava command and the API "
-				+ "give exact 64-bit tables.");
+				+ "give " + (planes.type().isInteger() ? "exact 64-bit tables." : "64-bit (double) tables."));
 		}
 		if (nonFinite[0] > 0) {
 			// a NaN pixel, common in ratio images, made most of the table NaN without a word
@@ -275,12 +275,24 @@ public class IntegralImagePlugin implements PlugIn {
 	}
 
 	/**
-	 * The largest magnitude from the exact table, not from its floats: 2^24 + 1 would round to
-	 * 2^24 there and escape the warning. The tables of 8 and 16-bit planes only grow to the
-	 * right and down, so that is the last entry.
+	 * The largest finite magnitude from the 64-bit table, not from its floats: 2^24 + 1 would
+	 * round to 2^24 there and escape the warning. The tables of 8 and 16-bit planes only grow to
+	 * the right and down, so that is the last entry.
 	 */
 	private static double largest(SummedAreaTable t, boolean squares) {
+		if (floatWarned) return 0; // said once a session: no need to look again
 		int x = t.width() - 1, y = t.height() - 1;
+		if (!t.isExact()) {
+			// a 32-bit plane's sums go down as well as up, so every entry is looked at; integer
+			// values (a 16-bit image made 32-bit) were rounded past 2^24 without the warning
+			double m = 0;
+			for (int j = 0; j <= y; j++)
+				for (int i = 0; i <= x; i++) {
+					double v = Math.abs(squares ? t.sumSqAt(i, j) : t.sumAt(i, j));
+					if (v > m && v != Double.POSITIVE_INFINITY) m = v;
+				}
+			return m;
+		}
 		return Math.abs(squares ? t.sumSqAt(x, y) : t.sumAt(x, y));
 	}
 }

@@ -157,6 +157,26 @@ class ImagePlusPlanesTest {
 	}
 
 	@Test
+	void aTitlesNumbersAreNoFileExtension() {
+		// "dose_0.5" and "dose_0.25" both gave results titled "dose_0 ...", told apart only by -1
+		String[][] cases = { { "cells.tif", "cells" }, { "scan.tiff", "scan" }, { "a.jp2", "a" }, { "dose_0.5", "dose_0.5" },
+			{ "ratio 1.25", "ratio 1.25" }, { "experiment.lif - Series 1", "experiment.lif - Series 1" } };
+		for (String[] c : cases)
+			assertEquals(c[1], ImagePlusPlanes.baseTitle(new ImagePlus(c[0], new ByteProcessor(2, 2))), c[0]);
+	}
+
+	@Test
+	void aResultOfAPlainStackIsAtTheSourcesSliceAsAPositionToo() {
+		// it showed slice 3, yet Stack.getPosition said slice 1 until the slice was changed
+		ImagePlus source = IJ.createImage("zs", "8-bit ramp", 8, 6, 5), result = source.duplicate();
+		source.setSlice(3);
+		result.setSlice(1);
+		ImagePlusPlanes.copyLayout(result, source, 1);
+		assertEquals(3, result.getCurrentSlice());
+		assertEquals(3, result.getZ(), "the position's slice");
+	}
+
+	@Test
 	void rectangleOfAProcessorIgnoresItsMask() {
 		ByteProcessor ip = new ByteProcessor(20, 20);
 		ip.setRoi(new OvalRoi(3, 4, 8, 6));

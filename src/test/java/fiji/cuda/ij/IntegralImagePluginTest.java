@@ -28,6 +28,23 @@ class IntegralImagePluginTest {
 	}
 
 	@Test
+	void aFloatTablePast2To24IsWarnedAboutToo() {
+		// 250x250 pixels of 301 (a 16-bit image made 32-bit, say): 91 entries past 2^24 were
+		// rounded in the 32-bit result, and only the same data as 16-bit was warned about
+		ImagePlus imp = IJ.createImage("f", "32-bit black", 250, 250, 1);
+		imp.getProcessor().set(301);
+		IntegralImagePlugin.floatWarned = false;
+		String log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false));
+		assertTrue(log.contains("GPU Integral Image: values reach 18812500 in \"f\", above 2^24 = 16777216"), log);
+		assertTrue(log.contains("give 64-bit (double) tables."), log);
+		// a plane whose sums stay below 2^24 in magnitude, though they go negative, is not
+		imp.getProcessor().set(-4);
+		IntegralImagePlugin.floatWarned = false;
+		log = LocalThresholdPluginTest.log(() -> IntegralImagePlugin.compute(imp, IntegralImagePlugin.TABLES[0], false));
+		assertFalse(log.contains("values reach"), log);
+	}
+
+	@Test
 	void aTableReachingExactly2To24IsNotWarnedAbout() {
 		// every integer up to 2^24 is exact in a float: a table that reaches 2^24 itself is exact,
 		// and a warning about it (said once a session) would be used up on a table that needs none.
