@@ -155,11 +155,11 @@ public class IntegralImagePlugin implements PlugIn {
 			int built = IntegralImage.buildEach(planes, SatBuild.AUTO,
 				IjBridge.options().withProgress(progress.part(PLANES_SHARE, 1 - PLANES_SHARE)), (t, z) -> {
 					if (sum) {
-						largest[0] = Math.max(largest[0], largest(t, false));
+						largest[0] = Math.max(largest[0], largest(t, false, threads));
 						t.toFloats(false, (float[]) floats[z * per], threads);
 					}
 					if (sq) {
-						largest[0] = Math.max(largest[0], largest(t, true));
+						largest[0] = Math.max(largest[0], largest(t, true, threads));
 						t.toFloats(true, (float[]) floats[z * per + per - 1], threads);
 					}
 					if (floats32 && !(allFinite((float[]) floats[z * per], threads)
@@ -279,20 +279,23 @@ public class IntegralImagePlugin implements PlugIn {
 	 * round to 2^24 there and escape the warning. The tables of 8 and 16-bit planes only grow to
 	 * the right and down, so that is the last entry.
 	 */
-	private static double largest(SummedAreaTable t, boolean squares) {
+	private static double largest(SummedAreaTable t, boolean squares, int threads) {
 		if (floatWarned) return 0; // said once a session: no need to look again
-		int x = t.width() - 1, y = t.height() - 1;
-		if (!t.isExact()) {
-			// a 32-bit plane's sums go down as well as up, so every entry is looked at; integer
-			// values (a 16-bit image made 32-bit) were rounded past 2^24 without the warning
-			double m = 0;
-			for (int j = 0; j <= y; j++)
-				for (int i = 0; i <= x; i++) {
+		int w = t.width(), h = t.height();
+		if (t.isExact()) return Math.abs(squares ? t.sumSqAt(w - 1, h - 1) : t.sumAt(w - 1, h - 1));
+		// a 32-bit plane's sums go down as well as up, so every entry is looked at, on every core
+		// as the other passes over the plane are; integer values (a 16-bit image made 32-bit) were
+		// rounded past 2^24 without the warning
+		java.util.concurrent.atomic.DoubleAccumulator m = new java.util.concurrent.atomic.DoubleAccumulator(Math::max, 0);
+		CpuParallel.forRange(0, h, threads, w, (y0, y1) -> {
+			double row = 0;
+			for (int j = y0; j < y1; j++)
+				for (int i = 0; i < w; i++) {
 					double v = Math.abs(squares ? t.sumSqAt(i, j) : t.sumAt(i, j));
-					if (v > m && v != Double.POSITIVE_INFINITY) m = v;
+					if (v > row && v != Double.POSITIVE_INFINITY) row = v;
 				}
-			return m;
-		}
-		return Math.abs(squares ? t.sumSqAt(x, y) : t.sumAt(x, y));
+			m.accumulate(row);
+		});
+		return m.get();
 	}
 }
