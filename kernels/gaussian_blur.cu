@@ -559,8 +559,17 @@ __device__ __forceinline__ void gaussCol(const float* __restrict__ d_tmp, T* __r
 	}
 }
 
-// Z blur of a contiguous volume: a thread makes 8 consecutive planes of one pixel. Source
-// planes outside [0, depth) are clamped, so R may exceed depth.
+// ---------------------------------------------------------------------------------------------
+// Z pass (Gaussian Blur 3D across the slices of a volume held as one contiguous array)
+//
+// The planes of a pixel lie planeSize apart, so a warp's 32 threads read 32 adjacent pixels of
+// one plane and every load is coalesced without staging; nothing is shared between threads and
+// the kernel has no barrier. A thread loads each source plane once for all GAUSS_Z_OUT outputs
+// it feeds, so a pixel is read (2R + 8) / 8 times per output plane instead of 2R + 1.
+// ---------------------------------------------------------------------------------------------
+
+// A thread makes 8 consecutive planes of one pixel. Source planes outside [0, depth) are
+// clamped, so R may exceed depth.
 template <typename T>
 __device__ __forceinline__ void gaussZ(const T* __restrict__ d_src, T* __restrict__ d_dst,
 	int planeSize, int depth, int step, const float* __restrict__ d_w, int R)
