@@ -21,6 +21,9 @@ import ij.plugin.filter.PlugInFilterRunner;
 import ij.process.ImageProcessor;
 
 import java.awt.AWTEvent;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -302,9 +305,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			if (r != null) hintWhereImageJIsFaster(COMMAND, "Gaussian Blur...", r, sx, sy);
 			if ((flags & DOES_STACKS) != 0) slicesDone.add(ip.getSliceNumber());
 		} catch (fiji.cuda.runtime.GpuException e) {
-			// the operation saw one plane; the user needs to know which slice of the stack it was
-			failure.compareAndSet(null, imp.getStackSize() > 1 && ip.getSliceNumber() > 0
-				? new fiji.cuda.runtime.GpuException(e.getMessage() + " (slice " + ip.getSliceNumber() + ")", e) : e);
+			// the operation saw one plane; the user needs to know which slice of the stack it was (a
+			// whole stack's failure names it, with the slices blurred, at the end: inStack)
+			boolean named = (flags & DOES_STACKS) == 0 && imp.getStackSize() > 1 && ip.getSliceNumber() > 0;
+			if (failure.compareAndSet(null,
+				named ? new fiji.cuda.runtime.GpuException(e.getMessage() + " (slice " + ip.getSliceNumber() + ")", e) : e))
+				failedSlice = ip.getSliceNumber();
 		} catch (RuntimeException | OutOfMemoryError e) {
 			// out of memory too: ImageJ would log it and let a macro go on with the slice unblurred
 			if (failure.compareAndSet(null, e)) failedSlice = ip.getSliceNumber();
@@ -341,10 +347,22 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	 * @param e the first failure of a run over a stack
 	 * @return the failure, saying which slices hold the result: the other slices' threads may
 	 *         have blurred some past the one that failed, so they are no prefix of the stack. A
-	 *         GPU failure is left as it is, as it names its slice and what became of it.
+	 *         GPU failure (the GPU chosen in GPU Info) keeps its kind and its words, which say what
+	 *         became of its own slice, and adds which slice that was and what became of the others.
 	 */
 	private Throwable inStack(Throwable e) {
-		if (e instanceof fiji.cuda.runtime.GpuException || failedSlice < 1) return e;
+		if (failedSlice < 1) return e;
+		if (e instanceof fiji.cuda.runtime.GpuException) {
+			// "(slice 3)" alone left a stack blurred up to slice 2, or past slice 3 on more threads,
+			// without a word of it
+			List<Integer> unchanged = new ArrayList<>();
+			for (int s = 1; s <= imp.getStackSize(); s++)
+				if (s != failedSlice && !slicesDone.contains(s)) unchanged.add(s);
+			String others = (slicesDone.isEmpty() ? "" : "; " + slices(slicesDone, "blurred"))
+				+ (unchanged.isEmpty() ? "" : (slicesDone.isEmpty() ? "; " : " and ") + slices(unchanged, "unchanged"));
+			return new fiji.cuda.runtime.GpuException(e.getMessage() + " (slice " + failedSlice + " of " + imp.getStackSize()
+				+ others + ")", e);
+		}
 		boolean partly = e instanceof PartlyDoneException; // of a single plane: the slice failed in part
 		if (slicesDone.isEmpty() && !partly) return e;
 		StringBuilder what = new StringBuilder();
@@ -355,6 +373,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		if (partly) what.append("slice ").append(failedSlice).append(" may be part blurred, ");
 		what.append("and the others are unchanged");
 		return new PartlyDoneException(GaussianBlur.NAME, partly ? e.getCause() : e, what.toString());
+	}
+
+	/** @return "slices 1-2 and 5 are STATE", or "slice 4 is STATE" */
+	private static String slices(Collection<Integer> ascending, String state) {
+		boolean one = ascending.size() == 1;
+		return (one ? "slice " : "slices ") + Texts.runs(ascending) + (one ? " is " : " are ") + state;
 	}
 
 	/** @return the sigma in the units of the dialog (for tests) */

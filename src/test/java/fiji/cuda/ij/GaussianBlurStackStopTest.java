@@ -126,6 +126,46 @@ class GaussianBlurStackStopTest {
 	}
 
 	@Test
+	void aGpuFailureOnALaterSliceSaysWhichSlicesAreBlurred() {
+		// with the GPU chosen in GPU Info, its failure on slice 3 said "(slice 3)" alone: slices 1-2
+		// (and, on more threads, slices past 3) were blurred and the others not, with no word of it
+		int threads = Prefs.getThreads();
+		GaussianBlurPlugin.SliceBlur saved = GaussianBlurPlugin.sliceBlur;
+		try {
+			for (int t : new int[] { 1, 3 }) {
+				ImagePlus imp = ImageJReference.noise("16-bit", 30, 20, 6, 5), before = imp.duplicate();
+				Object third = imp.getStack().getPixels(3);
+				Prefs.setThreads(t);
+				GaussianBlurPlugin.sliceBlur = (p, x, y, r, o) -> {
+					if (p.plane(0) == third)
+						throw new fiji.cuda.runtime.GpuException("Gaussian Blur: CUDA_ERROR_OUT_OF_MEMORY");
+					return fiji.cuda.gaussian.GaussianBlur.blur2D(p, x, y, r, o);
+				};
+				String log = LocalThresholdPluginTest.asMacro(
+					arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), "GPU Gaussian Blur...", arg), imp,
+					"sigma=2 stack").trim();
+				java.util.List<Integer> blurred = new java.util.ArrayList<>(), unchanged = new java.util.ArrayList<>();
+				for (int s = 1; s <= 6; s++)
+					if (s != 3) (java.util.Arrays.equals((short[]) before.getStack().getPixels(s),
+						(short[]) imp.getStack().getPixels(s)) ? unchanged : blurred).add(s);
+				assertArrayEquals((short[]) before.getStack().getPixels(3), (short[]) third, "slice 3");
+				// one thread goes in order; more take a range of slices each
+				if (t == 1) assertEquals(java.util.List.of(1, 2), blurred);
+				String expected = "GPU Gaussian Blur: CUDA_ERROR_OUT_OF_MEMORY (slice 3 of 6; slice" + (blurred.size() > 1 ? "s " : " ")
+					+ fiji.cuda.ops.Texts.runs(blurred) + (blurred.size() > 1 ? " are" : " is") + " blurred"
+					+ (unchanged.isEmpty() ? ""
+						: " and slice" + (unchanged.size() > 1 ? "s " : " ") + fiji.cuda.ops.Texts.runs(unchanged)
+							+ (unchanged.size() > 1 ? " are" : " is") + " unchanged")
+					+ ")";
+				assertTrue(log.contains(expected), t + " threads: " + log + "\nexpected: " + expected);
+			}
+		} finally {
+			GaussianBlurPlugin.sliceBlur = saved;
+			Prefs.setThreads(threads);
+		}
+	}
+
+	@Test
 	void aStackRunThatChangesNothingLeavesUndoToTheOneSliceFilterBefore() {
 		// the first slice's call dropped the snapshot of "Add..." before anything was blurred: at
 		// sigma 0, or with every slice failing, Edit>Undo no longer took that filter back, as it does
