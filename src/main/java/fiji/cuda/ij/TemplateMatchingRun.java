@@ -31,20 +31,29 @@ final class TemplateMatchingRun {
 	private TemplateMatchingRun() {}
 
 	/**
-	 * Refuses an angle whose rotated template is larger than the image before the bank is made:
-	 * the rotated copies' pixels were allocated first, so a large template at 45 degrees ran out
-	 * of memory, or past 2^31 pixels failed with a stack trace, instead of this message.
+	 * Refuses a template, as it is or at one of the angles, that is larger than the image, before
+	 * the bank is made: the rotated copies' pixels were allocated first, so a large template at
+	 * 45 degrees ran out of memory, or past 2^31 pixels failed with a stack trace, instead of this
+	 * message. The angles are looked at in the order given, the template as it is among them: with
+	 * angles 0 and 90 a template too wide at 0 was refused for its 90-degree copy, "leave that
+	 * angle out", which left the same failure. A file of a folder is named: the message gave a
+	 * size alone, and the user had to find which of the folder's files it was.
 	 */
-	private static void checkRotatedFit(ImagePlus image, List<Template> originals, double[] angles) {
-		if (angles == null) return;
+	private static void checkFitsImage(ImagePlus image, List<Template> originals, List<String> names, double[] angles) {
+		if (angles == null || angles.length == 0) angles = new double[] {0};
+		int iw = image.getWidth(), ih = image.getHeight();
 		for (Template t : originals)
 			for (double a : angles) {
-				if (!Double.isFinite(a) || a % 360 == 0) continue; // the bank says what is wrong with a NaN
-				int[] wh = t.rotatedSize(a);
-				if (wh[0] > image.getWidth() || wh[1] > image.getHeight())
-					throw new IllegalArgumentException(TemplateMatching.rotatedTooLarge(a, wh[0], wh[1],
-						image.getWidth(), image.getHeight()));
+				if (!Double.isFinite(a)) continue; // the bank says what is wrong with a NaN
+				int[] wh = a % 360 == 0 ? new int[] {t.width(), t.height()} : t.rotatedSize(a);
+				if (wh[0] > iw || wh[1] > ih)
+					throw new IllegalArgumentException(TemplateMatching.tooLarge(fileName(t, names), a, wh[0], wh[1], iw, ih));
 			}
+	}
+
+	/** @return a folder template's file name in quotes, or "" for a template of an image */
+	private static String fileName(Template t, List<String> names) {
+		return names != null && t.index < names.size() ? "'" + names.get(t.index) + "'" : "";
 	}
 
 	/**
@@ -59,12 +68,12 @@ final class TemplateMatchingRun {
 	{
 		checkSettings(s);
 		checkFinite(originals, names);
-		checkRotatedFit(image, originals, s.angles);
+		checkFitsImage(image, originals, names, s.angles);
 		List<Template> bank = Template.bank(originals, s.flip, s.angles);
 		warnOfFlatTemplates(originals, names);
 		Rectangle search = selfSearch ? null : searchRectangle(image);
 		if (search != null) {
-			checkFits(bank, search);
+			checkFits(bank, names, search);
 			warnOfOnePosition(bank, search, image);
 		}
 		ImageStack stack = image.getStack();
@@ -225,10 +234,11 @@ final class TemplateMatchingRun {
 	 * The operation would call the searched rectangle "the image", which the user, looking at a
 	 * larger image, would not recognize: a template that does not fit is reported here.
 	 */
-	private static void checkFits(List<Template> bank, Rectangle search) {
+	private static void checkFits(List<Template> bank, List<String> names, Rectangle search) {
 		for (Template t : bank)
 			if (t.width() > search.width || t.height() > search.height)
-				throw new IllegalArgumentException("The template" + (t.angle % 360 != 0 ? " rotated by "
+				throw new IllegalArgumentException("The template" + (names != null ? " " + fileName(t, names) : "")
+					+ (t.angle % 360 != 0 ? " rotated by "
 					+ TemplateMatchingPlugin.format(new double[] {t.angle}) + " degrees" : "") + " (" + t.width() + "x" + t.height()
 					+ ") is larger than the search selection (" + search.width + "x" + search.height
 					+ "); enlarge the selection, or remove it to search the whole image.");

@@ -391,9 +391,7 @@ public final class TemplateMatching {
 			throw new IllegalArgumentException(NAME + ": the template has no slice " + (templatePlane + 1) + ".");
 		int w = template.width(), h = template.height();
 		if (w > image.width() || h > image.height())
-			throw new IllegalArgumentException(NAME + ": the template (" + w + "x" + h
-				+ ") is larger than the image (" + image.width() + "x" + image.height() + "); use a smaller template, or a "
-				+ "smaller selection on it.");
+			throw new IllegalArgumentException(tooLarge("", 0, w, h, image.width(), image.height()));
 		checkMask(mask, w, h);
 		if (template.type() == PixelType.FLOAT32) {
 			float[] t = (float[]) template.plane(templatePlane);
@@ -413,10 +411,28 @@ public final class TemplateMatching {
 	 * @param w     the image's width
 	 * @param h     its height
 	 * @return why a template rotated to {@code tw x th} cannot be matched in a {@code w x h}
-	 *         image, for {@link #detect} and for the plug-in, which checks before it rotates
+	 *         image; {@link #tooLarge} also names the template, for the plug-in, which checks
+	 *         before it rotates
 	 */
 	public static String rotatedTooLarge(double angle, int tw, int th, int w, int h) {
-		return NAME + ": the template rotated by " + Texts.number(angle) + " degrees (" + tw + "x" + th + ") is larger "
+		return tooLarge("", angle, tw, th, w, h);
+	}
+
+	/**
+	 * @param which how the template is named, e.g. its file in quotes; "" for no name
+	 * @param angle the rotation, in degrees: a whole turn (0 included) is the template as it is
+	 * @param tw    the (rotated) template's width
+	 * @param th    its height
+	 * @param w     the image's width
+	 * @param h     its height
+	 * @return why that template cannot be matched in a {@code w x h} image, and what to do
+	 */
+	public static String tooLarge(String which, double angle, int tw, int th, int w, int h) {
+		String t = "the template" + (which == null || which.isEmpty() ? "" : " " + which);
+		if (angle % 360 == 0)
+			return NAME + ": " + t + " (" + tw + "x" + th + ") is larger than the image (" + w + "x" + h + "); use a "
+				+ "smaller template, or a smaller selection on it.";
+		return NAME + ": " + t + " rotated by " + Texts.number(angle) + " degrees (" + tw + "x" + th + ") is larger "
 			+ "than the image (" + w + "x" + h + "); leave that angle out, or use a smaller template.";
 	}
 }

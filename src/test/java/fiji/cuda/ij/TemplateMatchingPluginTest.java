@@ -1109,6 +1109,41 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aTemplateTooLargeIsRefusedAtTheFirstAngleThatFailsAndAFolderFileByItsName(@TempDir Path dir) {
+		// with angles 0 and 90, a template too wide as it is was refused for its 90-degree copy,
+		// "leave that angle out", which only led to the same refusal at 0
+		ImagePlus image = noise("8-bit", 30, 20, 1, 50);
+		TemplateMatchingPlugin.Settings s = new TemplateMatchingPlugin.Settings();
+		s.angles = new double[] {0, 90};
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, noise("8-bit", 40, 10, 1, 51), s, CPU));
+		assertEquals("Template Matching: the template (40x10) is larger than the image (30x20); use a smaller template, "
+			+ "or a smaller selection on it.", e.getMessage());
+		// a folder's file too large was given by its size alone, not by which file it was
+		ImageJProcess.save(noise("8-bit", 5, 5, 1, 52), dir.resolve("a.tif"));
+		ImageJProcess.save(noise("8-bit", 40, 10, 1, 53), dir.resolve("big.tif"));
+		TemplateMatchingPlugin.NamedTemplates t = TemplateMatchingPlugin.folderTemplates(dir);
+		s.angles = new double[] {90, 0};
+		e = assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.run(image, t, s, CPU));
+		assertEquals("Template Matching: the template 'big.tif' rotated by 90 degrees (10x40) is larger than the image "
+			+ "(30x20); leave that angle out, or use a smaller template.", e.getMessage());
+		s.angles = new double[] {0};
+		e = assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.run(image, t, s, CPU));
+		assertEquals("Template Matching: the template 'big.tif' (40x10) is larger than the image (30x20); use a smaller "
+			+ "template, or a smaller selection on it.", e.getMessage());
+		// and one that fits the image but not the search selection
+		Path other = dir.resolve("other");
+		assertTrue(other.toFile().mkdir());
+		ImageJProcess.save(noise("8-bit", 5, 5, 1, 54), other.resolve("a.tif"));
+		ImageJProcess.save(noise("8-bit", 25, 10, 1, 55), other.resolve("wide.tif"));
+		TemplateMatchingPlugin.NamedTemplates u = TemplateMatchingPlugin.folderTemplates(other);
+		image.setRoi(new Roi(0, 0, 20, 20));
+		e = assertThrows(IllegalArgumentException.class, () -> TemplateMatchingPlugin.run(image, u, s, CPU));
+		assertEquals("The template 'wide.tif' (25x10) is larger than the search selection (20x20); enlarge the "
+			+ "selection, or remove it to search the whole image.", e.getMessage());
+	}
+
+	@Test
 	void aSelectionSavedWithATemplateFileCutsAndMasksItInAFolderAsOnTheTemplateImage(@TempDir Path dir) {
 		// the folder ignored the oval the Opener restores: the corners outside it, garbage in the
 		// file, counted, and the copies planted in the image scored well below 1
