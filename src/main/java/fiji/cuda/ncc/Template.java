@@ -232,9 +232,13 @@ public final class Template {
 				m[y * ow + x] = 1;
 				valid++;
 			}
+		// only a template 1 pixel wide or high gets here (no sample has all its neighbours in a
+		// line but those falling exactly on it): the bare "leaves no pixel" said neither why nor what to do
 		if (valid == 0)
-			throw new IllegalArgumentException(TemplateMatching.NAME + ": rotating the template by " + Texts.number(degrees)
-				+ " degrees leaves no pixel.");
+			throw new IllegalArgumentException(TemplateMatching.NAME + ": rotating the " + w + "x" + h + " template by "
+				+ Texts.number(degrees) + " degrees leaves no pixel (turned by other than a multiple of 90 degrees, a "
+				+ "template 1 pixel wide or high keeps only pixels that fall exactly on it); leave that angle out, or use "
+				+ "a template at least 2 pixels wide and high.");
 		return new Template(Planes.wrap(ow, oh, out), valid == ow * oh ? null : m, index, degrees, flipped);
 	}
 

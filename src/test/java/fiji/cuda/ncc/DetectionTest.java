@@ -431,6 +431,18 @@ class DetectionTest {
 	}
 
 	@Test
+	void aTurnThatLeavesALineTemplateNoPixelSaysWhyAndWhatToDo() {
+		// "rotating the template by 30 degrees leaves no pixel" said neither why nor what to do
+		Template line = new Template(TestImages.random(PixelType.UINT8, 1, 5, 1, 3), null, 0, 0, false);
+		assertEquals("Template Matching: rotating the 1x5 template by 30 degrees leaves no pixel (turned by other than "
+			+ "a multiple of 90 degrees, a template 1 pixel wide or high keeps only pixels that fall exactly on it); "
+			+ "leave that angle out, or use a template at least 2 pixels wide and high.", assertThrows(
+				IllegalArgumentException.class, () -> Template.bank(List.of(line), false, new double[] {0, 30})).getMessage());
+		// a quarter turn only moves its pixels
+		assertEquals(5, line.rotated(90).width());
+	}
+
+	@Test
 	void aBankOfANullIsRefused() {
 		// mirrored or rotated it was a NullPointerException, else a bank holding a null
 		List<Template> list = Arrays.asList(new Template(TestImages.random(PixelType.UINT8, 5, 4, 1, 7), null, 0, 0,
