@@ -237,7 +237,7 @@ final class TemplateMatchingRun {
 	private static void checkFits(List<Template> bank, List<String> names, Rectangle search) {
 		for (Template t : bank)
 			if (t.width() > search.width || t.height() > search.height)
-				throw new IllegalArgumentException("The template" + (names != null ? " " + fileName(t, names) : "")
+				throw new IllegalArgumentException("The template" + (fileName(t, names).isEmpty() ? "" : " " + fileName(t, names))
 					+ (t.angle % 360 != 0 ? " rotated by "
 					+ TemplateMatchingPlugin.format(new double[] {t.angle}) + " degrees" : "") + " (" + t.width() + "x" + t.height()
 					+ ") is larger than the search selection (" + search.width + "x" + search.height
