@@ -79,6 +79,11 @@ final class TemplateMatchingTemplates {
 				throw new IllegalArgumentException("The selection of the template \"" + template.getTitle()
 					+ "\" lies outside it; select a part of the template, or none for all of it.");
 			}
+			// points on one slanted line have bounds but no pixel inside: the matching's "the
+			// template mask is empty" named a mask the user never made
+			if (c.mask != null && enclosesNone(c.mask))
+				throw new IllegalArgumentException("The selection of the template \"" + template.getTitle()
+					+ "\" encloses no pixel (points on one line); select a part of the template, or none for all of it.");
 			out.add(new Template(TemplateMatching.crop(p, 0, c), c.mask, index, 0, false));
 		}
 		return out;
@@ -133,6 +138,12 @@ final class TemplateMatchingTemplates {
 			}
 		}
 		return out;
+	}
+
+	private static boolean enclosesNone(byte[] mask) {
+		for (byte b : mask)
+			if (b != 0) return false;
+		return true;
 	}
 
 	private static boolean isTiff(String name) {

@@ -373,6 +373,19 @@ class TemplateMatchingPluginTest {
 	}
 
 	@Test
+	void aSelectionOnTheTemplateThatEnclosesNoPixelIsNamedAsTheTemplates() {
+		// points on one slanted line have bounds but a mask of no pixel: "the template mask is
+		// empty", a mask the user never made, named neither the selection nor the template
+		ImagePlus image = noise("8-bit", 60, 50, 1, 50), tpl = noise("8-bit", 20, 20, 1, 51);
+		tpl.setTitle("tpl");
+		tpl.setRoi(new ij.gui.PolygonRoi(new int[] {2, 9, 16}, new int[] {3, 10, 17}, 3, ij.gui.Roi.POLYGON));
+		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+			() -> TemplateMatchingPlugin.run(image, tpl, new TemplateMatchingPlugin.Settings(), CPU));
+		assertEquals("The selection of the template \"tpl\" encloses no pixel (points on one line); select a part of "
+			+ "the template, or none for all of it.", e.getMessage());
+	}
+
+	@Test
 	void anEscWithinOneScoreMapOnTheCpuStopsTheRunAndListsNothingOfThatSlice() {
 		// one template, one slice: the CPU's map was one step, with no Esc heard until its end
 		ImagePlus image = noise("8-bit", 80, 60, 2, 42);
