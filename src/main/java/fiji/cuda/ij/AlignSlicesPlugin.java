@@ -162,6 +162,11 @@ public class AlignSlicesPlugin implements PlugIn {
 	 */
 	static void warnOfDoubtfulShifts(ImagePlus imp, Settings s, List<Shift> shifts, List<Integer> notFinite) {
 		String where = " of \"" + imp.getTitle() + "\"";
+		// allowed, as a search of the landmark's own position only, but a stack marked changed
+		// with every shift 0 and no word said looked like an alignment that found no motion
+		if (s.margin == 0 && shifts.size() > 1)
+			OpLog.log(COMMAND + ": with margin 0 only the landmark's own position is searched in the slices" + where
+				+ ", so no slice could move; give the margin as the largest motion expected, in pixels.");
 		boolean wide = s.width >= imp.getWidth() && s.margin > 0, tall = s.height >= imp.getHeight() && s.margin > 0;
 		if (wide || tall)
 			OpLog.log(COMMAND + ": the landmark spans the whole " + (wide && tall ? "image" : wide ? "width" : "height")
