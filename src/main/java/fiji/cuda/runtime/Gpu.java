@@ -87,7 +87,14 @@ public final class Gpu {
 	static volatile long stagingWaitMillis = 50;
 
 	private static final Object LOCK = new Object();
+	/**
+	 * Guards the driver's one start ({@link #initDriver}). Not {@link #LOCK}, which a change of GPU
+	 * holds while it waits for the old device's sessions: GPU Info's device count or description
+	 * asked from inside one of them waited for it, and neither thread went on.
+	 */
+	private static final Object DRIVER_LOCK = new Object();
 	private static volatile Gpu current;
+	/** This and driverTried: guarded by {@link #DRIVER_LOCK}. */
 	private static String driverFailure;
 	private static boolean driverTried;
 	private static volatile int requiredDriver = REQUIRED_DRIVER;
@@ -141,17 +148,20 @@ public final class Gpu {
 		String choice = choice();
 		Gpu g = current;
 		if (g != null && !g.poisoned && g.choice.equals(choice)) return g;
+		if (choice.equals("cpu"))
+			throw new GpuUnavailableException(System.getProperty(GpuSettings.PROPERTY) != null
+				? "the CPU was chosen by the Java option -D" + GpuSettings.PROPERTY + "=" + System.getProperty(GpuSettings.PROPERTY)
+				: "the CPU was chosen in GPU Info (Use: CPU only)");
+		// retire() waits for the write lock, which a thread inside one of g's sessions never gets.
+		// Refused before LOCK: another thread that opened the new device retires g holding LOCK,
+		// waiting for this session, and this thread waited for LOCK: neither went on, and every
+		// later get() queued behind them. While this thread holds g's read lock, g stays current.
+		if (g != null && !g.poisoned && g.resetLock.getReadHoldCount() > 0)
+			throw new GpuException("another GPU was chosen while an operation on " + g.info.name
+				+ " runs on this thread; the choice applies once that operation has ended");
 		synchronized (LOCK) {
 			g = current;
 			if (g != null && !g.poisoned && g.choice.equals(choice)) return g;
-			if (choice.equals("cpu"))
-				throw new GpuUnavailableException(System.getProperty(GpuSettings.PROPERTY) != null
-					? "the CPU was chosen by the Java option -D" + GpuSettings.PROPERTY + "=" + System.getProperty(GpuSettings.PROPERTY)
-					: "the CPU was chosen in GPU Info (Use: CPU only)");
-			// retire() waits for the write lock, which a thread inside one of g's sessions never gets
-			if (g != null && !g.poisoned && g.resetLock.getReadHoldCount() > 0)
-				throw new GpuException("another GPU was chosen while an operation on " + g.info.name
-					+ " runs on this thread; the choice applies once that operation has ended");
 			initDriver();
 			Gpu fresh = open(choice);
 			lastFault = null; // a context opened after the fault: it no longer explains a failure
@@ -235,6 +245,12 @@ public final class Gpu {
 	}
 
 	private static void initDriver() {
+		synchronized (DRIVER_LOCK) {
+			startDriver();
+		}
+	}
+
+	private static void startDriver() {
 		if (driverTried) {
 			if (driverFailure != null) throw new GpuUnavailableException(driverFailure);
 			return;
@@ -378,9 +394,7 @@ public final class Gpu {
 	 */
 	public static int deviceCount() {
 		try {
-			synchronized (LOCK) {
-				initDriver();
-			}
+			initDriver();
 			int[] count = new int[1];
 			cuDeviceGetCount(count);
 			return count[0];
@@ -924,9 +938,7 @@ public final class Gpu {
 		List<String> lines = new ArrayList<>();
 		lines.add(GpuSettings.describe());
 		try {
-			synchronized (LOCK) {
-				initDriver();
-			}
+			initDriver();
 			int[] v = new int[1];
 			cuDriverGetVersion(v);
 			String release = nvidiaRelease();
