@@ -117,6 +117,7 @@ public final class HostBuffer implements AutoCloseable {
 	}
 
 	private HostCopy.Segment[] segments(Object[] arrays, long count) {
+		if (arrays.length == 0) return new HostCopy.Segment[0];
 		long bytes = count * arrays.length * HostCopy.elementSize(arrays[0]);
 		if (bytes > size) throw new IllegalArgumentException(bytes + " bytes do not fit a pinned buffer of " + size);
 		return HostCopy.segments(arrays, 0, count, 0, count * arrays.length);

@@ -60,6 +60,8 @@ final class HostCopy {
 
 	/** As {@link #copy}, but returns once the slices are queued; the copy threads do them meanwhile. */
 	static Pending start(Segment[] segs, ByteBuffer buf, boolean toArray) {
+		// a copy of no elements (HostBuffer.fill(planes, 0)) has no first segment to take the type from
+		if (segs.length == 0) return POOL.submit(java.util.Collections.emptyList());
 		int esize = elementSize(segs[0].array);
 		long total = 0;
 		for (Segment s : segs)

@@ -154,4 +154,16 @@ class HostCopyTest {
 			assertEquals(want[i][2], s[i].bufOffset, "piece " + i);
 		}
 	}
+
+	@Test
+	void aCopyOfNoElementsDoesNothing() {
+		// HostBuffer.fill(planes, 0) and its kin: no segment, and the copy threw
+		// ArrayIndexOutOfBoundsException looking at the first one's element type
+		HostCopy.Segment[] none = HostCopy.segments(new Object[] { new float[4] }, 0, 0, 0, 0);
+		assertEquals(0, none.length);
+		HostCopy.copy(none, buffer(16), false);
+		HostCopy.Pending p = HostCopy.start(none, buffer(16), true);
+		assertTrue(p.isDone());
+		p.await();
+	}
 }
