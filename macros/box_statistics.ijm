@@ -16,6 +16,10 @@ if (input != "") {
 	// In a -batch run, call() finds the plug-in's classes only once its commands are loaded.
 	List.setCommands;
 	List.clear();
+	// saved over the file it came from, the original would be gone: refused before the work,
+	// however the two paths are written (a link, "..")
+	if (output != "" && call("fiji.cuda.ij.TiffFiles.sameFile", absolute(input), output) == "true")
+		exit("save=" + output + " is the file opened, which the result would replace; give another file to save");
 	if (call("fiji.cuda.ij.TiffFiles.readable", input) != "true")
 		exit("Could not open " + input + ": the TIFF file is cut short");
 	opened = nImages;

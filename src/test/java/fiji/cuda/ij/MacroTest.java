@@ -374,6 +374,24 @@ class MacroTest {
 	}
 
 	@Test
+	void singleFileMacrosRefuseToSaveOverTheFileTheyOpened() throws Exception {
+		// save= naming the file of open= replaced the original with the result, without a word
+		Path input = ImageJProcess.save(noise("16-bit", 40, 30, 2, 25), dir.resolve("keep me.tif"));
+		byte[] before = Files.readAllBytes(input);
+		Path dotted = input.getParent().resolve(".").resolve(input.getFileName());
+		for (String macro : new String[] { "gaussian_blur.ijm", "gaussian_blur_3d.ijm", "box_statistics.ijm",
+			"integral_image.ijm" })
+			for (Path output : new Path[] { input, dotted }) {
+				ImageJProcess.Result r = imagej.run(ImageJProcess.macro(macro), "open=[" + input + "] save=[" + output + "]",
+					"-Dfiji.cuda.device=cpu");
+				assertTrue(r.output.contains("save=" + output + " is the file opened, which the result would replace"),
+					r::toString);
+				assertFalse(r.output.contains(" done"), r::toString);
+				assertArrayEquals(before, Files.readAllBytes(input), macro + " replaced the file it opened");
+			}
+	}
+
+	@Test
 	void folderMacrosStopOnAnInputFolderThatDoesNotExist() throws Exception {
 		// a mistyped folder gave "Blurred 0 images" (and made the output folder), as if it held no image
 		Path in = dir.resolve("typo-in"), out = dir.resolve("typo-out");
