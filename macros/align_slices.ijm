@@ -35,6 +35,16 @@ if (shiftsFile != "")
 // In a -batch run, call() finds the plug-in's classes only once its commands are loaded.
 List.setCommands;
 List.clear();
+// the aligned stack saved over the input, or the shifts table over either, replaced that file
+// without a word (the table even over the aligned stack just saved)
+if (call("fiji.cuda.ij.TiffFiles.sameFile", input, output) == "true")
+	exit("The output " + output + " is the input stack, which the aligned stack would replace; choose another output file");
+if (shiftsFile != "") {
+	if (call("fiji.cuda.ij.TiffFiles.sameFile", input, shiftsFile) == "true")
+		exit("The shifts file " + shiftsFile + " is the input stack, which the table would replace; choose another shifts file");
+	if (call("fiji.cuda.ij.TiffFiles.sameFile", output, shiftsFile) == "true")
+		exit("The shifts file " + shiftsFile + " is the output, where the table would replace the aligned stack; choose another shifts file");
+}
 if (call("fiji.cuda.ij.TiffFiles.readable", input) != "true")
 	exit("Could not open " + input + ": the TIFF file is cut short");
 opened = nImages;

@@ -168,6 +168,29 @@ class AlignSlicesMacroTest {
 	}
 
 	@Test
+	void anOutputOrShiftsFileThatIsTheInputOrTheOtherIsRefusedBeforeTheWork() throws Exception {
+		// output= the input replaced the stack with the aligned one; shifts= the input replaced it
+		// with the table, and shifts= the output the aligned stack just saved, without a word
+		Planes planes = DriftingStack.make(PixelType.UINT8, 60, 50, new double[] { 0, 2 }, new double[] { 0, -1 }, 13);
+		Path input = ImageJProcess.save(AlignSlicesPluginTest.image("drift-5", planes), dir.resolve("drift-5.tif"));
+		byte[] before = Files.readAllBytes(input);
+		Path other = dir.resolve("a-5.tif"), dotted = dir.resolve(".").resolve("drift-5.tif");
+		String landmark = " x=20 y=15 width=20 height=20 margin=4";
+		String[][] runs = {
+			{ "output=[" + dotted + "]", "The output " + dotted + " is the input stack" },
+			{ "output=[" + other + "] shifts=[" + input + "]", "The shifts file " + input + " is the input stack" },
+			{ "output=[" + other + "] shifts=[" + other + "]", "The shifts file " + other + " is the output" } };
+		for (String[] run : runs) {
+			ImageJProcess.Result r = imagej.run(ImageJProcess.macro("align_slices.ijm"), "input=[" + input + "] " + run[0]
+				+ landmark, "-Dfiji.cuda.device=cpu");
+			assertTrue(r.output.contains(run[1]), r::toString);
+			assertFalse(r.output.contains("Slice 2:"), "the macro aligned before stopping: " + r);
+			assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(input)), "the input was replaced: " + r);
+			assertFalse(Files.exists(other), r::toString);
+		}
+	}
+
+	@Test
 	void macroVariablesAreTakenAsGenericDialogTakesThem() throws Exception {
 		// "x=&x" and the like were refused as "not a whole number", where ImageJ's own dialogs
 		// read them as the variables' values
