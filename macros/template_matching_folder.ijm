@@ -51,6 +51,13 @@ checkWritable(output);
 // this plug-in's classes before that
 List.setCommands;
 List.clear();
+// Table.save writes its text under any name: output= naming the template, or an image of the
+// folder (template= and output= swapped, say), replaced that image with the table
+lowerOutput = toLowerCase(output);
+if (call("fiji.cuda.ij.TiffFiles.sameFile", output, templatePath) == "true")
+	exit("The output " + output + " is the template, which the CSV would replace; give the CSV file to write, e.g. detections.csv");
+if (endsWith(lowerOutput, ".tif") || endsWith(lowerOutput, ".tiff"))
+	exit("The output " + output + " names a TIFF image, which the CSV would replace; give the CSV file to write, e.g. detections.csv");
 start = getTime();
 // the same check as for the images below: ImageJ's open() throws on a TIFF cut short in its header
 if (call("fiji.cuda.ij.TiffFiles.readable", templatePath) != "true")

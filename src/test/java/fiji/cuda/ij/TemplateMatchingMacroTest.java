@@ -2,6 +2,7 @@ package fiji.cuda.ij;
 
 import static fiji.cuda.ij.TemplateMatchingPluginTest.noise;
 import static fiji.cuda.ij.TemplateMatchingPluginTest.plant;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -587,6 +588,26 @@ class TemplateMatchingMacroTest {
 		List<String> lines = Files.readAllLines(csv);
 		assertEquals(1, lines.size(), lines.toString());
 		assertTrue(lines.get(0).contains("File") && lines.get(0).endsWith("Score,Template,Angle,Flip"), lines.get(0));
+	}
+
+	@Test
+	void folderMacroRefusesAnOutputThatIsTheTemplateOrAnImageBeforeTheWork() throws Exception {
+		// Table.save wrote the CSV over whatever output= named: the template (a PNG here), or an
+		// image of the folder when template= and output= were swapped
+		Path in = plantedFolder("in-swapped", "template-swapped.tif", 61, 20, 30);
+		Path png = dir.resolve("template-swapped.png");
+		IJ.saveAs(IJ.openImage(dir.resolve("template-swapped.tif").toString()), "png", png.toString());
+		assertTrue(Files.exists(png), "could not write " + png);
+		byte[] template = Files.readAllBytes(png), image = Files.readAllBytes(in.resolve("a.tif"));
+		ImageJProcess.Result r = runFolderMacro(in, png, png, "");
+		assertTrue(r.output.contains("The output " + png + " is the template, which the CSV would replace"), r::toString);
+		assertFalse(r.output.contains("Found "), r::toString);
+		assertArrayEquals(template, Files.readAllBytes(png), "the template was replaced");
+		r = runFolderMacro(in, dir.resolve("template-swapped.tif"), in.resolve("a.tif"), "");
+		assertTrue(r.output.contains("The output " + in.resolve("a.tif") + " names a TIFF image, which the CSV would replace"),
+			r::toString);
+		assertFalse(r.output.contains("Found "), r::toString);
+		assertArrayEquals(image, Files.readAllBytes(in.resolve("a.tif")), "the image was replaced");
 	}
 
 	/**
