@@ -73,6 +73,10 @@ for (i = 0; i < nResults; i++)
 if (shiftsFile != "")
 	saveShifts(shiftsFile);
 print("Aligned " + nSlices + " slices of " + input + " in " + d2s(seconds, 1) + " s");
+// opened here and saved, the stack is closed here: a batch-mode image still open when the macro
+// ends is shown, and stays in memory, and run stack after stack by another macro, each run left
+// one more behind
+close();
 
 // Saves the shifts as a table of their own: ImageJ saves its Results table with the row numbers
 // first, in a column headed " ", which a script reading the columns by name then meets.

@@ -26,6 +26,7 @@ if (input != "") {
 	// otherwise the test image below would be processed, and saved, in place of the file
 	if (nImages == opened)
 		exit("Could not open " + input);
+	sourceId = getImageID();
 }
 if (nImages == 0) {
 	newImage("Test", "8-bit ramp", 128, 128, 16);
@@ -35,6 +36,9 @@ run("GPU Gaussian Blur 3D...", "x=2 y=2 z=2");
 if (output != "")
 	saveTiff(output);
 print("GPU Gaussian Blur 3D done: " + getTitle() + " (" + nSlices + " slices)");
+// given a file to open and one to save, it works file to file: what it opened and made is closed
+if (input != "" && output != "")
+	closeOpened(sourceId);
 
 // Saves the current image as a TIFF under exactly this path, or stops the macro saying why.
 // saveAs alone would rename A.TIF to A.tif, and it reports a failed save without stopping the
@@ -91,4 +95,15 @@ function makeFolders(path) {
 	if (path == "null" || File.isDirectory(path)) return;
 	makeFolders(File.getParent(path));
 	File.makeDirectory(path);
+}
+
+// The current image, and the one opened, if that is another (the source of a new image), are
+// closed. A batch-mode image still open when the macro ends is shown, and stays in memory: run
+// file after file by another macro, each run left its images behind.
+function closeOpened(sourceId) {
+	close();
+	if (isOpen(sourceId)) {
+		selectImage(sourceId);
+		close();
+	}
 }

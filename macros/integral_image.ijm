@@ -31,6 +31,7 @@ if (input != "") {
 	// otherwise the test image below would be processed, and saved, in place of the file
 	if (nImages == opened)
 		exit("Could not open " + input);
+	sourceId = getImageID();
 }
 if (nImages == 0) {
 	newImage("Test", "8-bit ramp", 64, 48, 2);
@@ -40,6 +41,9 @@ run("GPU Integral Image...", "table=[" + table + "] stack");
 if (output != "")
 	saveTiff(output);
 print("GPU Integral Image done: " + getTitle() + " (" + nSlices + " slices, " + bitDepth() + "-bit)");
+// given a file to open and one to save, it works file to file: what it opened and made is closed
+if (input != "" && output != "")
+	closeOpened(sourceId);
 
 // Saves the current image as a TIFF under exactly this path, or stops the macro saying why.
 // saveAs alone would rename A.TIF to A.tif, and it reports a failed save without stopping the
@@ -96,4 +100,15 @@ function makeFolders(path) {
 	if (path == "null" || File.isDirectory(path)) return;
 	makeFolders(File.getParent(path));
 	File.makeDirectory(path);
+}
+
+// The current image, and the one opened, if that is another (the source of a new image), are
+// closed. A batch-mode image still open when the macro ends is shown, and stays in memory: run
+// file after file by another macro, each run left its images behind.
+function closeOpened(sourceId) {
+	close();
+	if (isOpen(sourceId)) {
+		selectImage(sourceId);
+		close();
+	}
 }

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The folder macros of macros/ close every image they open, so that one run after another in
+ * The folder macros of macros/ close every image they open, and so do the single-file ones given
+ * a file to open and one to save (file to file), so that one run after another in
  * the same ImageJ (a Fiji session, or a macro that runs them folder after folder) leaves
  * nothing behind: a batch-mode image still open when the macro ends is shown, and stays in
  * memory until someone closes it. Real ImageJ 1 under Xvfb (see {@link ImageJProcess}).
@@ -49,6 +50,37 @@ class FolderMacrosCleanUpTest {
 		assertTrue(r.output.contains("Blurred 6 images"), r::toString);
 		assertTrue(r.output.contains("Thresholded 6 images"), r::toString);
 		assertTrue(r.output.contains(" objects in 6 images"), r::toString);
+		assertFalse(r.output.contains("Exception"), r::toString);
+	}
+
+	@Test
+	void eachFileToFileMacroRunTwiceLeavesOnlyTheImageOpenBefore() throws Exception {
+		// given open= and save=, the single-file macros left the file opened and the result (two
+		// images for the ones that make a new image), and align_slices.ijm its aligned stack:
+		// run file after file, they gathered in memory, and were all shown when the macro ended
+		ImageJProcess imagej = ImageJProcess.create(dir.resolve("file-to-file"));
+		Path input = ImageJProcess.save(ImageJReference.noise("8-bit", 48, 40, 3, 300), dir.resolve("stack.tif"));
+		String[][] runs = {
+			{ "gaussian_blur.ijm", "open=[" + input + "] save=[" + dir.resolve("g.tif") + "]" },
+			{ "gaussian_blur_3d.ijm", "open=[" + input + "] save=[" + dir.resolve("g3.tif") + "]" },
+			{ "box_statistics.ijm", "open=[" + input + "] save=[" + dir.resolve("b.tif") + "]" },
+			{ "integral_image.ijm", "open=[" + input + "] save=[" + dir.resolve("i.tif") + "]" },
+			{ "align_slices.ijm", "input=[" + input + "] output=[" + dir.resolve("a.tif") + "] shifts=["
+				+ dir.resolve("a.csv") + "] x=10 y=10 width=20 height=20 margin=3" } };
+		// an image open before is the caller's, and stays
+		StringBuilder macro = new StringBuilder("newImage('mine', '8-bit black', 8, 8, 1);\n");
+		for (String[] run : runs)
+			for (int k = 1; k <= 2; k++)
+				macro.append("runMacro('").append(ImageJProcess.macro(run[0])).append("', '").append(run[1])
+					.append("');\nprint('open after ").append(run[0]).append(" run ").append(k)
+					.append(": ' + nImages + ' ' + getTitle());\n");
+		ImageJProcess.Result r = imagej.run(Files.writeString(dir.resolve("files.ijm"), macro.toString()), null,
+			"-Dfiji.cuda.device=cpu");
+		for (String[] run : runs)
+			for (int k = 1; k <= 2; k++)
+				assertTrue(r.output.contains("open after " + run[0] + " run " + k + ": 1 mine"), r::toString);
+		for (String saved : new String[] { "g.tif", "g3.tif", "b.tif", "i.tif", "a.tif", "a.csv" })
+			assertTrue(Files.isRegularFile(dir.resolve(saved)), () -> saved + " not saved: " + r);
 		assertFalse(r.output.contains("Exception"), r::toString);
 	}
 }
