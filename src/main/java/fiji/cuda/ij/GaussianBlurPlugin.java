@@ -12,12 +12,14 @@ import ij.IJ;
 import ij.ImagePlus;
 import ij.Macro;
 import ij.Prefs;
+import ij.WindowManager;
 import ij.gui.DialogListener;
 import ij.gui.GUI;
 import ij.gui.GenericDialog;
 import ij.measure.Calibration;
 import ij.plugin.filter.ExtendedPlugInFilter;
 import ij.plugin.filter.PlugInFilterRunner;
+import ij.process.ColorProcessor;
 import ij.process.ImageProcessor;
 
 import java.awt.AWTEvent;
@@ -234,12 +236,24 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	/**
 	 * ImageJ's runner takes Undo's copy of a single image after this dialog, outside the
 	 * plug-in: out of memory there was only logged by ImageJ, and a macro went on with the
-	 * image unblurred as its result. So room for that copy is tried here first.
+	 * image unblurred as its result. So room for that copy is made here first, where running
+	 * out can be reported. Where the runner will take the copy, the array made here becomes the
+	 * processor's snapshot array, which {@code snapshot()} reuses when its length fits: a probe
+	 * dropped at once left the runner to ask for the same memory again, which the heap need not
+	 * give (once, on the H200 machine's 16 cores with 100 MB for Java, ImageJ's own out-of-memory
+	 * message came after the probe had fit, and the macro went on).
 	 *
 	 * @return false after reporting that there is no room
 	 */
 	static boolean roomForUndo(ImagePlus imp) {
+		ImageProcessor ip = imp.getProcessor();
 		int n = imp.getWidth() * imp.getHeight();
+		Object had = ip.getSnapshotPixels();
+		if (had != null && java.lang.reflect.Array.getLength(had) == n) return true; // the runner's copy goes there
+		// the runner's condition for its copy; without one, an array of zeros left as the
+		// snapshot would be what a later reset() puts back, so the probe is only dropped then
+		boolean runnerCopies = !Prefs.disableUndo
+			|| ip instanceof ColorProcessor && WindowManager.getWindow("B&C") != null;
 		try {
 			switch (imp.getBitDepth()) {
 			case 8:
@@ -254,6 +268,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 			default:
 				undoProbe = new float[n];
 			}
+			if (runnerCopies) ip.setSnapshotPixels(undoProbe);
 			return true;
 		} catch (OutOfMemoryError e) {
 			IjErrors.report(COMMAND, e);

@@ -68,6 +68,33 @@ class GaussianBlurPluginTest {
 	}
 
 	@Test
+	void theRoomMadeForUndoIsTheArrayTheRunnersCopyGoesTo() {
+		// a probe dropped at once left ImageJ's runner to ask for the same memory again, which the
+		// heap need not give: its out-of-memory message then let a macro go on unblurred
+		for (String type : TYPES) {
+			ImagePlus imp = noise(type, 37, 23, 1, 7);
+			ij.process.ImageProcessor ip = imp.getProcessor();
+			ip.setSnapshotPixels(null);
+			assertTrue(GaussianBlurPlugin.roomForUndo(imp), type);
+			Object reserved = ip.getSnapshotPixels();
+			assertTrue(reserved != null && java.lang.reflect.Array.getLength(reserved) == 37 * 23, type);
+			ip.snapshot();
+			assertTrue(reserved == ip.getSnapshotPixels(), type + ": the runner's copy asked for new memory");
+		}
+		boolean disabled = Prefs.disableUndo;
+		try {
+			Prefs.disableUndo = true;
+			ImagePlus imp = noise("16-bit", 37, 23, 1, 8);
+			imp.getProcessor().setSnapshotPixels(null);
+			assertTrue(GaussianBlurPlugin.roomForUndo(imp));
+			// no copy is taken then: zeros left as the snapshot would be what a later reset() puts back
+			assertTrue(imp.getProcessor().getSnapshotPixels() == null);
+		} finally {
+			Prefs.disableUndo = disabled;
+		}
+	}
+
+	@Test
 	void onTheCpuAtASigmaWhereImageJDownsamplesTheLogSaysOnceThatImageJIsFaster() {
 		// without a GPU, sigma 50 took 2-27 times ImageJ's time with no word on why
 		fiji.cuda.ops.OpReport cpu = new fiji.cuda.ops.OpReport(fiji.cuda.ops.Backend.CPU, "no GPU", false, 0);
