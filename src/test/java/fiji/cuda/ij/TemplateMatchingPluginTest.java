@@ -363,26 +363,26 @@ class TemplateMatchingPluginTest {
 
 	@Test
 	void aZeroAreaSelectionOnTheTemplateIsNamedAsTheTemplates() {
-		ImagePlus image = noise("8-bit", 60, 50, 1, 50), tpl = noise("8-bit", 20, 20, 1, 51);
-		tpl.setTitle("tpl");
-		tpl.setRoi(new ij.gui.PolygonRoi(new int[] {5, 10, 15}, new int[] {5, 5, 5}, 3, ij.gui.Roi.POLYGON));
-		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-			() -> TemplateMatchingPlugin.run(image, tpl, new TemplateMatchingPlugin.Settings(), CPU));
-		assertEquals("The selection of the template \"tpl\" has no area (10x0); select a part of the template, or none "
-			+ "for all of it.", e.getMessage());
+		assertTemplateSelectionRefused(new int[] {5, 10, 15}, new int[] {5, 5, 5}, "The selection of the template \"tpl\" "
+			+ "has no area (10x0); select a part of the template, or none for all of it.");
 	}
 
 	@Test
 	void aSelectionOnTheTemplateThatEnclosesNoPixelIsNamedAsTheTemplates() {
 		// points on one slanted line have bounds but a mask of no pixel: "the template mask is
 		// empty", a mask the user never made, named neither the selection nor the template
+		assertTemplateSelectionRefused(new int[] {2, 9, 16}, new int[] {3, 10, 17}, "The selection of the template "
+			+ "\"tpl\" encloses no pixel (points on one line); select a part of the template, or none for all of it.");
+	}
+
+	/** A polygon through (xs, ys) on a 20x20 template titled "tpl" is refused with {@code message}. */
+	private static void assertTemplateSelectionRefused(int[] xs, int[] ys, String message) {
 		ImagePlus image = noise("8-bit", 60, 50, 1, 50), tpl = noise("8-bit", 20, 20, 1, 51);
 		tpl.setTitle("tpl");
-		tpl.setRoi(new ij.gui.PolygonRoi(new int[] {2, 9, 16}, new int[] {3, 10, 17}, 3, ij.gui.Roi.POLYGON));
+		tpl.setRoi(new ij.gui.PolygonRoi(xs, ys, xs.length, ij.gui.Roi.POLYGON));
 		IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
 			() -> TemplateMatchingPlugin.run(image, tpl, new TemplateMatchingPlugin.Settings(), CPU));
-		assertEquals("The selection of the template \"tpl\" encloses no pixel (points on one line); select a part of "
-			+ "the template, or none for all of it.", e.getMessage());
+		assertEquals(message, e.getMessage());
 	}
 
 	@Test
