@@ -206,6 +206,17 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 				return DONE;
 			}
 		}
+		// refused here, not by each slice's run: the runner has by then copied the plane over the
+		// snapshot a filter before left, and marks the image changed after any run, so an image with
+		// no pixel changed asked to be saved and Undo no longer took back that filter
+		if (sigma != 0) {
+			try {
+				ImagePlusPlanes.selection(imp);
+			} catch (IllegalArgumentException e) {
+				IjErrors.report(COMMAND, e);
+				return DONE;
+			}
+		}
 		if (macroOptions == null) {
 			lastSigma = sigma;
 			lastScaled = scaled;

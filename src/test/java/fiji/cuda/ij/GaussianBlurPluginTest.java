@@ -136,6 +136,35 @@ class GaussianBlurPluginTest {
 	}
 
 	@Test
+	void aSelectionWithNoAreaIsRefusedBeforeTheRunnerMarksTheImageChangedOrTakesUndo() {
+		// refused by each slice's run, after ImageJ's runner had copied the plane over the snapshot
+		// the filter before had left: the image, not one pixel changed, was marked changed (closing
+		// it asked to save) and Edit>Undo no longer took back that filter
+		Roi[] rois = { new Roi(40, 5, 6, 6),
+			new ij.gui.PolygonRoi(new int[] { 2, 7, 12 }, new int[] { 3, 8, 13 }, 3, Roi.POLYGON) };
+		for (Roi roi : rois)
+			for (int slices : new int[] { 1, 3 }) {
+				String what = roi.getTypeAsString() + ", " + slices + " slice(s)";
+				ImagePlus imp = noise("16-bit", 30, 20, slices, 9), original = imp.duplicate();
+				imp.getProcessor().snapshot();
+				ImageJReference.blur2D(imp.getProcessor(), 2, 2);
+				ij.Undo.setup(ij.Undo.FILTER, imp);
+				imp.changes = false;
+				ImagePlus filtered = imp.duplicate();
+				imp.setRoi((Roi) roi.clone());
+				String log = LocalThresholdPluginTest.asMacro(
+					arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), GPU2D, arg), imp,
+					slices == 1 ? "sigma=2" : "sigma=2 stack");
+				assertTrue(log.contains("GPU Gaussian Blur: The selection has no area inside the image"), what + ": " + log);
+				assertTrue(ImageJReference.samePixels(filtered, imp), what + ": the image changed");
+				assertFalse(imp.changes, what + ": marked changed");
+				imp.deleteRoi();
+				ImageJReference.undo(imp);
+				assertTrue(ImageJReference.samePixels(original, imp), what + ": Undo did not take back the filter before");
+			}
+	}
+
+	@Test
 	void twoDimensionalCasesMatchImageJ() {
 		for (String t : TYPES) {
 			ImagePlus n = noise(t, 37, 29, 3, 5);
