@@ -521,11 +521,20 @@ public final class ImagePlusPlanes {
 	 *
 	 * @param ip the plane about to change
 	 * @return the earlier snapshot, or null
+	 * @throws OutOfMemoryError when there is no room for the new copy; the earlier one is then
+	 *                          the plane's snapshot again
 	 */
 	public static Object snapshotKeepingEarlier(ImageProcessor ip) {
 		Object earlier = ip.getSnapshotPixels();
 		ip.setSnapshotPixels(null);
-		ip.snapshot();
+		try {
+			ip.snapshot();
+		} catch (OutOfMemoryError e) {
+			// the run fails before it writes, with the plane unchanged: Undo must still take back
+			// the filter before, whose snapshot was set aside for a copy that could not be made
+			ip.setSnapshotPixels(earlier);
+			throw e;
+		}
 		return earlier;
 	}
 

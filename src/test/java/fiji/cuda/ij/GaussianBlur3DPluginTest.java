@@ -166,6 +166,28 @@ class GaussianBlur3DPluginTest {
 		assertUnchangedAndUndoable(v);
 	}
 
+	@Test
+	void aSingleImageWhoseCopyForUndoFindsNoMemoryLeavesUndoToTheFilterBefore() {
+		// the earlier snapshot was set aside before the new copy was made: out of memory for that
+		// copy left the plane with none, and Edit>Undo no longer took back the filter before
+		ImagePlus[] v = addedToByTheFilterBefore();
+		ImagePlus imp = v[0];
+		ij.process.ShortProcessor had = (ij.process.ShortProcessor) imp.getProcessor();
+		ij.process.ShortProcessor full = new ij.process.ShortProcessor(had.getWidth(), had.getHeight(),
+			(short[]) had.getPixels(), null) {
+			@Override
+			public void snapshot() {
+				if (getSnapshotPixels() == null) throw new OutOfMemoryError("Java heap space");
+				super.snapshot();
+			}
+		};
+		full.setSnapshotPixels(had.getSnapshotPixels());
+		imp.setProcessor(full);
+		ij.Undo.setup(ij.Undo.FILTER, imp);
+		assertThrows(OutOfMemoryError.class, () -> GaussianBlur3DPlugin.blur(imp, 1, 1, 1));
+		assertUnchangedAndUndoable(v);
+	}
+
 	/**
 	 * @return a one-plane 16-bit image with 9 added as ImageJ's runner leaves a filter, with Undo
 	 *         set up for it, marked unchanged; a copy before the filter; a copy after it
