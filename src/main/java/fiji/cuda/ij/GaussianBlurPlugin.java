@@ -82,7 +82,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	public static double[] sigmasInPixels(Calibration cal, double sigma, boolean scaled) {
 		checkPositiveSigma(sigma);
 		boolean units = scaled && !cal.getUnits().equals("pixels");
-		if (units) checkPixelSize(cal);
+		if (units) checkPixelSize(cal, sigma);
 		return units ? new double[] {sigma / cal.pixelWidth, sigma / cal.pixelHeight} : new double[] {sigma, sigma};
 	}
 
@@ -200,7 +200,7 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		// "X sigma must be ...", a field this dialog does not have
 		if (scaled) {
 			try {
-				checkPixelSize(cal);
+				checkPixelSize(cal, sigma);
 			} catch (IllegalArgumentException e) {
 				IjErrors.report(COMMAND, e);
 				return DONE;
@@ -290,10 +290,12 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	}
 
 	/**
-	 * @param cal the calibration a sigma in its units is divided by
-	 * @throws IllegalArgumentException when the pixel width or height is 0, below 0 or not finite
+	 * @param cal   the calibration a sigma in its units is divided by
+	 * @param sigma that sigma, at least 0
+	 * @throws IllegalArgumentException when the pixel width or height is 0, below 0 or not
+	 *                                  finite, or so small that the sigma in pixels is infinite
 	 */
-	public static void checkPixelSize(Calibration cal) {
+	public static void checkPixelSize(Calibration cal, double sigma) {
 		String bad = !(cal.pixelWidth > 0 && cal.pixelWidth < Double.POSITIVE_INFINITY)
 			? "pixel width is " + Texts.number(cal.pixelWidth)
 			: !(cal.pixelHeight > 0 && cal.pixelHeight < Double.POSITIVE_INFINITY)
@@ -301,6 +303,14 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		if (bad != null)
 			throw new IllegalArgumentException("Sigma in " + cal.getUnits() + " (\"Scaled Units\") needs a pixel width and "
 				+ "height above 0; this image's " + bad + " (Image>Properties...).");
+		// a pixel of 1e-310 units made the sigma in pixels infinite, which the operation refused
+		// as "X sigma", a field this dialog does not have
+		double smaller = Math.min(cal.pixelWidth, cal.pixelHeight);
+		if (Double.isInfinite(sigma / smaller))
+			throw new IllegalArgumentException("Sigma " + Texts.number(sigma) + " " + cal.getUnits() + " (\"Scaled Units\") "
+				+ "is more pixels than can be counted at this image's pixel " + (smaller == cal.pixelWidth ? "width" : "height")
+				+ " of " + Texts.number(smaller) + " " + cal.getUnits() + "; check the pixel size (Image>Properties...), or "
+				+ "give sigma in pixels.");
 	}
 
 	@Override

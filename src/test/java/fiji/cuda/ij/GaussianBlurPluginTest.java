@@ -136,6 +136,23 @@ class GaussianBlurPluginTest {
 	}
 
 	@Test
+	void scaledUnitsWithAPixelSoSmallThatSigmaInPixelsIsInfiniteAreRefusedNamingIt() {
+		// sigma / 1e-310 is infinite: refused late as "X sigma ...", a field the dialog does not have
+		ImagePlus imp = noise("16-bit", 20, 16, 1, 4);
+		imp.getCalibration().setUnit("um");
+		imp.getCalibration().pixelWidth = 0.5;
+		imp.getCalibration().pixelHeight = 1e-310;
+		short[] before = ((short[]) imp.getProcessor().getPixels()).clone();
+		String log = LocalThresholdPluginTest.asMacro(
+			arg -> new ij.plugin.filter.PlugInFilterRunner(new GaussianBlurPlugin(), GPU2D, ""), imp, "sigma=2 scaled");
+		assertEquals("GPU Gaussian Blur: Sigma 2 " + imp.getCalibration().getUnits() + " (\"Scaled Units\") is more pixels "
+			+ "than can be counted at this image's pixel height of " + fiji.cuda.ops.Texts.number(1e-310) + " "
+			+ imp.getCalibration().getUnits() + "; check the pixel size (Image>Properties...), or give sigma in pixels.",
+			log.trim());
+		org.junit.jupiter.api.Assertions.assertArrayEquals(before, (short[]) imp.getProcessor().getPixels());
+	}
+
+	@Test
 	void aSelectionWithNoAreaIsRefusedBeforeTheRunnerMarksTheImageChangedOrTakesUndo() {
 		// refused by each slice's run, after ImageJ's runner had copied the plane over the snapshot
 		// the filter before had left: the image, not one pixel changed, was marked changed (closing
