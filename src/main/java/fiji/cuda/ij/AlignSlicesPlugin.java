@@ -282,7 +282,10 @@ public class AlignSlicesPlugin implements PlugIn {
 		gd.addCheckbox("Subpixel shifts", lastSubpixel);
 		gd.addCheckbox("Previous slice (compare each slice with its aligned neighbour)", lastPrevious);
 		gd.showDialog();
-		if (gd.wasCanceled()) return null;
+		if (gd.wasCanceled()) {
+			IjErrors.canceled();
+			return null;
+		}
 		Settings s = new Settings();
 		// refused, not cut to a whole number: the recorder keeps what was typed, and the recorded
 		// macro, read by fromMacro, must do what this run did

@@ -81,7 +81,10 @@ public class BoxStatisticsPlugin implements PlugIn {
 			+ "At the borders only the pixels inside the image count.\n"
 			+ "The whole image is computed: a selection is ignored (Image>Duplicate it first).");
 		gd.showDialog();
-		if (gd.wasCanceled()) return;
+		if (gd.wasCanceled()) {
+			IjErrors.canceled();
+			return;
+		}
 		try {
 			double radius = RADIUS.read(gd, 0);
 			String statistic = gd.getNextChoice();

@@ -78,7 +78,10 @@ public class GaussianBlur3DPlugin implements PlugIn {
 		IjBridge.addExactField(gd, "Y sigma:", macro ? DEFAULT_SIGMA : lastY, 1);
 		IjBridge.addExactField(gd, "Z sigma:", macro ? DEFAULT_SIGMA : lastZ, 1);
 		gd.showDialog();
-		if (gd.wasCanceled()) return;
+		if (gd.wasCanceled()) {
+			IjErrors.canceled();
+			return;
+		}
 		double[] sigmas = new double[3];
 		try {
 			for (int i = 0; i < 3; i++)

@@ -186,7 +186,10 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		gd.addPreviewCheckbox(pfr);
 		gd.addDialogListener(this);
 		gd.showDialog();
-		if (gd.wasCanceled()) return DONE;
+		if (gd.wasCanceled()) {
+			IjErrors.canceled();
+			return DONE;
+		}
 		failure.set(null); // a preview's failure is reported by the real run, if it recurs
 		slicesDone.clear(); // the runner puts back a previewed slice before the real run
 		// the dialog listener has read the field (and cleared its invalid-number flag): a text that
@@ -224,6 +227,10 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 		if (oldMacro) sigma /= 2.5; // before ImageJ 1.38r, "radius" meant 2.5 sigma
 		IJ.register(getClass()); // keeps the remembered values when ImageJ unloads classes
 		flags = IJ.setupDialog(imp, FLAGS);
+		if (flags == DONE) { // Cancel on "Process all N images?"
+			IjErrors.canceled();
+			return DONE;
+		}
 		if ((flags & DOES_STACKS) == 0 && !roomForUndo(imp)) return DONE;
 		if ((flags & DOES_STACKS) != 0) {
 			try {

@@ -77,7 +77,10 @@ public class GpuInfoPlugin implements PlugIn {
 		gd.addMessage(String.join("\n", lines));
 		gd.addChoice("Use:", choices, current);
 		gd.showDialog();
-		if (gd.wasCanceled()) return;
+		if (gd.wasCanceled()) {
+			IjErrors.canceled();
+			return;
+		}
 		String picked = gd.getNextChoice();
 		// the Log, not a second dialog: the choice is stored, only not in effect until restart
 		int devices = GpuAccess.deviceCount();

@@ -125,6 +125,15 @@ public final class IjErrors {
 	}
 
 	/**
+	 * For a command whose dialog was canceled. ImageJ's Recorder then writes the bare command,
+	 * run("GPU Box Statistics..."), which played back opens the dialog again, and in a -batch run
+	 * stops the macro for want of options, where the session it records did nothing.
+	 */
+	static void canceled() {
+		if (Recorder.record) Recorder.setCommand(null);
+	}
+
+	/**
 	 * The commands report running out of memory themselves, as any other failure: ImageJ's own
 	 * handler logs it and then lets a {@code -batch} macro go on, which would save the unchanged
 	 * image as the result and carry on with the next.

@@ -80,7 +80,10 @@ public class IntegralImagePlugin implements PlugIn {
 			+ "of the whole image: a selection is ignored (Image>Duplicate it first).\n"
 			+ "Values above 2^24 are not exact in a 32-bit image.");
 		gd.showDialog();
-		if (gd.wasCanceled()) return;
+		if (gd.wasCanceled()) {
+			IjErrors.canceled();
+			return;
+		}
 		// in a macro this is the value as written (any case, with or without brackets, a macro
 		// variable's value), which GenericDialog does not check: named here, as compute() tells
 		// the tables apart by their exact names, and refused when it is none of them

@@ -103,7 +103,10 @@ public class LocalThresholdPlugin implements PlugIn {
 		// otherwise always end in that message (a macro still says stack itself)
 		if (isStack) gd.addCheckbox("Stack", imp.getBitDepth() != 8);
 		gd.showDialog();
-		if (gd.wasCanceled()) return;
+		if (gd.wasCanceled()) {
+			IjErrors.canceled();
+			return;
+		}
 		// read in the dialog's order, in which the Recorder writes the keys: Auto Local Threshold's
 		String method = gd.getNextChoice();
 		double radius, p1, p2;

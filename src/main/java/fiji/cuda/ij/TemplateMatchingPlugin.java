@@ -498,7 +498,10 @@ public class TemplateMatchingPlugin implements PlugIn {
 		gd.addCheckbox("Score_map", LAST.scoreMap);
 		gd.addCheckbox("Same_size score map", LAST.sameSize);
 		gd.showDialog();
-		if (gd.wasCanceled()) return null;
+		if (gd.wasCanceled()) {
+			IjErrors.canceled();
+			return null;
+		}
 		Answer a = new Answer();
 		Settings s = a.settings;
 		a.image = gd.getNextChoiceIndex();
