@@ -330,11 +330,20 @@ public class AlignSlicesPlugin implements PlugIn {
 		boolean held = IjBridge.holdSharedWindows(); // another run's rows must not go in between
 		try {
 			ResultsTable rt = IjBridge.resultsTable(IjBridge.keepsResults(COMMAND, RESULTS_TITLE));
-			rt.setPrecision(4);
 			for (int i = 0; i < out.table.size(); i++) {
 				rt.incrementCounter();
 				for (String h : out.table.getHeadings())
 					rt.addValue(h, out.table.getValue(h, i));
+			}
+			// per column, which emptying the table undoes: the precision of ImageJ's Results table
+			// outlives it, and every later table there (a macro's, Template Matching's) had 4 decimals
+			for (String h : out.table.getHeadings()) {
+				int c = rt.getColumnIndex(h);
+				for (int i = 0; i < rt.size(); i++)
+					if (rt.getValueAsDouble(c, i) != Math.rint(rt.getValueAsDouble(c, i))) {
+						rt.setDecimalPlaces(c, 4);
+						break;
+					}
 			}
 			IjBridge.show(rt, RESULTS_TITLE);
 		} finally {

@@ -222,4 +222,24 @@ class ResultsTableTest {
 		assertFalse(rt.columnExists("Area"), "the old column stayed");
 		assertNull(WindowManager.getWindow(AlignSlicesPlugin.RESULTS_TITLE));
 	}
+
+	/**
+	 * Align Slices showed its shifts to 4 decimals by setting the precision of ImageJ's Results
+	 * table, which the table keeps when emptied: every table shown there afterwards, a macro's
+	 * setResult or Template Matching's scores, had 4 decimals instead of the 3 of Analyze>Set
+	 * Measurements.
+	 */
+	@Test
+	void theShiftsDecimalsStayWithTheShifts() {
+		ImagePlus imp = AlignSlicesPluginTest.image("drift", DriftingStack.make(PixelType.UINT8, 80, 70,
+			new double[] { 0, 2.4 }, new double[] { 0, -1.3 }, 4));
+		IJ.run(imp, ALIGN, "x=20 y=20 width=30 height=30 margin=6 subpixel");
+		ResultsTable rt = ResultsTable.getResultsTable();
+		for (String column : new String[] { "dX", "dY", "Score" })
+			assertTrue(rt.getStringValue(column, 1).matches("-?\\d+\\.\\d{4}"), column + " " + rt.getStringValue(column, 1));
+		rt.reset();
+		rt.incrementCounter();
+		rt.addValue("Mean", 1.23456789);
+		assertEquals(IJ.d2s(1.23456789, Analyzer.getPrecision()), rt.getStringValue("Mean", 0));
+	}
 }
