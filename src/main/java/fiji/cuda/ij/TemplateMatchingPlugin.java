@@ -337,9 +337,9 @@ public class TemplateMatchingPlugin implements PlugIn {
 
 	/**
 	 * @param v the number given for Max objects
-	 * @return it as an int (a fraction cut off, as the dialog's field has no decimals)
-	 * @throws IllegalArgumentException below 1, showing the value given (as an int, -1e12 read
-	 *                                  as -2147483648)
+	 * @return it as an int; a whole number past int's range as the largest int
+	 * @throws IllegalArgumentException below 1 or not a whole number, showing the value as given
+	 *                                  (-1e12 as -1000000000000)
 	 */
 	private static int maxObjects(double v) {
 		// refused, not cut to a whole number, as GPU Align Slices refuses its numbers: 2.7 ran as 2
