@@ -207,7 +207,7 @@ public class BoxStatisticsPlugin implements PlugIn {
 	 * carry as its own).
 	 *
 	 * @param imp       an 8, 16 or 32-bit image
-	 * @param radius    the square window's radius, used when width or height is 0
+	 * @param radius    the square window's radius, used when width and height are both 0
 	 * @param statistic a statistic's label
 	 * @param width     the window's width, 0 for the square of the radius
 	 * @param height    the window's height, 0 for the square of the radius
