@@ -76,8 +76,8 @@ public class GaussianBlurPlugin implements ExtendedPlugInFilter, DialogListener 
 	 * @param sigma  the sigma given
 	 * @param scaled whether it is in the calibration's units
 	 * @return {sigma x, sigma y} in pixels
-	 * @throws IllegalArgumentException for a sigma that is not above 0, or a pixel size that is
-	 *                                  not, when scaled
+	 * @throws IllegalArgumentException for a sigma that is not a finite number above 0, or, when
+	 *                                  scaled, a pixel size that {@link #checkPixelSize} refuses
 	 */
 	public static double[] sigmasInPixels(Calibration cal, double sigma, boolean scaled) {
 		checkPositiveSigma(sigma);
