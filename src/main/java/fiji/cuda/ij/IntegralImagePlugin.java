@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>
  * 32-bit float holds integers exactly only up to 2^24 = 16,777,216; table values pass that
  * quickly (a 256x256 8-bit image sums to up to 16.7 million), so a warning goes to the Log
- * when they do. The SciJava command and the API give exact 64-bit tables.
+ * the first time they do in a session. The SciJava command and the API give exact 64-bit tables.
  * <p>
  * A selection is ignored: entry (x, y) counts from the image's corner, so the tables of a
  * selection's rectangle would be another image's tables (Image&gt;Duplicate it first for those).
@@ -230,9 +230,9 @@ public class IntegralImagePlugin implements PlugIn {
 		ImagePlus result = new ImagePlus(ImagePlusPlanes.baseTitle(imp) + " " + (sum && sq ? "integral" : sum ? "sum table" : "sum-of-squares table"), out);
 		result.setCalibration(imp.getCalibration().copy());
 		result.getCalibration().disableDensityCalibration();
+		ImagePlusPlanes.copyMetadata(result, imp);
 		// the tables of a plane are next to each other, as channels are: with both tables
 		// each channel becomes two
-		ImagePlusPlanes.copyMetadata(result, imp);
 		boolean laidOut = stack && ImagePlusPlanes.copyLayout(result, imp, per);
 		result.resetDisplayRange();
 		return laidOut ? ImagePlusPlanes.asComposite(result, imp, per) : ImagePlusPlanes.planeAsComposite(result, imp, per);
