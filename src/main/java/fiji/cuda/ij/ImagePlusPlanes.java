@@ -55,6 +55,7 @@ public final class ImagePlusPlanes {
 	/**
 	 * @param imp an image
 	 * @return every slice of its stack (all channels, slices and frames), in stack order
+	 * @throws IllegalArgumentException when there is no image, or for a virtual stack
 	 */
 	public static Planes wrap(ImagePlus imp) {
 		if (imp == null) throw new IllegalArgumentException("There is no image.");
@@ -182,6 +183,8 @@ public final class ImagePlusPlanes {
 	 * @param ip a processor
 	 * @return its roi rectangle, without a mask (the plug-in filter runner restores the pixels
 	 *         outside a non-rectangular selection itself)
+	 * @throws IllegalArgumentException when the selection has no area inside the image: it lies
+	 *                                  outside it, or its mask encloses no pixel
 	 */
 	public static Region rectangle(ImageProcessor ip) {
 		Rectangle r = ip.getRoi();
