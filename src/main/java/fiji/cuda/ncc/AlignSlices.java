@@ -155,8 +155,8 @@ public final class AlignSlices {
 	 * @throws IllegalArgumentException for bad input, before any slice is changed
 	 * @throws PartlyDoneException      when a failure stops it after some slices are aligned: each
 	 *                                  slice is aligned or unchanged, and the message says which
-	 * @throws GpuException             only when the GPU was forced and failed before any slice
-	 *                                  was changed
+	 * @throws GpuException             only when the GPU was forced and failed; where slices were
+	 *                                  aligned before it failed, the message says which
 	 */
 	public static List<Shift> align(Planes stack, Settings s, ExecutionOptions opts) {
 		check(stack, s);
