@@ -440,7 +440,7 @@ public final class AlignSlices {
 
 		/**
 		 * @return the margin, where any margin past the image's size means the whole image: so
-		 *         that w + 2 margin cannot overflow (the dialog turns a huge entry into 2^31 - 1)
+		 *         that w + 2 margin cannot overflow (a margin may be any int up to 2^31 - 1)
 		 */
 		static int margin(Settings s, int iw, int ih) {
 			return Math.min(s.margin, Math.max(iw, ih));
