@@ -50,7 +50,8 @@ import java.util.List;
  * the slice right, positive dY down; the landmark had moved by (−dX, −dY). The reference
  * slice is reported with shift 0 and score 1. A slice where nothing scores above 0 (a flat
  * search area or, in "previous slice" mode, a flat template) keeps the shift of the slice it
- * was compared with (0 for a fixed reference) and reports its best score.</li>
+ * was compared with (0 for a fixed reference) and reports its best score (NaN where the
+ * template was flat or not finite, and nothing was scored).</li>
  * <li><b>Types.</b> 8, 16 and 32-bit. RGB is refused: convert to 8-bit or split the channels,
  * align one and apply the shifts to the others.</li>
  * <li><b>Cancellation</b> is checked between slices; a canceled run leaves every slice either
@@ -321,6 +322,7 @@ public final class AlignSlices {
 	 *              "previous" mode is read nearly whole)
 	 * @return the 0-based slices other than the reference, ascending; none for 8 and 16-bit,
 	 *         and those found so far when canceled
+	 * @throws IllegalArgumentException for no stack, or a 32-bit stack and settings that {@link #align} refuses
 	 */
 	public static List<Integer> notFiniteInSearch(Planes stack, Settings s, ExecutionOptions opts) {
 		// before the type is read: no stack was a NullPointerException
