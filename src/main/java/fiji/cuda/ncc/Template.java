@@ -114,7 +114,7 @@ public final class Template {
 	 *                  original's pixels
 	 * @return the bank, template by template, unflipped first, angles in the given order
 	 * @throws IllegalArgumentException when there are no templates, the list holds a null, an angle
-	 *         is not finite, RGB, or a rotation leaves no pixel
+	 *         is not finite, or a rotation refuses the template ({@link #rotated})
 	 */
 	public static List<Template> bank(List<Template> templates, boolean flip, double[] angles) {
 		if (templates == null) throw new IllegalArgumentException(TemplateMatching.NAME + ": there is no template.");
@@ -184,7 +184,9 @@ public final class Template {
 	 * @param degrees counter-clockwise as displayed
 	 * @return this template rotated about its centre into its bounding box, 32-bit, with a mask
 	 *         of the pixels that could be sampled (null when all could)
-	 * @throws IllegalArgumentException when no pixel could be sampled, or the angle is not a number
+	 * @throws IllegalArgumentException when the angle is not a finite number, the template is RGB,
+	 *                                  the rotated box would hold more pixels than an array can, or
+	 *                                  no pixel could be sampled
 	 */
 	public Template rotated(double degrees) {
 		// NaN gave a 1x1 template of NaN, which matched nothing without a word
