@@ -18,12 +18,18 @@ import jcuda.driver.CUdeviceptr;
 /**
  * The GPU path of {@link TemplateMatching}, on the kernels of {@code kernels/template_matching.cu}.
  * The image's tables (Σ I, Σ I²) are built on the device by {@link IntegralImage#buildOnDevice}
- * and stay there; each kernel computes the numerator Σ I·T and normalizes in the same pass. For
- * 8-bit images they are 32-bit wrap-around tables ({@link IntegralImage#buildWrap32OnDevice})
- * whenever every template has at most {@link IntegralImage#WRAP32_MAX_PIXELS} pixels.
+ * and stay there; each kernel computes the numerator Σ I·T and normalizes in the same pass, or,
+ * where the template's rows are split over several blocks to fill the device (a map of few
+ * tiles), in a finishing kernel after it.
+ * For 8-bit images the tables are 32-bit wrap-around tables
+ * ({@link IntegralImage#buildWrap32OnDevice}) whenever every template has at most
+ * {@link IntegralImage#WRAP32_MAX_PIXELS} pixels.
  * <p>
  * Which kernel runs:
  * <ul>
+ * <li><b>tensor cores</b> (imma): an 8-bit template without a mask against an 8-bit image, on
+ * sm_80 and newer when its tile fits shared memory, alone or as a bank; the fused kernels, up to {@link #IMMA_FUSED_MAX_PIXELS}
+ * pixels, sum the windows themselves and read no tables;</li>
  * <li><b>direct</b>: the template in constant memory, when it is small (up to {@value #DIRECT_MAX_WORDS} words);</li>
  * <li><b>stream</b>: the template streamed through shared memory in chunks, for any size;</li>
  * <li><b>bank</b>: several templates of one size against one image tile, one launch;</li>
