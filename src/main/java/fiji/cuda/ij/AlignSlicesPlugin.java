@@ -243,8 +243,9 @@ public class AlignSlicesPlugin implements PlugIn {
 	 *                and height is given
 	 * @param options the macro options
 	 * @return the settings, with the reference 0-based
-	 * @throws IllegalArgumentException for a value that is not a number, an unknown interpolation,
-	 *         no landmark, or only some of its keys
+	 * @throws IllegalArgumentException for a bracket or quote never closed, a value that is not a
+	 *         whole number within int's range, an unknown interpolation, no landmark, or only some
+	 *         of its keys
 	 */
 	public static Settings fromMacro(ImagePlus imp, String options) {
 		IjBridge.checkClosed(options);
