@@ -65,6 +65,8 @@ public class GaussianBlur3DCommand extends ContextCommand {
 	 *
 	 * @throws PartlyDoneException when a volume fails after planes were written: the user must
 	 *                             hear which volumes are blurred, in the menu command's words
+	 * @throws fiji.cuda.runtime.GpuException when the GPU failed while writing a volume back, its
+	 *                             message naming that volume and those blurred before it
 	 */
 	private static void blurVolumes(ImagePlus image, double x, double y, double z) {
 		List<Planes> volumes = ImagePlusPlanes.volumes(image);
